@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "stats.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *s, int n)
+{
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+double stats_median(const double *x, int n)
+{
+	double *s, m;
+
+	if (n <= 0)
+		return NAN;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return NAN;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = median_sorted(s, n);
+	free(s);
+	return m;
+}
+
+void stats_compute(const double *x, int n, struct stats *st)
+{
+	double *s, sum = 0, ss = 0;
+
+	st->n = n > 0 ? n : 0;
+	st->median = st->min = st->max = st->mean = NAN;
+	st->sd = st->ci_lo = st->ci_hi = st->cv = NAN;
+	if (n <= 0)
+		return;
+	s = malloc(n * sizeof(*s));
+	if (!s) {
+		st->n = 0;
+		return;
+	}
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	st->min = s[0];
+	st->max = s[n - 1];
+	st->median = median_sorted(s, n);
+	for (int i = 0; i < n; i++)
+		sum += s[i];
+	st->mean = sum / n;
+	free(s);
+	if (n < 2)
+		return;
+	/* two passes: the spread is tiny next to the mean for good runs */
+	for (int i = 0; i < n; i++)
+		ss += (x[i] - st->mean) * (x[i] - st->mean);
+	st->sd = sqrt(ss / (n - 1));
+	double half = t_quantile(0.975, n - 1) * st->sd / sqrt(n);
+
+	st->ci_lo = st->mean - half;
+	st->ci_hi = st->mean + half;
+	if (st->mean != 0)
+		st->cv = st->sd / fabs(st->mean);
+}
+
+/* Continued fraction for the incomplete beta (modified Lentz). */
+static double beta_cf(double x, double a, double b)
+{
+	const double tiny = 1e-300, eps = 1e-15;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 500; m++) {
+		int m2 = 2 * m;
+		double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2)), del;
+
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
+}
+
+double inc_beta(double x, double a, double b)
+{
+	double front;
+
+	if (isnan(x) || a <= 0 || b <= 0)
+		return NAN;
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(x, a, b) / a;
+	return 1 - front * beta_cf(1 - x, b, a) / b;
+}
+
+/* P(|T| >= |t|) for Student t with df degrees of freedom */
+static double t_two_tail(double t, double df)
+{
+	if (isinf(t))
+		return 0;
+	return inc_beta(df / (df + t * t), df / 2, 0.5);
+}
+
+double t_cdf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || !(df > 0))
+		return NAN;
+	if (t * t < df) {
+		/* near the centre: P(|T| < |t|) directly, precise for small t */
+		double inner = inc_beta(t * t / (df + t * t), 0.5, df / 2) / 2;
+
+		return t > 0 ? 0.5 + inner : 0.5 - inner;
+	}
+	tail = t_two_tail(t, df) / 2;
+	return t > 0 ? 1 - tail : tail;
+}
+
+double t_quantile(double q, double df)
+{
+	double lo = -1, hi = 1;
+
+	if (!(q > 0 && q < 1) || !(df > 0))
+		return NAN;
+	while (t_cdf(lo, df) > q)
+		lo *= 2;
+	while (t_cdf(hi, df) < q)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + fabs(lo)); i++) {
+		double mid = (lo + hi) / 2;
+
+		if (t_cdf(mid, df) < q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static void mean_var(const double *x, int n, double *mean, double *var)
+{
+	double s = 0, ss = 0;
+
+	for (int i = 0; i < n; i++)
+		s += x[i];
+	*mean = s / n;
+	for (int i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	*var = ss / (n - 1);
+}
+
+double welch_p(const double *a, int na, const double *b, int nb)
+{
+	double ma, va, mb, vb, sa, sb, se2, t, df;
+
+	if (na < 2 || nb < 2)
+		return NAN;
+	mean_var(a, na, &ma, &va);
+	mean_var(b, nb, &mb, &vb);
+	sa = va / na;
+	sb = vb / nb;
+	se2 = sa + sb;
+	if (se2 == 0)
+		return ma == mb ? NAN : 0;
+	t = (ma - mb) / sqrt(se2);
+	df = se2 * se2 / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+	return t_two_tail(t, df);
+}
+
+struct tagged {
+	double v;
+	int from_a;
+};
+
+static int cmp_tagged(const void *x, const void *y)
+{
+	return cmp_double(&((const struct tagged *)x)->v, &((const struct tagged *)y)->v);
+}
+
+double mann_whitney_min_p(int na, int nb)
+{
+	/* the most extreme split, in either tail: 2 / C(na + nb, na) */
+	double c = 1;
+
+	if (na <= 0 || nb <= 0)
+		return NAN;
+	for (int i = 1; i <= na; i++)
+		c = c * (nb + i) / i;
+	return fmin(1, 2 / c);
+}
+
+double mann_whitney_p(const double *a, int na, const double *b, int nb, double *u_out)
+{
+	int n = na + nb;
+	struct tagged *t;
+	int *r2;        /* twice the mid-rank of each pooled value: an integer */
+	long w2 = 0;    /* twice the rank sum of sample a */
+	double ties = 0, p = NAN, u;
+
+	if (u_out)
+		*u_out = NAN;
+	if (na <= 0 || nb <= 0)
+		return NAN;
+	t = malloc(n * sizeof(*t));
+	r2 = malloc(n * sizeof(*r2));
+	if (!t || !r2)
+		goto out_free;
+	for (int i = 0; i < na; i++)
+		t[i] = (struct tagged){ a[i], 1 };
+	for (int i = 0; i < nb; i++)
+		t[na + i] = (struct tagged){ b[i], 0 };
+	qsort(t, n, sizeof(*t), cmp_tagged);
+	for (int i = 0; i < n;) {
+		int j = i;
+
+		while (j + 1 < n && t[j + 1].v == t[i].v)
+			j++;
+		/* ranks i+1..j+1 share (i+1 + j+1)/2; doubled: i + j + 2 */
+		for (int k = i; k <= j; k++)
+			r2[k] = i + j + 2;
+		ties += (double)(j - i + 1) * (j - i + 1) * (j - i + 1) - (j - i + 1);
+		i = j + 1;
+	}
+	for (int i = 0; i < n; i++)
+		if (t[i].from_a)
+			w2 += r2[i];
+	u = w2 / 2.0 - na * (na + 1) / 2.0;
+	if (u_out)
+		*u_out = u;
+
+	long e2 = (long)na * (n + 1); /* twice the expected rank sum */
+	long dev = labs(w2 - e2);
+
+	if (n <= MW_EXACT_MAX) {
+		/* cnt[k][s]: ways to pick k of the pooled values with doubled rank sum s */
+		long smax = (long)n * (n + 1);
+		long double *cnt = calloc((size_t)(na + 1) * (smax + 1), sizeof(*cnt));
+		long double total = 0, hit = 0;
+
+		if (!cnt)
+			goto out_free;
+		cnt[0] = 1;
+		for (int i = 0; i < n; i++)
+			for (int k = (i + 1 < na ? i + 1 : na); k >= 1; k--)
+				for (long s = smax; s >= r2[i]; s--)
+					cnt[k * (smax + 1) + s] += cnt[(k - 1) * (smax + 1) + s - r2[i]];
+		for (long s = 0; s <= smax; s++) {
+			long double c = cnt[na * (smax + 1) + s];
+
+			total += c;
+			if (labs(s - e2) >= dev)
+				hit += c;
+		}
+		free(cnt);
+		p = (double)(hit / total);
+	} else {
+		double mu = (double)na * nb / 2;
+		double var = (double)na * nb / 12 * ((n + 1) - ties / ((double)n * (n - 1)));
+		double z;
+
+		if (var <= 0) {
+			p = 1;
+		} else {
+			z = (fabs(u - mu) - 0.5) / sqrt(var);
+			p = z <= 0 ? 1 : erfc(z / M_SQRT2);
+		}
+	}
+	if (p > 1)
+		p = 1;
+out_free:
+	free(t);
+	free(r2);
+	return p;
+}

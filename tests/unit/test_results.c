@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for analyze/results.c (the results reader) and summary_print. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "results.h"
+#include "summary.h"
+
+#define REC(k, s, r, extra)                                                          \
+	"{\"version\":1,\"kernel\":\"" k "\",\"scenario\":\"" s "\",\"repeat\":" #r \
+	",\"status\":\"ok\",\"throughput_bps\":" extra "}\n"
+
+static const char good_runs[] =
+	"{\"version\":1,\"kernel\":\"6.1.0\",\"scenario\":\"clear\",\"repeat\":1,\"status\":\"ok\","
+	"\"throughput_bps\":9.5e9,\"cycles_per_byte\":1.5,\"cycles_method\":\"estimated\","
+	"\"future_key\":{\"x\":[1,2]},"
+	"\"counters\":{\"esp_output\":{\"count\":null,\"per_packet\":null,\"symbol\":\"unavailable: no ESP\"},"
+	"\"xmit_skbs\":{\"count\":1000,\"per_packet\":0.25,\"symbol\":\"tp\"}}}\n"
+	"{\"version\":1,\"kernel\":\"6.1.0\",\"scenario\":\"clear\",\"repeat\":2,\"status\":\"ok\","
+	"\"throughput_bps\":9.0e9,\"cycles_per_byte\":1.7}\n"
+	"{\"version\":1,\"kernel\":\"6.1.0\",\"scenario\":\"no-gso\",\"repeat\":1,\"status\":\"failed\","
+	"\"reason\":\"iperf3 exited with status 1\"}\n"
+	"{\"version\":1,\"kernel\":\"6.12.0\",\"scenario\":\"clear\",\"repeat\":1,\"status\":\"ok\","
+	"\"throughput_bps\":8.0e9,\"cycles_per_byte\":null}\n"
+	"{\"version\":1,\"kernel\":\"6.1.0\",\"scenario\":\"no-gso\",\"repeat\":2,\"status\":\"ok\","
+	"\"throughput_bps\":3.0e9}\n";
+
+static int parse(const char *text, struct results *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	return results_parse_runs("runs.jsonl", text, strlen(text), r, err, errlen);
+}
+
+static void test_good(void **state)
+{
+	struct results r;
+	struct run_group *g;
+	const char **names;
+	char err[512];
+	double v[8];
+	int ng, n;
+
+	(void)state;
+	assert_int_equal(parse(good_runs, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nruns, 5);
+	assert_string_equal(r.runs[2].reason, "iperf3 exited with status 1");
+	assert_int_equal(r.runs[2].status, RUN_FAILED);
+	assert_int_equal(r.runs[3].line, 4);
+	assert_false(r.runs[3].has_cpb);
+	assert_true(r.runs[0].cycles_estimated);
+	assert_int_equal(r.runs[0].ncounters, 2);
+	assert_false(r.runs[0].counters[0].has_count);
+	assert_string_equal(r.runs[0].counters[0].symbol, "unavailable: no ESP");
+
+	assert_int_equal(results_groups(&r, &g, &ng), 0);
+	assert_int_equal(ng, 3);
+	assert_string_equal(g[0].scenario, "clear");
+	assert_string_equal(g[1].scenario, "no-gso");
+	assert_string_equal(g[2].kernel, "6.12.0");
+	assert_int_equal(g[1].n, 2);
+	assert_int_equal(g[1].n_ok, 1);
+
+	n = group_values(&r, &g[0], &(struct metric){ .kind = METRIC_THROUGHPUT }, v);
+	assert_int_equal(n, 2);
+	assert_true(fabs(v[0] - 9.5) < 1e-12 && fabs(v[1] - 9.0) < 1e-12);
+	n = group_values(&r, &g[0], &(struct metric){ .kind = METRIC_COUNTER, .counter = "xmit_skbs" }, v);
+	assert_int_equal(n, 1);
+	n = group_values(&r, &g[0], &(struct metric){ .kind = METRIC_COUNTER, .counter = "esp_output" }, v);
+	assert_int_equal(n, 0);
+	assert_int_equal(group_counters(&r, &g[0], &names, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(names[1], "xmit_skbs");
+	free(names);
+	results_groups_free(g, ng);
+	results_free(&r);
+}
+
+/* each bad input and the start of the message it must give */
+static const struct {
+	const char *text, *why;
+} bad[] = {
+	{ REC("k", "clear", 1, "1e9") "{\"version\":1,\"kernel\":\"k\",\"sce",
+	  "runs.jsonl:2: truncated record" },
+	{ REC("k", "clear", 1, "1e9") "{\"version\":2,\"kernel\":\"k\"}\n",
+	  "runs.jsonl:2: unknown record version 2" },
+	{ "{\"kernel\":\"k\"}\n", "runs.jsonl:1: \"version\" is missing" },
+	{ "{\"version\":\"1\"}\n", "runs.jsonl:1: \"version\" must be an integer" },
+	{ REC("k", "clear", 1, "\"fast\""), "runs.jsonl:1: \"throughput_bps\" must be a number" },
+	{ REC("k", "clear", 1, "-5"), "runs.jsonl:1: \"throughput_bps\" must be a finite number" },
+	{ REC("k", "clear", 1, "1e9") "\n" REC("k", "clear", 2, "1e9"), "runs.jsonl:2: empty line" },
+	{ REC("k", "clear", 1, "1e9") REC("k", "clear", 1, "2e9"),
+	  "runs.jsonl:2: kernel k, scenario clear, repeat 1 already recorded on line 1" },
+	{ "[1,2]\n", "runs.jsonl:1: a record must be a JSON object" },
+	{ "\"x\"\n", "runs.jsonl:1: not a JSON object" },
+	{ "{\"version\":1,\"kernel\":\"k\",\"scenario\":\"s\",\"repeat\":1,\"status\":\"ok\"}\n",
+	  "runs.jsonl:1: \"throughput_bps\" is missing" },
+	{ "{\"version\":1,\"kernel\":\"k\",\"scenario\":\"s\",\"repeat\":1,\"status\":\"meh\"}\n",
+	  "runs.jsonl:1: unknown status 'meh'" },
+	{ "{\"version\":1,\"kernel\":\"k\",\"scenario\":\"\",\"repeat\":1,\"status\":\"ok\"}\n",
+	  "runs.jsonl:1: \"scenario\" is empty" },
+	{ "{\"version\":1,\"kernel\":\"k\",\"scenario\":\"s\",\"repeat\":1.5,\"status\":\"ok\"}\n",
+	  "runs.jsonl:1: \"repeat\" must be an integer" },
+	{ "{\"version\":1,\"version\":1}\n", "runs.jsonl:1: not a JSON object: duplicate object key" },
+	{ REC("k", "s", 1, "1,\"counters\":{\"esp_output\":{\"per_packet\":\"x\"}}"),
+	  "runs.jsonl:1: counters.esp_output: \"per_packet\" must be a number" },
+	{ REC("k", "s", 1, "1,\"counters\":[1]"), "runs.jsonl:1: \"counters\" must be an object" },
+	{ REC("k", "s", 1, "1,\"cycles_method\":\"guess\""), "runs.jsonl:1: unknown cycles_method" },
+};
+
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct results r;
+		char err[512] = "";
+
+		if (parse(bad[i].text, &r, err, sizeof(err)) != -1 ||
+		    strncmp(err, bad[i].why, strlen(bad[i].why))) {
+			print_error("case %zu: got '%s', want '%s...'\n", i, err, bad[i].why);
+			fail();
+		}
+		results_free(&r);
+	}
+}
+
+static void test_meta(void **state)
+{
+	static const char meta[] =
+		"{\"tool_version\":\"v0.1\",\"argv\":[\"ipsecperf\",\"run\",\"--tag\",\"it's\",\"clear\"],"
+		"\"host\":{\"hostname\":\"box\",\"cpu_model\":\"Xeon\",\"cpu_count\":2},"
+		"\"testbed\":\"netns\",\"kernels\":[{\"release\":\"6.1.0\"},\"6.12.0\"],"
+		"\"config\":{\"duration_s\":10,\"repeat\":5}}";
+	struct results_meta m;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(results_parse_meta("meta.json", meta, strlen(meta), &m, err, sizeof(err)), 0);
+	assert_string_equal(m.command, "ipsecperf run --tag 'it'\\''s' clear");
+	assert_string_equal(m.host, "box");
+	assert_string_equal(m.cpu_model, "Xeon");
+	assert_int_equal(m.cpu_count, 2);
+	assert_int_equal(m.nkernels, 2);
+	assert_string_equal(m.kernels[0], "6.1.0");
+	assert_int_equal(m.repeat, 5);
+	assert_true(m.duration_s == 10);
+	results_meta_free(&m);
+	assert_int_equal(results_parse_meta("meta.json", "{\n\"a\":", 6, &m, err, sizeof(err)), -1);
+	assert_true(!strncmp(err, "meta.json:2: not valid JSON", 27));
+}
+
+static char tmpdir[] = "/tmp/ipsecperf-test-results-XXXXXX";
+
+static void write_file(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_load_and_summary(void **state)
+{
+	struct results r;
+	char err[512], line[256], path[300];
+	FILE *out;
+	int lines = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpdir));
+	/* a missing directory, then a missing meta.json */
+	snprintf(path, sizeof(path), "%s/nope", tmpdir);
+	assert_int_equal(results_load(path, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "nope: No such file or directory"));
+	assert_int_equal(results_load(tmpdir, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "meta.json: No such file"));
+
+	write_file("meta.json", "{\"command\":\"ipsecperf run clear\",\"testbed\":\"netns\"}");
+	write_file("runs.jsonl", good_runs);
+	assert_int_equal(results_load(tmpdir, &r, err, sizeof(err)), 0);
+	assert_string_equal(r.meta.testbed, "netns");
+	results_free(&r);
+
+	out = tmpfile();
+	assert_int_equal(summary_print(out, tmpdir), 0);
+	rewind(out);
+	while (fgets(line, sizeof(line), out)) {
+		size_t n = strlen(line);
+
+		lines++;
+		assert_true(n <= REPORT_COLUMNS + 1); /* + the newline */
+		for (size_t i = 0; i < n; i++)
+			assert_true((unsigned char)line[i] < 128);
+	}
+	assert_true(lines > 8);
+	fclose(out);
+
+	write_file("runs.jsonl", "");
+	assert_int_equal(results_load(tmpdir, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "runs.jsonl: no runs recorded"));
+	snprintf(path, sizeof(path), "%s/meta.json", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/runs.jsonl", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_meta),
+		cmocka_unit_test(test_load_and_summary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

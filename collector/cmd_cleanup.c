@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ipsecperf cleanup: undo what a killed run left in its journal. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "journal.h"
+#include "log.h"
+
+const char help_cleanup[] =
+	"usage: ipsecperf cleanup [--dry-run]\n"
+	"\n"
+	"A run journals every change it makes to the host before making it\n"
+	"(in /run/ipsecperf/journal-PID.jsonl) and undoes it at the end, also\n"
+	"after Ctrl-C or SIGTERM. A run killed with SIGKILL cannot: this\n"
+	"command undoes, newest first, what the journals of dead runs hold.\n"
+	"Journals of runs still going are left alone.\n";
+
+static bool dry;
+
+static int on_opt(int idx, const char *val, long ival, void *ctx)
+{
+	(void)idx;
+	(void)val;
+	(void)ival;
+	(void)ctx;
+	dry = true;
+	return 0;
+}
+
+const struct opt_def cleanup_opts[] = {
+	{ "dry-run", 'n', OPT_FLAG, 0, 0, NULL, "print what would be undone; undo nothing" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+int cmd_cleanup(int argc, char **argv)
+{
+	int first = options_parse("cleanup", cleanup_opts, argc, argv, on_opt, NULL);
+	int found, failures;
+
+	if (first < 0)
+		return EXIT_USAGE;
+	if (first < argc) {
+		pr_warn("cleanup: takes no arguments; see `ipsecperf cleanup --help`");
+		return EXIT_USAGE;
+	}
+	if (!dry && geteuid() != 0) {
+		pr_warn("cleanup: needs root; try sudo");
+		return EXIT_USAGE;
+	}
+	failures = journal_cleanup_stale(dry, &found);
+	if (!found)
+		printf("nothing to clean up in %s\n", journal_dir());
+	else if (!dry)
+		printf("undid %d journal(s)%s\n", found, failures ? ", with failures (see above)" : "");
+	return failures ? EXIT_FAIL : EXIT_OK;
+}

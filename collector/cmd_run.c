@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ipsecperf run: the scenario matrix, one record per run. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "cpu.h"
+#include "exec.h"
+#include "journal.h"
+#include "load.h"
+#include "log.h"
+#include "offload.h"
+#include "progress.h"
+#include "results_writer.h"
+#include "run.h"
+#include "signals.h"
+#include "summary.h"
+#include "testbed.h"
+
+const char help_run[] =
+	"usage: ipsecperf run [OPTIONS] [SCENARIO...]\n"
+	"\n"
+	"Run each SCENARIO (default: clear no-tso no-gso) --repeat times for\n"
+	"--duration seconds of one TCP stream, on a testbed made for the run and\n"
+	"removed after it, and write a results directory:\n"
+	"  meta.json   provenance: version, command, host, CPU, kernel, iperf3\n"
+	"  runs.jsonl  one record per run, appended as each run ends\n"
+	"  raw/        what iperf3 printed\n"
+	"then print a summary. A SCENARIO is a name from `ipsecperf list` or a\n"
+	"path to a scenario file (docs/scenarios.md).\n"
+	"\n"
+	"The netns testbed is two network namespaces, ipsecperf-PID-tx and\n"
+	"ipsecperf-PID-rx, joined by a veth pair (ipp-tx 198.18.0.1/24 and\n"
+	"ipp-rx 198.18.0.2/24, RFC 2544's benchmarking range); the iperf3\n"
+	"client runs in the first, pinned to CPU 0, the server in the second,\n"
+	"pinned to CPU 1. The host's own interfaces are never touched. Every\n"
+	"change is journaled and undone at the end, also after Ctrl-C or\n"
+	"SIGTERM; after a SIGKILL, `ipsecperf cleanup` undoes it.\n"
+	"\n"
+	"Cycles per byte: cycles of all CPUs during the measured interval (the\n"
+	"PMU's cycle counter, or busy CPU time times the TSC frequency where\n"
+	"there is no PMU, recorded as \"estimated\") over bytes received.\n"
+	"\n"
+	"Needs root. Exit status: 0 every run ok or skipped, 1 a run failed,\n"
+	"2 bad usage or input, 128+N after signal N.\n";
+
+enum {
+	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
+	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET,
+};
+
+const struct opt_def run_opts[] = {
+	[O_DURATION] = { "duration", 't', OPT_INT, 1, 3600, "S", "measured seconds per run (default 10)" },
+	[O_OMIT] = { "omit", 'O', OPT_INT, 0, 60, "S", "warm-up seconds before measuring (default 1)" },
+	[O_REPEAT] = { "repeat", 'r', OPT_INT, 1, 1000, "N", "runs per scenario (default 3)" },
+	[O_OUT] = { "output", 'o', OPT_STRING, 0, 0, "DIR", "results directory (default results/<UTC>-<testbed>-<tag>)" },
+	[O_TAG] = { "tag", 0, OPT_STRING, 0, 0, "TAG", "name part of the default directory (default run)" },
+	[O_TESTBED] = { "testbed", 0, OPT_STRING, 0, 0, "KIND", "netns (default)" },
+	[O_KERNEL] = { "kernel", 0, OPT_STRING, 0, 0, "K", "kernel to boot (vm testbed; repeatable)" },
+	[O_ADDR_TX] = { "addr-tx", 0, OPT_STRING, 0, 0, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")" },
+	[O_ADDR_RX] = { "addr-rx", 0, OPT_STRING, 0, 0, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")" },
+	[O_PREFIX] = { "prefix-len", 0, OPT_INT, 8, 128, "N", "prefix length of both addresses (default 24)" },
+	[O_PORT] = { "port", 0, OPT_INT, 1024, 65535, "N", "TCP port of the load (default 5201)" },
+	[O_DRY_RUN] = { "dry-run", 'n', OPT_FLAG, 0, 0, NULL, "print the host changes as commands; make none" },
+	[O_QUIET] = { "quiet", 'q', OPT_FLAG, 0, 0, NULL, "no progress line" },
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+struct run_ctx {
+	struct run_config cfg;
+	int port;
+};
+
+static int on_run_opt(int idx, const char *val, long ival, void *arg)
+{
+	struct run_ctx *ctx = arg;
+	struct run_config *c = &ctx->cfg;
+
+	switch (idx) {
+	case O_DURATION: c->duration_s = ival; break;
+	case O_OMIT: c->omit_s = ival; break;
+	case O_REPEAT: c->repeat = ival; break;
+	case O_OUT: c->outdir = val; break;
+	case O_TAG:
+		if (!*val || strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(val)) {
+			pr_warn("run: --tag takes letters, digits, '.', '_' and '-', not '%s'", val);
+			return -1;
+		}
+		c->tag = val;
+		break;
+	case O_TESTBED: c->testbed = val; break;
+	case O_KERNEL:
+		if (c->nkernels == RUN_MAX_KERNELS) {
+			pr_warn("run: at most %d --kernel options", RUN_MAX_KERNELS);
+			return -1;
+		}
+		c->kernels[c->nkernels++] = val;
+		break;
+	case O_ADDR_TX: c->addr_tx = val; break;
+	case O_ADDR_RX: c->addr_rx = val; break;
+	case O_PREFIX: c->prefix_len = ival; break;
+	case O_PORT: ctx->port = ival; break;
+	case O_DRY_RUN: c->dry_run = true; break;
+	case O_QUIET: c->quiet = true; break;
+	}
+	return 0;
+}
+
+static int check_addr(const char *what, const char *a, int prefix)
+{
+	unsigned char buf[16];
+
+	if (inet_pton(AF_INET, a, buf) == 1) {
+		if (prefix > 32) {
+			pr_warn("run: --prefix-len %d is too long for IPv4 address %s", prefix, a);
+			return -1;
+		}
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, a, buf) == 1)
+		return AF_INET6;
+	pr_warn("run: %s '%s' is not an IPv4 or IPv6 address", what, a);
+	return -1;
+}
+
+/* The tools a run starts, with the Debian package that provides each. */
+static int check_tools(void)
+{
+	static const char *const tools[][2] = {
+		{ "iperf3", "iperf3" }, { "ethtool", "ethtool" }, { "ip", "iproute2" },
+	};
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (!exec_have(tools[i][0])) {
+			pr_warn("run: %s not found in PATH: install the %s package (apt-get install %s)",
+				tools[i][0], tools[i][1], tools[i][1]);
+			return -1;
+		}
+	return 0;
+}
+
+int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
+{
+	struct run_config *c = &ctx->cfg;
+	char err[1024];
+	int first;
+
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .testbed = "netns",
+				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX,
+				  .prefix_len = 24, .tag = "run", .argc = argc, .argv = argv };
+	ctx->port = 5201;
+	first = options_parse("run", run_opts, argc, argv, on_run_opt, ctx);
+	if (first < 0)
+		return -1;
+	if (strcmp(c->testbed, "netns")) {
+		pr_warn("run: unknown testbed '%s'; this build has: netns", c->testbed);
+		return -1;
+	}
+	if (c->nkernels) {
+		pr_warn("run: --kernel needs --testbed vm");
+		return -1;
+	}
+	int fam_tx = check_addr("--addr-tx", c->addr_tx, c->prefix_len);
+	int fam_rx = check_addr("--addr-rx", c->addr_rx, c->prefix_len);
+
+	if (fam_tx < 0 || fam_rx < 0)
+		return -1;
+	if (fam_tx != fam_rx || !strcmp(c->addr_tx, c->addr_rx)) {
+		pr_warn("run: --addr-tx and --addr-rx must be two different addresses of one family");
+		return -1;
+	}
+
+	static char *const default_matrix[] = { "clear", "no-tso", "no-gso" };
+	char *const *names = first < argc ? argv + first : default_matrix;
+	int n = first < argc ? argc - first : 3;
+
+	c->scenarios = calloc(n, sizeof(*c->scenarios));
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < i; j++)
+			if (!strcmp(names[i], names[j])) {
+				pr_warn("run: scenario '%s' named twice; use --repeat for more runs", names[i]);
+				return -1;
+			}
+		if (scenario_find(names[i], &c->scenarios[i], err, sizeof(err)) < 0) {
+			pr_warn("run: %s", err);
+			return -1;
+		}
+		c->nscenarios++;
+	}
+	return 0;
+}
+
+/* What one run measures, between the warm-up and the end of the load. */
+struct measure {
+	struct cpu_acct cpu;
+	struct progress *progress;
+};
+
+static void measure_window(void *arg, int open)
+{
+	struct measure *m = arg;
+
+	if (open)
+		cpu_start(&m->cpu);
+	else
+		cpu_stop(&m->cpu);
+}
+
+static void measure_tick(void *arg)
+{
+	struct measure *m = arg;
+
+	progress_tick(m->progress);
+}
+
+static json_t *record_new(const char *scenario, int repeat, const char *start)
+{
+	struct utsname u;
+
+	uname(&u);
+	return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s}", "version", 1, "kernel", u.release,
+			 "scenario", scenario, "repeat", repeat, "testbed", "netns", "start", start);
+}
+
+static void record_status(json_t *rec, const char *status, const char *reason)
+{
+	json_object_set_new(rec, "status", json_string(status));
+	if (reason)
+		json_object_set_new(rec, "reason", json_string(reason));
+}
+
+static void record_load(json_t *rec, const struct testbed *tb, const struct load_result *lr,
+			const struct cpu_acct *cpu)
+{
+	const char *method;
+	uint64_t cycles = cpu_cycles(cpu, &method);
+	double cpb = cycles_per_byte(cycles, lr->bytes);
+
+	json_object_set_new(rec, "load", json_string("iperf3"));
+	json_object_set_new(rec, "duration_s", json_real(lr->duration_s));
+	json_object_set_new(rec, "bytes", json_integer((json_int_t)lr->bytes));
+	json_object_set_new(rec, "throughput_bps", json_real(lr->throughput_bps));
+	json_object_set_new(rec, "sender_bps", json_real(lr->sender_bps));
+	json_object_set_new(rec, "retransmits",
+			    lr->retransmits >= 0 ? json_integer(lr->retransmits) : json_null());
+	json_object_set_new(rec, "cpu_busy_s",
+			    json_pack("{s:f, s:f, s:f}", "sender", cpu_busy_s(cpu, tb->cpu_tx),
+				      "receiver", cpu_busy_s(cpu, tb->cpu_rx), "total", cpu_busy_s(cpu, -1)));
+	json_object_set_new(rec, "cpu_window_s", json_real(cpu_window_s(cpu)));
+	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", tb->cpu_tx, "receiver", tb->cpu_rx));
+	json_object_set_new(rec, "cycles", json_integer((json_int_t)cycles));
+	json_object_set_new(rec, "cycles_method", json_string(method));
+	json_object_set_new(rec, "cycles_per_byte", cpb >= 0 ? json_real(cpb) : json_null());
+}
+
+/* One run of one scenario: the load, measured; returns its record. */
+static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct results_writer *res,
+			const struct scenario *sc, int repeat, struct progress *pr)
+{
+	char start[40], prefix[PATH_MAX + 200];
+	struct measure m = { .progress = pr };
+	struct load_result lr;
+	json_t *rec;
+
+	iso8601_now(start, sizeof(start));
+	rec = record_new(sc->name, repeat, start);
+	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-", res->dir, sc->name, repeat);
+	cpu_open(&m.cpu);
+
+	struct load_params lp = {
+		.tb = tb, .duration_s = ctx->cfg.duration_s, .omit_s = ctx->cfg.omit_s,
+		.port = ctx->port, .raw_prefix = prefix, .window = measure_window,
+		.tick = measure_tick, .arg = &m,
+	};
+
+	if (load_iperf3(&lp, &lr) < 0) {
+		record_status(rec, "failed", lr.error);
+	} else {
+		record_status(rec, "ok", NULL);
+		record_load(rec, tb, &lr, &m.cpu);
+	}
+	json_object_set_new(rec, "sa", json_array());
+	json_object_set_new(rec, "counters", json_object());
+	cpu_close(&m.cpu);
+	return rec;
+}
+
+/* Apply a scenario's settings to both ends; 1 = cannot here (skip), -1 = failed. */
+static int scenario_apply(const struct testbed *tb, const struct scenario *sc, char *why, size_t len)
+{
+	int rc;
+
+	if (journal_dry_run())
+		printf("# scenario %s: %s\n", sc->name, sc->description);
+	rc = offload_apply(tb->ns_tx, tb->dev_tx, sc, why, len);
+	if (rc == 0)
+		rc = offload_apply(tb->ns_rx, tb->dev_rx, sc, why, len);
+	return rc;
+}
+
+static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
+{
+	struct run_config *c = &ctx->cfg;
+	struct testbed tb;
+	struct progress pr;
+	int failed = 0;
+
+	progress_init(&pr, c->quiet || c->dry_run, c->nscenarios * c->repeat,
+		      c->omit_s + c->duration_s + 1.0);
+	if (netns_setup(&tb, c) < 0)
+		return -1;
+	for (int s = 0; s < c->nscenarios && !stop_requested(); s++) {
+		const struct scenario *sc = &c->scenarios[s];
+		int mark = journal_mark();
+		char why[512] = "";
+		int rc = scenario_apply(&tb, sc, why, sizeof(why));
+
+		for (int r = 1; r <= c->repeat && !stop_requested(); r++) {
+			json_t *rec;
+
+			if (c->dry_run) {
+				struct load_result lr;
+
+				load_iperf3(&(struct load_params){ .tb = &tb, .duration_s = c->duration_s,
+								   .omit_s = c->omit_s, .port = ctx->port }, &lr);
+				break;
+			}
+			progress_begin_run(&pr, s + 1, c->nscenarios, sc->name, r, c->repeat);
+			if (rc != 0) {
+				char start[40];
+
+				iso8601_now(start, sizeof(start));
+				rec = record_new(sc->name, r, start);
+				record_status(rec, rc > 0 ? "skipped" : "failed", why);
+			} else {
+				rec = run_once(ctx, &tb, res, sc, r, &pr);
+			}
+			progress_end_run(&pr);
+			if (!strcmp(json_string_value(json_object_get(rec, "status")), "failed"))
+				failed++;
+			writer_append(res, rec);
+			json_decref(rec);
+		}
+		progress_clear(&pr);
+		if (rc != 0)
+			pr_warn("run: %s %s: %s", sc->name, rc > 0 ? "skipped" : "failed", why);
+		journal_undo_to(mark);
+	}
+	progress_clear(&pr);
+	return failed;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_ctx ctx;
+	struct results_writer res = { .runs_fd = -1 };
+	int failed, undo_failures, ret;
+
+	if (parse_run_args(&ctx, argc, argv) < 0)
+		return EXIT_USAGE;
+	if (!ctx.cfg.dry_run) {
+		if (geteuid() != 0) {
+			pr_warn("run: needs root (it creates network namespaces and sets offloads); try sudo");
+			return EXIT_USAGE;
+		}
+		if (check_tools() < 0)
+			return EXIT_USAGE;
+		if (writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0)
+			return EXIT_USAGE;
+	}
+	signals_install();
+	if (journal_open(ctx.cfg.dry_run) < 0) {
+		writer_close(&res);
+		return EXIT_FAIL;
+	}
+	failed = run_matrix(&ctx, &res);
+	undo_failures = journal_undo_all();
+	writer_close(&res);
+
+	if (stop_requested()) {
+		pr_warn("run: stopped by signal %d; the host is restored%s; results so far in %s",
+			stop_signal(), undo_failures ? " except as said above" : "", res.dir);
+		signal(stop_signal(), SIG_DFL);
+		raise(stop_signal());
+		return 128 + stop_signal();
+	}
+	if (ctx.cfg.dry_run)
+		return EXIT_OK;
+	ret = failed != 0 || undo_failures ? EXIT_FAIL : EXIT_OK;
+	if (failed < 0)
+		pr_warn("run: the testbed could not be set up; nothing was measured");
+	fflush(stderr);
+	if (summary_print(stdout, res.dir) < 0)
+		ret = EXIT_FAIL;
+	printf("\nresults: %s\n", res.dir);
+	return ret;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void child_fd(int fd, int target)
+{
+	if (fd < 0)
+		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && fd != target)
+		dup2(fd, target);
+}
+
+pid_t exec_spawn(char *const argv[], const struct spawn_opts *o)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+
+	/*
+	 * child: its own process group, so a terminal's Ctrl-C reaches only
+	 * ipsecperf, which stops children in order; and killed with us if we
+	 * die first (SIGKILL), so no iperf3 outlives the run.
+	 */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(125);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (o && o->netns) {
+		char path[PATH_MAX];
+		int fd;
+
+		snprintf(path, sizeof(path), "/run/netns/%s", o->netns);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+			dprintf(2, "ipsecperf: cannot enter namespace %s: %s\n",
+				o->netns, strerror(errno));
+			_exit(126);
+		}
+	}
+	if (o && o->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(o->cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	child_fd(o ? o->stdout_fd : -1, 1);
+	child_fd(o ? o->stderr_fd : -1, 2);
+	child_fd(-1, 0);
+	execvp(argv[0], argv);
+	dprintf(2, "ipsecperf: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int exec_wait(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+void exec_stop(pid_t pid, int grace_ms)
+{
+	int st;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	for (int waited = 0; waited < grace_ms; waited += 10) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+/* Append everything readable from fd to a growing buffer. */
+static int slurp(int fd, char **buf, size_t *len, size_t *cap)
+{
+	char tmp[4096];
+	ssize_t n = read(fd, tmp, sizeof(tmp));
+
+	if (n <= 0)
+		return n < 0 && errno == EINTR ? 1 : 0;
+	if (*len + n + 1 > *cap) {
+		size_t ncap = (*cap ? *cap * 2 : 8192) + n;
+		char *nb = realloc(*buf, ncap);
+
+		if (!nb)
+			return 0;
+		*buf = nb;
+		*cap = ncap;
+	}
+	memcpy(*buf + *len, tmp, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 1;
+}
+
+int exec_run(const char *netns, char *const argv[], char **out, char **err)
+{
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+	struct spawn_opts o = { .netns = netns, .cpu = -1, .stdout_fd = -1, .stderr_fd = -1 };
+	char *bufs[2] = { NULL, NULL };
+	size_t lens[2] = { 0, 0 }, caps[2] = { 0, 0 };
+	pid_t pid;
+
+	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)
+		return -1;
+	o.stdout_fd = po[1];
+	o.stderr_fd = pe[1];
+	pid = exec_spawn(argv, &o);
+	close(po[1]);
+	close(pe[1]);
+	if (pid < 0) {
+		close(po[0]);
+		close(pe[0]);
+		return -1;
+	}
+	struct pollfd pfd[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+	int open_fds = 2;
+
+	while (open_fds) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			if (!slurp(pfd[i].fd, &bufs[i], &lens[i], &caps[i])) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+				open_fds--;
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
+
+	int status = exec_wait(pid);
+
+	for (int i = 0; i < 2; i++) {
+		char **dst = i ? err : out;
+
+		if (dst)
+			*dst = bufs[i] ? bufs[i] : strdup("");
+		else
+			free(bufs[i]);
+	}
+	return status;
+}
+
+static void print_quoted(FILE *f, const char *s)
+{
+	if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+void exec_print(FILE *f, const char *netns, char *const argv[])
+{
+	if (netns)
+		fprintf(f, "ip netns exec %s ", netns);
+	for (int i = 0; argv[i]; i++) {
+		if (i)
+			fputc(' ', f);
+		print_quoted(f, argv[i]);
+	}
+	fputc('\n', f);
+}
+
+int exec_have(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	if (!path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}

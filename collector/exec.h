@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Starting programs: always from an argv, never through a shell. A program
+ * can be started inside a named network namespace (/run/netns/NAME), which
+ * the child enters with setns() before exec, like `ip netns exec`.
+ */
+#ifndef IPSECPERF_EXEC_H
+#define IPSECPERF_EXEC_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+struct spawn_opts {
+	const char *netns; /* NULL: the caller's namespace */
+	int cpu;           /* pin to this CPU, or -1 */
+	int stdout_fd;     /* -1: /dev/null */
+	int stderr_fd;     /* -1: /dev/null */
+};
+
+/* Start argv; returns the child's pid or -1 with errno set. */
+pid_t exec_spawn(char *const argv[], const struct spawn_opts *o);
+
+/*
+ * Run argv to completion. Its stdout (and stderr) are returned in *out and
+ * *err when those are not NULL (caller frees). Returns the exit status,
+ * 128+signal when killed, or -1 when it could not be started.
+ */
+int exec_run(const char *netns, char *const argv[], char **out, char **err);
+
+/* Wait for pid; the same return convention as exec_run. */
+int exec_wait(pid_t pid);
+
+/* Send SIGTERM, wait up to grace_ms, then SIGKILL; reaps the child. */
+void exec_stop(pid_t pid, int grace_ms);
+
+/* Print argv as a command a person could type (shell-quoted). */
+void exec_print(FILE *f, const char *netns, char *const argv[]);
+
+/* Is prog found in PATH (or, with a '/', executable as given)? */
+int exec_have(const char *prog);
+
+#endif

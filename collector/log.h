@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Messages: "ipsecperf: <what>: <why>" on stderr, as DESIGN.md asks. */
+#ifndef IPSECPERF_LOG_H
+#define IPSECPERF_LOG_H
+
+#include <stdbool.h>
+
+extern int log_verbose; /* -v count */
+
+void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Exit statuses of DESIGN.md. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,  /* a run failed, or compare found a regression */
+	EXIT_USAGE = 2, /* bad usage or input */
+};
+
+#endif

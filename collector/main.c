@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ipsecperf: measure what IPsec costs Linux networking, and where. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "version.h"
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const char help_help[] =
+	"usage: ipsecperf help [COMMAND]\n"
+	"\n"
+	"Without COMMAND, list the commands; with one, print its page\n"
+	"(the same as `ipsecperf COMMAND --help`).\n";
+
+static const char help_version[] =
+	"usage: ipsecperf version\n"
+	"\n"
+	"Print the version (git describe of the build).\n";
+
+const struct command commands[] = {
+	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts },
+	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, NULL },
+	{ "cleanup", cmd_cleanup, "undo the host changes of a run that was killed", help_cleanup, cleanup_opts },
+	{ "help", cmd_help, "print a command's help page", help_help, NULL },
+	{ "version", cmd_version, "print the version", help_version, NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+const struct command *command_find(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int command_help(const struct command *cmd)
+{
+	fputs(cmd->help, stdout);
+	if (cmd->opts) {
+		fputs("\noptions:\n", stdout);
+		for (const struct opt_def *o = cmd->opts; o->name; o++) {
+			char left[64];
+
+			snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
+				 o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+			printf("  %-26s %s\n", left, o->help);
+		}
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+int command_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ipsecperf [-v] COMMAND [ARGS]\n\ncommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\n`ipsecperf help COMMAND` or `ipsecperf COMMAND --help` for its page.\n"
+		   "Docs: docs/user-guide.md. Exit status: 0 ok, 1 a run failed or a\n"
+		   "regression was found, 2 bad usage or input.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+	c = command_find(argv[1]);
+	if (!c) {
+		pr_warn("help: no command '%s'; `ipsecperf help` lists them", argv[1]);
+		return EXIT_USAGE;
+	}
+	return command_help(c);
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("ipsecperf %s\n", IPSECPERF_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+	int i = 1, ret;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			log_verbose++;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			return cmd_version(0, NULL);
+		} else {
+			pr_warn("unknown option '%s'; see `ipsecperf help`", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (i == argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	c = command_find(argv[i]);
+	if (!c) {
+		pr_warn("'%s' is not a command; see `ipsecperf help`", argv[i]);
+		return EXIT_USAGE;
+	}
+	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i))
+		return command_help(c);
+	ret = c->fn(argc - i, argv + i);
+	/* perf's rule: a failed write of stdout is an error */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		pr_warn("cannot write standard output: %s", strerror(errno));
+		return ret ? ret : EXIT_FAIL;
+	}
+	return ret;
+}

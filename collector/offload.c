@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "offload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "journal.h"
+#include "log.h"
+
+#define MAX_FEATURES 128
+
+/* ethtool's short names (ethtool.c's off_flag_def) and what -k prints. */
+static const struct {
+	const char *short_name, *long_name;
+} aliases[] = {
+	{ "rx", "rx-checksumming" },         { "tx", "tx-checksumming" },
+	{ "sg", "scatter-gather" },          { "tso", "tcp-segmentation-offload" },
+	{ "ufo", "udp-fragmentation-offload" }, { "gso", "generic-segmentation-offload" },
+	{ "gro", "generic-receive-offload" }, { "lro", "large-receive-offload" },
+	{ "rxvlan", "rx-vlan-offload" },     { "txvlan", "tx-vlan-offload" },
+	{ "ntuple", "ntuple-filters" },      { "rxhash", "receive-hashing" },
+};
+
+const char *offload_long_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(aliases[i].short_name, name))
+			return aliases[i].long_name;
+	return name;
+}
+
+int offload_parse(const char *text, struct feature_state *out, int max)
+{
+	int n = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[256], *colon, *val;
+
+		if (len < sizeof(buf)) {
+			memcpy(buf, line, len);
+			buf[len] = '\0';
+			colon = strstr(buf, ": ");
+			if (colon && strncmp(buf, "Features for", 12) && n < max) {
+				char *name = buf + strspn(buf, " \t");
+
+				*colon = '\0';
+				val = colon + 2;
+				if (!strncmp(val, "on", 2) || !strncmp(val, "off", 3)) {
+					snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+					out[n].on = !strncmp(val, "on", 2);
+					out[n].fixed = strstr(val, "[fixed]") != NULL;
+					n++;
+				}
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+static int read_features(const char *netns, const char *dev, struct feature_state *f)
+{
+	char *out = NULL, *err = NULL;
+	int st = exec_run(netns, (char *[]){ "ethtool", "-k", (char *)dev, NULL }, &out, &err);
+	int n = -1;
+
+	if (st == 0)
+		n = offload_parse(out, f, MAX_FEATURES);
+	else
+		pr_warn("ethtool -k %s: %s", dev, err ? err : "failed");
+	free(out);
+	free(err);
+	return n;
+}
+
+static const struct feature_state *find(const struct feature_state *f, int n, const char *name)
+{
+	const char *l = offload_long_name(name);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i].name, l))
+			return &f[i];
+	return NULL;
+}
+
+static int check_against(const struct feature_state *f, int n, const char *dev,
+			 const struct scenario *sc, char *why, size_t whylen)
+{
+	for (int i = 0; i < sc->noffloads; i++) {
+		const struct offload_setting *s = &sc->offloads[i];
+		const struct feature_state *cur = find(f, n, s->feature);
+
+		if (!cur) {
+			snprintf(why, whylen, "%s has no offload feature '%s'", dev, s->feature);
+			return 1;
+		}
+		if (cur->fixed && cur->on != s->on) {
+			snprintf(why, whylen, "%s cannot turn %s %s: fixed by the driver", dev,
+				 s->feature, s->on ? "on" : "off");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int offload_check(const char *netns, const char *dev, const struct scenario *sc,
+		  char *why, size_t whylen)
+{
+	struct feature_state f[MAX_FEATURES];
+	int n = read_features(netns, dev, f);
+
+	if (n < 0) {
+		snprintf(why, whylen, "cannot read the offloads of %s", dev);
+		return -1;
+	}
+	return check_against(f, n, dev, sc, why, whylen);
+}
+
+int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
+		  char *why, size_t whylen)
+{
+	struct feature_state f[MAX_FEATURES];
+	char *do_argv[4 + 2 * SCENARIO_MAX_OFFLOADS], *undo_argv[4 + 2 * SCENARIO_MAX_OFFLOADS];
+	int nd = 0, nu = 0, n, rc;
+	char *err = NULL;
+
+	if (!sc->noffloads)
+		return 0;
+	n = journal_dry_run() ? 0 : read_features(netns, dev, f);
+	if (n < 0) {
+		snprintf(why, whylen, "cannot read the offloads of %s", dev);
+		return -1;
+	}
+	if (!journal_dry_run() && (rc = check_against(f, n, dev, sc, why, whylen)))
+		return rc;
+
+	do_argv[nd++] = undo_argv[nu++] = "ethtool";
+	do_argv[nd++] = undo_argv[nu++] = "-K";
+	do_argv[nd++] = undo_argv[nu++] = (char *)dev;
+	for (int i = 0; i < sc->noffloads; i++) {
+		const struct feature_state *cur = n ? find(f, n, sc->offloads[i].feature) : NULL;
+
+		do_argv[nd++] = (char *)sc->offloads[i].feature;
+		do_argv[nd++] = sc->offloads[i].on ? "on" : "off";
+		if (cur) {
+			undo_argv[nu++] = (char *)sc->offloads[i].feature;
+			undo_argv[nu++] = cur->on ? "on" : "off";
+		}
+	}
+	do_argv[nd] = undo_argv[nu] = NULL;
+	if (host_do(netns, do_argv, nu > 3 ? undo_argv : NULL, &err) < 0) {
+		snprintf(why, whylen, "ethtool -K %s failed: %s", dev, err && *err ? err : "no message");
+		free(err);
+		return -1;
+	}
+	if (journal_dry_run())
+		return 0;
+
+	/* ethtool may accept a change the driver then overrides: read it back */
+	n = read_features(netns, dev, f);
+	for (int i = 0; i < sc->noffloads && n > 0; i++) {
+		const struct feature_state *cur = find(f, n, sc->offloads[i].feature);
+
+		if (!cur || cur->on != sc->offloads[i].on) {
+			snprintf(why, whylen, "%s: %s did not turn %s", dev, sc->offloads[i].feature,
+				 sc->offloads[i].on ? "on" : "off");
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Offload features (ethtool -k/-K) of one device, set and restored. */
+#ifndef IPSECPERF_OFFLOAD_H
+#define IPSECPERF_OFFLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scenario.h"
+
+struct feature_state {
+	char name[64]; /* ethtool -k's long name */
+	bool on;
+	bool fixed;
+};
+
+/* Parse `ethtool -k` output; returns the number of features or -1. */
+int offload_parse(const char *text, struct feature_state *out, int max);
+
+/* The long name ethtool -k prints for a -K name (tso -> tcp-segmentation-offload). */
+const char *offload_long_name(const char *name);
+
+/*
+ * Can these settings be applied to dev? 0 yes; 1 no, with the reason in why
+ * (a fixed or unknown feature: the scenario is skipped); -1 error.
+ */
+int offload_check(const char *netns, const char *dev, const struct scenario *sc,
+		  char *why, size_t whylen);
+
+/* Apply the settings (journaling the old values) and verify they took. */
+int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
+		  char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The results directory (DESIGN.md): meta.json, runs.jsonl with one record
+ * appended (and fsync'd) as each run ends, and raw/ for what the tools print.
+ */
+#ifndef IPSECPERF_RESULTS_WRITER_H
+#define IPSECPERF_RESULTS_WRITER_H
+
+#include <jansson.h>
+#include <limits.h>
+
+#include "run.h"
+
+struct results_writer {
+	char dir[PATH_MAX];
+	int runs_fd;
+	json_t *meta;
+};
+
+/* Pick the default directory name: results/<UTC>-<testbed>-<tag>. */
+void writer_default_dir(char *buf, size_t len, const char *testbed, const char *tag);
+
+/* Create the directory (it must not exist or be empty) and write meta.json. */
+int writer_open(struct results_writer *res, const struct run_config *cfg, const char *testbed);
+
+/* Append one record as a line of runs.jsonl and fsync it. */
+int writer_append(struct results_writer *res, json_t *record);
+
+/* Rewrite meta.json (after something was added to res->meta). */
+int writer_write_meta(struct results_writer *res);
+
+void writer_close(struct results_writer *res);
+
+/* This kernel: {"release", "version", "config_sha256"}. */
+json_t *kernel_info(void);
+
+/* An ISO 8601 UTC timestamp of now. */
+void iso8601_now(char *buf, size_t len);
+
+/* Write a JSON value to path atomically (tmp + rename). */
+int json_write_file(const char *path, json_t *v);
+
+#endif

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "scenario.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+struct parse_state {
+	struct scenario *sc;
+	char why[200]; /* the first error; inih reports its line */
+};
+
+int parse_bool(const char *s)
+{
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i]))
+			return 1;
+		if (!strcasecmp(s, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+static int set_string(char *dst, size_t len, const char *v, struct parse_state *ps, const char *key)
+{
+	if (strlen(v) >= len) {
+		snprintf(ps->why, sizeof(ps->why), "%s is longer than %zu characters", key, len - 1);
+		return 0;
+	}
+	strcpy(dst, v);
+	return 1;
+}
+
+static int section_scenario(struct parse_state *ps, const char *key, const char *v)
+{
+	struct scenario *sc = ps->sc;
+
+	if (!strcmp(key, "description"))
+		return set_string(sc->description, sizeof(sc->description), v, ps, key);
+	if (!strcmp(key, "load")) {
+		if (strcmp(v, "iperf3") && strcmp(v, "stream")) {
+			snprintf(ps->why, sizeof(ps->why), "load must be iperf3 or stream, not '%s'", v);
+			return 0;
+		}
+		return set_string(sc->load, sizeof(sc->load), v, ps, key);
+	}
+	snprintf(ps->why, sizeof(ps->why), "unknown key '%s' in [scenario]", key);
+	return 0;
+}
+
+static int section_offload(struct parse_state *ps, const char *key, const char *v)
+{
+	struct scenario *sc = ps->sc;
+	int b = parse_bool(v);
+
+	if (b < 0) {
+		snprintf(ps->why, sizeof(ps->why), "%s must be on or off, not '%s'", key, v);
+		return 0;
+	}
+	if (strspn(key, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(key)) {
+		snprintf(ps->why, sizeof(ps->why), "'%s' is not an ethtool feature name", key);
+		return 0;
+	}
+	for (int i = 0; i < sc->noffloads; i++)
+		if (!strcmp(sc->offloads[i].feature, key)) {
+			snprintf(ps->why, sizeof(ps->why), "feature '%s' set twice", key);
+			return 0;
+		}
+	if (sc->noffloads == SCENARIO_MAX_OFFLOADS) {
+		snprintf(ps->why, sizeof(ps->why), "more than %d features", SCENARIO_MAX_OFFLOADS);
+		return 0;
+	}
+	if (!set_string(sc->offloads[sc->noffloads].feature, sizeof(sc->offloads[0].feature), key,
+			ps, "feature"))
+		return 0;
+	sc->offloads[sc->noffloads++].on = b;
+	return 1;
+}
+
+static const struct {
+	const char *name;
+	int (*handle)(struct parse_state *ps, const char *key, const char *value);
+} sections[] = {
+	{ "scenario", section_scenario },
+	{ "offload", section_offload },
+};
+
+static int on_entry(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse_state *ps = user;
+
+	if (ps->why[0])
+		return 0; /* keep the first error */
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (!strcmp(section, sections[i].name))
+			return sections[i].handle(ps, key, value);
+	if (!*section)
+		snprintf(ps->why, sizeof(ps->why), "key '%s' before any [section]", key);
+	else
+		snprintf(ps->why, sizeof(ps->why), "unknown section [%s]", section);
+	return 0;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (len + 4097 > cap) {
+			char *nb = realloc(buf, cap = cap * 2 + 4097);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, 4096, f);
+		len += n;
+	} while (n > 0);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
+{
+	struct parse_state ps = { .sc = sc };
+	const char *base = strrchr(path, '/');
+	size_t n;
+	int line;
+
+	memset(sc, 0, sizeof(*sc));
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".ini"))
+		n -= 4;
+	if (n == 0 || n >= sizeof(sc->name)) {
+		snprintf(err, errlen, "%s: not a usable scenario file name", path);
+		return -1;
+	}
+	memcpy(sc->name, base, n);
+	snprintf(sc->path, sizeof(sc->path), "%s", path);
+	strcpy(sc->load, "iperf3");
+
+	sc->text = read_file(path);
+	if (!sc->text) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	line = ini_parse_string(sc->text, on_entry, &ps);
+	if (line != 0) {
+		snprintf(err, errlen, "%s:%d: %s", path, line, ps.why[0] ? ps.why : "syntax error");
+		scenario_free(sc);
+		return -1;
+	}
+	if (!sc->description[0]) {
+		snprintf(err, errlen, "%s: [scenario] description is missing", path);
+		scenario_free(sc);
+		return -1;
+	}
+	return 0;
+}
+
+void scenario_free(struct scenario *sc)
+{
+	free(sc->text);
+	sc->text = NULL;
+}
+
+const char *scenario_dir(void)
+{
+	static char dir[PATH_MAX + 64];
+	const char *env = getenv("IPSECPERF_SCENARIOS");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	if (dir[0])
+		return dir;
+	/* build/ipsecperf finds ../scenarios; an install finds share/ */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(dir, sizeof(dir), "%s/../scenarios", exe);
+			if (access(dir, R_OK) == 0)
+				return dir;
+			snprintf(dir, sizeof(dir), "%s/../share/ipsecperf/scenarios", exe);
+			if (access(dir, R_OK) == 0)
+				return dir;
+		}
+	}
+	snprintf(dir, sizeof(dir), "/usr/local/share/ipsecperf/scenarios");
+	return dir;
+}
+
+static int names_in_dir(char ***names, int *n)
+{
+	DIR *d = opendir(scenario_dir());
+	struct dirent *de;
+	int cap = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len <= 4 || strcmp(de->d_name + len - 4, ".ini") || de->d_name[0] == '.')
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*names = realloc(*names, cap * sizeof(**names));
+		}
+		(*names)[(*n)++] = strndup(de->d_name, len - 4);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int scenario_find(const char *name, struct scenario *sc, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(name);
+	char **names;
+	int n;
+
+	if (strchr(name, '/') || (len > 4 && !strcmp(name + len - 4, ".ini")))
+		return scenario_load(name, sc, err, errlen);
+	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != len) {
+		snprintf(err, errlen, "'%s' is not a scenario name", name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s.ini", scenario_dir(), name);
+	if (access(path, R_OK) == 0)
+		return scenario_load(path, sc, err, errlen);
+
+	/* unknown: say what there is */
+	size_t off = snprintf(err, errlen, "unknown scenario '%s'; known:", name);
+
+	names_in_dir(&names, &n);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; i < n; i++) {
+		if (off < errlen)
+			off += snprintf(err + off, errlen - off, " %s", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	if (!n && off < errlen)
+		snprintf(err + off, errlen - off, " none in %s", scenario_dir());
+	return -1;
+}
+
+int scenario_load_all(struct scenario **out, int *count, char *err, size_t errlen)
+{
+	char **names;
+	int n;
+
+	*out = NULL;
+	*count = 0;
+	if (names_in_dir(&names, &n) < 0) {
+		snprintf(err, errlen, "%s: %s", scenario_dir(), strerror(errno));
+		return -1;
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	*out = calloc(n ? n : 1, sizeof(**out));
+	for (int i = 0; i < n; i++) {
+		if (*count == i && scenario_find(names[i], &(*out)[i], err, errlen) == 0)
+			(*count)++;
+		free(names[i]);
+	}
+	free(names);
+	return *count == n ? 0 : -1;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A testbed is where the sender and the receiver live. Two network
+ * namespaces joined by a veth pair is the default: every Linux host has it.
+ */
+#ifndef IPSECPERF_TESTBED_H
+#define IPSECPERF_TESTBED_H
+
+#include "run.h"
+
+struct testbed {
+	const char *kind;    /* "netns" */
+	char ns_tx[32];      /* sender's namespace */
+	char ns_rx[32];      /* receiver's namespace */
+	char dev_tx[16];     /* sender's end of the link */
+	char dev_rx[16];
+	char addr_tx[64];    /* address without prefix length */
+	char addr_rx[64];
+	int prefix_len;
+	int cpu_tx;          /* CPU the sender is pinned to, or -1 */
+	int cpu_rx;
+};
+
+/* Create the namespaces and the veth pair (journaled). */
+int netns_setup(struct testbed *tb, const struct run_config *cfg);
+
+/* The default address pair: RFC 2544's benchmarking range. */
+#define DEFAULT_ADDR_TX "198.18.0.1"
+#define DEFAULT_ADDR_RX "198.18.0.2"
+
+#endif

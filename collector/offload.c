@@ -33,7 +33,7 @@ const char *offload_long_name(const char *name)
 
 int offload_parse(const char *text, struct feature_state *out, int max)
 {
-	int n = 0;
+	int n = 0, group = -1;
 
 	for (const char *line = text; line && *line;) {
 		const char *end = strchr(line, '\n');
@@ -53,6 +53,10 @@ int offload_parse(const char *text, struct feature_state *out, int max)
 					snprintf(out[n].name, sizeof(out[n].name), "%s", name);
 					out[n].on = !strncmp(val, "on", 2);
 					out[n].fixed = strstr(val, "[fixed]") != NULL;
+					/* indented lines are the group's own features */
+					if (name == buf)
+						group = n;
+					out[n].parent = name == buf ? -1 : group;
 					n++;
 				}
 			}
@@ -85,6 +89,24 @@ static const struct feature_state *find(const struct feature_state *f, int n, co
 		if (!strcmp(f[i].name, l))
 			return &f[i];
 	return NULL;
+}
+
+/*
+ * Did the setting take? A group (tso) can read "on" while every feature in
+ * it is off ("[requested on]"), so the changeable members decide.
+ */
+static bool took(const struct feature_state *f, int n, const struct feature_state *cur, bool on)
+{
+	int idx = (int)(cur - f), members = 0;
+
+	for (int i = idx + 1; i < n && f[i].parent == idx; i++) {
+		if (f[i].fixed)
+			continue;
+		members++;
+		if (f[i].on != on)
+			return false;
+	}
+	return members ? true : cur->on == on;
 }
 
 static int check_against(const struct feature_state *f, int n, const char *dev,
@@ -165,7 +187,7 @@ int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 	for (int i = 0; i < sc->noffloads && n > 0; i++) {
 		const struct feature_state *cur = find(f, n, sc->offloads[i].feature);
 
-		if (!cur || cur->on != sc->offloads[i].on) {
+		if (!cur || !took(f, n, cur, sc->offloads[i].on)) {
 			snprintf(why, whylen, "%s: %s did not turn %s", dev, sc->offloads[i].feature,
 				 sc->offloads[i].on ? "on" : "off");
 			return -1;

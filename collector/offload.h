@@ -12,6 +12,7 @@ struct feature_state {
 	char name[64]; /* ethtool -k's long name */
 	bool on;
 	bool fixed;
+	int parent; /* index of the group it is indented under, or -1 */
 };
 
 /* Parse `ethtool -k` output; returns the number of features or -1. */

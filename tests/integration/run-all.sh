@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Run every tests/integration/test_*.sh (or those matching $TEST_FILTER),
+# each with a time bound that only catches hangs, and print a closing line
+# "N passed, N failed, N skipped".
+set -u
+dir=$(cd "$(dirname "$0")" && pwd)
+pass=0 failed=0 skipped=0 failures=""
+for t in "$dir"/test_*.sh; do
+	name=$(basename "$t" .sh)
+	if [ -n "${TEST_FILTER:-}" ] && [[ "$name" != *$TEST_FILTER* ]]; then
+		continue
+	fi
+	start=$(date +%s)
+	printf '  TEST     %s\n' "$name"
+	timeout --kill-after=10 900 bash "$t"
+	rc=$?
+	secs=$(($(date +%s) - start))
+	case $rc in
+	0) pass=$((pass + 1)); printf '  PASS     %s (%d s)\n' "$name" "$secs" ;;
+	4) skipped=$((skipped + 1)); printf '  SKIP     %s (%d s)\n' "$name" "$secs" ;;
+	*) failed=$((failed + 1)); failures="$failures $name"; printf '  FAIL     %s (exit %d, %d s)\n' "$name" "$rc" "$secs" ;;
+	esac
+done
+[ -n "$failures" ] && echo "failed:$failures"
+echo "$pass passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The collector's parsers and arithmetic: scenario files, ethtool -k,
+ * iperf3 -J, /proc/net/tcp, /proc/stat, option ranges. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cpu.h"
+#include "load.h"
+#include "offload.h"
+#include "options.h"
+#include "progress.h"
+#include "scenario.h"
+
+static char *write_tmp(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/ipsecperf-unit-%d-%s", (int)getpid(), name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void scenario_good(void **state)
+{
+	struct scenario sc;
+	char err[256];
+	char *p = write_tmp("good.ini", "; comment\n[scenario]\ndescription = d e\nload = stream\n\n"
+					"[offload]\ntso = off\ngso = on\nrx-gro-list = no\n");
+
+	(void)state;
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	assert_non_null(strstr(sc.name, "good"));
+	assert_string_equal(sc.description, "d e");
+	assert_string_equal(sc.load, "stream");
+	assert_int_equal(sc.noffloads, 3);
+	assert_string_equal(sc.offloads[0].feature, "tso");
+	assert_false(sc.offloads[0].on);
+	assert_true(sc.offloads[1].on);
+	assert_string_equal(sc.offloads[2].feature, "rx-gro-list");
+	assert_false(sc.offloads[2].on);
+	assert_non_null(strstr(sc.text, "[offload]"));
+	scenario_free(&sc);
+	unlink(p);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	struct scenario sc;
+	char err[256];
+	char *p = write_tmp("bad.ini", text);
+
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), -1);
+	if (!strstr(err, want))
+		fail_msg("error '%s' lacks '%s'", err, want);
+	unlink(p);
+}
+
+static void scenario_errors(void **state)
+{
+	(void)state;
+	expect_error("[scenario]\ndescription = x\ntso = off\n", "bad.ini:3: unknown key 'tso' in [scenario]");
+	expect_error("[scenario]\ndescription = x\n[offlaod]\ntso = off\n", ":4: unknown section [offlaod]");
+	expect_error("tso = off\n", ":1: key 'tso' before any [section]");
+	expect_error("[scenario]\ndescription = x\n[offload]\ngso = maybe\n", ":4: gso must be on or off, not 'maybe'");
+	expect_error("[scenario]\ndescription = x\n[offload]\ngso = on\ngso = off\n", ":5: feature 'gso' set twice");
+	expect_error("[scenario]\ndescription = x\n[offload]\nTSO; = on\n", "is not an ethtool feature name");
+	expect_error("[scenario]\nload = netperf\n", ":2: load must be iperf3 or stream");
+	expect_error("[scenario]\n", "description is missing");
+	expect_error("[scenario\n", ":1: syntax error");
+}
+
+static void scenario_unknown_name(void **state)
+{
+	struct scenario sc;
+	char err[512];
+
+	(void)state;
+	setenv("IPSECPERF_SCENARIOS", "/nonexistent-dir", 1);
+	assert_int_equal(scenario_find("clear", &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown scenario 'clear'"));
+	assert_int_equal(scenario_find("../etc", &sc, err, sizeof(err)), -1);
+	assert_int_equal(scenario_find("a b", &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a scenario name"));
+	unsetenv("IPSECPERF_SCENARIOS");
+}
+
+static const char ethtool_k[] =
+	"Features for ipp-tx:\n"
+	"rx-checksumming: on\n"
+	"tx-checksumming: off\n"
+	"\ttx-checksum-ipv4: off [fixed]\n"
+	"\ttx-checksum-ip-generic: off\n"
+	"tcp-segmentation-offload: on\n"
+	"\ttx-tcp-segmentation: off [requested on]\n"
+	"generic-segmentation-offload: on\n"
+	"generic-receive-offload: off\n"
+	"large-receive-offload: off [fixed]\n";
+
+static void ethtool_parse(void **state)
+{
+	struct feature_state f[16];
+	int n = offload_parse(ethtool_k, f, 16);
+
+	(void)state;
+	assert_int_equal(n, 9);
+	assert_string_equal(f[0].name, "rx-checksumming");
+	assert_true(f[0].on);
+	assert_int_equal(f[0].parent, -1);
+	assert_string_equal(f[2].name, "tx-checksum-ipv4");
+	assert_true(f[2].fixed);
+	assert_int_equal(f[2].parent, 1);
+	assert_string_equal(f[5].name, "tx-tcp-segmentation");
+	assert_false(f[5].on);
+	assert_int_equal(f[5].parent, 4);
+	assert_true(f[8].fixed);
+	assert_string_equal(offload_long_name("tso"), "tcp-segmentation-offload");
+	assert_string_equal(offload_long_name("gro"), "generic-receive-offload");
+	assert_string_equal(offload_long_name("rx-gro-list"), "rx-gro-list");
+	assert_int_equal(offload_parse("", f, 16), 0);
+}
+
+static void iperf3_json(void **state)
+{
+	struct load_result r;
+
+	(void)state;
+	assert_int_equal(iperf3_parse_result(
+				 "{\"start\":{},\"end\":{\"sum_sent\":{\"bytes\":1000,\"bits_per_second\":8e9,"
+				 "\"retransmits\":7},\"sum_received\":{\"bytes\":999,\"seconds\":2.0,"
+				 "\"bits_per_second\":7.5e9}}}", &r), 0);
+	assert_int_equal(r.bytes, 999);
+	assert_int_equal(r.retransmits, 7);
+	assert_true(r.throughput_bps == 7.5e9);
+	assert_true(r.sender_bps == 8e9);
+	assert_true(r.duration_s == 2.0);
+
+	assert_int_equal(iperf3_parse_result("{\"error\":\"unable to connect to server\"}", &r), -1);
+	assert_string_equal(r.error, "iperf3: unable to connect to server");
+	assert_int_equal(iperf3_parse_result("iperf3: error", &r), -1);
+	assert_non_null(strstr(r.error, "no JSON"));
+	assert_int_equal(iperf3_parse_result("{\"end\":{}}", &r), -1);
+	assert_int_equal(iperf3_parse_result("{\"end\":{\"sum_received\":{\"bytes\":0}}}", &r), -1);
+	assert_string_equal(r.error, "iperf3 received no bytes");
+}
+
+static void proc_net_tcp(void **state)
+{
+	const char *t = "  sl  local_address rem_address   st tx_queue rx_queue\n"
+			"   0: 020012C6:1451 00000000:0000 0A 00000000:00000000 00:00000000\n"
+			"   1: 020012C6:1451 010012C6:8E3A 01 00000000:00000000 00:00000000\n";
+
+	(void)state;
+	assert_int_equal(tcp_listening(t, 5201), 1);
+	assert_int_equal(tcp_listening(t, 5202), 0);
+	assert_int_equal(tcp_listening("header only\n", 5201), 0);
+}
+
+static void proc_stat(void **state)
+{
+	unsigned long long busy, total;
+	int cpu;
+
+	(void)state;
+	assert_int_equal(parse_stat_cpu_line("cpu1 100 5 50 1000 10 3 7 2 40 0", &cpu, &busy, &total), 0);
+	assert_int_equal(cpu, 1);
+	assert_int_equal(busy, 100 + 5 + 50 + 3 + 7 + 2);
+	assert_int_equal(total, busy + 1000 + 10);
+	assert_int_equal(parse_stat_cpu_line("intr 1 2 3", &cpu, &busy, &total), -1);
+}
+
+static void metrics(void **state)
+{
+	(void)state;
+	assert_true(cycles_per_byte(3000, 1000) == 3.0);
+	assert_true(cycles_per_byte(3000, 0) < 0);
+	assert_true(tsc_hz() > 1e6);
+}
+
+static void ranges(void **state)
+{
+	long v;
+	char buf[32];
+
+	(void)state;
+	assert_int_equal(parse_long_range("10", 1, 3600, &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(parse_long_range("0", 1, 3600, &v), -1);
+	assert_int_equal(parse_long_range("3601", 1, 3600, &v), -1);
+	assert_int_equal(parse_long_range("1x", 1, 3600, &v), -1);
+	assert_int_equal(parse_long_range("", 1, 3600, &v), -1);
+	assert_int_equal(parse_long_range("99999999999999999999", 1, 3600, &v), -1);
+	format_duration(buf, sizeof(buf), 65);
+	assert_string_equal(buf, "1:05");
+	format_duration(buf, sizeof(buf), 3725);
+	assert_string_equal(buf, "1:02:05");
+	format_duration(buf, sizeof(buf), -3);
+	assert_string_equal(buf, "0:00");
+	assert_int_equal(parse_bool("Off"), 0);
+	assert_int_equal(parse_bool("yes"), 1);
+	assert_int_equal(parse_bool("2"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(scenario_good),   cmocka_unit_test(scenario_errors),
+		cmocka_unit_test(scenario_unknown_name), cmocka_unit_test(ethtool_parse),
+		cmocka_unit_test(iperf3_json),     cmocka_unit_test(proc_net_tcp),
+		cmocka_unit_test(proc_stat),       cmocka_unit_test(metrics),
+		cmocka_unit_test(ranges),
+	};
+
+	return cmocka_run_group_tests_name("collector parsers", tests, NULL, NULL);
+}

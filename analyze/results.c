@@ -286,11 +286,14 @@ static int add_record(struct results *r, struct run_record *rec)
 {
 	struct run_record *nr;
 
-	if ((r->nruns & (r->nruns - 1)) == 0) {
-		nr = realloc(r->runs, (r->nruns ? r->nruns * 2 : 1) * sizeof(*nr));
+	if (r->nruns == r->runs_cap) {
+		int cap = r->runs_cap ? r->runs_cap * 2 : 16;
+
+		nr = realloc(r->runs, cap * sizeof(*nr));
 		if (!nr)
 			return -1;
 		r->runs = nr;
+		r->runs_cap = cap;
 	}
 	r->runs[r->nruns++] = *rec;
 	return 0;
@@ -458,6 +461,12 @@ int results_parse_meta(const char *name, const char *buf, size_t len, struct res
 	if (!json_is_object(root)) {
 		json_decref(root);
 		return fail(err, errlen, "%s:1: meta.json must hold a JSON object", name);
+	}
+	v = json_object_get(root, "version");
+	if (v && (!json_is_integer(v) || json_integer_value(v) != 1)) {
+		json_decref(root);
+		return fail(err, errlen, "%s: unknown meta.json version (this ipsecperf reads version 1)",
+			    name);
 	}
 	m->tool_version = as_text(find_key(root, KEYS("tool_version", "ipsecperf_version", "git_describe")));
 	v = find_key(root, KEYS("command", "command_line", "cmdline", "argv"));
@@ -747,4 +756,23 @@ int group_counters(const struct results *r, const struct run_group *g, const cha
 const char *run_status_name(enum run_status s)
 {
 	return s == RUN_OK ? "ok" : s == RUN_FAILED ? "failed" : "skipped";
+}
+
+int results_merge(struct results *dst, struct results *src)
+{
+	struct run_record *nr;
+
+	if (!src->nruns)
+		return 0;
+	nr = realloc(dst->runs, (dst->nruns + src->nruns) * sizeof(*nr));
+	if (!nr)
+		return -1;
+	memcpy(nr + dst->nruns, src->runs, src->nruns * sizeof(*nr));
+	dst->runs = nr;
+	dst->nruns += src->nruns;
+	dst->runs_cap = dst->nruns;
+	free(src->runs);
+	src->runs = NULL;
+	src->nruns = src->runs_cap = 0;
+	return 0;
 }

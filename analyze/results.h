@@ -52,6 +52,7 @@ struct results {
 	struct results_meta meta;
 	struct run_record *runs;
 	int nruns;
+	int runs_cap;               /* allocated records */
 };
 
 /* A (kernel, scenario) pair, in order of first appearance in runs.jsonl. */
@@ -78,6 +79,9 @@ int results_parse_runs(const char *name, const char *buf, size_t len, struct res
 int results_parse_meta(const char *name, const char *buf, size_t len, struct results_meta *m,
 		       char *err, size_t errlen);
 void results_meta_free(struct results_meta *m);
+
+/* Move src's runs to the end of dst (src keeps its meta). Returns 0 or -1. */
+int results_merge(struct results *dst, struct results *src);
 
 /* Group runs by (kernel, scenario); caller frees with results_groups_free. */
 int results_groups(const struct results *r, struct run_group **groups, int *ngroups);

@@ -2,6 +2,7 @@
 #include "stats.h"
 
 #include <float.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,24 +266,45 @@ double mann_whitney_p(const double *a, int na, const double *b, int nb, double *
 	long dev = labs(w2 - e2);
 
 	if (n <= MW_EXACT_MAX) {
-		/* cnt[k][s]: ways to pick k of the pooled values with doubled rank sum s */
+		/*
+		 * cnt[k][s]: ways to pick k of the pooled values with doubled rank
+		 * sum s. Without ties the distribution depends on (na, n) only, so
+		 * the last one is kept: the simulation calls this many times.
+		 */
+		static long double *cache;
+		static int cache_na, cache_n;
 		long smax = (long)n * (n + 1);
-		long double *cnt = calloc((size_t)(na + 1) * (smax + 1), sizeof(*cnt));
-		long double total = 0, hit = 0;
+		long double *cnt = NULL, *row, total = 0, hit = 0;
+		bool no_ties = ties == 0;
 
-		if (!cnt)
-			goto out_free;
-		cnt[0] = 1;
-		for (int i = 0; i < n; i++)
-			for (int k = (i + 1 < na ? i + 1 : na); k >= 1; k--)
-				for (long s = smax; s >= r2[i]; s--)
-					cnt[k * (smax + 1) + s] += cnt[(k - 1) * (smax + 1) + s - r2[i]];
+		if (no_ties && cache && cache_na == na && cache_n == n) {
+			row = cache;
+		} else {
+			cnt = calloc((size_t)(na + 1) * (smax + 1), sizeof(*cnt));
+			if (!cnt)
+				goto out_free;
+			cnt[0] = 1;
+			for (int i = 0; i < n; i++)
+				for (int k = (i + 1 < na ? i + 1 : na); k >= 1; k--)
+					for (long s = smax; s >= r2[i]; s--)
+						cnt[k * (smax + 1) + s] += cnt[(k - 1) * (smax + 1) + s - r2[i]];
+			row = cnt + na * (smax + 1);
+			if (no_ties) {
+				long double *c = malloc((smax + 1) * sizeof(*c));
+
+				if (c) {
+					memcpy(c, row, (smax + 1) * sizeof(*c));
+					free(cache);
+					cache = c;
+					cache_na = na;
+					cache_n = n;
+				}
+			}
+		}
 		for (long s = 0; s <= smax; s++) {
-			long double c = cnt[na * (smax + 1) + s];
-
-			total += c;
+			total += row[s];
 			if (labs(s - e2) >= dev)
-				hit += c;
+				hit += row[s];
 		}
 		free(cnt);
 		p = (double)(hit / total);

@@ -37,11 +37,15 @@ const char *fmt_range(char *buf, size_t len, const struct stats *s, int d)
 
 void fputs_wrapped(FILE *f, const char *text, int first_indent, int indent)
 {
-	int col = first_indent;
+	fprintf(f, "%*s", first_indent, "");
+	fputs_wrapped_at(f, text, first_indent, indent);
+}
+
+void fputs_wrapped_at(FILE *f, const char *text, int col, int indent)
+{
 	bool on_line = false;
 	const char *p = text;
 
-	fprintf(f, "%*s", first_indent, "");
 	for (;;) {
 		size_t w;
 

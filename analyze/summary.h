@@ -35,5 +35,7 @@ const char *fmt_num(char *buf, size_t len, double v, int d);
 const char *fmt_range(char *buf, size_t len, const struct stats *s, int d);
 /* Print text wrapped at REPORT_COLUMNS, continuation lines indented by indent. */
 void fputs_wrapped(FILE *f, const char *text, int first_indent, int indent);
+/* The same, the cursor being at column col already (nothing printed first). */
+void fputs_wrapped_at(FILE *f, const char *text, int col, int indent);
 
 #endif

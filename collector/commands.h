@@ -29,4 +29,9 @@ int cmd_cleanup(int argc, char **argv);
 extern const char help_run[], help_list[], help_cleanup[];
 extern const struct opt_def run_opts[], cleanup_opts[];
 
+/* analyze/: report.c and compare.c */
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+extern const char help_report[], help_compare[];
+
 #endif

@@ -28,6 +28,8 @@ const struct command commands[] = {
 	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts },
 	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, NULL },
 	{ "cleanup", cmd_cleanup, "undo the host changes of a run that was killed", help_cleanup, cleanup_opts },
+	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL },
+	{ "compare", cmd_compare, "compare two results directories; exit 1 on a regression", help_compare, NULL },
 	{ "help", cmd_help, "print a command's help page", help_help, NULL },
 	{ "version", cmd_version, "print the version", help_version, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },

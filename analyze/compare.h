@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `ipsecperf compare BASE NEW`: changes, their significance, a CI verdict. */
+#ifndef IPSECPERF_COMPARE_H
+#define IPSECPERF_COMPARE_H
+
+#include <stdbool.h>
+
+#include "stats.h"
+
+enum compare_test { TEST_MW, TEST_WELCH };
+
+/*
+ * The decision for one metric: base sample a, new sample b (n >= 1 each).
+ * change is 100 * (median(b) - median(a)) / median(a); p comes from test.
+ * A regression: worse in the metric's direction by more than threshold
+ * percent, with p < alpha.
+ */
+struct verdict {
+	struct stats base, new;
+	double change, p_mw, p_welch, p;
+	bool significant, worse, regression, improvement;
+};
+
+void compare_decide(const double *a, int na, const double *b, int nb, bool higher_is_better,
+		    enum compare_test test, double alpha, double threshold, struct verdict *v);
+
+/*
+ * The simulation behind docs/compare.md: false positives of A/A comparisons
+ * and the detection rate of a regression, for normal noise of the given CV.
+ */
+struct sim_result {
+	double sig_worse;   /* fraction of trials with p < alpha and the change in the bad direction */
+	double sig_any;     /* p < alpha in either direction */
+	double gate;        /* fraction that fail the gate: regression beyond threshold */
+};
+
+void compare_simulate(int n, double cv, double effect, enum compare_test test, double alpha,
+		      double threshold, int trials, unsigned long long seed, struct sim_result *out);
+
+#endif

@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "log.h"
+#include "summary.h"
+
+const char help_report[] =
+	"usage: ipsecperf report [OPTIONS] DIR...\n"
+	"\n"
+	"Report on one or more results directories (written by `ipsecperf run`).\n"
+	"Several DIRs are merged, so runs of different kernels sit side by side.\n"
+	"Every figure carries n (ok runs), the median and its spread: min-max,\n"
+	"a 95% confidence interval of the mean (Student t) and the coefficient of\n"
+	"variation (CV). A scenario whose CV exceeds 5% gets a warning.\n"
+	"\n"
+	"options:\n"
+	"  -f, --format FMT   text (default: ASCII, 72 columns, for a netdev mail),\n"
+	"                     md, csv, json or html (one self-contained page)\n"
+	"  -o, --output FILE  write the report to FILE instead of standard output\n"
+	"  -c, --charts DIR   also draw the charts with gnuplot into DIR: PNG and\n"
+	"                     SVG, with their data files and scripts to re-plot\n"
+	"\n"
+	"Charts: throughput and cycles per byte per scenario (bars: median,\n"
+	"whiskers: min-max, one bar per kernel), and one per per-packet counter.\n"
+	"The gnuplot template is analyze/templates/bars.gp; see docs/reports.md.\n"
+	"\n"
+	"Exit status: 0, or 2 for bad usage or input (the message names the file\n"
+	"and line).\n"
+	"\n"
+	"examples:\n"
+	"  ipsecperf report results/20261129T190000-netns-demo\n"
+	"  ipsecperf report -f html -o report.html -c charts/ results/A results/B\n";
+
+const char *metric_unit(const struct metric *m)
+{
+	switch (m->kind) {
+	case METRIC_THROUGHPUT:
+		return "Gbit/s";
+	case METRIC_CPB:
+		return "cycles/byte";
+	case METRIC_COUNTER:
+		return "per packet";
+	}
+	return "";
+}
+
+/* ---- loading ---- */
+
+static const char *first_unavailable(const struct results *r, const struct run_group *g,
+				     const char *counter)
+{
+	for (int i = 0; i < g->n; i++) {
+		const struct run_record *rec = &r->runs[g->idx[i]];
+
+		for (int c = 0; c < rec->ncounters; c++)
+			if (!strcmp(rec->counters[c].name, counter) && rec->counters[c].symbol &&
+			    !strncmp(rec->counters[c].symbol, "unavailable", 11))
+				return rec->counters[c].symbol;
+	}
+	return NULL;
+}
+
+static int add_row(struct report *rep, int *cap, const struct run_group *g, struct metric m)
+{
+	struct report_row *row;
+	double *v;
+	int n;
+
+	if (rep->nrows == *cap) {
+		struct report_row *nr = realloc(rep->rows, (*cap = *cap * 2 + 16) * sizeof(*nr));
+
+		if (!nr)
+			return -1;
+		rep->rows = nr;
+	}
+	v = malloc((g->n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	row = &rep->rows[rep->nrows++];
+	memset(row, 0, sizeof(*row));
+	row->g = g;
+	row->m = m;
+	n = group_values(&rep->all, g, &m, v);
+	stats_compute(v, n, &row->s);
+	row->ratio = NAN;
+	free(v);
+	if (m.kind == METRIC_COUNTER && n == 0)
+		row->unavailable = first_unavailable(&rep->all, g, m.counter);
+	return 0;
+}
+
+int report_load(struct report *rep, char *const dirs[], int ndirs)
+{
+	char err[1024];
+	int cap = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->src = calloc(ndirs, sizeof(*rep->src));
+	if (!rep->src)
+		return -1;
+	for (int i = 0; i < ndirs; i++) {
+		if (results_load(dirs[i], &rep->src[i], err, sizeof(err)) < 0) {
+			pr_warn("%s", err);
+			goto out_free;
+		}
+		rep->nsrc++;
+		/* the first run's start stands for the run's, when meta.json has none */
+		if (!rep->src[i].meta.created && rep->src[i].runs[0].start)
+			rep->src[i].meta.created = strdup(rep->src[i].runs[0].start);
+		for (int j = 0; j < i; j++)
+			if (!strcmp(dirs[i], dirs[j])) {
+				pr_warn("%s: given twice", dirs[i]);
+				goto out_free;
+			}
+		if (results_merge(&rep->all, &rep->src[i]) < 0)
+			goto out_nomem;
+	}
+	if (results_groups(&rep->all, &rep->groups, &rep->ngroups) < 0 ||
+	    results_kernels(&rep->all, &rep->kernels, &rep->nkernels) < 0)
+		goto out_nomem;
+	for (int k = 0; k < rep->nkernels; k++) {
+		double base = NAN;
+		bool have_base = false;
+
+		for (int i = 0; i < rep->ngroups; i++) {
+			const struct run_group *g = &rep->groups[i];
+			const char **names;
+			int nn, first = rep->nrows;
+
+			if (strcmp(g->kernel, rep->kernels[k]))
+				continue;
+			if (add_row(rep, &cap, g, (struct metric){ .kind = METRIC_THROUGHPUT }) < 0 ||
+			    add_row(rep, &cap, g, (struct metric){ .kind = METRIC_CPB }) < 0)
+				goto out_nomem;
+			if (!have_base) {
+				have_base = true;
+				base = rep->rows[first].s.median;
+			}
+			if (base > 0)
+				rep->rows[first].ratio = rep->rows[first].s.median / base;
+			/* counters: those of ok runs, plus unavailable ones of any run */
+			if (group_counters(&rep->all, g, &names, &nn) < 0)
+				goto out_nomem;
+			for (int c = 0; c < nn; c++)
+				if (add_row(rep, &cap, g,
+					    (struct metric){ .kind = METRIC_COUNTER, .counter = names[c] }) < 0) {
+					free(names);
+					goto out_nomem;
+				}
+			free(names);
+		}
+	}
+	return 0;
+out_nomem:
+	pr_warn("report: out of memory");
+out_free:
+	report_free(rep);
+	return -1;
+}
+
+void report_free(struct report *rep)
+{
+	for (int i = 0; i < rep->nsrc; i++)
+		results_free(&rep->src[i]);
+	free(rep->src);
+	results_free(&rep->all);
+	results_groups_free(rep->groups, rep->ngroups);
+	free(rep->kernels);
+	free(rep->rows);
+	memset(rep, 0, sizeof(*rep));
+}
+
+/* ---- provenance ---- */
+
+static int total_not_ok(const struct results *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nruns; i++)
+		n += r->runs[i].status != RUN_OK;
+	return n;
+}
+
+struct kv {
+	const char *key;
+	char val[1024];
+};
+
+/* The header lines of one source, as key/value pairs; returns how many. */
+static int provenance(const struct report *rep, int i, struct kv *kv, int max)
+{
+	const struct results_meta *m = &rep->src[i].meta;
+	int n = 0;
+
+	(void)max;
+	kv[n].key = "results";
+	snprintf(kv[n++].val, sizeof(kv[0].val), "%s", rep->src[i].dir);
+	kv[n].key = "host";
+	snprintf(kv[n].val, sizeof(kv[0].val), "%s", m->host ? m->host : "(not recorded)");
+	if (m->cpu_model || m->cpu_count) {
+		size_t l = strlen(kv[n].val);
+
+		snprintf(kv[n].val + l, sizeof(kv[0].val) - l, ", %s%s%d CPUs",
+			 m->cpu_model ? m->cpu_model : "", m->cpu_model ? ", " : "", m->cpu_count);
+	}
+	n++;
+	kv[n].key = "testbed";
+	snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->testbed ? m->testbed : "(not recorded)");
+	kv[n].key = "kernels";
+	kv[n].val[0] = '\0';
+	for (int k = 0; k < m->nkernels; k++) {
+		size_t l = strlen(kv[n].val);
+
+		snprintf(kv[n].val + l, sizeof(kv[0].val) - l, "%s%s", k ? ", " : "", m->kernels[k]);
+	}
+	if (!m->nkernels)
+		snprintf(kv[n].val, sizeof(kv[0].val), "(not recorded)");
+	n++;
+	kv[n].key = "runs";
+	{
+		char dur[64] = "", rep_s[64] = "";
+
+		if (m->duration_s > 0)
+			snprintf(dur, sizeof(dur), "%g s each", m->duration_s);
+		if (m->repeat > 0)
+			snprintf(rep_s, sizeof(rep_s), "%d repeats per scenario", m->repeat);
+		snprintf(kv[n].val, sizeof(kv[0].val), "%s%s%s%s%s", rep_s, *rep_s && *dur ? ", " : "",
+			 dur, m->iperf3_version ? ", " : "",
+			 m->iperf3_version ? m->iperf3_version : "");
+		if (!kv[n].val[0])
+			snprintf(kv[n].val, sizeof(kv[0].val), "(not recorded)");
+	}
+	n++;
+	kv[n].key = "tool";
+	snprintf(kv[n++].val, sizeof(kv[0].val), "ipsecperf %s",
+		 m->tool_version ? m->tool_version : "(version not recorded)");
+	if (m->created) {
+		kv[n].key = "started";
+		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->created);
+	}
+	kv[n].key = "command";
+	snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->command ? m->command : "(not recorded)");
+	return n;
+}
+
+/* ---- text ---- */
+
+static void text_header(FILE *f, const struct report *rep)
+{
+	struct kv kv[12];
+
+	fprintf(f, "ipsecperf report\n================\n");
+	for (int i = 0; i < rep->nsrc; i++) {
+		int n = provenance(rep, i, kv, 12);
+
+		if (i)
+			fputc('\n', f);
+		for (int j = 0; j < n; j++) {
+			fprintf(f, "%-9s ", kv[j].key);
+			fputs_wrapped_at(f, kv[j].val, 10, 10);
+		}
+	}
+	fputc('\n', f);
+}
+
+static void text_spread(FILE *f, const struct report *rep)
+{
+	fprintf(f, "\nSpread: mean, 95%% confidence interval of the mean (Student t),\n"
+		   "coefficient of variation (sd/mean)\n");
+	for (int k = 0; k < rep->nkernels; k++) {
+		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
+		fprintf(f, "%-15s %-11s %2s %9s %-19s %6s\n", "scenario", "metric", "n", "mean",
+			"95% CI", "CV");
+		fprintf(f, "%-15s %-11s %2s %9s %-19s %6s\n", "---------------", "-----------", "--",
+			"---------", "-------------------", "------");
+		for (int i = 0; i < rep->nrows; i++) {
+			const struct report_row *row = &rep->rows[i];
+			char mean[32], ci[64], cv[16];
+			int d = fmt_decimals(row->s.mean);
+
+			if (row->m.kind == METRIC_COUNTER || strcmp(row->g->kernel, rep->kernels[k]))
+				continue;
+			fmt_num(mean, sizeof(mean), row->s.mean, d);
+			if (row->s.n >= 2)
+				snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+			else
+				snprintf(ci, sizeof(ci), "-");
+			if (isnan(row->s.cv))
+				snprintf(cv, sizeof(cv), "-");
+			else
+				snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
+			fprintf(f, "%-15s %-11s %2d %9s %-19s %6s\n",
+				row->m.kind == METRIC_THROUGHPUT ? row->g->scenario : "",
+				metric_unit(&row->m), row->s.n, mean, ci, cv);
+		}
+	}
+}
+
+static void text_counters(FILE *f, const struct report *rep)
+{
+	bool any = false;
+
+	for (int i = 0; i < rep->nrows && !any; i++)
+		any = rep->rows[i].m.kind == METRIC_COUNTER;
+	if (!any)
+		return;
+	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
+	for (int k = 0; k < rep->nkernels; k++) {
+		const char *last = NULL;
+
+		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
+		fprintf(f, "%-15s %-24s %2s %8s %s\n", "scenario", "counter", "n", "median", "min-max");
+		fprintf(f, "%-15s %-24s %2s %8s %s\n", "---------------", "------------------------",
+			"--", "--------", "-----------------");
+		for (int i = 0; i < rep->nrows; i++) {
+			const struct report_row *row = &rep->rows[i];
+			char med[32], rng[64];
+			int d;
+
+			if (row->m.kind != METRIC_COUNTER || strcmp(row->g->kernel, rep->kernels[k]))
+				continue;
+			d = fmt_decimals(row->s.median);
+			if (d < 2)
+				d = 2;
+			if (row->s.n == 0) {
+				snprintf(med, sizeof(med), "-");
+				snprintf(rng, sizeof(rng), "%s", row->unavailable ? row->unavailable : "no value");
+				/* "unavailable: reason" can be long: keep the line to 72 columns */
+				if (strlen(rng) > 27)
+					strcpy(rng + 24, "...");
+			} else {
+				fmt_num(med, sizeof(med), row->s.median, d);
+				fmt_range(rng, sizeof(rng), &row->s, d);
+			}
+			fprintf(f, "%-15s %-24s %2d %8s %s\n", last == row->g->scenario ? "" : row->g->scenario,
+				row->m.counter, row->s.n, med, rng);
+			last = row->g->scenario;
+		}
+	}
+}
+
+int report_text(FILE *f, const struct report *rep)
+{
+	text_header(f, rep);
+	fprintf(f, "Throughput (receiver) and cycles per byte, median and min-max\n\n");
+	if (summary_tables(f, &rep->all) < 0)
+		return -1;
+	text_spread(f, rep);
+	text_counters(f, rep);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- markdown ---- */
+
+static void md_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\' || *s == '*' || *s == '_' || *s == '`')
+			fputc('\\', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+}
+
+int report_markdown(FILE *f, const struct report *rep)
+{
+	struct kv kv[12];
+
+	fprintf(f, "# ipsecperf report\n\n");
+	for (int i = 0; i < rep->nsrc; i++) {
+		int n = provenance(rep, i, kv, 12);
+
+		fprintf(f, "| | |\n|---|---|\n");
+		for (int j = 0; j < n; j++) {
+			fprintf(f, "| %s | ", kv[j].key);
+			if (!strcmp(kv[j].key, "command"))
+				fprintf(f, "`%s`", kv[j].val); /* backquoted: shown verbatim */
+			else
+				md_cell(f, kv[j].val);
+			fprintf(f, " |\n");
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "## Throughput and cycles per byte\n\n"
+		   "n: runs with status ok. Spread: min-max, the 95%% confidence interval of the "
+		   "mean (Student t), and the coefficient of variation.\n\n");
+	fprintf(f, "| kernel | scenario | metric | n | median | min-max | mean | 95%% CI | CV | ratio |\n"
+		   "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64], mean[32], ratio[32] = "", cv[16] = "-", ci[64] = "-";
+		int d = fmt_decimals(row->s.median);
+
+		if (row->m.kind == METRIC_COUNTER)
+			continue;
+		if (!isnan(row->ratio))
+			snprintf(ratio, sizeof(ratio), "%.3f", row->ratio);
+		if (!isnan(row->s.cv))
+			snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
+		if (row->s.n >= 2)
+			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+		fprintf(f, "| ");
+		md_cell(f, row->g->kernel);
+		fprintf(f, " | ");
+		md_cell(f, row->g->scenario);
+		fprintf(f, " | %s | %d | %s | %s | %s | %s | %s | %s |\n", metric_unit(&row->m), row->s.n,
+			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d),
+			fmt_num(mean, sizeof(mean), row->s.mean, d), ci, cv, ratio);
+	}
+	bool any = false;
+
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64];
+		int d = fmt_decimals(row->s.median);
+
+		if (row->m.kind != METRIC_COUNTER)
+			continue;
+		if (!any) {
+			fprintf(f, "\n## Per-packet counters\n\n"
+				   "| kernel | scenario | counter | n | median | min-max |\n"
+				   "|---|---|---|---:|---:|---:|\n");
+			any = true;
+		}
+		fprintf(f, "| ");
+		md_cell(f, row->g->kernel);
+		fprintf(f, " | ");
+		md_cell(f, row->g->scenario);
+		fprintf(f, " | ");
+		md_cell(f, row->m.counter);
+		if (row->s.n)
+			fprintf(f, " | %d | %s | %s |\n", row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
+				fmt_range(rng, sizeof(rng), &row->s, d));
+		else {
+			fprintf(f, " | 0 | - | ");
+			md_cell(f, row->unavailable ? row->unavailable : "no value");
+			fprintf(f, " |\n");
+		}
+	}
+	if (total_not_ok(&rep->all)) {
+		fprintf(f, "\n## Runs not ok (excluded)\n\n| kernel | scenario | repeat | status | reason |\n"
+			   "|---|---|---:|---|---|\n");
+		for (int i = 0; i < rep->all.nruns; i++) {
+			const struct run_record *rec = &rep->all.runs[i];
+
+			if (rec->status == RUN_OK)
+				continue;
+			fprintf(f, "| ");
+			md_cell(f, rec->kernel);
+			fprintf(f, " | ");
+			md_cell(f, rec->scenario);
+			fprintf(f, " | %d | %s | ", rec->repeat, run_status_name(rec->status));
+			md_cell(f, rec->reason ? rec->reason : "");
+			fprintf(f, " |\n");
+		}
+	}
+	/* the warnings as text, verbatim */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *w = open_memstream(&buf, &len);
+
+	if (w) {
+		summary_cv_warnings(w, &rep->all);
+		fclose(w);
+		if (len)
+			fprintf(f, "\n```\n%s```\n", buf + 1);
+		free(buf);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (strpbrk(s, ",\"\n\r")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s, f);
+	}
+}
+
+static void csv_num(FILE *f, double v)
+{
+	fputc(',', f);
+	if (!isnan(v))
+		fprintf(f, "%.10g", v);
+}
+
+int report_csv(FILE *f, const struct report *rep)
+{
+	fprintf(f, "kernel,scenario,metric,unit,n,n_not_ok,median,min,max,mean,sd,ci95_lo,ci95_hi,cv,ratio\n");
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char name[160];
+
+		csv_field(f, row->g->kernel);
+		fputc(',', f);
+		csv_field(f, row->g->scenario);
+		fputc(',', f);
+		csv_field(f, metric_name(&row->m, name, sizeof(name)));
+		fprintf(f, ",%s,%d,%d", metric_unit(&row->m), row->s.n, row->g->n - row->g->n_ok);
+		csv_num(f, row->s.median);
+		csv_num(f, row->s.min);
+		csv_num(f, row->s.max);
+		csv_num(f, row->s.mean);
+		csv_num(f, row->s.sd);
+		csv_num(f, row->s.ci_lo);
+		csv_num(f, row->s.ci_hi);
+		csv_num(f, row->s.cv);
+		csv_num(f, row->ratio);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *jnum(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+int report_json(FILE *f, const struct report *rep)
+{
+	json_t *root = json_object(), *sources = json_array(), *rows = json_array(),
+	       *bad = json_array();
+	int ret;
+
+	for (int i = 0; i < rep->nsrc; i++) {
+		const struct results_meta *m = &rep->src[i].meta;
+		json_t *k = json_array();
+
+		for (int j = 0; j < m->nkernels; j++)
+			json_array_append_new(k, json_string(m->kernels[j]));
+		json_array_append_new(sources,
+			json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:i, s:o}",
+				  "dir", jstr(rep->src[i].dir), "tool_version", jstr(m->tool_version),
+				  "command", jstr(m->command), "host", jstr(m->host), "cpu_model",
+				  jstr(m->cpu_model), "cpu_count", m->cpu_count, "testbed", jstr(m->testbed),
+				  "kernels", k, "duration_s", m->duration_s > 0 ? json_real(m->duration_s) : json_null(),
+				  "repeat", m->repeat, "iperf3_version", jstr(m->iperf3_version)));
+	}
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char name[160];
+
+		json_array_append_new(rows,
+			json_pack("{s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+				  "kernel", row->g->kernel, "scenario", row->g->scenario, "metric",
+				  metric_name(&row->m, name, sizeof(name)), "unit", metric_unit(&row->m),
+				  "higher_is_better", metric_higher_is_better(&row->m), "n", row->s.n,
+				  "n_not_ok", row->g->n - row->g->n_ok, "median", jnum(row->s.median),
+				  "min", jnum(row->s.min), "max", jnum(row->s.max), "mean", jnum(row->s.mean),
+				  "sd", jnum(row->s.sd), "ci95_lo", jnum(row->s.ci_lo), "ci95_hi",
+				  jnum(row->s.ci_hi), "cv", jnum(row->s.cv), "ratio", jnum(row->ratio),
+				  "unavailable", jstr(row->unavailable)));
+	}
+	for (int i = 0; i < rep->all.nruns; i++) {
+		const struct run_record *rec = &rep->all.runs[i];
+
+		if (rec->status != RUN_OK)
+			json_array_append_new(bad, json_pack("{s:s, s:s, s:i, s:s, s:o}", "kernel", rec->kernel,
+							     "scenario", rec->scenario, "repeat", rec->repeat,
+							     "status", run_status_name(rec->status),
+							     "reason", jstr(rec->reason)));
+	}
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "sources", sources);
+	json_object_set_new(root, "rows", rows);
+	json_object_set_new(root, "not_ok", bad);
+	ret = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	fputc('\n', f);
+	json_decref(root);
+	return ret < 0 || ferror(f) ? -1 : 0;
+}
+
+/* ---- HTML ---- */
+
+static void html_esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static void html_svg(FILE *f, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char *buf = NULL, *svg;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!in)
+		return;
+	n = getdelim(&buf, &cap, '\0', in);
+	fclose(in);
+	if (n > 0 && (svg = strstr(buf, "<svg")))
+		fputs(svg, f); /* drop the XML prolog and DOCTYPE: inline SVG needs neither */
+	free(buf);
+}
+
+int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+		char **chart_names)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *t = open_memstream(&text, &len);
+	struct kv kv[12];
+
+	if (!t)
+		return -1;
+	report_text(t, rep);
+	fclose(t);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<title>ipsecperf report</title>\n<style>\n"
+		   "body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}\n"
+		   "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;"
+		   "padding:.2em .5em}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+		   "th{background:#eee}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n"
+		   "figure{margin:1em 0}svg{max-width:100%%;height:auto}\n</style></head><body>\n"
+		   "<h1>ipsecperf report</h1>\n");
+	for (int i = 0; i < rep->nsrc; i++) {
+		int n = provenance(rep, i, kv, 12);
+
+		fprintf(f, "<table>\n");
+		for (int j = 0; j < n; j++) {
+			fprintf(f, "<tr><th>%s</th><td>%s", kv[j].key,
+				strcmp(kv[j].key, "command") ? "" : "<code>");
+			html_esc(f, kv[j].val);
+			fprintf(f, "%s</td></tr>\n", strcmp(kv[j].key, "command") ? "" : "</code>");
+		}
+		fprintf(f, "</table>\n");
+	}
+	fprintf(f, "<h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, the 95%% "
+		   "confidence interval of the mean (Student t) and the coefficient of variation.</p>\n"
+		   "<table>\n<tr><th>kernel</th><th>scenario</th><th>metric</th><th>n</th><th>median</th>"
+		   "<th>min-max</th><th>mean</th><th>95%% CI</th><th>CV</th><th>ratio</th></tr>\n");
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64], mean[32], ratio[32] = "", cv[16] = "-", ci[64] = "-", name[160];
+		int d = fmt_decimals(row->s.median);
+
+		if (!isnan(row->ratio))
+			snprintf(ratio, sizeof(ratio), "%.3f", row->ratio);
+		if (!isnan(row->s.cv))
+			snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
+		if (row->s.n >= 2)
+			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+		fprintf(f, "<tr><td>");
+		html_esc(f, row->g->kernel);
+		fprintf(f, "</td><td>");
+		html_esc(f, row->g->scenario);
+		fprintf(f, "</td><td>");
+		if (row->m.kind == METRIC_COUNTER) {
+			html_esc(f, metric_name(&row->m, name, sizeof(name)));
+			fprintf(f, " per packet");
+		} else {
+			fprintf(f, "%s", metric_unit(&row->m));
+		}
+		fprintf(f, "</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"
+			   "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>\n",
+			row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
+			fmt_range(rng, sizeof(rng), &row->s, d), fmt_num(mean, sizeof(mean), row->s.mean, d),
+			ci, cv, ratio);
+	}
+	fprintf(f, "</table>\n");
+	if (ncharts > 0) {
+		fprintf(f, "<h2>Charts</h2>\n<p>Bars: median; whiskers: min-max; n in the labels.</p>\n");
+		for (int i = 0; i < ncharts; i++) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s.svg", chartdir, chart_names[i]);
+			fprintf(f, "<figure>\n");
+			html_svg(f, path);
+			fprintf(f, "</figure>\n");
+		}
+	}
+	fprintf(f, "<h2>Text report</h2>\n<p>As it would be pasted into a mail.</p>\n<pre>");
+	html_esc(f, text);
+	fprintf(f, "</pre>\n</body></html>\n");
+	free(text);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- the command ---- */
+
+static int write_to(const char *path, int (*fn)(FILE *, const struct report *), const struct report *rep)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int ret;
+
+	if (!f) {
+		pr_warn("report: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = fn(f, rep);
+	if (path && fclose(f) != 0)
+		ret = -1;
+	if (ret < 0)
+		pr_warn("report: cannot write %s", path ? path : "standard output");
+	return ret;
+}
+
+static int rm_rf_charts(const char *dir, char **names, int n)
+{
+	/* only what report_charts wrote into a temporary directory */
+	static const char *const ext[] = { ".dat", ".vars.gp", ".png", ".svg" };
+	char path[4096];
+
+	for (int i = 0; i < n; i++)
+		for (size_t e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
+			snprintf(path, sizeof(path), "%s/%s%s", dir, names[i], ext[e]);
+			unlink(path);
+		}
+	snprintf(path, sizeof(path), "%s/bars.gp", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/replot.sh", dir);
+	unlink(path);
+	return rmdir(dir);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "charts", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *format = "text", *output = NULL, *charts = NULL;
+	char tmpdir[] = "/tmp/ipsecperf-charts-XXXXXX";
+	struct report rep;
+	char **names = NULL;
+	int c, ret = EXIT_OK, ncharts = 0;
+	bool tmp_charts = false;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+f:o:c:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'c':
+			charts = optarg;
+			break;
+		default:
+			pr_warn("report: unknown option or missing value '%s'; see `ipsecperf help report`",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (strcmp(format, "text") && strcmp(format, "md") && strcmp(format, "markdown") &&
+	    strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html")) {
+		pr_warn("report: --format %s: not a format (text, md, csv, json or html)", format);
+		return EXIT_USAGE;
+	}
+	if (optind >= argc) {
+		pr_warn("report: no results directory given; usage: ipsecperf report [OPTIONS] DIR...");
+		return EXIT_USAGE;
+	}
+	if (report_load(&rep, argv + optind, argc - optind) < 0)
+		return EXIT_USAGE;
+	if (!charts && !strcmp(format, "html")) {
+		if (!mkdtemp(tmpdir)) {
+			pr_warn("report: %s: %s", tmpdir, strerror(errno));
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		charts = tmpdir;
+		tmp_charts = true;
+	}
+	if (charts) {
+		ncharts = report_charts(&rep, charts, &names);
+		if (ncharts < 0) {
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (!strcmp(format, "text"))
+		ret = write_to(output, report_text, &rep);
+	else if (!strcmp(format, "md") || !strcmp(format, "markdown"))
+		ret = write_to(output, report_markdown, &rep);
+	else if (!strcmp(format, "csv"))
+		ret = write_to(output, report_csv, &rep);
+	else if (!strcmp(format, "json"))
+		ret = write_to(output, report_json, &rep);
+	else {
+		FILE *f = output ? fopen(output, "w") : stdout;
+
+		if (!f) {
+			pr_warn("report: %s: %s", output, strerror(errno));
+			ret = -1;
+		} else {
+			ret = report_html(f, &rep, charts, ncharts, names);
+			if (output && fclose(f) != 0)
+				ret = -1;
+		}
+	}
+	ret = ret < 0 ? EXIT_FAIL : EXIT_OK;
+out:
+	if (tmp_charts)
+		rm_rf_charts(tmpdir, names, ncharts);
+	for (int i = 0; i < ncharts; i++)
+		free(names[i]);
+	free(names);
+	report_free(&rep);
+	return ret;
+}

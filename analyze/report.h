@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `ipsecperf report`: text, markdown, CSV, JSON, HTML and gnuplot charts. */
+#ifndef IPSECPERF_REPORT_H
+#define IPSECPERF_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "results.h"
+#include "stats.h"
+
+/* One figure of the report: a metric of one (kernel, scenario). */
+struct report_row {
+	const struct run_group *g;
+	struct metric m;
+	struct stats s;
+	double ratio;               /* median / the first scenario's (throughput); else NAN */
+	const char *unavailable;    /* the counter's "unavailable: ..." symbol when n == 0 */
+};
+
+struct report {
+	struct results *src;        /* one per DIR, meta only (runs moved to all) */
+	int nsrc;
+	struct results all;         /* every run of every DIR */
+	struct run_group *groups;
+	int ngroups;
+	const char **kernels;
+	int nkernels;
+	struct report_row *rows;
+	int nrows;
+};
+
+/* Load and merge DIRs; -1 after printing the reason. */
+int report_load(struct report *rep, char *const dirs[], int ndirs);
+void report_free(struct report *rep);
+
+int report_text(FILE *f, const struct report *rep);
+int report_markdown(FILE *f, const struct report *rep);
+int report_csv(FILE *f, const struct report *rep);
+int report_json(FILE *f, const struct report *rep);
+/* HTML with the charts inlined as SVG; chartdir is where they were drawn (or NULL). */
+int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+		char **chart_names);
+
+/*
+ * Write the charts' data files, gnuplot scripts (from the templates) and
+ * PNG + SVG images into dir. *names receives the chart base names (caller
+ * frees each and the array). Returns the number of charts or -1.
+ */
+int report_charts(const struct report *rep, const char *dir, char ***names);
+
+/* Where the gnuplot templates are: $IPSECPERF_TEMPLATES, or next to the program. */
+const char *templates_dir(void);
+
+/* Unit of a metric for headers: "Gbit/s", "cycles/byte", "per packet". */
+const char *metric_unit(const struct metric *m);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The VM testbed: boot the kernel under test in qemu with a small initramfs
+ * that holds this very program, run the matrix inside on the netns testbed,
+ * and bring the records and raw files back (docs/vm-testbed.md).
+ *
+ * Kernel specs (--kernel K):
+ *   debian:PACKAGE        a Debian linux-image package, fetched into the cache
+ *                         (PACKAGE may omit its "linux-image-" prefix)
+ *   FILE.deb              a linux-image .deb, unpacked into the cache
+ *   DIR                   a kernel build tree (arch/x86/boot/bzImage, .config,
+ *                         modules.order), or an unpacked package (boot/vmlinuz-*,
+ *                         lib/modules/...)
+ *   IMAGE[:MODDIR]        a bzImage and its modules folder (lib/modules/<release>)
+ */
+#ifndef IPSECPERF_VM_H
+#define IPSECPERF_VM_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdbool.h>
+
+#include "run.h"
+
+struct vm_kernel {
+	char spec[PATH_MAX];    /* as given */
+	char image[PATH_MAX];   /* the bzImage to boot */
+	char moddir[PATH_MAX];  /* lib/modules/<release> with modules.dep, or "" */
+	char tree[PATH_MAX];    /* a build tree whose modules still need staging, or "" */
+	char config[PATH_MAX];  /* the kernel's .config, or "" */
+	char release[128];      /* uname -r as the host can tell it before booting */
+};
+
+/* What one kernel's VM did, for the caller's summary. */
+struct vm_stats {
+	char release[128];      /* uname -r reported by the guest (or the host's guess) */
+	char accel[8];          /* "kvm" or "tcg" */
+	char accel_why[160];    /* why this accelerator, e.g. "/dev/kvm: no such file" */
+	double boot_to_init_s;  /* qemu start to the guest's init running */
+	double boot_to_first_byte_s; /* qemu start to the first byte of load; <0 unknown */
+	double total_s;         /* qemu start to qemu gone */
+	int runs_ok, runs_failed; /* records appended to the host's runs.jsonl */
+	json_t *kernel_meta;    /* the guest's meta.json kernel entry (caller decrefs) */
+};
+
+/* Where kernels are cached: $IPSECPERF_CACHE or /var/cache/ipsecperf/kernels. */
+const char *vm_cache_dir(void);
+
+/*
+ * Resolve a spec to an image and modules; debian: specs are fetched when not
+ * cached, .deb files unpacked. Returns 0, or -1 after printing why.
+ */
+int vm_kernel_resolve(const char *spec, struct vm_kernel *k);
+
+/*
+ * Download a Debian package with apt-get download and unpack it into the
+ * cache (kernel fetch). On success the unpacked folder is in dir.
+ */
+int vm_kernel_fetch(const char *package, char *dir, size_t dirlen);
+
+/* Unpack a linux-image .deb into the cache; dir gets the unpacked folder. */
+int vm_kernel_unpack_deb(const char *deb, char *dir, size_t dirlen);
+
+/* The release a bzImage announces in its setup header, or -1. */
+int vm_image_release(const char *image, char *out, size_t outlen);
+
+/* sha256 of a file as 64 hex digits; -1 if it cannot be read. */
+int vm_sha256_file(const char *path, char out[65]);
+
+/*
+ * Build the initramfs for cfg's matrix on kernel k into the file path.
+ * workdir is a scratch folder the caller removes.
+ */
+int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
+		       const char *workdir, const char *path);
+
+/*
+ * Boot kernel_spec in qemu, run cfg's matrix inside, and append its records
+ * to resultsdir/runs.jsonl, its raw files to resultsdir/raw/<release>/ and
+ * the console to resultsdir/raw/<release>/console.log. Returns 0 when the
+ * guest ran the matrix (its runs may still have failed), -1 when the kernel
+ * could not be prepared, booted or did not finish; then failed records say why.
+ */
+int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
+		  const char *resultsdir, struct vm_stats *out);
+
+struct results_writer;
+
+/*
+ * The vm testbed's matrix: every --kernel in turn, each running the whole
+ * matrix; the host's kernel moves to meta.json's "host_kernel" and
+ * "kernels" lists the guests'. Returns the number of failed runs.
+ */
+int vm_run_matrix(const struct run_config *cfg, struct results_writer *res);
+
+/*
+ * Print the kernels side by side, scenario by scenario, from
+ * resultsdir/runs.jsonl: median throughput (min-max, n) per kernel.
+ */
+int vm_print_summary(FILE *f, const char *resultsdir);
+
+
+#endif

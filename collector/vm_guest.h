@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the host (vm.c) and the guest's init (guest.c) agree on: where things
+ * are in the initramfs, and the lines the guest prints on its console
+ * (ttyS0) for the host to follow. Results travel back as a tar stream on
+ * the second serial port (ttyS1): the 8250 UART is built into every x86
+ * kernel config, unlike virtio-9p (Debian's cloud kernels lack it).
+ */
+#ifndef IPSECPERF_VM_GUEST_H
+#define IPSECPERF_VM_GUEST_H
+
+#define GUEST_EXE "/bin/ipsecperf"
+#define GUEST_CONFIG "/etc/ipsecperf-guest.json"
+#define GUEST_OUT "/out"      /* sent back whole */
+#define GUEST_RUNDIR "run"    /* GUEST_OUT/run: the guest's results directory */
+#define GUEST_INFO "guest.json" /* GUEST_OUT/guest.json: exit status, timings, uname */
+#define GUEST_RESULTS_TTY "/dev/ttyS1"
+
+/* console markers; each is followed by " t=<guest uptime s>" and more */
+#define MARK_INIT "ipsecperf-guest: init"
+#define MARK_START "ipsecperf-guest: matrix start"
+#define MARK_FIRST_BYTE "ipsecperf-guest: first byte"
+#define MARK_DONE "ipsecperf-guest: done"
+
+#endif

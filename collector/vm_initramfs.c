@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The VM testbed's initramfs, written as an uncompressed cpio (newc) archive
+ * directly, without a staging copy of its files: this program as /bin/ipsecperf
+ * (its init, `ipsecperf guest`), the tools the netns testbed runs (iperf3,
+ * ethtool, iproute2's ip, kmod) with the shared libraries ldd names, busybox,
+ * the scenario files, the kernel's config, and the kernel modules the
+ * scenarios may need with their dependencies from modules.dep, indexed
+ * for the guest's modprobe by `depmod -b` (the kernel itself asks
+ * /sbin/modprobe for crypto templates and xfrm types on demand).
+ */
+#include "vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "vm_guest.h"
+#include "vm_util.h"
+
+/* ---- cpio newc writer ---- */
+
+struct cpio {
+	FILE *f;
+	unsigned int ino;
+	unsigned long long off;
+	char **names; /* entries written, to make parents once and skip repeats */
+	int nnames, cap;
+	int err;
+};
+
+static bool cpio_has(struct cpio *c, const char *name)
+{
+	for (int i = 0; i < c->nnames; i++)
+		if (!strcmp(c->names[i], name))
+			return true;
+	return false;
+}
+
+static void cpio_remember(struct cpio *c, const char *name)
+{
+	if (c->nnames == c->cap) {
+		int ncap = c->cap ? c->cap * 2 : 256;
+		char **nn = realloc(c->names, ncap * sizeof(*nn));
+
+		if (!nn) {
+			c->err = -1;
+			return;
+		}
+		c->names = nn;
+		c->cap = ncap;
+	}
+	c->names[c->nnames++] = strdup(name);
+}
+
+static void cpio_pad(struct cpio *c)
+{
+	static const char zero[4];
+	unsigned int pad = (4 - c->off % 4) % 4;
+
+	if (pad && fwrite(zero, 1, pad, c->f) != pad)
+		c->err = -1;
+	c->off += pad;
+}
+
+static void cpio_header(struct cpio *c, const char *name, unsigned int mode, size_t size,
+			unsigned int rmaj, unsigned int rmin)
+{
+	size_t nl = strlen(name) + 1;
+	int n = fprintf(c->f, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X",
+			++c->ino, mode, 0u, 0u, 1u, 0u, size, 0u, 0u, rmaj, rmin, nl, 0u);
+
+	if (n != 110 || fwrite(name, 1, nl, c->f) != nl)
+		c->err = -1;
+	c->off += 110 + nl;
+	cpio_pad(c);
+}
+
+static void cpio_dir(struct cpio *c, const char *name);
+
+/* Make the parents of name (which has no leading '/'). */
+static void cpio_parents(struct cpio *c, const char *name)
+{
+	char buf[PATH_MAX];
+
+	vm_fmt(buf, sizeof(buf), "%s", name);
+	for (char *p = buf; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		cpio_dir(c, buf);
+		*p = '/';
+	}
+}
+
+static void cpio_dir(struct cpio *c, const char *name)
+{
+	if (cpio_has(c, name))
+		return;
+	cpio_parents(c, name);
+	cpio_header(c, name, 040755, 0, 0, 0);
+	cpio_remember(c, name);
+}
+
+static void cpio_mem(struct cpio *c, const char *name, unsigned int mode, const void *buf,
+		     size_t len)
+{
+	if (cpio_has(c, name))
+		return;
+	cpio_parents(c, name);
+	cpio_header(c, name, 0100000 | mode, len, 0, 0);
+	if (len && fwrite(buf, 1, len, c->f) != len)
+		c->err = -1;
+	c->off += len;
+	cpio_pad(c);
+	cpio_remember(c, name);
+}
+
+static void cpio_symlink(struct cpio *c, const char *name, const char *target)
+{
+	size_t len = strlen(target);
+
+	if (cpio_has(c, name))
+		return;
+	cpio_parents(c, name);
+	cpio_header(c, name, 0120777, len, 0, 0);
+	if (fwrite(target, 1, len, c->f) != len)
+		c->err = -1;
+	c->off += len;
+	cpio_pad(c);
+	cpio_remember(c, name);
+}
+
+static void cpio_node(struct cpio *c, const char *name, unsigned int mode, unsigned int maj,
+		      unsigned int min)
+{
+	if (cpio_has(c, name))
+		return;
+	cpio_parents(c, name);
+	cpio_header(c, name, mode, 0, maj, min);
+	cpio_remember(c, name);
+}
+
+/* A host file (symlinks followed) as name; its mode kept. */
+static int cpio_file(struct cpio *c, const char *name, const char *src)
+{
+	char buf[65536];
+	struct stat st;
+	size_t left;
+	int fd;
+
+	if (cpio_has(c, name))
+		return 0;
+	fd = open(src, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		pr_warn("vm: initramfs: cannot read %s: %s", src, strerror(errno ? errno : EINVAL));
+		if (fd >= 0)
+			close(fd);
+		c->err = -1;
+		return -1;
+	}
+	cpio_parents(c, name);
+	cpio_header(c, name, 0100000 | (st.st_mode & 07777), st.st_size, 0, 0);
+	for (left = st.st_size; left;) {
+		ssize_t n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+
+		if (n <= 0) {
+			c->err = -1;
+			break;
+		}
+		if (fwrite(buf, 1, n, c->f) != (size_t)n)
+			c->err = -1;
+		left -= n;
+	}
+	close(fd);
+	c->off += st.st_size;
+	cpio_pad(c);
+	cpio_remember(c, name);
+	return c->err;
+}
+
+static int cpio_finish(struct cpio *c)
+{
+	cpio_header(c, "TRAILER!!!", 0, 0, 0, 0);
+	for (int i = 0; i < c->nnames; i++)
+		free(c->names[i]);
+	free(c->names);
+	if (fclose(c->f) != 0)
+		c->err = -1;
+	return c->err;
+}
+
+/* ---- programs and their libraries ---- */
+
+/* Add a host program at the path it has on the host, with what ldd lists. */
+static int add_elf(struct cpio *c, const char *name, const char *src)
+{
+	char *out = NULL, *line, *save = NULL;
+	int err;
+
+	err = cpio_file(c, name, src);
+	if (err)
+		return err;
+	/* ldd exits 1 for a static program: then there is nothing more to add */
+	if (vm_run_in(NULL, (char *[]){ "ldd", (char *)src, NULL }, &out) != 0) {
+		free(out);
+		return 0;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *arrow = strstr(line, "=> "), *p = arrow ? arrow + 3 : line;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '/')
+			continue; /* linux-vdso.so.1, or "not found" */
+		p[strcspn(p, " (")] = '\0';
+		if (cpio_file(c, p + 1, p) < 0) {
+			err = -1;
+			break;
+		}
+	}
+	free(out);
+	return err;
+}
+
+/* The first of paths that exists (and is not busybox, unless may_be_busybox), or NULL. */
+static const char *first_real(const char *const *paths, bool may_be_busybox)
+{
+	for (; *paths; paths++) {
+		char real[PATH_MAX];
+		const char *b;
+
+		if (!realpath(*paths, real) || !vm_is_file(real))
+			continue;
+		b = strrchr(real, '/');
+		if (may_be_busybox || strcmp(b + 1, "busybox"))
+			return *paths;
+	}
+	return NULL;
+}
+
+struct tool {
+	const char *guest;       /* where it goes in the guest */
+	const char *host[5];     /* where to look on the host */
+	bool required;
+};
+
+static const struct tool tools[] = {
+	{ "usr/bin/iperf3", { "/usr/bin/iperf3", "/usr/local/bin/iperf3", "/bin/iperf3" }, true },
+	{ "usr/sbin/ethtool", { "/usr/sbin/ethtool", "/sbin/ethtool", "/usr/bin/ethtool" }, true },
+	{ "usr/sbin/ip", { "/usr/sbin/ip", "/sbin/ip", "/bin/ip", "/usr/bin/ip" }, true },
+	{ "usr/sbin/tc", { "/usr/sbin/tc", "/sbin/tc", "/bin/tc", "/usr/bin/tc" }, false },
+	{ "usr/bin/kmod", { "/usr/bin/kmod", "/bin/kmod" }, true },
+	{ "bin/busybox", { "/bin/busybox", "/usr/bin/busybox" }, true },
+};
+
+/* busybox applets that would shadow the real tools the collector calls */
+static const char *const shadowed[] = {
+	"ip", "ipaddr", "iplink", "iproute", "iprule", "iptunnel", "ipneigh", "tc",
+	"modprobe", "insmod", "rmmod", "lsmod", "modinfo", "depmod", "init", "linuxrc",
+	NULL,
+};
+
+static int add_busybox_applets(struct cpio *c)
+{
+	char *out = NULL, *line, *save = NULL;
+
+	if (vm_run_in(NULL, (char *[]){ "/bin/busybox", "--list", NULL }, &out) != 0) {
+		free(out);
+		return 0;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[128];
+		bool skip = false;
+
+		for (int i = 0; shadowed[i]; i++)
+			skip |= !strcmp(line, shadowed[i]);
+		if (skip || strchr(line, '/') || strlen(line) > 64)
+			continue;
+		vm_fmt(name, sizeof(name), "bin/%s", line);
+		cpio_symlink(c, name, "busybox");
+	}
+	free(out);
+	return 0;
+}
+
+static int add_tools(struct cpio *c)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0) {
+		pr_warn("vm: cannot find this program: %s", strerror(errno));
+		return -1;
+	}
+	self[n] = '\0';
+	if (add_elf(c, GUEST_EXE + 1, self) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		const char *src = first_real(tools[i].host, !strcmp(tools[i].guest, "bin/busybox"));
+
+		if (!src) {
+			if (tools[i].required) {
+				pr_warn("vm: initramfs: %s is not installed on this host; `make deps` installs it",
+					strrchr(tools[i].guest, '/') + 1);
+				return -1;
+			}
+			continue;
+		}
+		if (add_elf(c, tools[i].guest, src) < 0)
+			return -1;
+	}
+	for (const char *const *p = (const char *const[]){ "sbin/modprobe", "sbin/insmod",
+			"sbin/rmmod", "sbin/lsmod", "sbin/modinfo", "usr/sbin/modprobe", NULL };
+	     *p; p++)
+		cpio_symlink(c, *p, "/usr/bin/kmod");
+	cpio_symlink(c, "sbin/ip", "/usr/sbin/ip");
+	return add_busybox_applets(c);
+}
+
+/* ---- kernel modules ---- */
+
+/*
+ * What the scenarios may ask for: the IPsec stack and every crypto module,
+ * veth and friends. Dependencies are added from modules.dep. Netfilter is
+ * left out: nothing in the matrix uses it.
+ */
+static const char *const module_prefixes[] = {
+	"kernel/crypto/", "kernel/arch/x86/crypto/", "kernel/lib/crypto/", "kernel/lib/",
+	"kernel/net/ipv4/", "kernel/net/ipv6/", "kernel/net/xfrm/", "kernel/net/key/",
+	"kernel/net/sched/", "kernel/drivers/net/veth.", "kernel/drivers/net/dummy.",
+	"kernel/drivers/net/ifb.", "kernel/drivers/net/netdevsim/",
+	NULL,
+};
+
+struct module {
+	char *rel;  /* path under lib/modules/<release>, as in modules.dep */
+	char *src;  /* the file on the host */
+	char **deps;
+	int ndeps;
+	bool want;
+};
+
+struct modset {
+	struct module *m;
+	int n, cap;
+};
+
+static struct module *modset_add(struct modset *s, const char *rel, const char *src)
+{
+	if (s->n == s->cap) {
+		int ncap = s->cap ? s->cap * 2 : 1024;
+		struct module *nm = realloc(s->m, ncap * sizeof(*nm));
+
+		if (!nm)
+			return NULL;
+		s->m = nm;
+		s->cap = ncap;
+	}
+	s->m[s->n] = (struct module){ .rel = strdup(rel), .src = strdup(src) };
+	return &s->m[s->n++];
+}
+
+static struct module *modset_find(struct modset *s, const char *rel)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->m[i].rel, rel))
+			return &s->m[i];
+	return NULL;
+}
+
+static void modset_free(struct modset *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		free(s->m[i].rel);
+		free(s->m[i].src);
+		for (int j = 0; j < s->m[i].ndeps; j++)
+			free(s->m[i].deps[j]);
+		free(s->m[i].deps);
+	}
+	free(s->m);
+}
+
+static bool is_module_name(const char *p)
+{
+	const char *k = strstr(p, ".ko");
+
+	return k && (!k[3] || !strcmp(k + 3, ".xz") || !strcmp(k + 3, ".zst") ||
+		     !strcmp(k + 3, ".gz"));
+}
+
+static struct modset *walk_set;
+static size_t walk_base;
+
+static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_F && is_module_name(path) && !modset_add(walk_set, path + walk_base, path))
+		return -1;
+	return 0;
+}
+
+/* Every module file under an installed lib/modules/<release>. */
+static int modules_from_moddir(const char *moddir, struct modset *s)
+{
+	walk_set = s;
+	walk_base = strlen(moddir) + 1;
+	return nftw(moddir, walk_one, 32, 0);
+}
+
+/* Every module a build tree made, as modules_install would lay them out. */
+static int modules_from_tree(const char *tree, struct modset *s)
+{
+	char path[PATH_MAX], line[PATH_MAX];
+	FILE *f;
+
+	vm_fmt(path, sizeof(path), "%s/modules.order", tree);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char rel[PATH_MAX + 16], src[PATH_MAX * 2];
+		size_t n;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		n = strlen(line);
+		if (n > 2 && !strcmp(line + n - 2, ".o"))
+			line[n - 2] = '\0';
+		else if (n > 3 && !strcmp(line + n - 3, ".ko"))
+			line[n - 3] = '\0';
+		else
+			continue;
+		vm_fmt(src, sizeof(src), "%s/%s.ko", tree, line);
+		vm_fmt(rel, sizeof(rel), "kernel/%s.ko", line);
+		if (vm_is_file(src) && !modset_add(s, rel, src)) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Read modules.dep into the set's deps. */
+static int read_modules_dep(const char *path, struct modset *s)
+{
+	char *buf = vm_read_file(path, NULL), *line, *save = NULL;
+
+	if (!buf)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *tok, *s2 = NULL;
+		struct module *m;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		m = modset_find(s, line);
+		if (!m)
+			continue;
+		for (tok = strtok_r(colon + 1, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2)) {
+			char **nd = realloc(m->deps, (m->ndeps + 1) * sizeof(*nd));
+
+			if (!nd)
+				break;
+			m->deps = nd;
+			m->deps[m->ndeps++] = strdup(tok);
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/*
+ * Symlink the modules of s (all, or the wanted ones) into
+ * stage/lib/modules/<release> with the kernel's module lists, and run
+ * depmod -b there.
+ */
+static int stage_modules(struct modset *s, bool only_wanted, const char *srcdir,
+			 const char *stage, const char *release)
+{
+	char dir[PATH_MAX], path[PATH_MAX * 2], *out = NULL;
+	FILE *order;
+	int st;
+
+	vm_fmt(dir, sizeof(dir), "%s/lib/modules/%s", stage, release);
+	if (vm_mkdir_p(dir, 0755) < 0)
+		return -1;
+	vm_fmt(path, sizeof(path), "%s/modules.order", dir);
+	order = fopen(path, "w");
+	if (!order)
+		return -1;
+	for (int i = 0; i < s->n; i++) {
+		char *slash;
+
+		if (only_wanted && !s->m[i].want)
+			continue;
+		vm_fmt(path, sizeof(path), "%s/%s", dir, s->m[i].rel);
+		slash = strrchr(path, '/');
+		*slash = '\0';
+		vm_mkdir_p(path, 0755);
+		*slash = '/';
+		if (symlink(s->m[i].src, path) < 0 && errno != EEXIST) {
+			fclose(order);
+			return -1;
+		}
+		fprintf(order, "%s\n", s->m[i].rel);
+	}
+	if (fclose(order) != 0)
+		return -1;
+	for (const char *const *f = (const char *const[]){ "modules.builtin",
+			"modules.builtin.modinfo", NULL }; *f; f++) {
+		char src[PATH_MAX * 2];
+
+		vm_fmt(src, sizeof(src), "%s/%s", srcdir, *f);
+		vm_fmt(path, sizeof(path), "%s/%s", dir, *f);
+		if (vm_is_file(src) && vm_copy_file(src, path) < 0)
+			return -1;
+	}
+	st = vm_run_in(NULL, (char *[]){ "depmod", "-b", (char *)stage, (char *)release, NULL },
+		       &out);
+	if (st != 0)
+		pr_warn("vm: depmod -b %s %s failed: %s", stage, release, out ? out : "no message");
+	free(out);
+	return st == 0 ? 0 : -1;
+}
+
+static void want_closure(struct modset *s, struct module *m)
+{
+	if (m->want)
+		return;
+	m->want = true;
+	for (int i = 0; i < m->ndeps; i++) {
+		struct module *d = modset_find(s, m->deps[i]);
+
+		if (d)
+			want_closure(s, d);
+	}
+}
+
+/* A large unstripped module from a build tree: strip its debug info. */
+static const char *maybe_strip(const struct module *m, const char *workdir, char *buf,
+			       size_t len)
+{
+	struct stat st;
+	const char *b = strrchr(m->rel, '/');
+	char *out = NULL;
+
+	if (stat(m->src, &st) < 0 || st.st_size < (1 << 20) ||
+	    strcmp(m->src + strlen(m->src) - 3, ".ko"))
+		return m->src;
+	vm_fmt(buf, len, "%s/strip-%s", workdir, b ? b + 1 : m->rel);
+	if (vm_run_in(NULL, (char *[]){ "strip", "--strip-debug", "-o", buf, m->src, NULL },
+		      &out) != 0) {
+		free(out);
+		return m->src;
+	}
+	free(out);
+	return buf;
+}
+
+static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *workdir,
+		       int *nmods)
+{
+	char srcdir[PATH_MAX], dep[PATH_MAX * 2], stage[PATH_MAX * 2], dir[PATH_MAX * 3];
+	struct modset s = { 0 };
+	const char *extra = getenv("IPSECPERF_VM_MODULES");
+	int err = -1;
+
+	*nmods = 0;
+	if (*k->tree) {
+		vm_fmt(srcdir, sizeof(srcdir), "%s", k->tree);
+		if (modules_from_tree(k->tree, &s) < 0)
+			goto out;
+	} else if (*k->moddir) {
+		vm_fmt(srcdir, sizeof(srcdir), "%s", k->moddir);
+		if (modules_from_moddir(k->moddir, &s) < 0)
+			goto out;
+	} else {
+		return 0; /* a kernel without modules: what it has is built in */
+	}
+
+	vm_fmt(dep, sizeof(dep), "%s/modules.dep", srcdir);
+	if (*k->tree || !vm_is_file(dep)) {
+		/* no index yet: make one for the whole set first */
+		vm_fmt(stage, sizeof(stage), "%s/modules-all", workdir);
+		if (stage_modules(&s, false, srcdir, stage, k->release) < 0)
+			goto out;
+		vm_fmt(dep, sizeof(dep), "%s/lib/modules/%s/modules.dep", stage, k->release);
+	}
+	if (read_modules_dep(dep, &s) < 0) {
+		pr_warn("vm: cannot read %s", dep);
+		goto out;
+	}
+	for (int i = 0; i < s.n; i++) {
+		const char *base = strrchr(s.m[i].rel, '/');
+		bool want = false;
+
+		for (int j = 0; module_prefixes[j]; j++)
+			want |= !strncmp(s.m[i].rel, module_prefixes[j], strlen(module_prefixes[j]));
+		want &= !strstr(s.m[i].rel, "/netfilter/");
+		/* IPSECPERF_VM_MODULES: more modules by name, comma-separated */
+		if (extra && base) {
+			char name[128];
+
+			vm_fmt(name, sizeof(name), "%s", base + 1);
+			name[strcspn(name, ".")] = '\0';
+			for (const char *p = extra; *p;) {
+				size_t l = strcspn(p, ",");
+
+				want |= l == strlen(name) && !strncmp(p, name, l);
+				p += l + (p[l] == ',');
+			}
+		}
+		if (want)
+			want_closure(&s, &s.m[i]);
+	}
+
+	/* the guest's index covers exactly the modules it has */
+	vm_fmt(stage, sizeof(stage), "%s/modules", workdir);
+	if (stage_modules(&s, true, srcdir, stage, k->release) < 0)
+		goto out;
+	for (int i = 0; i < s.n; i++) {
+		char name[PATH_MAX * 2], stripped[PATH_MAX * 2];
+
+		if (!s.m[i].want)
+			continue;
+		vm_fmt(name, sizeof(name), "lib/modules/%s/%s", k->release, s.m[i].rel);
+		if (cpio_file(c, name, maybe_strip(&s.m[i], workdir, stripped, sizeof(stripped))) < 0)
+			goto out;
+		(*nmods)++;
+	}
+	vm_fmt(dir, sizeof(dir), "%s/lib/modules/%s", stage, k->release);
+	for (const char *const *f = (const char *const[]){ "modules.dep", "modules.dep.bin",
+			"modules.alias", "modules.alias.bin", "modules.softdep", "modules.symbols",
+			"modules.symbols.bin", "modules.builtin", "modules.builtin.bin",
+			"modules.builtin.alias.bin", "modules.builtin.modinfo", "modules.devname",
+			"modules.order", NULL }; *f; f++) {
+		char src[PATH_MAX * 4], name[PATH_MAX];
+
+		vm_fmt(src, sizeof(src), "%s/%s", dir, *f);
+		vm_fmt(name, sizeof(name), "lib/modules/%s/%s", k->release, *f);
+		if (vm_is_file(src) && cpio_file(c, name, src) < 0)
+			goto out;
+	}
+	err = 0;
+out:
+	if (err)
+		pr_warn("vm: cannot gather the modules of %s", k->spec);
+	modset_free(&s);
+	return err;
+}
+
+/* ---- the guest's configuration ---- */
+
+static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel *k)
+{
+	json_t *argv = json_array(), *scen = json_array();
+	char buf[32];
+
+	json_array_append_new(argv, json_string(GUEST_EXE));
+	json_array_append_new(argv, json_string("run"));
+	json_array_append_new(argv, json_string("--testbed"));
+	json_array_append_new(argv, json_string("netns"));
+	json_array_append_new(argv, json_string("-o"));
+	json_array_append_new(argv, json_string(GUEST_OUT "/" GUEST_RUNDIR));
+	if (cfg->duration_s > 0) {
+		vm_fmt(buf, sizeof(buf), "%d", cfg->duration_s);
+		json_array_append_new(argv, json_string("--duration"));
+		json_array_append_new(argv, json_string(buf));
+	}
+	if (cfg->omit_s >= 0) {
+		vm_fmt(buf, sizeof(buf), "%d", cfg->omit_s);
+		json_array_append_new(argv, json_string("--omit"));
+		json_array_append_new(argv, json_string(buf));
+	}
+	if (cfg->repeat > 0) {
+		vm_fmt(buf, sizeof(buf), "%d", cfg->repeat);
+		json_array_append_new(argv, json_string("--repeat"));
+		json_array_append_new(argv, json_string(buf));
+	}
+	if (cfg->addr_tx) {
+		json_array_append_new(argv, json_string("--addr-tx"));
+		json_array_append_new(argv, json_string(cfg->addr_tx));
+	}
+	if (cfg->addr_rx) {
+		json_array_append_new(argv, json_string("--addr-rx"));
+		json_array_append_new(argv, json_string(cfg->addr_rx));
+	}
+	if (cfg->tag) {
+		json_array_append_new(argv, json_string("--tag"));
+		json_array_append_new(argv, json_string(cfg->tag));
+	}
+	json_array_append_new(argv, json_string("--quiet"));
+	for (int i = 0; i < cfg->nscenarios; i++) {
+		json_array_append_new(argv, json_string(cfg->scenarios[i].name));
+		json_array_append_new(scen, json_string(cfg->scenarios[i].name));
+	}
+	return json_pack("{s:o, s:o, s:s, s:s}", "argv", argv, "scenarios", scen,
+			 "release", k->release, "spec", k->spec);
+}
+
+int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
+		       const char *workdir, const char *path)
+{
+	struct cpio c = { 0 };
+	json_t *gc;
+	char *text;
+	int nmods = 0;
+
+	c.f = fopen(path, "wb");
+	if (!c.f) {
+		pr_warn("vm: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (const char *const *d = (const char *const[]){ "dev", "proc", "sys", "tmp", "run",
+			"root", "etc", "out", "var", "var/run", "usr/lib", "lib", NULL }; *d; d++)
+		cpio_dir(&c, *d);
+	cpio_node(&c, "dev/console", 020600, 5, 1);
+	cpio_node(&c, "dev/null", 020666, 1, 3);
+	if (add_tools(&c) < 0)
+		goto fail;
+	if (add_modules(&c, k, workdir, &nmods) < 0)
+		goto fail;
+	pr_debug("vm: initramfs: %d modules for %s", nmods, k->release);
+
+	/* scenarios, by name, as they were read on the host */
+	for (int i = 0; i < cfg->nscenarios; i++) {
+		char name[PATH_MAX];
+		const char *t = cfg->scenarios[i].text ? cfg->scenarios[i].text : "";
+
+		vm_fmt(name, sizeof(name), "scenarios/%s.ini", cfg->scenarios[i].name);
+		cpio_mem(&c, name, 0644, t, strlen(t));
+	}
+	/* where the collector looks for the running kernel's config */
+	if (*k->config) {
+		char name[PATH_MAX];
+
+		vm_fmt(name, sizeof(name), "boot/config-%s", k->release);
+		if (cpio_file(&c, name, k->config) < 0)
+			goto fail;
+	}
+	for (const char *const *f = (const char *const[]){ "/etc/protocols", "/etc/services",
+			NULL }; *f; f++)
+		if (vm_is_file(*f))
+			cpio_file(&c, *f + 1, *f);
+	cpio_mem(&c, "etc/passwd", 0644, "root:x:0:0:root:/root:/bin/sh\n", 30);
+	cpio_mem(&c, "etc/group", 0644, "root:x:0:\n", 10);
+	cpio_mem(&c, "etc/hostname", 0644, "ipsecperf-vm\n", 13);
+
+	gc = guest_config(cfg, k);
+	text = json_dumps(gc, JSON_INDENT(1));
+	json_decref(gc);
+	if (!text)
+		goto fail;
+	cpio_mem(&c, GUEST_CONFIG + 1, 0644, text, strlen(text));
+	free(text);
+	/* the kernel runs /init when no rdinit= is given; keep that working too */
+	cpio_mem(&c, "init", 0755, "#!/bin/sh\nexec " GUEST_EXE " guest\n",
+		 strlen("#!/bin/sh\nexec " GUEST_EXE " guest\n"));
+	if (cpio_finish(&c) < 0) {
+		pr_warn("vm: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+fail:
+	cpio_finish(&c);
+	return -1;
+}

@@ -22,6 +22,7 @@
 #include "signals.h"
 #include "summary.h"
 #include "testbed.h"
+#include "vm.h"
 
 const char help_run[] =
 	"usage: ipsecperf run [OPTIONS] [SCENARIO...]\n"
@@ -158,12 +159,13 @@ int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	first = options_parse("run", run_opts, argc, argv, on_run_opt, ctx);
 	if (first < 0)
 		return -1;
-	if (strcmp(c->testbed, "netns")) {
-		pr_warn("run: unknown testbed '%s'; this build has: netns", c->testbed);
+	if (strcmp(c->testbed, "netns") && strcmp(c->testbed, "vm")) {
+		pr_warn("run: unknown testbed '%s'; this build has: netns, vm", c->testbed);
 		return -1;
 	}
-	if (c->nkernels) {
-		pr_warn("run: --kernel needs --testbed vm");
+	if (!strcmp(c->testbed, "vm") != !!c->nkernels) {
+		pr_warn("run: %s", c->nkernels ? "--kernel needs --testbed vm"
+			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");
 		return -1;
 	}
 	int fam_tx = check_addr("--addr-tx", c->addr_tx, c->prefix_len);
@@ -379,7 +381,10 @@ int cmd_run(int argc, char **argv)
 		writer_close(&res);
 		return EXIT_FAIL;
 	}
-	failed = run_matrix(&ctx, &res);
+	if (!strcmp(ctx.cfg.testbed, "vm"))
+		failed = vm_run_matrix(&ctx.cfg, &res);
+	else
+		failed = run_matrix(&ctx, &res);
 	undo_failures = journal_undo_all();
 	writer_close(&res);
 
@@ -397,6 +402,8 @@ int cmd_run(int argc, char **argv)
 		pr_warn("run: the testbed could not be set up; nothing was measured");
 	fflush(stderr);
 	if (summary_print(stdout, res.dir) < 0)
+		ret = EXIT_FAIL;
+	if (!strcmp(ctx.cfg.testbed, "vm") && vm_print_summary(stdout, res.dir) < 0)
 		ret = EXIT_FAIL;
 	printf("\nresults: %s\n", res.dir);
 	return ret;

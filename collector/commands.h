@@ -25,8 +25,11 @@ int command_wants_help(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
+int cmd_kernel(int argc, char **argv);
+int cmd_guest(int argc, char **argv);
 
 extern const char help_run[], help_list[], help_cleanup[];
+extern const char help_kernel[], help_guest[];
 extern const struct opt_def run_opts[], cleanup_opts[];
 
 /* analyze/: report.c and compare.c */

@@ -146,7 +146,7 @@ static int check_tools(void)
 	return 0;
 }
 
-int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
+static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 {
 	struct run_config *c = &ctx->cfg;
 	char err[1024];
@@ -358,27 +358,42 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 	return failed;
 }
 
+static void run_config_free(struct run_config *c)
+{
+	for (int i = 0; i < c->nscenarios; i++)
+		scenario_free(&c->scenarios[i]);
+	free(c->scenarios);
+	c->scenarios = NULL;
+	c->nscenarios = 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_ctx ctx;
 	struct results_writer res = { .runs_fd = -1 };
 	int failed, undo_failures, ret;
 
-	if (parse_run_args(&ctx, argc, argv) < 0)
+	if (parse_run_args(&ctx, argc, argv) < 0) {
+		run_config_free(&ctx.cfg);
 		return EXIT_USAGE;
+	}
 	if (!ctx.cfg.dry_run) {
-		if (geteuid() != 0) {
-			pr_warn("run: needs root (it creates network namespaces and sets offloads); try sudo");
+		const char *why = NULL;
+
+		if (geteuid() != 0)
+			why = "run: needs root (it creates network namespaces and sets offloads); try sudo";
+		if (why || check_tools() < 0 || writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0) {
+			if (why)
+				pr_warn("%s", why);
+			writer_close(&res);
+			run_config_free(&ctx.cfg);
 			return EXIT_USAGE;
 		}
-		if (check_tools() < 0)
-			return EXIT_USAGE;
-		if (writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0)
-			return EXIT_USAGE;
 	}
 	signals_install();
 	if (journal_open(ctx.cfg.dry_run) < 0) {
 		writer_close(&res);
+		run_config_free(&ctx.cfg);
 		return EXIT_FAIL;
 	}
 	if (!strcmp(ctx.cfg.testbed, "vm"))
@@ -387,6 +402,7 @@ int cmd_run(int argc, char **argv)
 		failed = run_matrix(&ctx, &res);
 	undo_failures = journal_undo_all();
 	writer_close(&res);
+	run_config_free(&ctx.cfg);
 
 	if (stop_requested()) {
 		pr_warn("run: stopped by signal %d; the host is restored%s; results so far in %s",

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The loader of ipsecperf.bpf.c: open, load, then attach program by
+ * program, each where the running kernel shows it can go (kallsyms,
+ * kcore, the kprobe PMU), so that a probe the kernel refuses leaves its
+ * counter "unavailable: <why>" and the others count.
+ */
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipsecperf.skel.h"
+#include "ksyms.h"
+#include "log.h"
+#include "probes.h"
+
+const char *const probe_counter_names[IPP_NR_COUNTERS] = {
+	[IPP_ESP_OUTPUT] = "esp_output",
+	[IPP_ESP_OUTPUT_TAIL] = "esp_output_tail",
+	[IPP_XFRM_TRANSPORT_OUTPUT] = "xfrm_transport_output",
+	[IPP_MEMMOVE_TRANSPORT_OUTPUT] = "memmove_transport_output",
+	[IPP_MEMMOVE_TRANSPORT_INPUT] = "memmove_transport_input",
+	[IPP_KMALLOC_ESP_OUTPUT] = "kmalloc_esp_output",
+	[IPP_KFREE_ESP_OUTPUT] = "kfree_esp_output",
+	[IPP_SKB_SEGMENT] = "skb_segment",
+	[IPP_TCP_GSO_SEGMENT] = "tcp_gso_segment",
+	[IPP_XMIT_SKBS] = "xmit_skbs",
+	[IPP_XMIT_SEGS] = "xmit_segs",
+};
+
+#define MAX_LINKS 64
+#define MAX_SA 256
+#define MAX_SITES 8
+
+struct sa_val {
+	struct ipp_sa_key k;
+	uint64_t v;
+};
+
+struct snapshot {
+	struct ipp_counts c;
+	struct sa_val sa[MAX_SA];
+	int nsa;
+};
+
+struct probes {
+	struct ipsecperf_bpf *skel;
+	char nobpf[256];             /* why there is no BPF, when there is none */
+	struct bpf_link *links[MAX_LINKS];
+	int nlinks;
+	bool avail[IPP_NR_COUNTERS];
+	char how[IPP_NR_COUNTERS][256];
+	int ncpus;
+	struct snapshot begin, end;
+	bool have_window;
+	bool dry;                    /* probe --list: attach, then report only */
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_verbose < 2)
+		return 0;
+	if (log_verbose < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
+{
+	va_list ap;
+	int n = avail ? 0 : snprintf(p->how[c], sizeof(p->how[c]), "unavailable: ");
+
+	va_start(ap, fmt);
+	vsnprintf(p->how[c] + n, sizeof(p->how[c]) - n, fmt, ap);
+	va_end(ap);
+	p->avail[c] = avail;
+}
+
+struct probes *probes_open(void)
+{
+	struct probes *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return NULL;
+	libbpf_set_print(libbpf_print);
+	p->ncpus = libbpf_num_possible_cpus();
+	for (int c = 0; c < IPP_NR_COUNTERS; c++)
+		set_how(p, c, false, "not attached");
+	p->skel = ipsecperf_bpf__open();
+	if (!p->skel) {
+		snprintf(p->nobpf, sizeof(p->nobpf), "cannot open the BPF object: %s", strerror(errno));
+		return p;
+	}
+	err = ipsecperf_bpf__load(p->skel);
+	if (err) {
+		snprintf(p->nobpf, sizeof(p->nobpf), "the kernel refused to load the BPF programs: %s%s",
+			 strerror(-err), err == -EPERM ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
+		ipsecperf_bpf__destroy(p->skel);
+		p->skel = NULL;
+		return p;
+	}
+	if (p->ncpus <= 0) {
+		snprintf(p->nobpf, sizeof(p->nobpf), "cannot count the possible CPUs");
+		ipsecperf_bpf__destroy(p->skel);
+		p->skel = NULL;
+	}
+	return p;
+}
+
+static int keep_link(struct probes *p, struct bpf_link *l)
+{
+	if (p->nlinks == MAX_LINKS) {
+		bpf_link__destroy(l);
+		errno = E2BIG;
+		return -1;
+	}
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+static int attach_raw_tp(struct probes *p, struct bpf_program *prog, const char *tp, char *why, size_t wlen)
+{
+	struct bpf_link *l = bpf_program__attach_raw_tracepoint(prog, tp);
+
+	if (!l || keep_link(p, l) < 0) {
+		snprintf(why, wlen, "raw tracepoint %s refused: %s", tp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int attach_kprobe(struct probes *p, struct bpf_program *prog, const char *sym, size_t off,
+			 char *why, size_t wlen)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .offset = off);
+	struct bpf_link *l = bpf_program__attach_kprobe_opts(prog, sym, &o);
+
+	if (!l || keep_link(p, l) < 0) {
+		if (off)
+			snprintf(why, wlen, "kprobe at %s+0x%zx refused: %s", sym, off, strerror(errno));
+		else
+			snprintf(why, wlen, "kprobe on %s refused: %s", sym, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Why there are no kprobes here, or NULL: decided by looking for the kprobe PMU. */
+static const char *no_kprobes(void)
+{
+	if (access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0)
+		return NULL;
+	return "this kernel has no kprobes (no kprobe PMU in /sys/bus/event_source/devices: CONFIG_KPROBES unset)";
+}
+
+static const char *esp_missing(const struct ksyms *ks, const char *sym)
+{
+	static char why[160];
+
+	if (access("/sys/module/esp4", F_OK) != 0)
+		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (no ESP SA in this scenario, or CONFIG_INET_ESP unset)", sym);
+	else
+		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms although esp4 is loaded", sym);
+	(void)ks;
+	return why;
+}
+
+static void attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
+				 const char *sym, bool esp)
+{
+	char why[256];
+
+	if (!ksyms_find(ks, sym)) {
+		set_how(p, c, false, "%s", esp ? esp_missing(ks, sym) : "not in /proc/kallsyms");
+		if (!esp)
+			set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
+		return;
+	}
+	if (attach_kprobe(p, prog, sym, 0, why, sizeof(why)) < 0) {
+		set_how(p, c, false, "%s", why);
+		return;
+	}
+	set_how(p, c, true, "kprobe %s%s", sym,
+		ksyms_count(ks, sym) > 1 ? " (the first of several symbols of that name)" : "");
+}
+
+/*
+ * memmove accepts no kprobe (and is noinstr from about 6.3): probe the
+ * calls to it inside the first candidate function that has any.
+ */
+static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
+			      const char *const *cands, int ncands)
+{
+	uint64_t targets[2];
+	size_t nt = 0, offs[MAX_SITES];
+	char why[256] = "", tried[128] = "";
+	const struct ksym *s;
+
+	if ((s = ksyms_find(ks, "memmove")))
+		targets[nt++] = s->addr;
+	if ((s = ksyms_find(ks, "__memmove")) && (!nt || s->addr != targets[0]))
+		targets[nt++] = s->addr;
+	if (!nt) {
+		set_how(p, c, false, "memmove is not in /proc/kallsyms");
+		return;
+	}
+	for (int i = 0; i < ncands; i++) {
+		uint64_t lo, hi;
+		uint8_t *code;
+		size_t n;
+
+		if (ksyms_range(ks, cands[i], &lo, &hi) < 0)
+			continue;
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", *tried ? ", " : "", cands[i]);
+		code = malloc(hi - lo);
+		if (!code || kcore_read(NULL, lo, code, hi - lo, why, sizeof(why)) < 0) {
+			free(code);
+			if (!*why)
+				snprintf(why, sizeof(why), "out of memory");
+			set_how(p, c, false, "cannot read the code of %s to find its memmove calls: %s", cands[i], why);
+			return;
+		}
+		n = find_call_sites(code, hi - lo, lo, targets, nt, offs, MAX_SITES);
+		free(code);
+		if (!n)
+			continue;
+		if (n > MAX_SITES)
+			n = MAX_SITES;
+		char list[160] = "";
+		int ok = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			if (attach_kprobe(p, prog, cands[i], offs[j], why, sizeof(why)) < 0)
+				continue;
+			ok++;
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s+0x%zx",
+				 *list ? "," : "", cands[i], offs[j]);
+		}
+		if (!ok)
+			set_how(p, c, false, "%s", why);
+		else
+			set_how(p, c, true, "call-site kprobe at %s (calls to memmove)", list);
+		return;
+	}
+	if (!*tried)
+		set_how(p, c, false, "none of %s is in /proc/kallsyms", cands[0]);
+	else
+		set_how(p, c, false, "no call to memmove found in %s", tried);
+}
+
+static void attach_kmem(struct probes *p, const struct ksyms *ks)
+{
+	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp", "esp_output_done" };
+	char where[200] = "", why[256];
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && n < IPP_MAX_RANGES; i++) {
+		uint64_t lo, hi;
+
+		if (i == 2 || ksyms_range(ks, fns[i], &lo, &hi) < 0)
+			continue; /* esp_output_done frees, never allocates: kfree is matched by pointer */
+		p->skel->bss->esp_lo[n] = lo;
+		p->skel->bss->esp_hi[n] = hi;
+		n++;
+		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s", *where ? ", " : "", fns[i]);
+	}
+	if (!n) {
+		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing(ks, "esp_output_tail"));
+		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing(ks, "esp_output_tail"));
+		return;
+	}
+	if (attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
+		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", why);
+		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
+		return;
+	}
+	if (attach_raw_tp(p, p->skel->progs.kfree, "kfree", why, sizeof(why)) < 0)
+		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
+	else
+		set_how(p, IPP_KFREE_ESP_OUTPUT, true,
+			"raw tracepoint kmem:kfree, of the buffers kmalloc_esp_output counted");
+	set_how(p, IPP_KMALLOC_ESP_OUTPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", where);
+	p->skel->bss->nr_esp_ranges = n; /* last: the programs read the ranges only once it is set */
+}
+
+int probes_attach(struct probes *p, const char *const *devs)
+{
+	struct ksyms ks;
+	char why[256];
+	const char *nokp;
+
+	probes_detach(p);
+	if (!p->skel) {
+		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+			set_how(p, c, false, "%s", p->nobpf);
+		return -1;
+	}
+	memset(p->skel->bss->xmit_dev, 0, sizeof(p->skel->bss->xmit_dev));
+	if (devs)
+		for (int i = 0; devs[i] && i < 2; i++)
+			snprintf(p->skel->bss->xmit_dev[i], sizeof(p->skel->bss->xmit_dev[i]), "%s", devs[i]);
+	if (attach_raw_tp(p, p->skel->progs.xmit, "net_dev_start_xmit", why, sizeof(why)) < 0) {
+		set_how(p, IPP_XMIT_SKBS, false, "%s", why);
+		set_how(p, IPP_XMIT_SEGS, false, "%s", why);
+	} else {
+		char on[64] = "";
+
+		if (devs && devs[0])
+			snprintf(on, sizeof(on), " on %s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "");
+		set_how(p, IPP_XMIT_SKBS, true, "raw tracepoint net:net_dev_start_xmit%s", on);
+		set_how(p, IPP_XMIT_SEGS, true, "raw tracepoint net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO)", on);
+	}
+
+	if (ksyms_load(&ks, NULL, why, sizeof(why)) < 0) {
+		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+			if (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS)
+				set_how(p, c, false, "%s", why);
+		return 0;
+	}
+	attach_kmem(p, &ks);
+
+	nokp = no_kprobes();
+	if (nokp) {
+		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
+					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
+					  IPP_SKB_SEGMENT, IPP_TCP_GSO_SEGMENT };
+
+		for (size_t i = 0; i < sizeof(kp) / sizeof(kp[0]); i++)
+			set_how(p, kp[i], false, "%s", nokp);
+		ksyms_free(&ks);
+		return 0;
+	}
+	/* call sites first: the code is read before any kprobe of ours patches it */
+	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
+	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
+
+	attach_call_sites(p, &ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
+	attach_call_sites(p, &ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
+
+	attach_simple_kprobe(p, &ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
+	attach_simple_kprobe(p, &ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
+	attach_simple_kprobe(p, &ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
+	attach_simple_kprobe(p, &ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
+
+	if (ksyms_find(&ks, "xfrm4_transport_output")) {
+		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+				     "xfrm4_transport_output", false);
+	} else if (ksyms_find(&ks, "xfrm_outer_mode_output")) {
+		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+				     "xfrm_outer_mode_output", false);
+		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
+			set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
+				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
+	} else {
+		set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, false,
+			"neither xfrm4_transport_output nor xfrm_outer_mode_output is in /proc/kallsyms (inlined further)");
+	}
+	ksyms_free(&ks);
+	return 0;
+}
+
+void probes_detach(struct probes *p)
+{
+	if (p->skel)
+		p->skel->bss->nr_esp_ranges = 0;
+	for (int i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+	p->have_window = false;
+	for (int c = 0; c < IPP_NR_COUNTERS; c++)
+		set_how(p, c, false, "not attached");
+}
+
+int probes_nattached(const struct probes *p)
+{
+	return p->nlinks;
+}
+
+static void snap(struct probes *p, struct snapshot *s)
+{
+	struct ipp_counts *pc = calloc(p->ncpus, sizeof(*pc));
+	uint64_t *v = calloc(p->ncpus, sizeof(*v));
+	struct ipp_sa_key k, next, *prev = NULL;
+	__u32 zero = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!pc || !v)
+		goto out_free;
+	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
+		for (int cpu = 0; cpu < p->ncpus; cpu++)
+			for (int i = 0; i < IPP_NR_SLOTS; i++)
+				s->c.v[i] += pc[cpu].v[i];
+	while (s->nsa < MAX_SA &&
+	       bpf_map__get_next_key(p->skel->maps.per_sa, prev, &next, sizeof(next)) == 0) {
+		if (bpf_map__lookup_elem(p->skel->maps.per_sa, &next, sizeof(next), v, p->ncpus * sizeof(*v), 0) == 0) {
+			struct sa_val *e = &s->sa[s->nsa++];
+
+			e->k = next;
+			for (int cpu = 0; cpu < p->ncpus; cpu++)
+				e->v += v[cpu];
+		}
+		k = next;
+		prev = &k;
+	}
+out_free:
+	free(pc);
+	free(v);
+}
+
+void probes_window(struct probes *p, int open)
+{
+	if (!p || !p->skel || !p->nlinks)
+		return;
+	snap(p, open ? &p->begin : &p->end);
+	if (!open)
+		p->have_window = true;
+}
+
+void probe_bases_from_sa(struct probe_bases *b, json_t *sa, bool have_segs, uint64_t segs)
+{
+	size_t i;
+	json_t *e;
+
+	*b = (struct probe_bases){ .tcp_segments = segs, .has_tcp = have_segs };
+	json_array_foreach(sa, i, e) {
+		json_t *wire = json_object_get(e, "wire_packets"), *pk = json_object_get(e, "packets");
+		const char *dir = json_string_value(json_object_get(e, "dir"));
+
+		if (!dir || strcmp(dir, "out"))
+			continue;
+		if (json_is_integer(wire)) {
+			b->esp_packets += json_integer_value(wire);
+			b->has_esp = true;
+		}
+		if (json_is_integer(pk)) {
+			b->superpackets += json_integer_value(pk);
+			b->has_super = true;
+		}
+	}
+}
+
+double probe_ratio(uint64_t count, uint64_t base, bool has)
+{
+	if (!has || !base)
+		return -1.0;
+	return (double)count / (double)base;
+}
+
+static json_t *ratio_json(uint64_t count, uint64_t base, bool has)
+{
+	double r = probe_ratio(count, base, has);
+
+	return r < 0 ? json_null() : json_real(r);
+}
+
+static uint64_t sa_delta(const struct probes *p, const struct ipp_sa_key *k)
+{
+	uint64_t b = 0;
+
+	for (int i = 0; i < p->begin.nsa; i++)
+		if (p->begin.sa[i].k.spi == k->spi && p->begin.sa[i].k.ctr == k->ctr)
+			b = p->begin.sa[i].v;
+	for (int i = 0; i < p->end.nsa; i++)
+		if (p->end.sa[i].k.spi == k->spi && p->end.sa[i].k.ctr == k->ctr)
+			return p->end.sa[i].v - b;
+	return 0;
+}
+
+json_t *probes_counters_json(struct probes *p, json_t *rec)
+{
+	json_t *out = json_object();
+	uint64_t d[IPP_NR_SLOTS];
+	struct probe_bases b;
+	bool ok = p && p->have_window;
+
+	for (int i = 0; i < IPP_NR_SLOTS; i++)
+		d[i] = ok ? p->end.c.v[i] - p->begin.c.v[i] : 0;
+	probe_bases_from_sa(&b, rec ? json_object_get(rec, "sa") : NULL,
+			    ok && p->avail[IPP_XMIT_SEGS], d[IPP_XMIT_SEGS]);
+	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
+		json_t *o;
+
+		if (!p || !ok || !p->avail[c]) {
+			o = json_pack("{s:n, s:n, s:s}", "count", "per_packet", "symbol",
+				      !p ? "unavailable: no probe set" :
+				      p->avail[c] ? "unavailable: no measured window" : p->how[c]);
+			json_object_set_new(out, probe_counter_names[c], o);
+			continue;
+		}
+		o = json_object();
+		json_object_set_new(o, "count", json_integer((json_int_t)d[c]));
+		json_object_set_new(o, "per_packet",
+				    b.has_esp && b.esp_packets ? ratio_json(d[c], b.esp_packets, true)
+							       : ratio_json(d[c], b.tcp_segments, b.has_tcp));
+		json_object_set_new(o, "per_esp_packet", ratio_json(d[c], b.esp_packets, b.has_esp));
+		json_object_set_new(o, "per_superpacket", ratio_json(d[c], b.superpackets, b.has_super));
+		json_object_set_new(o, "per_tcp_segment", ratio_json(d[c], b.tcp_segments, b.has_tcp));
+		json_object_set_new(o, "symbol", json_string(p->how[c]));
+		if (c == IPP_KMALLOC_ESP_OUTPUT)
+			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
+		if (c == IPP_KFREE_ESP_OUTPUT)
+			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
+		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL) {
+			json_t *per = json_object();
+
+			for (int i = 0; i < p->end.nsa; i++) {
+				char spi[16];
+
+				if (p->end.sa[i].k.ctr != (unsigned)c)
+					continue;
+				snprintf(spi, sizeof(spi), "0x%08x", ntohl(p->end.sa[i].k.spi));
+				json_object_set_new(per, spi, json_integer((json_int_t)sa_delta(p, &p->end.sa[i].k)));
+			}
+			json_object_set_new(o, "per_sa", per);
+		}
+		json_object_set_new(out, probe_counter_names[c], o);
+	}
+	return out;
+}
+
+void probes_close(struct probes *p)
+{
+	if (!p)
+		return;
+	probes_detach(p);
+	ipsecperf_bpf__destroy(p->skel);
+	free(p);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The probe set the collector runs around each measured window: loaded
+ * once per `ipsecperf run`, attached per scenario (after the scenario has
+ * loaded its modules, so that esp4's symbols can be found), read at the
+ * open and the close of each window, detached before the scenario is undone.
+ */
+#ifndef IPSECPERF_PROBES_H
+#define IPSECPERF_PROBES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ipsecperf.h"
+
+struct probes;
+
+/* Counter names of DESIGN.md, by slot. */
+extern const char *const probe_counter_names[IPP_NR_COUNTERS];
+
+/* Open and load the BPF programs. Never NULL: without BPF every counter says why. */
+struct probes *probes_open(void);
+/* Attach what this kernel allows; devs: the testbed's link ends (NULL-terminated) or NULL for all. */
+int probes_attach(struct probes *p, const char *const *devs);
+void probes_detach(struct probes *p);
+/* open = 1: take the window's start snapshot; 0: its end. */
+void probes_window(struct probes *p, int open);
+/* The record's "counters" object, per-packet bases taken from rec's "sa" (may be NULL). */
+json_t *probes_counters_json(struct probes *p, json_t *rec);
+void probes_close(struct probes *p);
+/* How many probes are attached (0 = the probes cost nothing). */
+int probes_nattached(const struct probes *p);
+
+/* A "counters" object with every counter unavailable for the one reason why. */
+json_t *probes_counters_unavailable(const char *why);
+
+/*
+ * --probe-overhead: ov is {"<scenario>": {"on": [bps...], "off": [bps...]}}.
+ * The ratio is median(on) / median(off). Write probe-overhead.json into
+ * dir, and print a table.
+ */
+double probe_overhead_ratio(json_t *on, json_t *off);
+int probe_overhead_write(const char *dir, json_t *ov);
+void probe_overhead_print(FILE *f, json_t *ov);
+
+/* `ipsecperf probe --list`: one row per counter, how it would attach here. */
+int probes_list(FILE *f);
+
+/* The bases of the per-packet ratios. Unit-tested. */
+struct probe_bases {
+	uint64_t esp_packets;   /* ESP packets on the wire: out SAs' replay seq advance */
+	uint64_t superpackets;  /* out SAs' packet counters (one per xfrm_output_one) */
+	uint64_t tcp_segments;  /* segments handed to the testbed's devices (xmit_segs) */
+	bool has_esp, has_super, has_tcp;
+};
+/* Read the bases from a record's "sa" array; tcp from xmit_segs (or none). */
+void probe_bases_from_sa(struct probe_bases *b, json_t *sa, bool have_segs, uint64_t segs);
+/* count / base, or a negative value when there is no base. */
+double probe_ratio(uint64_t count, uint64_t base, bool has);
+
+#endif

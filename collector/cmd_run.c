@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "cpu.h"
 #include "exec.h"
+#include "ipsec.h"
 #include "journal.h"
 #include "load.h"
 #include "log.h"
@@ -278,16 +279,22 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 	struct load_params lp = {
 		.tb = tb, .duration_s = ctx->cfg.duration_s, .omit_s = ctx->cfg.omit_s,
 		.port = ctx->port, .raw_prefix = prefix, .window = measure_window,
-		.tick = measure_tick, .arg = &m,
+		.tick = measure_tick, .arg = &m, .sc = sc,
 	};
+	char sa_why[512];
 
-	if (load_iperf3(&lp, &lr) < 0) {
+	ipsec_counters_begin();
+	if (load_run(&lp, &lr) < 0) {
 		record_status(rec, "failed", lr.error);
 	} else {
 		record_status(rec, "ok", NULL);
 		record_load(rec, tb, &lr, &m.cpu);
+		json_object_set_new(rec, "load", json_string(sc->load));
 	}
-	json_object_set_new(rec, "sa", json_array());
+	/* the SAs' own counters: proof that the traffic went through them */
+	if (ipsec_counters_record(rec, sa_why, sizeof(sa_why)) < 0 &&
+	    !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+		record_status(rec, "failed", sa_why);
 	json_object_set_new(rec, "counters", json_object());
 	cpu_close(&m.cpu);
 	return rec;
@@ -303,6 +310,10 @@ static int scenario_apply(const struct testbed *tb, const struct scenario *sc, c
 	rc = offload_apply(tb->ns_tx, tb->dev_tx, sc, why, len);
 	if (rc == 0)
 		rc = offload_apply(tb->ns_rx, tb->dev_rx, sc, why, len);
+	if (rc == 0 && !journal_dry_run())
+		rc = load_check(sc, why, len);
+	if (rc == 0)
+		rc = ipsec_apply(tb, sc, why, len);
 	return rc;
 }
 
@@ -329,8 +340,8 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 			if (c->dry_run) {
 				struct load_result lr;
 
-				load_iperf3(&(struct load_params){ .tb = &tb, .duration_s = c->duration_s,
-								   .omit_s = c->omit_s, .port = ctx->port }, &lr);
+				load_run(&(struct load_params){ .tb = &tb, .duration_s = c->duration_s,
+								.omit_s = c->omit_s, .port = ctx->port, .sc = sc }, &lr);
 				break;
 			}
 			progress_begin_run(&pr, s + 1, c->nscenarios, sc->name, r, c->repeat);

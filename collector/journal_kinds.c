@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "ipsec.h"
 #include "journal.h"
 #include "log.h"
 
@@ -60,6 +61,9 @@ static const struct {
 } kinds[] = {
 	{ "argv", undo_argv },
 	{ "process", undo_process },
+	{ "xfrm-state", ipsec_undo_state },   /* ipsec.c: delete an SA by spi/dst */
+	{ "xfrm-policy", ipsec_undo_policy }, /* ipsec.c: delete a policy by selector/dir */
+	{ "modules", kmod_undo_snapshot },    /* ipsec.c: unload modules loaded since */
 };
 
 int journal_undo_one(json_t *r)

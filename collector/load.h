@@ -29,9 +29,30 @@ struct load_params {
 	void (*window)(void *arg, int open); /* open = 1 after warm-up, 0 at the end */
 	void (*tick)(void *arg);             /* about every 200 ms while running */
 	void *arg;
+	const struct scenario *sc; /* which load, and its [tcp-auth]; NULL: iperf3 */
 };
 
 int load_iperf3(const struct load_params *p, struct load_result *r);
+
+/*
+ * The built-in stream (load_stream.c): one TCP connection, the sender in
+ * the tx namespace writing as fast as it can, the receiver in rx counting
+ * bytes; TCP_MD5SIG or TCP-AO keys (getrandom()) on both sockets when the
+ * scenario's [tcp-auth] asks. Its records carry the same fields as iperf3's.
+ */
+int load_stream(const struct load_params *p, struct load_result *r);
+
+/* The scenario's load: iperf3 or the built-in stream. */
+int load_run(const struct load_params *p, struct load_result *r);
+
+/*
+ * Can this kernel run the scenario's load (TCP-MD5, TCP-AO)? 0 yes; 1 no,
+ * with the reason in why. Probes with a throwaway socket; changes nothing.
+ */
+int load_check(const struct scenario *sc, char *why, size_t len);
+
+/* Probe one TCP authentication method ("md5", "ao"): 0 works, else why. */
+int tcp_auth_probe(const char *method, const char *ao_alg, char *why, size_t len);
 
 /* Fill r from iperf3 -J client output; -1 with r->error set. Unit-tested. */
 int iperf3_parse_result(const char *json, struct load_result *r);

@@ -2,6 +2,7 @@
 #include "scenario.h"
 
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
@@ -85,12 +86,133 @@ static int section_offload(struct parse_state *ps, const char *key, const char *
 	return 1;
 }
 
+static int parse_bits(struct parse_state *ps, const char *key, const char *v, int max, int *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (!*v || *end || n < 0 || n > max || n % 8) {
+		snprintf(ps->why, sizeof(ps->why), "%s must be a multiple of 8 from 0 to %d, not '%s'",
+			 key, max, v);
+		return 0;
+	}
+	*out = (int)n;
+	return 1;
+}
+
+static int section_ipsec(struct parse_state *ps, const char *key, const char *v)
+{
+	struct ipsec_config *c = &ps->sc->ipsec;
+	static const struct {
+		const char *key;
+		size_t off;
+	} names[] = {
+		{ "encryption", offsetof(struct ipsec_config, enc) },
+		{ "authentication", offsetof(struct ipsec_config, auth) },
+		{ "aead", offsetof(struct ipsec_config, aead) },
+	}, bits[] = {
+		{ "encryption-key-bits", offsetof(struct ipsec_config, enc_key_bits) },
+		{ "authentication-key-bits", offsetof(struct ipsec_config, auth_key_bits) },
+		{ "authentication-icv-bits", offsetof(struct ipsec_config, auth_icv_bits) },
+		{ "aead-key-bits", offsetof(struct ipsec_config, aead_key_bits) },
+		{ "aead-salt-bits", offsetof(struct ipsec_config, aead_salt_bits) },
+		{ "aead-icv-bits", offsetof(struct ipsec_config, aead_icv_bits) },
+	};
+
+	c->on = true;
+	if (!strcmp(key, "proto")) {
+		if (strcmp(v, "esp")) {
+			snprintf(ps->why, sizeof(ps->why), "proto must be esp, not '%s'", v);
+			return 0;
+		}
+		return 1;
+	}
+	if (!strcmp(key, "mode")) {
+		if (strcmp(v, "transport") && strcmp(v, "tunnel")) {
+			snprintf(ps->why, sizeof(ps->why), "mode must be transport or tunnel, not '%s'", v);
+			return 0;
+		}
+		c->tunnel = !strcmp(v, "tunnel");
+		return 1;
+	}
+	if (!strcmp(key, "esp-gso")) {
+		int b = parse_bool(v);
+
+		if (b < 0) {
+			snprintf(ps->why, sizeof(ps->why), "esp-gso must be on or off, not '%s'", v);
+			return 0;
+		}
+		c->esp_gso = b;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(key, names[i].key)) {
+			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789()_-") != strlen(v)) {
+				snprintf(ps->why, sizeof(ps->why), "'%s' is not a kernel crypto algorithm name", v);
+				return 0;
+			}
+			return set_string((char *)c + names[i].off, 64, v, ps, key);
+		}
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (!strcmp(key, bits[i].key))
+			return parse_bits(ps, key, v, 512, (int *)((char *)c + bits[i].off));
+	snprintf(ps->why, sizeof(ps->why), "unknown key '%s' in [ipsec]", key);
+	return 0;
+}
+
+static int section_tcp_auth(struct parse_state *ps, const char *key, const char *v)
+{
+	struct tcp_auth_config *c = &ps->sc->tcp_auth;
+
+	if (!strcmp(key, "method")) {
+		if (strcmp(v, "md5") && strcmp(v, "ao")) {
+			snprintf(ps->why, sizeof(ps->why), "method must be md5 or ao, not '%s'", v);
+			return 0;
+		}
+		return set_string(c->method, sizeof(c->method), v, ps, key);
+	}
+	if (!strcmp(key, "ao-algorithm"))
+		return set_string(c->ao_alg, sizeof(c->ao_alg), v, ps, key);
+	snprintf(ps->why, sizeof(ps->why), "unknown key '%s' in [tcp-auth]", key);
+	return 0;
+}
+
+/* What the sections cannot check one key at a time. */
+static const char *scenario_validate(struct scenario *sc)
+{
+	struct ipsec_config *c = &sc->ipsec;
+
+	if (c->on) {
+		if (!c->aead[0] && !c->enc[0])
+			return "[ipsec] needs encryption (with authentication) or aead";
+		if (c->aead[0] && (c->enc[0] || c->auth[0]))
+			return "[ipsec] aead excludes encryption and authentication";
+		if (c->enc[0] && !c->auth[0])
+			return "[ipsec] encryption needs authentication (digest_null for none)";
+		if (c->aead[0] && !c->aead_salt_bits && !strncmp(c->aead, "rfc", 3))
+			c->aead_salt_bits = 32; /* RFC 4106, 4309, 7634: a 4-byte salt after the key */
+		if (c->aead_key_bits + c->aead_salt_bits > 512)
+			return "[ipsec] aead key and salt exceed 512 bits";
+	}
+	if (sc->tcp_auth.method[0] || sc->tcp_auth.ao_alg[0]) {
+		if (!sc->tcp_auth.method[0])
+			return "[tcp-auth] method is missing (md5 or ao)";
+		if (strcmp(sc->load, "stream"))
+			return "[tcp-auth] needs load = stream: iperf3 cannot set TCP_MD5SIG or TCP-AO keys";
+		if (!sc->tcp_auth.ao_alg[0])
+			strcpy(sc->tcp_auth.ao_alg, "hmac(sha1)");
+	}
+	return NULL;
+}
+
 static const struct {
 	const char *name;
 	int (*handle)(struct parse_state *ps, const char *key, const char *value);
 } sections[] = {
 	{ "scenario", section_scenario },
 	{ "offload", section_offload },
+	{ "ipsec", section_ipsec },
+	{ "tcp-auth", section_tcp_auth },
 };
 
 static int on_entry(void *user, const char *section, const char *key, const char *value)
@@ -169,6 +291,13 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	}
 	if (!sc->description[0]) {
 		snprintf(err, errlen, "%s: [scenario] description is missing", path);
+		scenario_free(sc);
+		return -1;
+	}
+	const char *bad = scenario_validate(sc);
+
+	if (bad) {
+		snprintf(err, errlen, "%s: %s", path, bad);
 		scenario_free(sc);
 		return -1;
 	}

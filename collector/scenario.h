@@ -10,6 +10,21 @@
  *   tso = off
  *   gso = on
  *
+ *   [ipsec]                  ; SAs and policies in both namespaces, both directions
+ *   proto = esp
+ *   mode = transport         ; or tunnel
+ *   encryption = ecb(cipher_null)
+ *   encryption-key-bits = 0
+ *   authentication = digest_null
+ *   authentication-key-bits = 0
+ *   authentication-icv-bits = 0
+ *   ; or: aead = rfc4106(gcm(aes)), aead-key-bits = 128, aead-icv-bits = 128
+ *   esp-gso = off            ; on: esp4_offload/esp6_offload loaded before the SAs
+ *
+ *   [tcp-auth]               ; needs load = stream
+ *   method = md5             ; or ao
+ *   ao-algorithm = hmac(sha1)
+ *
  * An unknown section or key is an error naming file:line.
  */
 #ifndef IPSECPERF_SCENARIO_H
@@ -26,6 +41,20 @@ struct offload_setting {
 	bool on;
 };
 
+struct ipsec_config {
+	bool on;             /* an [ipsec] section was given */
+	bool tunnel;
+	char enc[64], auth[64], aead[64]; /* kernel crypto names */
+	int enc_key_bits, auth_key_bits, auth_icv_bits;
+	int aead_key_bits, aead_salt_bits, aead_icv_bits;
+	bool esp_gso;        /* the ESP GSO module loaded (on) or unloaded (off) */
+};
+
+struct tcp_auth_config {
+	char method[8];      /* "", "md5" or "ao" */
+	char ao_alg[64];     /* TCP-AO MAC algorithm, default hmac(sha1) */
+};
+
 struct scenario {
 	char name[64];       /* file name without .ini */
 	char path[PATH_MAX];
@@ -33,6 +62,8 @@ struct scenario {
 	char load[16];       /* "iperf3" (default) or "stream" */
 	struct offload_setting offloads[SCENARIO_MAX_OFFLOADS];
 	int noffloads;
+	struct ipsec_config ipsec;
+	struct tcp_auth_config tcp_auth;
 	char *text;          /* the file as read, for meta.json */
 };
 

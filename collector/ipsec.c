@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ipsec.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/xfrm.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "journal.h"
+#include "log.h"
+#include "xfrm.h"
+
+/* The SAs the current scenario installed, and their counters at the run's start. */
+static struct {
+	int n;
+	struct {
+		struct xfrm_sa_spec spec;
+		char netns[32];
+		const char *role; /* "tx" or "rx": whose namespace */
+		const char *dir;  /* "out" or "in" */
+		struct xfrm_sa_counters c0;
+		int err0;
+	} sa[4];
+} cur;
+
+/* ---- kernel modules ---- */
+
+static int read_int_file(const char *path, int *out)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", out) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static int in_modules_builtin(const char *name)
+{
+	struct utsname u;
+	char path[512], line[512], want[128];
+	FILE *f;
+	int found = 0;
+
+	uname(&u);
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.builtin", u.release);
+	snprintf(want, sizeof(want), "/%s.ko", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		size_t n = strlen(line), w = strlen(want);
+
+		found = n >= w && !strcmp(line + n - w, want);
+	}
+	fclose(f);
+	return found;
+}
+
+enum kmod_state kmod_state(const char *name, int *refcnt)
+{
+	char path[256];
+	struct stat st;
+
+	if (refcnt)
+		*refcnt = 0;
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	if (stat(path, &st) == 0) {
+		snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
+		if (refcnt)
+			read_int_file(path, refcnt);
+		return KMOD_LOADED;
+	}
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	if (stat(path, &st) == 0 || in_modules_builtin(name))
+		return KMOD_BUILTIN;
+	if (exec_have("modprobe") &&
+	    exec_run(NULL, (char *[]){ "modprobe", "-n", "-q", (char *)name, NULL }, NULL, NULL) == 0)
+		return KMOD_LOADABLE;
+	return KMOD_MISSING;
+}
+
+const char *kmod_state_name(enum kmod_state s)
+{
+	static const char *const names[] = { "missing", "loadable module", "loaded", "built in" };
+
+	return names[s];
+}
+
+/* Names of loaded modules, from /proc/modules; NULL when there is none (monolithic kernel). */
+static json_t *loaded_modules(json_t *refcnts)
+{
+	FILE *f = fopen("/proc/modules", "r");
+	char line[1024];
+	json_t *a;
+
+	if (!f)
+		return NULL;
+	a = json_array();
+	while (fgets(line, sizeof(line), f)) {
+		char name[128];
+		int ref;
+
+		if (sscanf(line, "%127s %*s %d", name, &ref) == 2) {
+			json_array_append_new(a, json_string(name));
+			if (refcnts)
+				json_object_set_new(refcnts, name, json_integer(ref));
+		}
+	}
+	fclose(f);
+	return a;
+}
+
+int kmod_journal_snapshot(void)
+{
+	json_t *mods;
+
+	if (journal_dry_run())
+		return 0;
+	mods = loaded_modules(NULL);
+	if (!mods)
+		return 0; /* no loadable modules: nothing can be loaded on demand */
+	return journal_add(json_pack("{s:s, s:o}", "kind", "modules", "before", mods));
+}
+
+static bool in_array(json_t *a, const char *s)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(a, i, v)
+		if (!strcmp(json_string_value(v), s))
+			return true;
+	return false;
+}
+
+/* Unload what was loaded since the snapshot and is unused, until nothing more goes. */
+int kmod_undo_snapshot(json_t *r)
+{
+	json_t *before = json_object_get(r, "before");
+	int err = 0;
+
+	for (int pass = 0; pass < 8; pass++) {
+		json_t *refs = json_object();
+		json_t *now = loaded_modules(refs);
+		int removed = 0, left = 0;
+		size_t i;
+		json_t *v;
+
+		json_array_foreach(now, i, v) {
+			const char *name = json_string_value(v);
+
+			if (in_array(before, name))
+				continue;
+			if (json_integer_value(json_object_get(refs, name)) != 0) {
+				left++;
+				continue;
+			}
+			char *msg = NULL;
+
+			if (exec_run(NULL, (char *[]){ "modprobe", "-r", (char *)name, NULL }, NULL, &msg) == 0)
+				removed++;
+			else if (pass == 7) {
+				pr_warn("undo: modprobe -r %s failed: %s", name, msg && *msg ? msg : "no message");
+				err = -1;
+			}
+			free(msg);
+		}
+		json_decref(now);
+		json_decref(refs);
+		if (!removed) {
+			if (left)
+				pr_warn("undo: %d module(s) loaded during the run are still in use; left loaded", left);
+			break;
+		}
+	}
+	return err;
+}
+
+/* Load or unload a module, journaled; 0, or 1 (skip) with why. */
+static int kmod_set(const char *name, bool load, char *why, size_t len)
+{
+	int ref;
+	enum kmod_state st = kmod_state(name, &ref); /* read-only: also in dry-run */
+	char *err = NULL;
+	int rc;
+
+	if (load) {
+		if (st == KMOD_LOADED || st == KMOD_BUILTIN)
+			return 0;
+		if (st == KMOD_MISSING) {
+			snprintf(why, len, "this kernel has no %s (neither built in nor a loadable module)", name);
+			return 1;
+		}
+	} else {
+		if (st == KMOD_MISSING || st == KMOD_LOADABLE)
+			return 0;
+		if (st == KMOD_BUILTIN) {
+			snprintf(why, len, "%s is built into this kernel and cannot be unloaded", name);
+			return 1;
+		}
+		if (ref > 0) {
+			snprintf(why, len, "%s is loaded and in use (refcount %d): cannot unload it", name, ref);
+			return 1;
+		}
+	}
+	rc = host_do(NULL, load ? (char *[]){ "modprobe", (char *)name, NULL }
+				: (char *[]){ "modprobe", "-r", (char *)name, NULL },
+		     load ? (char *[]){ "modprobe", "-r", (char *)name, NULL }
+			  : (char *[]){ "modprobe", (char *)name, NULL },
+		     &err);
+	if (rc < 0)
+		snprintf(why, len, "cannot %s %s: %s", load ? "load" : "unload", name,
+			 err && *err ? err : "modprobe failed");
+	free(err);
+	return rc < 0 ? 1 : 0;
+}
+
+/* ---- SAs and policies ---- */
+
+static const char *family_tag(int family)
+{
+	return family == AF_INET ? "4" : "6";
+}
+
+static int journal_sa(const char *netns, const struct xfrm_sa_spec *s)
+{
+	char spi[16];
+	json_t *r;
+
+	snprintf(spi, sizeof(spi), "0x%08x", s->spi);
+	r = json_pack("{s:s, s:i, s:s, s:s, s:s}", "kind", "xfrm-state", "family", s->family == AF_INET ? 4 : 6,
+		      "dst", s->dst, "spi", spi, "proto", "esp");
+	if (netns)
+		json_object_set_new(r, "netns", json_string(netns));
+	return journal_add(r);
+}
+
+static int journal_policy(const char *netns, const struct xfrm_pol_spec *p)
+{
+	json_t *r = json_pack("{s:s, s:i, s:s, s:s, s:s}", "kind", "xfrm-policy", "family",
+			      p->family == AF_INET ? 4 : 6, "src", p->src, "dst", p->dst, "dir",
+			      p->dir == XFRM_POLICY_IN ? "in" : p->dir == XFRM_POLICY_OUT ? "out" : "fwd");
+
+	if (netns)
+		json_object_set_new(r, "netns", json_string(netns));
+	return journal_add(r);
+}
+
+static int rec_family(json_t *r)
+{
+	return json_integer_value(json_object_get(r, "family")) == 6 ? AF_INET6 : AF_INET;
+}
+
+int ipsec_undo_state(json_t *r)
+{
+	const char *ns = json_string_value(json_object_get(r, "netns"));
+	const char *dst = json_string_value(json_object_get(r, "dst"));
+	const char *spi = json_string_value(json_object_get(r, "spi"));
+	int err;
+
+	if (!dst || !spi)
+		return -1;
+	err = xfrm_sa_del(ns, rec_family(r), dst, (uint32_t)strtoul(spi, NULL, 16), IPPROTO_ESP);
+	if (err)
+		pr_warn("undo: delete SA spi %s dst %s%s%s: %s", spi, dst, ns ? " in " : "", ns ? ns : "",
+			strerror(-err));
+	return err ? -1 : 0;
+}
+
+int ipsec_undo_policy(json_t *r)
+{
+	const char *ns = json_string_value(json_object_get(r, "netns"));
+	const char *src = json_string_value(json_object_get(r, "src"));
+	const char *dst = json_string_value(json_object_get(r, "dst"));
+	const char *dir = json_string_value(json_object_get(r, "dir"));
+	struct xfrm_pol_spec p = { .family = rec_family(r), .proto = IPPROTO_ESP };
+	int err;
+
+	if (!src || !dst || !dir)
+		return -1;
+	snprintf(p.src, sizeof(p.src), "%s", src);
+	snprintf(p.dst, sizeof(p.dst), "%s", dst);
+	p.dir = !strcmp(dir, "in") ? XFRM_POLICY_IN : !strcmp(dir, "out") ? XFRM_POLICY_OUT : XFRM_POLICY_FWD;
+	err = xfrm_policy_del(ns, &p);
+	if (err)
+		pr_warn("undo: delete policy %s %s -> %s%s%s: %s", dir, src, dst, ns ? " in " : "",
+			ns ? ns : "", strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* Why an SA could not be made, as a reason to skip (1) or to fail (-1). */
+static int sa_error(int err, const char *kmsg, const struct xfrm_sa_spec *s, char *why, size_t len)
+{
+	const char *alg = s->aead[0] ? s->aead : s->enc;
+	char algs[200];
+
+	if (s->aead[0])
+		snprintf(algs, sizeof(algs), "aead %s", s->aead);
+	else
+		snprintf(algs, sizeof(algs), "enc %s, auth %s", s->enc, s->auth);
+	switch (-err) {
+	case EPROTONOSUPPORT:
+		snprintf(why, len, "this kernel has no ESP (%s%s)", kmsg[0] ? kmsg : "xfrm type esp not found",
+			 "; CONFIG_INET_ESP");
+		return 1;
+	case ENOSYS:
+		snprintf(why, len, "this kernel lacks the algorithm (%s): %s", algs,
+			 kmsg[0] ? kmsg : "not known to xfrm");
+		return 1;
+	case ENOENT:
+	case EINVAL:
+		if (kmsg[0] && strstr(kmsg, "crypto")) {
+			snprintf(why, len, "this kernel cannot make %s: %s", alg, kmsg);
+			return 1;
+		}
+		/* fall through */
+	default:
+		snprintf(why, len, "adding SA 0x%08x failed: %s%s%s", s->spi, strerror(-err),
+			 kmsg[0] ? ": " : "", kmsg);
+		return -1;
+	}
+}
+
+static int family_of(const char *addr)
+{
+	unsigned char buf[16];
+
+	return inet_pton(AF_INET, addr, buf) == 1 ? AF_INET : AF_INET6;
+}
+
+static void fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
+		    const char *dst, uint32_t spi)
+{
+	memset(s, 0, sizeof(*s));
+	s->family = family;
+	snprintf(s->src, sizeof(s->src), "%s", src);
+	snprintf(s->dst, sizeof(s->dst), "%s", dst);
+	s->spi = spi;
+	s->proto = IPPROTO_ESP;
+	s->tunnel = c->tunnel;
+	snprintf(s->enc, sizeof(s->enc), "%s", c->enc);
+	snprintf(s->auth, sizeof(s->auth), "%s", c->auth);
+	snprintf(s->aead, sizeof(s->aead), "%s", c->aead);
+	s->enc_key_bits = c->enc_key_bits;
+	s->auth_key_bits = c->auth_key_bits;
+	s->auth_icv_bits = c->auth_icv_bits;
+	if (c->aead[0])
+		s->aead_key_bits = c->aead_key_bits + c->aead_salt_bits;
+	s->aead_icv_bits = c->aead_icv_bits;
+}
+
+static uint32_t random_spi(void)
+{
+	uint32_t spi = 0;
+
+	/* 1-255 are reserved (RFC 4303); the SPI is no secret */
+	while (spi < 0x100)
+		if (getrandom(&spi, sizeof(spi), 0) != sizeof(spi))
+			spi = (uint32_t)getpid() << 8;
+	return spi;
+}
+
+static int make_policies(const struct testbed *tb, const struct ipsec_config *c, int family,
+			 char *why, size_t len)
+{
+	const char *ns[2] = { tb->ns_tx, tb->ns_rx };
+	const char *self[2] = { tb->addr_tx, tb->addr_rx };
+
+	for (int i = 0; i < 2; i++)
+		for (int d = 0; d < 2; d++) {
+			struct xfrm_pol_spec p = { .family = family, .proto = IPPROTO_ESP, .tunnel = c->tunnel,
+						   .dir = d ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
+			char kmsg[200];
+			int err;
+
+			/* out: self -> peer; in: peer -> self */
+			snprintf(p.src, sizeof(p.src), "%s", d ? self[!i] : self[i]);
+			snprintf(p.dst, sizeof(p.dst), "%s", d ? self[i] : self[!i]);
+			if (journal_dry_run())
+				xfrm_policy_print(stdout, ns[i], &p);
+			if (journal_policy(ns[i], &p) < 0) {
+				snprintf(why, len, "cannot write the journal");
+				return -1;
+			}
+			if (journal_dry_run())
+				continue;
+			err = xfrm_policy_add(ns[i], &p, kmsg, sizeof(kmsg));
+			if (err) {
+				snprintf(why, len, "adding policy %s %s -> %s failed: %s%s%s", d ? "in" : "out",
+					 p.src, p.dst, strerror(-err), kmsg[0] ? ": " : "", kmsg);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, size_t len)
+{
+	const struct ipsec_config *c = &sc->ipsec;
+	int family = family_of(tb->addr_tx);
+	const char *esp = family == AF_INET ? "esp4" : "esp6";
+	char offload[32];
+	uint8_t key[2][2 * XFRM_KEY_MAX];
+	uint32_t spi[2];
+	int rc = 0;
+
+	memset(&cur, 0, sizeof(cur));
+	if (!c->on)
+		return 0;
+	snprintf(offload, sizeof(offload), "%s_offload", esp);
+	if (!journal_dry_run()) {
+		int ref;
+
+		if (kmod_state(esp, &ref) == KMOD_MISSING) {
+			snprintf(why, len, "this kernel has no ESP: %s is neither loaded, built in nor a loadable module (CONFIG_INET%s_ESP)",
+				 esp, family == AF_INET ? "" : "6");
+			return 1;
+		}
+		if (kmod_journal_snapshot() < 0) {
+			snprintf(why, len, "cannot write the journal");
+			return -1;
+		}
+	}
+	/* esp4_offload loaded before the SAs keeps GSO over ESP: what esp-gso means */
+	rc = kmod_set(offload, c->esp_gso, why, len);
+	if (rc)
+		return rc;
+
+	spi[0] = random_spi();
+	do
+		spi[1] = random_spi();
+	while (spi[1] == spi[0]);
+
+	struct xfrm_sa_spec probe;
+
+	fill_sa(&probe, c, family, tb->addr_tx, tb->addr_rx, spi[0]);
+	size_t klen = xfrm_sa_key_len(&probe);
+
+	if (klen > sizeof(key[0])) {
+		snprintf(why, len, "keys longer than %zu bytes", sizeof(key[0]));
+		return -1;
+	}
+	if (klen && !journal_dry_run() &&
+	    (getrandom(key[0], klen, 0) != (ssize_t)klen || getrandom(key[1], klen, 0) != (ssize_t)klen)) {
+		snprintf(why, len, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	if (journal_dry_run() && klen)
+		printf("# keys: set KEY_* to 0x and the given number of bits in hex digits, e.g. KEY_ENC_128=0x$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n')\n");
+
+	/* direction 0: tx -> rx (the data); 1: rx -> tx (the ACKs) */
+	for (int d = 0; d < 2 && rc == 0; d++) {
+		const char *src = d ? tb->addr_rx : tb->addr_tx, *dst = d ? tb->addr_tx : tb->addr_rx;
+		const char *out_ns = d ? tb->ns_rx : tb->ns_tx, *in_ns = d ? tb->ns_tx : tb->ns_rx;
+
+		for (int side = 0; side < 2 && rc == 0; side++) {
+			const char *ns = side ? in_ns : out_ns;
+			struct xfrm_sa_spec *s = &cur.sa[cur.n].spec;
+			char kmsg[200];
+			int err;
+
+			fill_sa(s, c, family, src, dst, spi[d]);
+			snprintf(cur.sa[cur.n].netns, sizeof(cur.sa[cur.n].netns), "%s", ns);
+			cur.sa[cur.n].role = ns == tb->ns_tx ? "tx" : "rx";
+			cur.sa[cur.n].dir = side ? "in" : "out";
+			if (journal_dry_run())
+				xfrm_sa_print(stdout, ns, s);
+			if (journal_sa(ns, s) < 0) {
+				snprintf(why, len, "cannot write the journal");
+				rc = -1;
+				break;
+			}
+			cur.n++;
+			if (journal_dry_run())
+				continue;
+			err = xfrm_sa_add(ns, s, key[d], kmsg, sizeof(kmsg));
+			if (err)
+				rc = sa_error(err, kmsg, s, why, len);
+		}
+	}
+	explicit_bzero(key, sizeof(key));
+	if (rc == 0)
+		rc = make_policies(tb, c, family, why, len);
+	if (journal_dry_run())
+		cur.n = 0;
+	(void)family_tag;
+	return rc;
+}
+
+void ipsec_counters_begin(void)
+{
+	for (int i = 0; i < cur.n; i++) {
+		struct xfrm_sa_spec *s = &cur.sa[i].spec;
+
+		cur.sa[i].err0 = xfrm_sa_get(cur.sa[i].netns, s->family, s->dst, s->spi, s->proto,
+					     &cur.sa[i].c0);
+	}
+}
+
+int ipsec_counters_record(json_t *rec, char *why, size_t len)
+{
+	json_t *a = json_array();
+	int rc = 0;
+	size_t off = 0;
+
+	for (int i = 0; i < cur.n; i++) {
+		struct xfrm_sa_spec *s = &cur.sa[i].spec;
+		struct xfrm_sa_counters c1, *c0 = &cur.sa[i].c0;
+		char spi[16];
+		int err = xfrm_sa_get(cur.sa[i].netns, s->family, s->dst, s->spi, s->proto, &c1);
+		bool out = !strcmp(cur.sa[i].dir, "out");
+
+		snprintf(spi, sizeof(spi), "0x%08x", s->spi);
+		if (err || cur.sa[i].err0) {
+			snprintf(why, len, "cannot read SA %s %s in %s: %s", spi, cur.sa[i].dir,
+				 cur.sa[i].netns, strerror(-(err ? err : cur.sa[i].err0)));
+			rc = -1;
+			continue;
+		}
+		uint64_t pk = c1.packets - c0->packets, by = c1.bytes - c0->bytes;
+		uint64_t wire = out ? c1.oseq - c0->oseq : c1.seq - c0->seq;
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir",
+						   cur.sa[i].dir, "netns", cur.sa[i].role, "src", s->src,
+						   "packets", (json_int_t)pk, "bytes", (json_int_t)by,
+						   "wire_packets", (json_int_t)wire));
+		if (pk == 0 && rc == 0) {
+			if (!off)
+				off = snprintf(why, len, "policy did not match:");
+			if (off < len)
+				off += snprintf(why + off, len - off, " SA %s (%s, %s) counted no packets;",
+						spi, cur.sa[i].dir, cur.sa[i].role);
+		}
+	}
+	if (off && off < len)
+		why[off - 1] = '\0'; /* the last ';' */
+	if (off)
+		rc = -1;
+	json_object_set_new(rec, "sa", a);
+	return rc;
+}

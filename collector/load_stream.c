@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The built-in TCP stream: what iperf3 does for one stream, plus the socket
+ * options iperf3 cannot set (TCP_MD5SIG, TCP_AO_ADD_KEY). The receiver and
+ * the sender are forked children, each in its namespace and pinned to its
+ * CPU; they share a page of counters with the parent, which opens and closes
+ * the measured window and reads the receiver's byte count at both edges.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "journal.h"
+#include "load.h"
+#include "log.h"
+#include "signals.h"
+
+/* TCP-AO (Linux 6.7, RFC 5925): the uapi, for headers that predate it. */
+#ifndef TCP_AO_ADD_KEY
+#define TCP_AO_ADD_KEY 38
+#endif
+#define IPP_TCP_AO_MAXKEYLEN 80
+
+struct ipp_tcp_ao_add {
+	struct sockaddr_storage addr;
+	char alg_name[64];
+	int32_t ifindex;
+	uint32_t set_current : 1, set_rnext : 1, reserved : 30;
+	uint16_t reserved2;
+	uint8_t prefix;
+	uint8_t sndid;
+	uint8_t rcvid;
+	uint8_t maclen;
+	uint8_t keyflags;
+	uint8_t keylen;
+	uint8_t key[IPP_TCP_AO_MAXKEYLEN];
+} __attribute__((aligned(8)));
+
+#define STREAM_KEY_LEN 32
+#define STREAM_BUF (128 * 1024)
+
+/* Shared between the parent and its two children (MAP_SHARED). */
+struct stream_shm {
+	_Atomic uint64_t rx_bytes, tx_bytes;
+	_Atomic int64_t retrans;
+	_Atomic int rx_listening, tx_connected, stop, rx_done, tx_done;
+	char rx_err[200], tx_err[200];
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int make_addr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		*len = sizeof(*in4);
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		*len = sizeof(*in6);
+		return AF_INET6;
+	}
+	return -1;
+}
+
+/* Put the key for peer on fd. 0, or -1 with errno (ENOPROTOOPT: not in this kernel). */
+static int set_tcp_key(int fd, const char *method, const char *ao_alg, const char *peer,
+		       const uint8_t *key, size_t keylen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fam = make_addr(peer, 0, &ss, &sl), rc;
+
+	if (fam < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!strcmp(method, "md5")) {
+		struct tcp_md5sig m;
+
+		memset(&m, 0, sizeof(m));
+		memcpy(&m.tcpm_addr, &ss, sizeof(ss));
+		m.tcpm_keylen = keylen;
+		memcpy(m.tcpm_key, key, keylen);
+		rc = setsockopt(fd, IPPROTO_TCP, TCP_MD5SIG, &m, sizeof(m));
+		explicit_bzero(&m, sizeof(m));
+		return rc;
+	}
+	struct ipp_tcp_ao_add a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(&a.addr, &ss, sizeof(ss));
+	snprintf(a.alg_name, sizeof(a.alg_name), "%s", ao_alg && *ao_alg ? ao_alg : "hmac(sha1)");
+	a.prefix = fam == AF_INET ? 32 : 128;
+	a.sndid = a.rcvid = 100; /* the same on both ends: each sends what the other expects */
+	a.keylen = keylen;
+	memcpy(a.key, key, keylen);
+	rc = setsockopt(fd, IPPROTO_TCP, TCP_AO_ADD_KEY, &a, sizeof(a));
+	explicit_bzero(&a, sizeof(a));
+	return rc;
+}
+
+int tcp_auth_probe(const char *method, const char *ao_alg, char *why, size_t len)
+{
+	uint8_t key[16] = { 1 };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int rc = 0;
+
+	if (fd < 0) {
+		snprintf(why, len, "socket: %s", strerror(errno));
+		return -1;
+	}
+	/* a key on a socket never connected: nothing on the host changes */
+	if (set_tcp_key(fd, method, ao_alg, "192.0.2.1", key, sizeof(key)) < 0) {
+		if (errno == ENOPROTOOPT)
+			snprintf(why, len, "this kernel has no %s (setsockopt %s: %s)",
+				 !strcmp(method, "md5") ? "TCP-MD5 (CONFIG_TCP_MD5SIG)" : "TCP-AO (CONFIG_TCP_AO)",
+				 !strcmp(method, "md5") ? "TCP_MD5SIG" : "TCP_AO_ADD_KEY", strerror(errno));
+		else if (errno == ENOENT && strcmp(method, "md5"))
+			snprintf(why, len, "this kernel lacks the TCP-AO algorithm %s", ao_alg);
+		else
+			snprintf(why, len, "setsockopt for TCP-%s: %s", !strcmp(method, "md5") ? "MD5" : "AO",
+				 strerror(errno));
+		rc = 1;
+	}
+	close(fd);
+	return rc;
+}
+
+int load_check(const struct scenario *sc, char *why, size_t len)
+{
+	if (!sc->tcp_auth.method[0])
+		return 0;
+	return tcp_auth_probe(sc->tcp_auth.method, sc->tcp_auth.ao_alg, why, len) ? 1 : 0;
+}
+
+int load_run(const struct load_params *p, struct load_result *r)
+{
+	if (p->sc && !strcmp(p->sc->load, "stream"))
+		return load_stream(p, r);
+	return load_iperf3(p, r);
+}
+
+/* A child's start: like exec_spawn's, then into its namespace and onto its CPU. */
+static pid_t fork_into(const char *netns, int cpu, char *err, size_t errlen)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(125);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (netns) {
+		char path[PATH_MAX];
+		int fd;
+
+		snprintf(path, sizeof(path), "/run/netns/%s", netns);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+			snprintf(err, errlen, "cannot enter namespace %s: %s", netns, strerror(errno));
+			_exit(126);
+		}
+		close(fd);
+	}
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	return 0;
+}
+
+static void receiver(const struct load_params *p, struct stream_shm *shm, uint8_t *key)
+{
+	const struct tcp_auth_config *ta = p->sc ? &p->sc->tcp_auth : NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fam = make_addr(p->tb->addr_rx, p->port, &ss, &sl);
+	int one = 1, lfd, fd = -1;
+	char *buf = malloc(STREAM_BUF);
+
+	lfd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || !buf) {
+		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver socket: %s", strerror(errno));
+		_exit(1);
+	}
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&ss, sl) < 0) {
+		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver bind %s:%d: %s", p->tb->addr_rx,
+			 p->port, strerror(errno));
+		_exit(1);
+	}
+	if (ta && ta->method[0] &&
+	    set_tcp_key(lfd, ta->method, ta->ao_alg, p->tb->addr_tx, key, STREAM_KEY_LEN) < 0) {
+		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver: setting the TCP-%s key: %s",
+			 !strcmp(ta->method, "md5") ? "MD5" : "AO", strerror(errno));
+		_exit(1);
+	}
+	explicit_bzero(key, STREAM_KEY_LEN);
+	if (listen(lfd, 1) < 0) {
+		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver listen: %s", strerror(errno));
+		_exit(1);
+	}
+	atomic_store(&shm->rx_listening, 1);
+	while (fd < 0) {
+		struct pollfd pfd = { lfd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, 200) > 0)
+			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (atomic_load(&shm->stop))
+			_exit(0);
+	}
+	close(lfd);
+	for (;;) {
+		ssize_t n = recv(fd, buf, STREAM_BUF, 0);
+
+		if (n > 0) {
+			atomic_fetch_add_explicit(&shm->rx_bytes, n, memory_order_relaxed);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver recv: %s", strerror(errno));
+		break;
+	}
+	atomic_store(&shm->rx_done, 1);
+	_exit(shm->rx_err[0] ? 1 : 0);
+}
+
+static void sender(const struct load_params *p, struct stream_shm *shm, uint8_t *key)
+{
+	const struct tcp_auth_config *ta = p->sc ? &p->sc->tcp_auth : NULL;
+	struct sockaddr_storage src, dst;
+	socklen_t sl, dl;
+	int fam = make_addr(p->tb->addr_tx, 0, &src, &sl);
+	int fd;
+	char *buf = calloc(1, STREAM_BUF);
+
+	make_addr(p->tb->addr_rx, p->port, &dst, &dl);
+	fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || !buf || bind(fd, (struct sockaddr *)&src, sl) < 0) {
+		snprintf(shm->tx_err, sizeof(shm->tx_err), "sender socket: %s", strerror(errno));
+		_exit(1);
+	}
+	if (ta && ta->method[0] &&
+	    set_tcp_key(fd, ta->method, ta->ao_alg, p->tb->addr_rx, key, STREAM_KEY_LEN) < 0) {
+		snprintf(shm->tx_err, sizeof(shm->tx_err), "sender: setting the TCP-%s key: %s",
+			 !strcmp(ta->method, "md5") ? "MD5" : "AO", strerror(errno));
+		_exit(1);
+	}
+	explicit_bzero(key, STREAM_KEY_LEN);
+	if (connect(fd, (struct sockaddr *)&dst, dl) < 0) {
+		snprintf(shm->tx_err, sizeof(shm->tx_err), "sender connect %s:%d: %s", p->tb->addr_rx,
+			 p->port, strerror(errno));
+		_exit(1);
+	}
+	atomic_store(&shm->tx_connected, 1);
+	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
+		ssize_t n = send(fd, buf, STREAM_BUF, 0);
+		struct tcp_info ti;
+		socklen_t tl = sizeof(ti);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(shm->tx_err, sizeof(shm->tx_err), "sender send: %s", strerror(errno));
+			_exit(1);
+		}
+		atomic_fetch_add_explicit(&shm->tx_bytes, n, memory_order_relaxed);
+		/* a microsecond per 128 KiB: cheap enough to keep it current at the window's edges */
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0)
+			atomic_store_explicit(&shm->retrans, ti.tcpi_total_retrans, memory_order_relaxed);
+	}
+	shutdown(fd, SHUT_WR);
+	close(fd);
+	atomic_store(&shm->tx_done, 1);
+	_exit(0);
+}
+
+static int wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
+{
+	for (int t = 0; t < timeout_ms; t += 10) {
+		if (atomic_load(flag))
+			return 0;
+		if (waitpid(child, NULL, WNOHANG) == child)
+			return -1;
+		if (sleep_ms_or_stop(10))
+			return -1;
+	}
+	return -1;
+}
+
+static void write_raw(const struct load_params *p, const struct load_result *r, json_t *intervals,
+		      uint64_t tx_total, uint64_t rx_total)
+{
+	char path[PATH_MAX + 256];
+	json_t *o;
+
+	if (!p->raw_prefix) {
+		json_decref(intervals);
+		return;
+	}
+	snprintf(path, sizeof(path), "%sstream.json", p->raw_prefix);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i}", "load", "stream", "tcp_auth",
+		      p->sc && p->sc->tcp_auth.method[0] ? p->sc->tcp_auth.method : "none",
+		      "sender", p->tb->addr_tx, "receiver", p->tb->addr_rx, "port", p->port, "omit_s",
+		      p->omit_s, "duration_s_asked", p->duration_s, "cpu_sender", p->tb->cpu_tx,
+		      "cpu_receiver", p->tb->cpu_rx);
+	json_object_set_new(o, "end", json_pack("{s:f, s:I, s:f, s:f, s:I, s:I, s:I}", "seconds", r->duration_s,
+						"bytes", (json_int_t)r->bytes, "bits_per_second", r->throughput_bps,
+						"sender_bits_per_second", r->sender_bps, "retransmits",
+						(json_int_t)r->retransmits, "sender_total_bytes", (json_int_t)tx_total,
+						"receiver_total_bytes", (json_int_t)rx_total));
+	json_object_set_new(o, "intervals", intervals);
+	if (r->error[0])
+		json_object_set_new(o, "error", json_string(r->error));
+	json_dump_file(o, path, JSON_INDENT(1));
+	json_decref(o);
+}
+
+int load_stream(const struct load_params *p, struct load_result *r)
+{
+	const struct testbed *tb = p->tb;
+	struct stream_shm *shm;
+	uint8_t key[STREAM_KEY_LEN];
+	pid_t rx = -1, tx = -1;
+	bool open_ = false;
+	int err = -1;
+	double t0, t_open = 0, t_close = 0, next_iv;
+	uint64_t b0 = 0, s0 = 0, last_iv = 0;
+	int64_t r0 = 0;
+	json_t *intervals = json_array();
+
+	memset(r, 0, sizeof(*r));
+	r->retransmits = -1;
+	if (journal_dry_run()) {
+		printf("# built-in stream: receiver in %s on %s:%d (CPU %d), sender in %s from %s (CPU %d)%s%s\n",
+		       tb->ns_rx, tb->addr_rx, p->port, tb->cpu_rx, tb->ns_tx, tb->addr_tx, tb->cpu_tx,
+		       p->sc && p->sc->tcp_auth.method[0] ? ", TCP-" : "",
+		       p->sc && p->sc->tcp_auth.method[0] ? (!strcmp(p->sc->tcp_auth.method, "md5") ? "MD5 key on both sockets" : "AO key on both sockets") : "");
+		json_decref(intervals);
+		return 0;
+	}
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shm == MAP_FAILED) {
+		snprintf(r->error, sizeof(r->error), "mmap: %s", strerror(errno));
+		json_decref(intervals);
+		return -1;
+	}
+	memset(shm, 0, sizeof(*shm));
+	if (getrandom(key, sizeof(key), 0) != sizeof(key)) {
+		snprintf(r->error, sizeof(r->error), "getrandom: %s", strerror(errno));
+		goto out;
+	}
+	rx = fork_into(tb->ns_rx, tb->cpu_rx, shm->rx_err, sizeof(shm->rx_err));
+	if (rx == 0)
+		receiver(p, shm, key);
+	if (rx < 0) {
+		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
+		goto out;
+	}
+	journal_add_process(rx);
+	if (wait_flag(&shm->rx_listening, rx, 5000) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", shm->rx_err[0] ? shm->rx_err :
+			 stop_requested() ? "interrupted" : "the stream receiver did not listen within 5 s");
+		goto out;
+	}
+	tx = fork_into(tb->ns_tx, tb->cpu_tx, shm->tx_err, sizeof(shm->tx_err));
+	if (tx == 0)
+		sender(p, shm, key);
+	explicit_bzero(key, sizeof(key));
+	if (tx < 0) {
+		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
+		goto out;
+	}
+	journal_add_process(tx);
+	if (wait_flag(&shm->tx_connected, tx, 5000) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", shm->tx_err[0] ? shm->tx_err :
+			 stop_requested() ? "interrupted" : "the stream sender did not connect within 5 s");
+		goto out;
+	}
+	t0 = now();
+	next_iv = t0 + 1;
+	for (;;) {
+		double t = now();
+		int st;
+
+		if (!open_ && t - t0 >= p->omit_s) {
+			/* the window's edges: receiver bytes, sender bytes and retransmits, then the callback */
+			t_open = now();
+			b0 = atomic_load(&shm->rx_bytes);
+			s0 = atomic_load(&shm->tx_bytes);
+			r0 = atomic_load(&shm->retrans);
+			if (p->window)
+				p->window(p->arg, 1);
+			open_ = true;
+		}
+		if (open_ && t - t_open >= p->duration_s) {
+			if (p->window)
+				p->window(p->arg, 0);
+			t_close = now();
+			r->bytes = atomic_load(&shm->rx_bytes) - b0;
+			r->sender_bps = (atomic_load(&shm->tx_bytes) - s0) * 8.0 / (t_close - t_open);
+			r->retransmits = atomic_load(&shm->retrans) - r0;
+			open_ = false;
+			break;
+		}
+		if (t >= next_iv) {
+			uint64_t b = atomic_load(&shm->rx_bytes);
+
+			json_array_append_new(intervals, json_pack("{s:f, s:I}", "end", t - t0, "bytes",
+								   (json_int_t)(b - last_iv)));
+			last_iv = b;
+			next_iv += 1;
+		}
+		if (p->tick)
+			p->tick(p->arg);
+		if (stop_requested()) {
+			snprintf(r->error, sizeof(r->error), "interrupted by signal %d", stop_signal());
+			goto out;
+		}
+		if (waitpid(tx, &st, WNOHANG) == tx || waitpid(rx, &st, WNOHANG) == rx) {
+			bool was_tx = shm->tx_err[0] || atomic_load(&shm->tx_done);
+
+			tx = was_tx ? -1 : tx;
+			rx = was_tx ? rx : -1;
+			snprintf(r->error, sizeof(r->error), "the stream %s stopped: %s", was_tx ? "sender" : "receiver",
+				 shm->tx_err[0] ? shm->tx_err : shm->rx_err[0] ? shm->rx_err : "no message");
+			goto out;
+		}
+		/* wake at the window's edge, not up to a tick late */
+		double edge = open_ ? t_open + p->duration_s : t0 + p->omit_s;
+		int ms = (int)((edge - now()) * 1000);
+
+		sleep_ms_or_stop(ms < 1 ? 1 : ms > 100 ? 100 : ms);
+	}
+	r->duration_s = t_close - t_open;
+	r->throughput_bps = r->bytes * 8.0 / r->duration_s;
+	err = 0;
+	if (r->bytes == 0) {
+		snprintf(r->error, sizeof(r->error), "the stream receiver got no bytes in the measured window");
+		err = -1;
+	}
+
+	/* the end: the sender closes, the receiver reads to EOF */
+	atomic_store(&shm->stop, 1);
+	for (int i = 0; i < 300 && (tx > 0 || rx > 0); i++) {
+		if (tx > 0 && waitpid(tx, NULL, WNOHANG) == tx)
+			tx = -1;
+		if (rx > 0 && waitpid(rx, NULL, WNOHANG) == rx)
+			rx = -1;
+		if (tx > 0 || rx > 0)
+			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+out:
+	explicit_bzero(key, sizeof(key));
+	if (open_ && p->window)
+		p->window(p->arg, 0);
+	atomic_store(&shm->stop, 1);
+	if (tx > 0)
+		exec_stop(tx, 1000);
+	if (rx > 0)
+		exec_stop(rx, 1000);
+	write_raw(p, r, intervals, atomic_load(&shm->tx_bytes), atomic_load(&shm->rx_bytes));
+	munmap(shm, sizeof(*shm));
+	return err;
+}

@@ -190,7 +190,7 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 {
 	char path[PATH_MAX + 32];
 	struct utsname u;
-	json_t *cmdline = json_array(), *scen = json_array();
+	json_t *cmdline, *scen;
 
 	memset(res, 0, sizeof(*res));
 	res->runs_fd = -1;
@@ -207,6 +207,8 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 		pr_warn("results: cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}
+	cmdline = json_array();
+	scen = json_array();
 	for (int i = 0; i < cfg->argc; i++)
 		json_array_append_new(cmdline, json_string(cfg->argv[i]));
 	for (int i = 0; i < cfg->nscenarios; i++)

@@ -72,6 +72,8 @@ static void console_line(struct console *c, const char *line, double t)
 {
 	if (!*line)
 		return;
+	if (log_verbose >= 2)
+		fprintf(stderr, "ipsecperf: debug: vm console %7.3f: %s\n", t, line);
 	vm_fmt(c->tail[c->next], sizeof(c->tail[0]), "%s", line);
 	c->next = (c->next + 1) % TAIL_LINES;
 	if (c->ntail < TAIL_LINES)

@@ -98,7 +98,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libipsecperf.a
 DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 	libjansson-dev libinih-dev libmnl-dev libbpf-dev libelf-dev zlib1g-dev \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
-	gnuplot-nox qemu-system-x86 busybox-static cpio openssh-server
+	gnuplot-nox qemu-system-x86 busybox-static cpio openssh-server libclang-rt-14-dev
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
@@ -122,6 +122,31 @@ test: deps
 demo: deps
 	$(MAKE) all
 	$(BUILD)/ipsecperf run $(DEMO_ARGS) clear no-tso no-gso
+
+# `make fuzz`: the libFuzzer targets of tests/fuzz/ (results reader, scenario
+# reader), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
+# process; corpora and crash inputs stay in build/fuzz/. Not part of `make test`.
+FUZZ_SECONDS ?= 600
+FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
+	-Icollector -Ianalyze -I$(BUILD)
+$(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c analyze/results.c analyze/stats.c \
+		analyze/summary.c collector/log.c $(wildcard analyze/*.h)
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
+$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/scenario.c collector/log.c \
+		collector/scenario.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih
+fuzz: $(BUILD)/fuzz/fuzz_results $(BUILD)/fuzz/fuzz_scenario
+	@for t in results scenario; do \
+		mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crash-$$t; \
+		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
+		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-dict=tests/fuzz/$$t.dict -artifact_prefix=$(BUILD)/fuzz/crash-$$t/ $(BUILD)/fuzz/corpus-$$t \
+			tests/fuzz/seeds/$$t || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

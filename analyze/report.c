@@ -316,7 +316,8 @@ static void text_counters(FILE *f, const struct report *rep)
 		return;
 	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
-		const char *last = NULL;
+		const char *last = NULL, *notes[32];
+		int nnotes = 0;
 
 		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
 		fprintf(f, "%-15s %-24s %2s %8s %s\n", "scenario", "counter", "n", "median", "min-max");
@@ -333,11 +334,16 @@ static void text_counters(FILE *f, const struct report *rep)
 			if (d < 2)
 				d = 2;
 			if (row->s.n == 0) {
+				int j;
+
 				snprintf(med, sizeof(med), "-");
-				snprintf(rng, sizeof(rng), "%s", row->unavailable ? row->unavailable : "no value");
-				/* "unavailable: reason" can be long: keep the line to 72 columns */
-				if (strlen(rng) > 27)
-					strcpy(rng + 24, "...");
+				/* the reason can be long: a numbered note below the table */
+				for (j = 0; j < nnotes; j++)
+					if (!strcmp(notes[j], row->unavailable ? row->unavailable : "no value"))
+						break;
+				if (j == nnotes && nnotes < 32)
+					notes[nnotes++] = row->unavailable ? row->unavailable : "no value";
+				snprintf(rng, sizeof(rng), "see note %d", j + 1);
 			} else {
 				fmt_num(med, sizeof(med), row->s.median, d);
 				fmt_range(rng, sizeof(rng), &row->s, d);
@@ -345,6 +351,12 @@ static void text_counters(FILE *f, const struct report *rep)
 			fprintf(f, "%-15s %-24s %2d %8s %s\n", last == row->g->scenario ? "" : row->g->scenario,
 				row->m.counter, row->s.n, med, rng);
 			last = row->g->scenario;
+		}
+		for (int j = 0; j < nnotes; j++) {
+			char line[600];
+
+			snprintf(line, sizeof(line), "note %d: %s", j + 1, notes[j]);
+			fputs_wrapped(f, line, 0, 8);
 		}
 	}
 }
@@ -612,10 +624,16 @@ static void html_esc(FILE *f, const char *s)
 	}
 }
 
-static void html_svg(FILE *f, const char *path)
+/*
+ * Inline one gnuplot SVG: without its XML prolog and DOCTYPE (inline SVG
+ * needs neither), and with its ids prefixed by the chart number, since
+ * every gnuplot SVG defines the same ones (gpPt0, textbox, ...).
+ */
+static void html_svg(FILE *f, const char *path, int chart)
 {
+	static const char *const refs[] = { "id='", "id=\"", "#gp", "url(#" };
 	FILE *in = fopen(path, "r");
-	char *buf = NULL, *svg;
+	char *buf = NULL, *p;
 	size_t cap = 0;
 	ssize_t n;
 
@@ -623,8 +641,31 @@ static void html_svg(FILE *f, const char *path)
 		return;
 	n = getdelim(&buf, &cap, '\0', in);
 	fclose(in);
-	if (n > 0 && (svg = strstr(buf, "<svg")))
-		fputs(svg, f); /* drop the XML prolog and DOCTYPE: inline SVG needs neither */
+	if (n <= 0 || !(p = strstr(buf, "<svg"))) {
+		free(buf);
+		return;
+	}
+	while (*p) {
+		size_t i, len = 0;
+
+		for (i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+			len = strlen(refs[i]);
+			if (!strncmp(p, refs[i], len))
+				break;
+		}
+		if (i == sizeof(refs) / sizeof(refs[0])) {
+			fputc(*p++, f);
+			continue;
+		}
+		/* "#gp" keeps its "gp" after the prefix */
+		if (i == 2) {
+			fprintf(f, "#c%d-", chart);
+			p += 1;
+		} else {
+			fprintf(f, "%.*sc%d-", (int)len, p, chart);
+			p += len;
+		}
+	}
 	free(buf);
 }
 
@@ -700,7 +741,7 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 
 			snprintf(path, sizeof(path), "%s/%s.svg", chartdir, chart_names[i]);
 			fprintf(f, "<figure>\n");
-			html_svg(f, path);
+			html_svg(f, path, i);
 			fprintf(f, "</figure>\n");
 		}
 	}

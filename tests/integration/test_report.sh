@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# ipsecperf report on synthetic results directories: every format, the
+# 72-column ASCII text, charts, one self-contained HTML page, and the
+# FILE:LINE messages (exit 2) for malformed input. No root needed.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+IPSECPERF=${IPSECPERF:-"$TOP/build/ipsecperf"}
+SYNTH="$TOP/tests/integration/synth_results.py"
+export IPSECPERF_TEMPLATES=${IPSECPERF_TEMPLATES:-"$TOP/analyze/templates"}
+TMP=$(mktemp -d /tmp/ipsecperf-test-report.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$IPSECPERF" ] || fail "build/ipsecperf missing: run make"
+command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }
+
+python3 "$SYNTH" "$TMP/a" --kernels 6.1.0-28-cloud-amd64,6.12.43+deb12-cloud-amd64 \
+	--scenarios clear,no-gso,esp-null --noisy esp-null --fail no-gso:2 || fail "synth"
+
+# text: 72 columns, ASCII, header, warnings, failed run listed
+"$IPSECPERF" report "$TMP/a" > "$TMP/text" 2> "$TMP/err" || fail "report text: exit $?"
+awk 'length($0) > 72 { print FILENAME ":" NR ": " length($0) " columns"; bad = 1 } END { exit bad }' \
+	"$TMP/text" >&2 || fail "text report wider than 72 columns"
+LC_ALL=C grep -q '[^ -~]' "$TMP/text" && fail "text report is not printable ASCII"
+for want in '^host      synth, Synthetic CPU, 2 CPUs' '^testbed   vm' \
+	'^command   ipsecperf run --repeat 5 clear no-gso esp-null' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
+	'^runs      5 repeats per scenario, 10 s each' \
+	'^no-gso           4 ' 'no-gso repeat 2: failed: iperf3 exited' \
+	'warning: .*esp-null: throughput CV [0-9.]*% > 5%' 'hint: rerun with --repeat' \
+	'95% CI' 'xmit_skbs' 'unavailable: no ESP'; do
+	grep -qE -e "$want" "$TMP/text" || { cat "$TMP/text" >&2; fail "text lacks /$want/"; }
+done
+
+# csv and json: machine-readable, one row per kernel x scenario x metric
+"$IPSECPERF" report -f csv "$TMP/a" > "$TMP/csv" || fail "csv"
+head -1 "$TMP/csv" | grep -q '^kernel,scenario,metric,unit,n,' || fail "csv header"
+"$IPSECPERF" report -f json -o "$TMP/json" "$TMP/a" || fail "json"
+python3 - "$TMP/json" "$TMP/csv" <<'PY' || fail "json/csv content"
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(j["rows"]) == len(rows), (len(j["rows"]), len(rows))
+t = [r for r in j["rows"] if r["metric"] == "throughput" and r["scenario"] == "no-gso"]
+assert len(t) == 2 and t[0]["n"] == 4 and t[0]["n_not_ok"] == 1, t
+assert abs(t[0]["ratio"] - t[0]["median"] / [r for r in j["rows"] if r["metric"] == "throughput"
+    and r["scenario"] == "clear" and r["kernel"] == t[0]["kernel"]][0]["median"]) < 1e-9
+assert j["not_ok"][0]["reason"] == "iperf3 exited with status 1"
+assert j["sources"][0]["command"].startswith("ipsecperf run")
+PY
+"$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
+
+# charts and the html page
+if command -v gnuplot > /dev/null; then
+	"$IPSECPERF" report -c "$TMP/charts" -f html -o "$TMP/r.html" "$TMP/a" || fail "html: exit $?"
+	for f in throughput.png throughput.svg cycles_per_byte.png counter-xmit_skbs.png bars.gp replot.sh; do
+		[ -s "$TMP/charts/$f" ] || fail "charts: $f missing"
+	done
+	head -c 8 "$TMP/charts/throughput.png" | od -An -c | grep -q 'P   N   G' || fail "not a PNG"
+	(cd "$TMP/charts" && rm throughput.png && ./replot.sh && [ -s throughput.png ]) || fail "replot.sh"
+	[ "$(grep -c '<svg' "$TMP/r.html")" -ge 3 ] || fail "html: charts not inlined"
+	grep -qE '(src|href)=.(https?:|file:|/|[a-z])' "$TMP/r.html" && fail "html is not self-contained"
+	# html without --charts draws into a temporary directory and removes it
+	"$IPSECPERF" report -f html "$TMP/a" > "$TMP/r2.html" || fail "html to stdout"
+	grep -q '<svg' "$TMP/r2.html" || fail "html to stdout: no charts"
+else
+	echo "  (gnuplot missing: charts not tested)" >&2
+fi
+
+# several directories: merged, kernels side by side
+python3 "$SYNTH" "$TMP/b" --kernels 6.18.0-test --scenarios clear,no-gso --seed 2 || fail "synth b"
+"$IPSECPERF" report "$TMP/a" "$TMP/b" > "$TMP/two" || fail "two dirs"
+grep -q '^kernel 6.18.0-test' "$TMP/two" || fail "two dirs: second kernel missing"
+grep -q "^results   $TMP/b" "$TMP/two" || fail "two dirs: second header missing"
+
+# bad input: one line, names file and line, exit 2
+expect_bad() { # what pattern args...
+	local what=$1 pattern=$2
+	shift 2
+	"$IPSECPERF" report "$@" > /dev/null 2> "$TMP/err"
+	local rc=$?
+	[ $rc = 2 ] || { cat "$TMP/err" >&2; fail "$what: exit $rc, not 2"; }
+	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$what: not one line"; }
+	grep -qE -e "^ipsecperf: $pattern" "$TMP/err" || { cat "$TMP/err" >&2; fail "$what: lacks /$pattern/"; }
+}
+cp -r "$TMP/a" "$TMP/trunc"
+head -c -40 "$TMP/a/runs.jsonl" > "$TMP/trunc/runs.jsonl"
+n=$(wc -l < "$TMP/a/runs.jsonl")
+expect_bad "truncated" "$TMP/trunc/runs.jsonl:$n: truncated record" "$TMP/trunc"
+cp -r "$TMP/a" "$TMP/v2"
+sed -i '7s/"version": 1/"version": 2/' "$TMP/v2/runs.jsonl"
+expect_bad "version" "$TMP/v2/runs.jsonl:7: unknown record version 2" "$TMP/v2"
+expect_bad "missing dir" "$TMP/nope: No such file or directory" "$TMP/nope"
+mkdir "$TMP/empty"
+expect_bad "no meta" "$TMP/empty/meta.json: No such file" "$TMP/empty"
+expect_bad "format" "report: --format pdf: not a format" -f pdf "$TMP/a"
+expect_bad "no dir" "report: no results directory given" -f text
+exit 0

@@ -32,6 +32,7 @@ const struct command commands[] = {
 	{ "guest", cmd_guest, "the VM testbed's init (runs inside the VM only)", help_guest, NULL },
 	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL },
 	{ "compare", cmd_compare, "compare two results directories; exit 1 on a regression", help_compare, NULL },
+	{ "probe", cmd_probe, "list the kernel counters this kernel gives and how each attaches", help_probe, probe_opts },
 	{ "help", cmd_help, "print a command's help page", help_help, NULL },
 	{ "version", cmd_version, "print the version", help_version, NULL },
 	{ NULL, NULL, NULL, NULL, NULL },

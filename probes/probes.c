@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "ipsecperf.skel.h"
@@ -161,15 +162,44 @@ static const char *no_kprobes(void)
 	return "this kernel has no kprobes (no kprobe PMU in /sys/bus/event_source/devices: CONFIG_KPROBES unset)";
 }
 
-static const char *esp_missing(const struct ksyms *ks, const char *sym)
+/* Is there an esp4 this kernel could load? modules.dep and modules.builtin say; 1 yes, 0 no, -1 cannot tell. */
+static int esp4_exists(void)
 {
-	static char why[160];
+	static const char *const lists[] = { "modules.dep", "modules.builtin" };
+	struct utsname u;
+	char path[512], line[1024];
+	bool found = false, read = false;
 
-	if (access("/sys/module/esp4", F_OK) != 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (no ESP SA in this scenario, or CONFIG_INET_ESP unset)", sym);
-	else
+	if (uname(&u) < 0)
+		return -1;
+	for (size_t i = 0; i < 2 && !found; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release, lists[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		read = true;
+		while (!found && fgets(line, sizeof(line), f))
+			found = strstr(line, "/esp4.ko") != NULL;
+		fclose(f);
+	}
+	return found ? 1 : read ? 0 : -1;
+}
+
+static const char *esp_missing(const char *sym)
+{
+	static char why[200];
+	int e;
+
+	if (access("/sys/module/esp4", F_OK) == 0)
 		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms although esp4 is loaded", sym);
-	(void)ks;
+	else if ((e = esp4_exists()) > 0)
+		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (ESP scenarios load it)", sym);
+	else if (e < 0)
+		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (and there is no /lib/modules/RELEASE/modules.dep to tell whether it exists)", sym);
+	else
+		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: this kernel has no esp4 (CONFIG_INET_ESP unset; not in modules.dep or modules.builtin)", sym);
 	return why;
 }
 
@@ -179,7 +209,7 @@ static void attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c
 	char why[256];
 
 	if (!ksyms_find(ks, sym)) {
-		set_how(p, c, false, "%s", esp ? esp_missing(ks, sym) : "not in /proc/kallsyms");
+		set_how(p, c, false, "%s", esp ? esp_missing(sym) : "not in /proc/kallsyms");
 		if (!esp)
 			set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
 		return;
@@ -273,8 +303,8 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s", *where ? ", " : "", fns[i]);
 	}
 	if (!n) {
-		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing(ks, "esp_output_tail"));
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing(ks, "esp_output_tail"));
+		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
+		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
 		return;
 	}
 	if (attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
@@ -524,6 +554,31 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 		json_object_set_new(out, probe_counter_names[c], o);
 	}
 	return out;
+}
+
+int probes_list(FILE *f, bool as_json)
+{
+	struct probes *p = probes_open();
+
+	if (!p)
+		return -1;
+	probes_attach(p, NULL);
+	if (as_json) {
+		json_t *o = json_object();
+
+		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+			json_object_set_new(o, probe_counter_names[c],
+					    json_pack("{s:b, s:s}", "available", p->avail[c], "symbol", p->how[c]));
+		json_dumpf(o, f, JSON_INDENT(2));
+		fputc('\n', f);
+		json_decref(o);
+	} else {
+		fprintf(f, "%-26s %s\n", "counter", "how it attaches on this kernel");
+		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+			fprintf(f, "%-26s %s\n", probe_counter_names[c], p->how[c]);
+	}
+	probes_close(p);
+	return 0;
 }
 
 void probes_close(struct probes *p)

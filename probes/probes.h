@@ -46,7 +46,7 @@ int probe_overhead_write(const char *dir, json_t *ov);
 void probe_overhead_print(FILE *f, json_t *ov);
 
 /* `ipsecperf probe --list`: one row per counter, how it would attach here. */
-int probes_list(FILE *f);
+int probes_list(FILE *f, bool json);
 
 /* The bases of the per-packet ratios. Unit-tested. */
 struct probe_bases {

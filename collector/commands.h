@@ -25,6 +25,8 @@ int command_wants_help(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+extern const char help_doctor[];
 int cmd_probe(int argc, char **argv);
 extern const char help_probe[];
 extern const struct opt_def probe_opts[];

@@ -28,6 +28,7 @@ const struct command commands[] = {
 	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts },
 	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, NULL },
 	{ "cleanup", cmd_cleanup, "undo the host changes of a run that was killed", help_cleanup, cleanup_opts },
+	{ "doctor", cmd_doctor, "print what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM, tools", help_doctor, NULL },
 	{ "kernel", cmd_kernel, "fetch and list kernels for the VM testbed", help_kernel, NULL },
 	{ "guest", cmd_guest, "the VM testbed's init (runs inside the VM only)", help_guest, NULL },
 	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL },

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ipsecperf doctor: what this host's kernel and tools can do, found by
+ * probing (load a module with -n, open a socket, load a BPF program, open a
+ * counter, run a tiny guest), never by comparing version numbers. Changes
+ * nothing on the host.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <linux/netlink.h>
+#include <linux/perf_event.h>
+#include <bpf/libbpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "exec.h"
+#include "ipsec.h"
+#include "load.h"
+#include "log.h"
+
+const char help_doctor[] =
+	"usage: ipsecperf doctor\n"
+	"\n"
+	"Print what this host can run, each found by probing the running kernel:\n"
+	"ESP (esp4, esp6) and each algorithm the scenarios use, esp4_offload,\n"
+	"TCP-MD5 and TCP-AO (a key set on a throwaway socket), the BPF program\n"
+	"types that load (libbpf's probe), kprobes, the PMU's cycle counter, a\n"
+	"KVM that really runs a guest (a few real-mode instructions), and the\n"
+	"versions of iperf3, perf and qemu. Makes no change to the host: modules\n"
+	"are looked up with modprobe -n, nothing is loaded or mounted.\n"
+	"\n"
+	"Exit status 0 (the report is information; a scenario that cannot run\n"
+	"here is skipped by `ipsecperf run` with the same reason).\n";
+
+static void row(const char *what, const char *verdict, const char *detail)
+{
+	printf("  %-22s %-10s %s\n", what, verdict, detail ? detail : "");
+}
+
+static bool in_proc_crypto(const char *name)
+{
+	FILE *f = fopen("/proc/crypto", "r");
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char val[200];
+
+		if ((sscanf(line, "name : %199s", val) == 1 || sscanf(line, "driver : %199s", val) == 1) &&
+		    !strcmp(val, name))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * An algorithm the kernel does not hold yet is built from templates on
+ * demand: rfc4106(gcm(aes)) needs rfc4106, gcm and aes, each either present
+ * or loadable as the module alias crypto-NAME.
+ */
+static void crypto_row(const char *alg)
+{
+	char buf[128], detail[300] = "";
+	size_t off = 0;
+	bool missing = false;
+
+	if (in_proc_crypto(alg)) {
+		row(alg, "yes", "in /proc/crypto");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", alg);
+	for (char *tok = strtok(buf, "()"); tok; tok = strtok(NULL, "()")) {
+		char alias[96];
+		const char *how;
+
+		snprintf(alias, sizeof(alias), "crypto-%s", tok);
+		if (in_proc_crypto(tok))
+			how = "present";
+		else if (exec_run(NULL, (char *[]){ "modprobe", "-n", "-q", alias, NULL }, NULL, NULL) == 0)
+			how = "loadable";
+		else
+			how = "not found", missing = true;
+		if (off < sizeof(detail))
+			off += snprintf(detail + off, sizeof(detail) - off, "%s%s %s", off ? ", " : "", tok, how);
+	}
+	row(alg, missing ? "no" : "likely", detail);
+}
+
+static void kmod_row(const char *name, const char *what)
+{
+	int ref = 0;
+	enum kmod_state st = kmod_state(name, &ref);
+	char detail[200];
+
+	snprintf(detail, sizeof(detail), "%s: %s", name, kmod_state_name(st));
+	if (st == KMOD_LOADED)
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), " (refcount %d)", ref);
+	row(what, st == KMOD_MISSING ? "no" : "yes", detail);
+}
+
+static void xfrm_row(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_XFRM);
+
+	if (fd < 0) {
+		row("xfrm netlink", "no", strerror(errno));
+		return;
+	}
+	close(fd);
+	row("xfrm netlink", "yes", "NETLINK_XFRM socket opens (CONFIG_XFRM_USER)");
+}
+
+static int silent_libbpf(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	(void)l;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static void bpf_rows(void)
+{
+	static const struct {
+		enum bpf_prog_type type;
+		const char *name;
+	} types[] = {
+		{ BPF_PROG_TYPE_TRACEPOINT, "tracepoint" },
+		{ BPF_PROG_TYPE_RAW_TRACEPOINT, "raw_tracepoint" },
+		{ BPF_PROG_TYPE_KPROBE, "kprobe" },
+		{ BPF_PROG_TYPE_TRACING, "tracing (fentry)" },
+	};
+	libbpf_print_fn_t old = libbpf_set_print(silent_libbpf);
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		char what[64], detail[128];
+		int rc = libbpf_probe_bpf_prog_type(types[i].type, NULL);
+
+		snprintf(what, sizeof(what), "BPF %s", types[i].name);
+		if (rc < 0)
+			snprintf(detail, sizeof(detail), "probe failed: %s", strerror(-rc));
+		else
+			snprintf(detail, sizeof(detail), "libbpf_probe_bpf_prog_type: %s",
+				 rc ? "loads" : "refused");
+		row(what, rc == 1 ? "yes" : "no", detail);
+	}
+	libbpf_set_print(old);
+}
+
+static void kprobe_row(void)
+{
+	struct stat st;
+	const char *tr = NULL;
+
+	if (stat("/sys/kernel/tracing/kprobe_events", &st) == 0)
+		tr = "/sys/kernel/tracing/kprobe_events";
+	else if (stat("/sys/kernel/debug/tracing/kprobe_events", &st) == 0)
+		tr = "/sys/kernel/debug/tracing/kprobe_events";
+	if (stat("/sys/bus/event_source/devices/kprobe", &st) == 0)
+		row("kprobes", "yes", tr ? tr : "kprobe PMU (/sys/bus/event_source/devices/kprobe)");
+	else if (tr)
+		row("kprobes", "yes", tr);
+	else if (stat("/sys/kernel/tracing/events", &st) != 0 && stat("/sys/kernel/debug/tracing/events", &st) != 0)
+		row("kprobes", "no", "no kprobe PMU; tracefs not mounted, so kprobe_events unknown (CONFIG_KPROBES?)");
+	else
+		row("kprobes", "no", "no kprobe PMU and no kprobe_events (CONFIG_KPROBES unset)");
+}
+
+static void pmu_row(void)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_HW_CPU_CYCLES, .disabled = 1, .exclude_hv = 1 };
+	int fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	char detail[128];
+
+	if (fd >= 0) {
+		close(fd);
+		row("PMU cycles", "yes", "perf_event_open(cycles) works: cycles_method pmu");
+		return;
+	}
+	snprintf(detail, sizeof(detail), "perf_event_open(cycles): %s; cycles will be \"estimated\"",
+		 strerror(errno));
+	row("PMU cycles", "no", detail);
+}
+
+/* A real-mode guest of three instructions: mov al,0x42; out 0x10,al; hlt. */
+static void kvm_row(void)
+{
+	static const unsigned char code[] = { 0xb0, 0x42, 0xe6, 0x10, 0xf4 };
+	struct kvm_userspace_memory_region mr = { 0 };
+	struct kvm_sregs sregs;
+	struct kvm_regs regs = { .rip = 0x1000, .rflags = 2 };
+	struct kvm_run *run = MAP_FAILED;
+	void *mem = MAP_FAILED;
+	int kvm, vm = -1, vcpu = -1, size = 0;
+	char detail[160];
+	bool ok = false;
+
+	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm < 0) {
+		snprintf(detail, sizeof(detail), "/dev/kvm: %s; the vm testbed uses TCG (slow)", strerror(errno));
+		row("KVM", "no", detail);
+		return;
+	}
+	snprintf(detail, sizeof(detail), "cannot create a VM");
+	vm = ioctl(kvm, KVM_CREATE_VM, 0);
+	if (vm < 0)
+		goto out;
+	mem = mmap(NULL, 0x2000, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		goto out;
+	memcpy((char *)mem + 0x1000, code, sizeof(code));
+	mr.memory_size = 0x2000;
+	mr.userspace_addr = (unsigned long)mem;
+	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &mr) < 0)
+		goto out;
+	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
+	size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (vcpu < 0 || size <= 0)
+		goto out;
+	run = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
+	if (run == MAP_FAILED || ioctl(vcpu, KVM_GET_SREGS, &sregs) < 0)
+		goto out;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
+	if (ioctl(vcpu, KVM_SET_SREGS, &sregs) < 0 || ioctl(vcpu, KVM_SET_REGS, &regs) < 0)
+		goto out;
+	snprintf(detail, sizeof(detail), "KVM_RUN failed");
+	if (ioctl(vcpu, KVM_RUN, 0) < 0)
+		goto out;
+	if (run->exit_reason == KVM_EXIT_IO && run->io.port == 0x10 &&
+	    *((unsigned char *)run + run->io.data_offset) == 0x42) {
+		ok = true;
+		snprintf(detail, sizeof(detail), "ran a real-mode guest (KVM_RUN, port I/O exit)");
+	} else {
+		snprintf(detail, sizeof(detail), "KVM_RUN exit reason %u, not the guest's port I/O",
+			 run->exit_reason);
+	}
+out:
+	if (!ok && errno && strstr(detail, "cannot"))
+		snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), ": %s", strerror(errno));
+	row("KVM", ok ? "yes" : "no", detail);
+	if (run != MAP_FAILED)
+		munmap(run, size);
+	if (mem != MAP_FAILED)
+		munmap(mem, 0x2000);
+	if (vcpu >= 0)
+		close(vcpu);
+	if (vm >= 0)
+		close(vm);
+	close(kvm);
+}
+
+static void version_row(const char *what, const char *prog, const char *arg)
+{
+	char *out = NULL, *err = NULL;
+	int st;
+
+	if (!exec_have(prog)) {
+		row(what, "no", "not found in PATH");
+		return;
+	}
+	st = exec_run(NULL, (char *[]){ (char *)prog, (char *)arg, NULL }, &out, &err);
+	char *text = out && *out ? out : err;
+
+	if (text)
+		text[strcspn(text, "\n")] = '\0';
+	row(what, st == 0 ? "yes" : "?", text && *text ? text : "printed no version");
+	free(out);
+	free(err);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	struct utsname u;
+	char why[256];
+
+	(void)argv;
+	if (argc > 1) {
+		pr_warn("doctor: takes no arguments; see `ipsecperf doctor --help`");
+		return EXIT_USAGE;
+	}
+	uname(&u);
+	printf("kernel %s (%s)\n\nIPsec\n", u.release, u.version);
+	xfrm_row();
+	kmod_row("esp4", "ESP (IPv4)");
+	kmod_row("esp6", "ESP (IPv6)");
+	kmod_row("esp4_offload", "ESP GSO (esp4_offload)");
+	kmod_row("esp6_offload", "ESP GSO (esp6_offload)");
+	printf("\nalgorithms (the scenarios' own)\n");
+	for (const char *const *a = (const char *const[]){ "ecb(cipher_null)", "digest_null", "cbc(aes)",
+							   "hmac(sha256)", "rfc4106(gcm(aes))", NULL }; *a; a++)
+		crypto_row(*a);
+	printf("\nTCP authentication\n");
+	for (const char *const *m = (const char *const[]){ "md5", "ao", NULL }; *m; m++) {
+		int rc = tcp_auth_probe(*m, "hmac(sha1)", why, sizeof(why));
+
+		row(!strcmp(*m, "md5") ? "TCP-MD5" : "TCP-AO", rc ? "no" : "yes",
+		    rc ? why : !strcmp(*m, "md5") ? "setsockopt TCP_MD5SIG works"
+						  : "setsockopt TCP_AO_ADD_KEY works (hmac(sha1))");
+	}
+	printf("\nobservation\n");
+	if (geteuid() == 0)
+		bpf_rows();
+	else
+		row("BPF", "?", "needs root to probe program types");
+	kprobe_row();
+	pmu_row();
+	printf("\nvirtualisation and tools\n");
+	kvm_row();
+	version_row("iperf3", "iperf3", "--version");
+	version_row("perf", "perf", "--version");
+	version_row("qemu", "qemu-system-x86_64", "--version");
+	version_row("iproute2", "ip", "-V");
+	version_row("ethtool", "ethtool", "--version");
+	version_row("modprobe", "modprobe", "--version");
+	return EXIT_OK;
+}

@@ -44,14 +44,18 @@ void progress_begin_run(struct progress *p, int scenario_i, int scenario_n,
 
 void progress_tick(struct progress *p)
 {
-	char left[32];
+	char left[32], line[sizeof(p->shown)];
 	double in_run = now() - p->run_start;
 	double remaining = (p->total_runs - p->done_runs) * p->run_s - in_run;
 
 	if (!p->enabled)
 		return;
 	format_duration(left, sizeof(left), remaining);
-	fprintf(stderr, "\r\033[K[%d/%d] %s, %s left", p->scenario_i, p->scenario_n, p->label, left);
+	snprintf(line, sizeof(line), "[%d/%d] %s, %s left", p->scenario_i, p->scenario_n, p->label, left);
+	if (!strcmp(line, p->shown))
+		return;
+	strcpy(p->shown, line);
+	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 }
 
@@ -62,6 +66,7 @@ void progress_end_run(struct progress *p)
 
 void progress_clear(struct progress *p)
 {
+	p->shown[0] = '\0';
 	if (p->enabled) {
 		fputs("\r\033[K", stderr);
 		fflush(stderr);

@@ -14,6 +14,7 @@ struct progress {
 	double run_start; /* monotonic seconds */
 	char label[128];  /* "clear 2/3" */
 	int scenario_i, scenario_n;
+	char shown[192];  /* the line on screen: redrawn only when it changes */
 };
 
 void progress_init(struct progress *p, bool quiet, int total_runs, double run_s);

@@ -17,6 +17,7 @@
 #include "load.h"
 #include "log.h"
 #include "offload.h"
+#include "probes.h"
 #include "progress.h"
 #include "results_writer.h"
 #include "run.h"
@@ -54,7 +55,7 @@ const char help_run[] =
 
 enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
-	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET,
+	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD,
 };
 
 const struct opt_def run_opts[] = {
@@ -71,12 +72,18 @@ const struct opt_def run_opts[] = {
 	[O_PORT] = { "port", 0, OPT_INT, 1024, 65535, "N", "TCP port of the load (default 5201)" },
 	[O_DRY_RUN] = { "dry-run", 'n', OPT_FLAG, 0, 0, NULL, "print the host changes as commands; make none" },
 	[O_QUIET] = { "quiet", 'q', OPT_FLAG, 0, 0, NULL, "no progress line" },
+	[O_NO_PROBES] = { "no-probes", 0, OPT_FLAG, 0, 0, NULL, "attach no BPF probes (counters: unavailable)" },
+	[O_PROBE_OVERHEAD] = { "probe-overhead", 0, OPT_FLAG, 0, 0, NULL, "run each repeat with and without probes; report the throughput ratio" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
 struct run_ctx {
 	struct run_config cfg;
 	int port;
+	struct probes *probes;  /* loaded once per run (probes/probes.h) */
+	bool no_probes, probe_overhead;
+	bool probes_off;        /* this run is the probe-less half of an overhead pair */
+	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...]} */
 };
 
 static int on_run_opt(int idx, const char *val, long ival, void *arg)
@@ -110,6 +117,8 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 	case O_PORT: ctx->port = ival; break;
 	case O_DRY_RUN: c->dry_run = true; break;
 	case O_QUIET: c->quiet = true; break;
+	case O_NO_PROBES: ctx->no_probes = true; break;
+	case O_PROBE_OVERHEAD: ctx->probe_overhead = true; break;
 	}
 	return 0;
 }
@@ -157,6 +166,9 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX,
 				  .prefix_len = 24, .tag = "run", .argc = argc, .argv = argv };
 	ctx->port = 5201;
+	ctx->probes = NULL;
+	ctx->overhead = NULL;
+	ctx->no_probes = ctx->probe_overhead = ctx->probes_off = false;
 	first = options_parse("run", run_opts, argc, argv, on_run_opt, ctx);
 	if (first < 0)
 		return -1;
@@ -167,6 +179,10 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	if (!strcmp(c->testbed, "vm") != !!c->nkernels) {
 		pr_warn("run: %s", c->nkernels ? "--kernel needs --testbed vm"
 			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");
+		return -1;
+	}
+	if (ctx->no_probes && ctx->probe_overhead) {
+		pr_warn("run: --probe-overhead needs the probes; drop --no-probes");
 		return -1;
 	}
 	int fam_tx = check_addr("--addr-tx", c->addr_tx, c->prefix_len);
@@ -203,16 +219,28 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 struct measure {
 	struct cpu_acct cpu;
 	struct progress *progress;
+	struct probes *probes;
+	/* the SAs' counters are read at the window's edges too, so that probe counts and SA counts cover one interval */
+	json_t *rec;
+	int sa_rc;
+	bool sa_done;
+	char sa_why[512];
 };
 
 static void measure_window(void *arg, int open)
 {
 	struct measure *m = arg;
 
-	if (open)
+	if (open) {
+		ipsec_counters_begin();
+		probes_window(m->probes, 1);
 		cpu_start(&m->cpu);
-	else
+	} else {
 		cpu_stop(&m->cpu);
+		probes_window(m->probes, 0);
+		m->sa_rc = ipsec_counters_record(m->rec, m->sa_why, sizeof(m->sa_why));
+		m->sa_done = true;
+	}
 }
 
 static void measure_tick(void *arg)
@@ -267,13 +295,15 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 			const struct scenario *sc, int repeat, struct progress *pr)
 {
 	char start[40], prefix[PATH_MAX + 200];
-	struct measure m = { .progress = pr };
+	struct measure m = { .progress = pr, .probes = ctx->probes_off ? NULL : ctx->probes };
 	struct load_result lr;
 	json_t *rec;
 
 	iso8601_now(start, sizeof(start));
 	rec = record_new(sc->name, repeat, start);
-	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-", res->dir, sc->name, repeat);
+	m.rec = rec;
+	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", res->dir, sc->name, repeat,
+		 ctx->probes_off ? "noprobes-" : "");
 	cpu_open(&m.cpu);
 
 	struct load_params lp = {
@@ -281,9 +311,8 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 		.port = ctx->port, .raw_prefix = prefix, .window = measure_window,
 		.tick = measure_tick, .arg = &m, .sc = sc,
 	};
-	char sa_why[512];
 
-	ipsec_counters_begin();
+	ipsec_counters_begin(); /* again at the window's open; this covers a load that fails before it */
 	if (load_run(&lp, &lr) < 0) {
 		record_status(rec, "failed", lr.error);
 	} else {
@@ -292,12 +321,55 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 		json_object_set_new(rec, "load", json_string(sc->load));
 	}
 	/* the SAs' own counters: proof that the traffic went through them */
-	if (ipsec_counters_record(rec, sa_why, sizeof(sa_why)) < 0 &&
-	    !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
-		record_status(rec, "failed", sa_why);
-	json_object_set_new(rec, "counters", json_object());
+	if (!m.sa_done)
+		m.sa_rc = ipsec_counters_record(rec, m.sa_why, sizeof(m.sa_why));
+	if (m.sa_rc < 0 && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+		record_status(rec, "failed", m.sa_why);
+	json_object_set_new(rec, "counters", m.probes ? probes_counters_json(m.probes, rec)
+		: probes_counters_unavailable(ctx->probes_off ? "probes detached for this half of --probe-overhead"
+							      : "probes not loaded (--no-probes)"));
+	if (ctx->probe_overhead)
+		json_object_set_new(rec, "probes", json_string(ctx->probes_off ? "off" : "on"));
 	cpu_close(&m.cpu);
 	return rec;
+}
+
+/*
+ * --probe-overhead: the same run with and without the probes attached, in
+ * alternating order (odd repeats with probes first). The first record is
+ * written here, the second returned; both throughputs are kept for the
+ * ratio printed at the end (probe_overhead_print).
+ */
+static json_t *run_overhead_pair(struct run_ctx *ctx, const struct testbed *tb, struct results_writer *res,
+				 const struct scenario *sc, int repeat, struct progress *pr, int *failed)
+{
+	json_t *recs[2], *sc_obj = json_object_get(ctx->overhead, sc->name);
+
+	if (!sc_obj) {
+		sc_obj = json_pack("{s:[], s:[]}", "on", "off");
+		json_object_set_new(ctx->overhead, sc->name, sc_obj);
+	}
+	for (int i = 0; i < 2; i++) {
+		bool off = (i == 0) == !(repeat & 1);
+
+		ctx->probes_off = off;
+		if (off && ctx->probes)
+			probes_detach(ctx->probes);
+		recs[i] = run_once(ctx, tb, res, sc, repeat, pr);
+		if (off && ctx->probes)
+			probes_attach(ctx->probes, (const char *const[]){ tb->dev_tx, tb->dev_rx, NULL });
+		ctx->probes_off = false;
+		if (!strcmp(json_string_value(json_object_get(recs[i], "status")), "ok"))
+			json_array_append(json_object_get(sc_obj, off ? "off" : "on"),
+					  json_object_get(recs[i], "throughput_bps"));
+		if (i == 0) {
+			if (!strcmp(json_string_value(json_object_get(recs[0], "status")), "failed"))
+				(*failed)++;
+			writer_append(res, recs[0]);
+			json_decref(recs[0]);
+		}
+	}
+	return recs[1];
 }
 
 /* Apply a scenario's settings to both ends; 1 = cannot here (skip), -1 = failed. */
@@ -325,15 +397,22 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 	int failed = 0;
 
 	progress_init(&pr, c->quiet || c->dry_run, c->nscenarios * c->repeat,
-		      c->omit_s + c->duration_s + 1.0);
+		      (c->omit_s + c->duration_s + 1.0) * (ctx->probe_overhead ? 2 : 1));
 	if (netns_setup(&tb, c) < 0)
 		return -1;
+	if (!c->dry_run && !ctx->no_probes)
+		ctx->probes = probes_open(); /* once per run; attached per scenario */
+	if (ctx->probe_overhead)
+		ctx->overhead = json_object();
 	for (int s = 0; s < c->nscenarios && !stop_requested(); s++) {
 		const struct scenario *sc = &c->scenarios[s];
 		int mark = journal_mark();
 		char why[512] = "";
 		int rc = scenario_apply(&tb, sc, why, sizeof(why));
 
+		/* after the scenario, so that the modules it loaded (esp4) show their symbols */
+		if (rc == 0 && ctx->probes)
+			probes_attach(ctx->probes, (const char *const[]){ tb.dev_tx, tb.dev_rx, NULL });
 		for (int r = 1; r <= c->repeat && !stop_requested(); r++) {
 			json_t *rec;
 
@@ -351,6 +430,8 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 				iso8601_now(start, sizeof(start));
 				rec = record_new(sc->name, r, start);
 				record_status(rec, rc > 0 ? "skipped" : "failed", why);
+			} else if (ctx->probe_overhead) {
+				rec = run_overhead_pair(ctx, &tb, res, sc, r, &pr, &failed);
 			} else {
 				rec = run_once(ctx, &tb, res, sc, r, &pr);
 			}
@@ -363,9 +444,15 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 		progress_clear(&pr);
 		if (rc != 0)
 			pr_warn("run: %s %s: %s", sc->name, rc > 0 ? "skipped" : "failed", why);
+		if (ctx->probes)
+			probes_detach(ctx->probes); /* before the undo may unload a probed module */
 		journal_undo_to(mark);
 	}
 	progress_clear(&pr);
+	probes_close(ctx->probes);
+	ctx->probes = NULL;
+	if (ctx->overhead && res->dir[0])
+		probe_overhead_write(res->dir, ctx->overhead);
 	return failed;
 }
 
@@ -432,6 +519,10 @@ int cmd_run(int argc, char **argv)
 		ret = EXIT_FAIL;
 	if (!strcmp(ctx.cfg.testbed, "vm") && vm_print_summary(stdout, res.dir) < 0)
 		ret = EXIT_FAIL;
+	if (ctx.overhead) {
+		probe_overhead_print(stdout, ctx.overhead);
+		json_decref(ctx.overhead);
+	}
 	printf("\nresults: %s\n", res.dir);
 	return ret;
 }

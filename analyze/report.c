@@ -249,7 +249,14 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->created);
 	}
 	kv[n].key = "command";
-	snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->command ? m->command : "(not recorded)");
+	if (!m->command)
+		snprintf(kv[n].val, sizeof(kv[0].val), "(not recorded)");
+	else if (!strncmp(m->command, "ipsecperf ", 10) || strstr(m->command, "ipsecperf ") ||
+		 m->command[0] == '/' || !strncmp(m->command, "build/", 6))
+		snprintf(kv[n].val, sizeof(kv[0].val), "%s", m->command);
+	else /* the arguments after the program name, as some writers record them */
+		snprintf(kv[n].val, sizeof(kv[0].val), "ipsecperf %s", m->command);
+	n++;
 	return n;
 }
 
@@ -306,6 +313,37 @@ static void text_spread(FILE *f, const struct report *rep)
 	}
 }
 
+static const char *row_reason(const struct report_row *row)
+{
+	return row->unavailable ? row->unavailable : "no value recorded";
+}
+
+/* Has this counter no value in any scenario of the kernel? */
+static bool counter_empty_on_kernel(const struct report *rep, const char *kernel, const char *counter)
+{
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *r = &rep->rows[i];
+
+		if (r->m.kind == METRIC_COUNTER && r->s.n && !strcmp(r->g->kernel, kernel) &&
+		    !strcmp(r->m.counter, counter))
+			return false;
+	}
+	return true;
+}
+
+static int note_index(const char **notes, int *nnotes, const char *reason)
+{
+	int j;
+
+	for (j = 0; j < *nnotes; j++)
+		if (!strcmp(notes[j], reason))
+			return j;
+	if (*nnotes == 32)
+		return 31;
+	notes[(*nnotes)++] = reason;
+	return j;
+}
+
 static void text_counters(FILE *f, const struct report *rep)
 {
 	bool any = false;
@@ -316,34 +354,32 @@ static void text_counters(FILE *f, const struct report *rep)
 		return;
 	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
-		const char *last = NULL, *notes[32];
-		int nnotes = 0;
+		const char *last = NULL, *notes[32], *kernel = rep->kernels[k];
+		int nnotes = 0, nrows = 0;
 
-		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
-		fprintf(f, "%-15s %-24s %2s %8s %s\n", "scenario", "counter", "n", "median", "min-max");
-		fprintf(f, "%-15s %-24s %2s %8s %s\n", "---------------", "------------------------",
-			"--", "--------", "-----------------");
+		fprintf(f, "\nkernel %s\n", kernel);
 		for (int i = 0; i < rep->nrows; i++) {
 			const struct report_row *row = &rep->rows[i];
 			char med[32], rng[64];
 			int d;
 
-			if (row->m.kind != METRIC_COUNTER || strcmp(row->g->kernel, rep->kernels[k]))
+			if (row->m.kind != METRIC_COUNTER || strcmp(row->g->kernel, kernel) ||
+			    counter_empty_on_kernel(rep, kernel, row->m.counter))
 				continue;
+			if (!nrows++) {
+				fprintf(f, "%-15s %-24s %2s %8s %s\n", "scenario", "counter", "n", "median",
+					"min-max");
+				fprintf(f, "%-15s %-24s %2s %8s %s\n", "---------------",
+					"------------------------", "--", "--------", "-----------------");
+			}
 			d = fmt_decimals(row->s.median);
 			if (d < 2)
 				d = 2;
 			if (row->s.n == 0) {
-				int j;
-
-				snprintf(med, sizeof(med), "-");
 				/* the reason can be long: a numbered note below the table */
-				for (j = 0; j < nnotes; j++)
-					if (!strcmp(notes[j], row->unavailable ? row->unavailable : "no value"))
-						break;
-				if (j == nnotes && nnotes < 32)
-					notes[nnotes++] = row->unavailable ? row->unavailable : "no value";
-				snprintf(rng, sizeof(rng), "see note %d", j + 1);
+				snprintf(med, sizeof(med), "-");
+				snprintf(rng, sizeof(rng), "see note %d",
+					 note_index(notes, &nnotes, row_reason(row)) + 1);
 			} else {
 				fmt_num(med, sizeof(med), row->s.median, d);
 				fmt_range(rng, sizeof(rng), &row->s, d);
@@ -351,6 +387,56 @@ static void text_counters(FILE *f, const struct report *rep)
 			fprintf(f, "%-15s %-24s %2d %8s %s\n", last == row->g->scenario ? "" : row->g->scenario,
 				row->m.counter, row->s.n, med, rng);
 			last = row->g->scenario;
+		}
+		/* counters this kernel gave no value for at all: one line per reason */
+		for (int pass = 0; pass < 2; pass++) {
+			const char *done[64];
+			int ndone = 0;
+
+			for (int i = 0; i < rep->nrows; i++) {
+				const struct report_row *row = &rep->rows[i];
+				int j;
+
+				if (row->m.kind != METRIC_COUNTER || strcmp(row->g->kernel, kernel) ||
+				    !counter_empty_on_kernel(rep, kernel, row->m.counter))
+					continue;
+				if (pass == 0) {
+					note_index(notes, &nnotes, row_reason(row));
+					continue;
+				}
+				for (j = 0; j < ndone; j++)
+					if (!strcmp(done[j], row->m.counter))
+						break;
+				if (j < ndone || ndone == 64)
+					continue;
+				done[ndone++] = row->m.counter;
+			}
+			if (pass == 0 || !ndone)
+				continue;
+			/* group by the note of the first scenario's reason */
+			for (int nt = 0; nt < nnotes; nt++) {
+				char line[1024];
+				int len = snprintf(line, sizeof(line), "no value on this kernel (note %d):", nt + 1);
+				bool hit = false;
+
+				for (int j = 0; j < ndone; j++) {
+					const struct report_row *first = NULL;
+
+					for (int i = 0; i < rep->nrows && !first; i++)
+						if (rep->rows[i].m.kind == METRIC_COUNTER &&
+						    !strcmp(rep->rows[i].g->kernel, kernel) &&
+						    !strcmp(rep->rows[i].m.counter, done[j]))
+							first = &rep->rows[i];
+					if (!first || strcmp(row_reason(first), notes[nt]))
+						continue;
+					if (len < (int)sizeof(line))
+						len += snprintf(line + len, sizeof(line) - len, "%s %s",
+								hit ? "," : "", done[j]);
+					hit = true;
+				}
+				if (hit)
+					fputs_wrapped(f, line, 0, 4);
+			}
 		}
 		for (int j = 0; j < nnotes; j++) {
 			char line[600];

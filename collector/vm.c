@@ -22,6 +22,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "signals.h"
 #include "vm_guest.h"
 #include "vm_util.h"
 
@@ -296,9 +297,15 @@ static int boot_once(struct boot *b, bool dry)
 			break;
 		}
 		if (t > b->total_timeout_s) {
-			vm_fmt(b->why, sizeof(b->why),
-				 "timed out after %d s (set IPSECPERF_VM_TIMEOUT for longer matrices)",
-				 b->total_timeout_s);
+			vm_fmt(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
+			       b->total_timeout_s,
+			       !b->con.t_init ? "before the guest's init ran" :
+			       !b->con.t_first ? "before the load began" :
+			       !b->con.t_done ? "while the matrix ran" : "while the results were sent");
+			break;
+		}
+		if (stop_requested()) {
+			vm_fmt(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
 			break;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
@@ -643,8 +650,14 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 			vm_fmt(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
 		else
 			vm_fmt(fb, sizeof(fb), "not reached");
-		pr_info("vm: %s: %s, boot to init %.1f s, boot to first measured byte %s, total %.1f s",
-			release, b.kvm ? "KVM" : "TCG", out->boot_to_init_s, fb, out->total_s);
+		char ini[32];
+
+		if (out->boot_to_init_s > 0)
+			vm_fmt(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
+		else
+			vm_fmt(ini, sizeof(ini), "not reached");
+		pr_info("vm: %s: %s, boot to init %s, boot to first measured byte %s, total %.1f s",
+			release, b.kvm ? "KVM" : "TCG", ini, fb, out->total_s);
 	}
 out_rm:
 	vm_rm_rf(work);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A kernel that cannot be had, panics or hangs fails cleanly: failed
+# records with the reason, the last console lines in the error, no qemu or
+# scratch folder left, and the other kernels still run. The panic and the
+# hang are made with IPSECPERF_VM_APPEND (an init that does not exist, an
+# init that waits forever) and a short IPSECPERF_VM_TIMEOUT.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+
+k61=$(vm_kernel "$DEB61") || exit $?
+vm_leftovers > "$TMP/vm-before"
+
+# 1. a missing kernel first: the next one still runs
+out="$TMP/missing"
+"$IPSECPERF" run --testbed vm --kernel "$TMP/no-such-bzImage" --kernel "$k61" --duration 2 \
+	--omit 0 --repeat 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/stderr" >&2; fail "a missing kernel exited $rc, not 1"; }
+grep -q "no-such-bzImage: no such file" "$TMP/stderr" || fail "the missing kernel was not named"
+[ "$(jq_lines "$out/runs.jsonl" 'r["status"]' | tr '\n' ' ')" = "failed ok " ] ||
+	{ cat "$TMP/stderr" >&2; fail "expected the missing kernel failed and 6.1 ok"; }
+
+# 2. a panic: found on the console, reported with its last lines
+out="$TMP/panic"
+start=$(date +%s)
+IPSECPERF_VM_APPEND="rdinit=/no-such-init" "$IPSECPERF" run --testbed vm --kernel "$k61" \
+	--duration 2 --repeat 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
+rc=$?
+[ $rc = 1 ] || fail "a panicking kernel exited $rc, not 1"
+grep -q "kernel panic: .*Kernel panic - not syncing" "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "the panic was not reported"; }
+grep -q "^  | .*Call Trace" "$TMP/stderr" || fail "no console lines in the error"
+jq_lines "$out/runs.jsonl" 'r["status"] + " " + r["reason"]' | grep -q "^failed vm: kernel panic" ||
+	fail "no failed record for the panic"
+[ -s "$out/raw/$(jq_lines "$out/runs.jsonl" 'r["kernel"]')/console.log" ] || fail "console not kept"
+info "panic reported after $(($(date +%s) - start)) s"
+
+# 3. a hang: stopped at the timeout
+out="$TMP/hang"
+start=$(date +%s)
+IPSECPERF_VM_APPEND="rdinit=/bin/sh" IPSECPERF_VM_TIMEOUT=8 "$IPSECPERF" run --testbed vm \
+	--kernel "$k61" --duration 2 --repeat 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
+rc=$?
+secs=$(($(date +%s) - start))
+[ $rc = 1 ] || fail "a hanging guest exited $rc, not 1"
+grep -q "timed out after 8 s, before the guest's init ran" "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "the timeout was not reported"; }
+[ $secs -lt 40 ] || fail "the hang took $secs s to stop"
+info "hang stopped after $secs s"
+
+vm_leftovers > "$TMP/vm-after"
+assert_same_snapshot "$TMP/vm-before" "$TMP/vm-after" "qemu or scratch folders left"
+exit 0

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the VM testbed's tests (test_vm*.sh): sourced after lib.sh.
+# Kernels come from Debian's archive through `ipsecperf kernel fetch` and
+# stay in its cache ($IPSECPERF_CACHE, default /var/cache/ipsecperf/kernels),
+# so only the first run downloads them.
+
+command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 missing (make deps)"
+command -v apt-get > /dev/null || skip "no apt-get to fetch Debian kernels"
+
+# The kernels a VM test leaves behind if something goes wrong
+vm_leftovers() {
+	ls -d /tmp/ipsecperf-vm-* 2> /dev/null
+	pgrep -a qemu-system 2> /dev/null
+	true
+}
+
+# Print a --kernel spec for the newest Debian cloud kernel whose package
+# name matches the extended regex $1 (the cached one if there is one),
+# fetching it when needed; skip when it cannot be had.
+vm_kernel() { # regex
+	local cached pkg
+	cached=$("$IPSECPERF" kernel list | awk '{print $1}' | sed 's/^debian://' |
+		grep -E "^$1\$" | sort -V | tail -1)
+	if [ -n "$cached" ]; then
+		echo "debian:$cached"
+		return
+	fi
+	pkg=$(apt-cache search --names-only "^$1\$" 2> /dev/null | awk '{print $1}' | sort -V | tail -1)
+	if [ -z "$pkg" ]; then
+		apt-get update -q > /dev/null 2>&1
+		pkg=$(apt-cache search --names-only "^$1\$" 2> /dev/null | awk '{print $1}' | sort -V | tail -1)
+	fi
+	[ -n "$pkg" ] || skip "apt knows no package matching $1"
+	"$IPSECPERF" kernel fetch "debian:$pkg" > /dev/null 2> "$TMP/fetch.err" ||
+		{ cat "$TMP/fetch.err" >&2; skip "cannot fetch $pkg (offline?)"; }
+	echo "debian:$pkg"
+}
+
+DEB61='linux-image-6\.1\.0-[0-9]+-cloud-amd64'
+DEB612='linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64'

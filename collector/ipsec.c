@@ -11,6 +11,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -145,45 +146,56 @@ static bool in_array(json_t *a, const char *s)
 	return false;
 }
 
-/* Unload what was loaded since the snapshot and is unused, until nothing more goes. */
+/*
+ * Unload what was loaded since the snapshot and is unused, until nothing
+ * more goes. Deleted SAs free their crypto transforms from a work queue,
+ * so a module can stay busy for a moment after the SAs are gone: wait up
+ * to 3 s for such references to drop.
+ */
 int kmod_undo_snapshot(json_t *r)
 {
 	json_t *before = json_object_get(r, "before");
 	int err = 0;
 
-	for (int pass = 0; pass < 8; pass++) {
+	for (int pass = 0; pass < 30; pass++) {
 		json_t *refs = json_object();
 		json_t *now = loaded_modules(refs);
-		int removed = 0, left = 0;
-		size_t i;
+		int removed = 0;
+		char busy[512] = "";
+		size_t off = 0, i;
 		json_t *v;
 
 		json_array_foreach(now, i, v) {
 			const char *name = json_string_value(v);
+			char *msg = NULL;
 
 			if (in_array(before, name))
 				continue;
 			if (json_integer_value(json_object_get(refs, name)) != 0) {
-				left++;
+				if (off < sizeof(busy))
+					off += snprintf(busy + off, sizeof(busy) - off, " %s", name);
 				continue;
 			}
-			char *msg = NULL;
-
-			if (exec_run(NULL, (char *[]){ "modprobe", "-r", (char *)name, NULL }, NULL, &msg) == 0)
+			if (exec_run(NULL, (char *[]){ "modprobe", "-r", (char *)name, NULL }, NULL, &msg) == 0) {
 				removed++;
-			else if (pass == 7) {
-				pr_warn("undo: modprobe -r %s failed: %s", name, msg && *msg ? msg : "no message");
-				err = -1;
+			} else {
+				if (off < sizeof(busy))
+					off += snprintf(busy + off, sizeof(busy) - off, " %s", name);
+				if (pass == 29) {
+					pr_warn("undo: modprobe -r %s failed: %s", name, msg && *msg ? msg : "no message");
+					err = -1;
+				}
 			}
 			free(msg);
 		}
 		json_decref(now);
 		json_decref(refs);
-		if (!removed) {
-			if (left)
-				pr_warn("undo: %d module(s) loaded during the run are still in use; left loaded", left);
+		if (!busy[0])
 			break;
-		}
+		if (pass == 29)
+			pr_warn("undo: modules loaded during the run are still in use, left loaded:%s", busy);
+		else if (!removed)
+			nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
 	}
 	return err;
 }
@@ -228,11 +240,6 @@ static int kmod_set(const char *name, bool load, char *why, size_t len)
 }
 
 /* ---- SAs and policies ---- */
-
-static const char *family_tag(int family)
-{
-	return family == AF_INET ? "4" : "6";
-}
 
 static int journal_sa(const char *netns, const struct xfrm_sa_spec *s)
 {
@@ -301,8 +308,11 @@ int ipsec_undo_policy(json_t *r)
 }
 
 /* Why an SA could not be made, as a reason to skip (1) or to fail (-1). */
-static int sa_error(int err, const char *kmsg, const struct xfrm_sa_spec *s, char *why, size_t len)
+static int sa_error(int err, const char *kmsg, const struct xfrm_sa_spec *s, const char *esp,
+		    char *why, size_t len)
 {
+	int ref;
+
 	const char *alg = s->aead[0] ? s->aead : s->enc;
 	char algs[200];
 
@@ -312,8 +322,12 @@ static int sa_error(int err, const char *kmsg, const struct xfrm_sa_spec *s, cha
 		snprintf(algs, sizeof(algs), "enc %s, auth %s", s->enc, s->auth);
 	switch (-err) {
 	case EPROTONOSUPPORT:
-		snprintf(why, len, "this kernel has no ESP (%s%s)", kmsg[0] ? kmsg : "xfrm type esp not found",
-			 "; CONFIG_INET_ESP");
+		if (kmod_state(esp, &ref) == KMOD_MISSING)
+			snprintf(why, len, "this kernel has no ESP: %s is neither loaded, built in nor a loadable module (CONFIG_INET%s_ESP)",
+				 esp, s->family == AF_INET ? "" : "6");
+		else
+			snprintf(why, len, "this kernel cannot make an ESP SA: %s",
+				 kmsg[0] ? kmsg : "xfrm type esp not found");
 		return 1;
 	case ENOSYS:
 		snprintf(why, len, "this kernel lacks the algorithm (%s): %s", algs,
@@ -420,18 +434,9 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 	if (!c->on)
 		return 0;
 	snprintf(offload, sizeof(offload), "%s_offload", esp);
-	if (!journal_dry_run()) {
-		int ref;
-
-		if (kmod_state(esp, &ref) == KMOD_MISSING) {
-			snprintf(why, len, "this kernel has no ESP: %s is neither loaded, built in nor a loadable module (CONFIG_INET%s_ESP)",
-				 esp, family == AF_INET ? "" : "6");
-			return 1;
-		}
-		if (kmod_journal_snapshot() < 0) {
-			snprintf(why, len, "cannot write the journal");
-			return -1;
-		}
+	if (kmod_journal_snapshot() < 0) {
+		snprintf(why, len, "cannot write the journal");
+		return -1;
 	}
 	/* esp4_offload loaded before the SAs keeps GSO over ESP: what esp-gso means */
 	rc = kmod_set(offload, c->esp_gso, why, len);
@@ -460,6 +465,13 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 	if (journal_dry_run() && klen)
 		printf("# keys: set KEY_* to 0x and the given number of bits in hex digits, e.g. KEY_ENC_128=0x$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n')\n");
 
+	/*
+	 * Policies first: until the SAs exist, matching packets are held, never
+	 * sent in clear. (And on a kernel without ESP the policies still go in
+	 * and out again, so their journal records are exercised everywhere.)
+	 */
+	rc = make_policies(tb, c, family, why, len);
+
 	/* direction 0: tx -> rx (the data); 1: rx -> tx (the ACKs) */
 	for (int d = 0; d < 2 && rc == 0; d++) {
 		const char *src = d ? tb->addr_rx : tb->addr_tx, *dst = d ? tb->addr_tx : tb->addr_rx;
@@ -487,15 +499,12 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 				continue;
 			err = xfrm_sa_add(ns, s, key[d], kmsg, sizeof(kmsg));
 			if (err)
-				rc = sa_error(err, kmsg, s, why, len);
+				rc = sa_error(err, kmsg, s, esp, why, len);
 		}
 	}
 	explicit_bzero(key, sizeof(key));
-	if (rc == 0)
-		rc = make_policies(tb, c, family, why, len);
 	if (journal_dry_run())
 		cur.n = 0;
-	(void)family_tag;
 	return rc;
 }
 

@@ -246,6 +246,10 @@ int cmd_guest(int argc, char **argv)
 	}
 	mounts();
 	console();
+	/* from now on the kernel may load modules on demand (vm_initramfs.c) */
+	if (vm_write_file("/proc/sys/kernel/modprobe", GUEST_MODPROBE "\n",
+			  strlen(GUEST_MODPROBE) + 1) < 0)
+		pr_warn("guest: cannot set /proc/sys/kernel/modprobe: %s", strerror(errno));
 	t_init = uptime();
 	printf("%s t=%.3f\n", MARK_INIT, t_init);
 	sethostname("ipsecperf-vm", 12);

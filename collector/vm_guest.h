@@ -15,6 +15,7 @@
 #define GUEST_RUNDIR "run"    /* GUEST_OUT/run: the guest's results directory */
 #define GUEST_INFO "guest.json" /* GUEST_OUT/guest.json: exit status, timings, uname */
 #define GUEST_RESULTS_TTY "/dev/ttyS1"
+#define GUEST_MODPROBE "/usr/sbin/modprobe" /* not /sbin: see vm_initramfs.c */
 
 /* console markers; each is followed by " t=<guest uptime s>" and more */
 #define MARK_INIT "ipsecperf-guest: init"

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "profile.h"
 #include "summary.h"
 
 const char help_report[] =
@@ -29,6 +30,8 @@ const char help_report[] =
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
 	"  -c, --charts DIR   also draw the charts with gnuplot into DIR: PNG and\n"
 	"                     SVG, with their data files and scripts to re-plot\n"
+	"  --profile          the CPU profiles of `run --profile` instead: top\n"
+	"                     functions and differences (`report --profile --help`)\n"
 	"\n"
 	"Charts: throughput and cycles per byte per scenario (bars: median,\n"
 	"whiskers: min-max, one bar per kernel), and one per per-packet counter.\n"
@@ -890,6 +893,9 @@ int cmd_report(int argc, char **argv)
 	int c, ret = EXIT_OK, ncharts = 0;
 	bool tmp_charts = false;
 
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--profile"))
+			return cmd_report_profile(argc, argv); /* analyze/profile_report.c */
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+f:o:c:", opts, NULL)) != -1) {

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "offload.h"
 #include "probes.h"
+#include "profile_run.h"
 #include "progress.h"
 #include "results_writer.h"
 #include "run.h"
@@ -56,6 +57,7 @@ const char help_run[] =
 enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
 	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD,
+	O_PROFILE, O_PROFILE_HZ,
 };
 
 const struct opt_def run_opts[] = {
@@ -74,6 +76,8 @@ const struct opt_def run_opts[] = {
 	[O_QUIET] = { "quiet", 'q', OPT_FLAG, 0, 0, NULL, "no progress line" },
 	[O_NO_PROBES] = { "no-probes", 0, OPT_FLAG, 0, 0, NULL, "attach no BPF probes (counters: unavailable)" },
 	[O_PROBE_OVERHEAD] = { "probe-overhead", 0, OPT_FLAG, 0, 0, NULL, "run each repeat with and without probes; report the throughput ratio" },
+	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
+	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 499)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -119,6 +123,8 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 	case O_QUIET: c->quiet = true; break;
 	case O_NO_PROBES: ctx->no_probes = true; break;
 	case O_PROBE_OVERHEAD: ctx->probe_overhead = true; break;
+	case O_PROFILE: c->profile_hz = c->profile_hz ? c->profile_hz : PROFILE_DEFAULT_HZ; break;
+	case O_PROFILE_HZ: c->profile_hz = ival; break;
 	}
 	return 0;
 }
@@ -181,6 +187,14 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");
 		return -1;
 	}
+	if (c->profile_hz && !c->dry_run) {
+		char why[256];
+
+		if (profile_check(why, sizeof(why)) < 0) {
+			pr_warn("%s", why);
+			return -1;
+		}
+	}
 	if (ctx->no_probes && ctx->probe_overhead) {
 		pr_warn("run: --probe-overhead needs the probes; drop --no-probes");
 		return -1;
@@ -220,6 +234,7 @@ struct measure {
 	struct cpu_acct cpu;
 	struct progress *progress;
 	struct probes *probes;
+	struct profiler *prof;  /* --profile: perf record, enabled in the window only */
 	/* the SAs' counters are read at the window's edges too, so that probe counts and SA counts cover one interval */
 	json_t *rec;
 	int sa_rc;
@@ -234,9 +249,11 @@ static void measure_window(void *arg, int open)
 	if (open) {
 		ipsec_counters_begin();
 		probes_window(m->probes, 1);
+		profile_window(m->prof, 1);
 		cpu_start(&m->cpu);
 	} else {
 		cpu_stop(&m->cpu);
+		profile_window(m->prof, 0);
 		probes_window(m->probes, 0);
 		m->sa_rc = ipsec_counters_record(m->rec, m->sa_why, sizeof(m->sa_why));
 		m->sa_done = true;
@@ -305,6 +322,8 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", res->dir, sc->name, repeat,
 		 ctx->probes_off ? "noprobes-" : "");
 	cpu_open(&m.cpu);
+	if (ctx->cfg.profile_hz)
+		m.prof = profile_begin(ctx->cfg.profile_hz, res->dir, prefix);
 
 	struct load_params lp = {
 		.tb = tb, .duration_s = ctx->cfg.duration_s, .omit_s = ctx->cfg.omit_s,
@@ -330,6 +349,7 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 							      : "probes not loaded (--no-probes)"));
 	if (ctx->probe_overhead)
 		json_object_set_new(rec, "probes", json_string(ctx->probes_off ? "off" : "on"));
+	profile_end(m.prof, rec); /* after record_load: it needs the run's cycles per byte */
 	cpu_close(&m.cpu);
 	return rec;
 }

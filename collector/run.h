@@ -26,6 +26,7 @@ struct run_config {
 	const char *tag;    /* --tag, part of the default directory name */
 	bool dry_run;       /* --dry-run: print the host changes, make none */
 	bool quiet;         /* --quiet: no progress line */
+	int profile_hz;     /* --profile: perf samples per second per CPU; 0: off */
 	/* the matrix */
 	struct scenario *scenarios;
 	int nscenarios;

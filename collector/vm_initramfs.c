@@ -709,6 +709,11 @@ static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel
 		json_array_append_new(argv, json_string("--tag"));
 		json_array_append_new(argv, json_string(cfg->tag));
 	}
+	if (cfg->profile_hz) {
+		vm_fmt(buf, sizeof(buf), "%d", cfg->profile_hz);
+		json_array_append_new(argv, json_string("--profile-hz"));
+		json_array_append_new(argv, json_string(buf));
+	}
 	json_array_append_new(argv, json_string("--quiet"));
 	for (int i = 0; i < cfg->nscenarios; i++) {
 		json_array_append_new(argv, json_string(cfg->scenarios[i].name));
@@ -738,6 +743,17 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 	cpio_node(&c, "dev/null", 020666, 1, 3);
 	if (add_tools(&c) < 0)
 		goto fail;
+	/* --profile: perf and its libraries (some 30 MB), only when asked for */
+	if (cfg->profile_hz) {
+		const char *perf = first_real((const char *const[]){ "/usr/bin/perf", "/usr/local/bin/perf", NULL }, false);
+
+		if (!perf) {
+			pr_warn("vm: initramfs: --profile needs perf on this host; `make deps` installs it (linux-perf)");
+			goto fail;
+		}
+		if (add_elf(&c, "usr/bin/perf", perf) < 0)
+			goto fail;
+	}
 	if (add_modules(&c, k, workdir, &nmods) < 0)
 		goto fail;
 	pr_debug("vm: initramfs: %d modules for %s", nmods, k->release);

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `ipsecperf report --profile DIR...`: the top functions of each scenario
+ * and their difference against a base scenario, from the folded stacks
+ * `ipsecperf run --profile` wrote; merged folded stacks per scenario for
+ * flame-graph tools.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "profile.h"
+#include "results.h"
+
+const char help_report_profile[] =
+	"usage: ipsecperf report --profile [--base SCENARIO] [--top N] [--folded DIR] DIR...\n"
+	"\n"
+	"From the profiles `ipsecperf run --profile` recorded: per scenario (and\n"
+	"kernel) the functions with the most samples, each with its share of the\n"
+	"busy samples and its cycles per byte (share x the run's cycles per byte,\n"
+	"averaged over the runs); then, for every other scenario, the difference\n"
+	"against the base scenario (default: the first), sorted by the gain in\n"
+	"cycles per byte. Merged folded stacks (FlameGraph's format) are written\n"
+	"to profile-<scenario>.folded (profile-<kernel>-<scenario>.folded with\n"
+	"several kernels) in --folded DIR, by default the first results DIR:\n"
+	"  flamegraph.pl DIR/profile-esp-null.folded > esp-null.svg\n"
+	"\n"
+	"options:\n"
+	"  --base SCENARIO    the scenario others are compared with\n"
+	"  --top N            functions per table (default 15)\n"
+	"  --folded DIR       where the merged folded stacks go\n"
+	"\n"
+	"See docs/profiling.md for how to read the tables.\n";
+
+struct pgroup {
+	char *kernel, *scenario;
+	struct prof_summary *runs;
+	int nruns;
+	struct prof_folded folded; /* every run's stacks, merged */
+	struct prof_summary merged;
+	int hz;
+};
+
+struct preport {
+	struct pgroup *g;
+	int ng;
+	int skipped; /* ok runs without a usable profile */
+	char *first_skip;
+};
+
+static struct pgroup *group_get(struct preport *r, const char *kernel, const char *scenario)
+{
+	struct pgroup *g;
+
+	for (int i = 0; i < r->ng; i++)
+		if (!strcmp(r->g[i].kernel, kernel) && !strcmp(r->g[i].scenario, scenario))
+			return &r->g[i];
+	g = realloc(r->g, (r->ng + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	r->g = g;
+	g = &r->g[r->ng++];
+	*g = (struct pgroup){ .kernel = strdup(kernel), .scenario = strdup(scenario) };
+	return g;
+}
+
+static void preport_free(struct preport *r)
+{
+	for (int i = 0; i < r->ng; i++) {
+		struct pgroup *g = &r->g[i];
+
+		for (int k = 0; k < g->nruns; k++)
+			prof_summary_free(&g->runs[k]);
+		free(g->runs);
+		prof_folded_free(&g->folded);
+		prof_summary_free(&g->merged);
+		free(g->kernel);
+		free(g->scenario);
+	}
+	free(r->g);
+	free(r->first_skip);
+}
+
+static char *read_text(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		if (len + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = 2 * cap + 65536 + 1);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, 65536, f);
+		len += n;
+	} while (n > 0 && len < (size_t)RESULTS_MAX_FILE);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* One record: its profile, reduced, into its group. 1 = no usable profile. */
+static int add_record(struct preport *r, const char *dir, json_t *rec, int line, char *err,
+		      size_t errlen)
+{
+	json_t *prof = json_object_get(rec, "profile"), *cpbj = json_object_get(rec, "cycles_per_byte");
+	const char *kernel = json_string_value(json_object_get(rec, "kernel"));
+	const char *scenario = json_string_value(json_object_get(rec, "scenario"));
+	const char *status = json_string_value(json_object_get(rec, "status"));
+	const char *rel = json_string_value(json_object_get(prof, "folded"));
+	struct prof_folded folded = { 0 };
+	struct prof_summary s, *runs;
+	struct pgroup *g;
+	char path[4096], *text;
+
+	if (!kernel || !scenario || !status) {
+		snprintf(err, errlen, "%s/runs.jsonl:%d: no kernel, scenario or status", dir, line);
+		return -1;
+	}
+	if (strcmp(status, "ok"))
+		return 0;
+	if (!prof || !rel || strcmp(json_string_value(json_object_get(prof, "status")) ?: "", "ok")) {
+		if (!r->first_skip) {
+			const char *why = json_string_value(json_object_get(prof, "reason"));
+
+			snprintf(path, sizeof(path), "%s/runs.jsonl:%d: %s", dir, line,
+				 prof ? (why ? why : "no folded stacks") : "recorded without --profile");
+			r->first_skip = strdup(path);
+		}
+		r->skipped++;
+		return 1;
+	}
+	if (strstr(rel, "..") || rel[0] == '/') {
+		snprintf(err, errlen, "%s/runs.jsonl:%d: profile.folded must be a path inside the results directory", dir, line);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	text = read_text(path, err, errlen);
+	if (!text)
+		return -1;
+	if (prof_folded_parse(path, text, &folded, err, errlen) < 0) {
+		free(text);
+		prof_folded_free(&folded);
+		return -1;
+	}
+	free(text);
+	g = group_get(r, kernel, scenario);
+	if (!g || prof_reduce(&folded, json_is_number(cpbj) ? json_number_value(cpbj) : NAN, &s) < 0)
+		goto nomem;
+	runs = realloc(g->runs, (g->nruns + 1) * sizeof(*runs));
+	if (!runs) {
+		prof_summary_free(&s);
+		goto nomem;
+	}
+	g->runs = runs;
+	g->runs[g->nruns++] = s;
+	g->hz = (int)json_integer_value(json_object_get(prof, "hz"));
+	for (size_t i = 0; i < folded.n; i++)
+		if (prof_folded_add(&g->folded, folded.v[i].stack, folded.v[i].count) < 0)
+			goto nomem;
+	prof_folded_free(&folded);
+	return 0;
+nomem:
+	prof_folded_free(&folded);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+static int load_dir(struct preport *r, const char *dir, char *err, size_t errlen)
+{
+	char path[4096], *text, *p;
+	int line = 0, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/runs.jsonl", dir);
+	text = read_text(path, err, errlen);
+	if (!text)
+		return -1;
+	for (p = text; p && *p && ret >= 0;) {
+		char *nl = strchr(p, '\n');
+		json_error_t jerr;
+		json_t *rec;
+
+		line++;
+		if (nl)
+			*nl = '\0';
+		if (*p) {
+			rec = json_loads(p, 0, &jerr);
+			if (!json_is_object(rec)) {
+				snprintf(err, errlen, "%s:%d: %s", path, line, rec ? "not an object" : jerr.text);
+				ret = -1;
+			} else if (add_record(r, dir, rec, line, err, errlen) < 0) {
+				ret = -1;
+			}
+			json_decref(rec);
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	return ret;
+}
+
+/* ---- tables ---- */
+
+#define NAMEW 40
+
+static const char *short_name(const char *name, char *buf, size_t len, bool *kernel)
+{
+	char tmp[512];
+	const char *d = prof_func_display(name, kernel, tmp, sizeof(tmp));
+
+	if (strlen(d) > NAMEW)
+		snprintf(buf, len, "%.*s~", NAMEW - 1, d);
+	else
+		snprintf(buf, len, "%s", d);
+	return buf;
+}
+
+static void print_top(FILE *f, const struct pgroup *g, int top, bool with_kernel)
+{
+	const struct prof_summary *s = &g->merged;
+	uint64_t busy = s->samples - s->idle;
+
+	fprintf(f, "\n%s%s%s: %d run%s, %llu samples at %d Hz (%llu busy, %llu idle)\n", g->scenario,
+		with_kernel ? " on " : "", with_kernel ? g->kernel : "", g->nruns, g->nruns == 1 ? "" : "s",
+		(unsigned long long)s->samples, g->hz, (unsigned long long)busy, (unsigned long long)s->idle);
+	if (isfinite(s->cpb))
+		fprintf(f, "cycles/byte of the run%s: %.2f (mean)\n", g->nruns == 1 ? "" : "s", s->cpb);
+	{
+		struct prof_func *cmds;
+		size_t ncmds;
+
+		if (prof_commands(&g->folded, &cmds, &ncmds) == 0 && ncmds) {
+			fprintf(f, "busy samples by command:");
+			for (size_t i = 0; i < ncmds && i < 5; i++)
+				fprintf(f, "%s %s %.1f%%", i ? "," : "", cmds[i].name, 100 * cmds[i].share);
+			fprintf(f, "%s\n", ncmds > 5 ? ", ..." : "");
+			prof_funcs_free(cmds, ncmds);
+		}
+	}
+	fprintf(f, "%6s %6s %8s  %-*s %s\n", "self%", "total%", "cyc/B", NAMEW, "function", "");
+	for (size_t i = 0; i < s->n && (int)i < top; i++) {
+		char buf[NAMEW + 8], cpb[32];
+		bool kernel;
+		const struct prof_func *fn = &s->f[i];
+
+		short_name(fn->name, buf, sizeof(buf), &kernel);
+		snprintf(cpb, sizeof(cpb), isfinite(fn->cpb) ? "%.3f" : "-", fn->cpb);
+		fprintf(f, "%5.1f%% %5.1f%% %8s  %-*s %s\n", 100 * fn->share, 100 * fn->total_share, cpb,
+			NAMEW, buf, kernel ? "k" : "u");
+	}
+}
+
+static void diff_row(FILE *f, const struct prof_diff_row *d)
+{
+	char buf[NAMEW + 8];
+	bool kernel;
+
+	short_name(d->name, buf, sizeof(buf), &kernel);
+	fprintf(f, "%8.3f %8.3f %+8.3f  %-*s %s\n", d->base_cpb, d->cpb, d->gain, NAMEW, buf,
+		kernel ? "k" : "u");
+}
+
+static int print_diff(FILE *f, const struct pgroup *base, const struct pgroup *g, int top, bool with_kernel)
+{
+	struct prof_diff_row *rows;
+	size_t n, shown = 0;
+
+	if (prof_diff(&base->merged, &g->merged, &rows, &n) < 0)
+		return -1;
+	fprintf(f, "\n%s against %s%s%s: cycles/byte per function (self), by gain\n", g->scenario,
+		base->scenario, with_kernel ? " on " : "", with_kernel ? g->kernel : "");
+	if (!isfinite(base->merged.cpb) || !isfinite(g->merged.cpb)) {
+		fprintf(f, "(no cycles per byte in the records: nothing to compare)\n");
+		free(rows);
+		return 0;
+	}
+	fprintf(f, "%8.8s %8.8s %8s  %-*s\n", base->scenario, g->scenario, "gain", NAMEW, "function");
+	for (size_t i = 0; i < n && (int)shown < top; i++) {
+		if (rows[i].gain <= 0)
+			break;
+		diff_row(f, &rows[i]);
+		shown++;
+	}
+	if (shown < n && rows[n - 1].gain < 0) {
+		size_t first = n;
+
+		fprintf(f, "largest losses:\n");
+		/* the most negative rows are at the end */
+		for (size_t k = 0; k < 5 && k < n && rows[n - 1 - k].gain < 0; k++)
+			first = n - 1 - k;
+		for (size_t i = n; i-- > first;)
+			diff_row(f, &rows[i]);
+	}
+	fprintf(f, "%8.3f %8.3f %+8.3f  %-*s\n", base->merged.cpb, g->merged.cpb,
+		g->merged.cpb - base->merged.cpb, NAMEW, "(all: the runs' cycles/byte)");
+	free(rows);
+	return 0;
+}
+
+static int write_folded(const char *dir, const struct pgroup *g, bool with_kernel, FILE *out)
+{
+	char path[4096];
+	FILE *f;
+
+	if (with_kernel)
+		snprintf(path, sizeof(path), "%s/profile-%s-%s.folded", dir, g->kernel, g->scenario);
+	else
+		snprintf(path, sizeof(path), "%s/profile-%s.folded", dir, g->scenario);
+	f = fopen(path, "w");
+	if (!f || prof_folded_write(f, &g->folded) < 0 || fclose(f) != 0) {
+		pr_warn("report: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(out, "  %s\n", path);
+	return 0;
+}
+
+int cmd_report_profile(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", no_argument, NULL, 'p' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "folded", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *base_name = NULL, *folded_dir = NULL;
+	struct preport r = { 0 };
+	char err[8192] = "";
+	bool with_kernel = false;
+	int c, top = 15, ret = EXIT_OK;
+	char *end;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			break;
+		case 'b':
+			base_name = optarg;
+			break;
+		case 'n':
+			top = (int)strtol(optarg, &end, 10);
+			if (*end || top < 1 || top > 10000) {
+				pr_warn("report: --top %s: not a number from 1 to 10000", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'F':
+			folded_dir = optarg;
+			break;
+		case 'h':
+			fputs(help_report_profile, stdout);
+			return EXIT_OK;
+		default:
+			pr_warn("report: unknown option or missing value '%s' with --profile; see `ipsecperf help report`",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		pr_warn("report: no results directory given; usage: ipsecperf report --profile [--base SCENARIO] DIR...");
+		return EXIT_USAGE;
+	}
+	for (int i = optind; i < argc; i++)
+		if (load_dir(&r, argv[i], err, sizeof(err)) < 0) {
+			pr_warn("report: %s", err);
+			preport_free(&r);
+			return EXIT_USAGE;
+		}
+	if (!r.ng) {
+		pr_warn("report: no profiles in %s%s%s; record them with `ipsecperf run --profile`",
+			argv[optind], r.first_skip ? ": " : "", r.first_skip ? r.first_skip : "");
+		preport_free(&r);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < r.ng; i++) {
+		prof_folded_finish(&r.g[i].folded);
+		if (prof_merge(r.g[i].runs, r.g[i].nruns, &r.g[i].merged) < 0) {
+			pr_warn("report: out of memory");
+			preport_free(&r);
+			return EXIT_FAIL;
+		}
+		with_kernel |= strcmp(r.g[i].kernel, r.g[0].kernel) != 0;
+	}
+	if (!base_name)
+		base_name = r.g[0].scenario;
+	else {
+		bool found = false;
+
+		for (int i = 0; i < r.ng; i++)
+			found |= !strcmp(r.g[i].scenario, base_name);
+		if (!found) {
+			pr_warn("report: --base %s: no profiled runs of that scenario; there are: %s%s", base_name,
+				r.g[0].scenario, r.ng > 1 ? " ..." : "");
+			preport_free(&r);
+			return EXIT_USAGE;
+		}
+	}
+	printf("CPU profiles (perf cpu-clock, all CPUs, measured window only).\n"
+	       "self%%: samples with the function as the leaf, of the busy samples;\n"
+	       "total%%: with it anywhere on the stack; cyc/B: self%% x cycles/byte.\n"
+	       "k: kernel, u: user space.\n");
+	if (r.skipped)
+		printf("%d ok run%s without a profile left out (first: %s)\n", r.skipped,
+		       r.skipped == 1 ? "" : "s", r.first_skip);
+	for (int i = 0; i < r.ng; i++)
+		print_top(stdout, &r.g[i], top, with_kernel);
+	for (int i = 0; i < r.ng; i++) {
+		const struct pgroup *base = NULL;
+
+		if (!strcmp(r.g[i].scenario, base_name))
+			continue;
+		for (int j = 0; j < r.ng && !base; j++)
+			if (!strcmp(r.g[j].scenario, base_name) && !strcmp(r.g[j].kernel, r.g[i].kernel))
+				base = &r.g[j];
+		if (base && print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
+			ret = EXIT_FAIL;
+	}
+	printf("\nfolded stacks (flamegraph.pl FILE > FILE.svg):\n");
+	for (int i = 0; i < r.ng; i++)
+		if (write_folded(folded_dir ? folded_dir : argv[optind], &r.g[i], with_kernel, stdout) < 0)
+			ret = EXIT_FAIL;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		pr_warn("report: cannot write standard output");
+		ret = EXIT_FAIL;
+	}
+	preport_free(&r);
+	return ret;
+}

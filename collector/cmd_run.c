@@ -235,19 +235,32 @@ struct measure {
 	struct progress *progress;
 	struct probes *probes;
 	struct profiler *prof;  /* --profile: perf record, enabled in the window only */
-	/* the SAs' counters are read at the window's edges too, so that probe counts and SA counts cover one interval */
-	json_t *rec;
-	int sa_rc;
-	bool sa_done;
+	/*
+	 * The SAs' counters at the window's edges, so that "sa" and the probe
+	 * counts cover one interval; the whole load (quiet at both ends, so
+	 * exact) is kept as "sa_load" beside the probes' "count_load".
+	 */
+	json_t *sa_open, *sa_close;
 	char sa_why[512];
 };
+
+/* What the SAs counted since the load began (ipsec_counters_begin), as "sa" would say. */
+static json_t *sa_read(char *why, size_t len)
+{
+	json_t *o = json_object(), *sa;
+
+	ipsec_counters_record(o, why, len);
+	sa = json_incref(json_object_get(o, "sa"));
+	json_decref(o);
+	return sa;
+}
 
 static void measure_window(void *arg, int open)
 {
 	struct measure *m = arg;
 
 	if (open) {
-		ipsec_counters_begin();
+		m->sa_open = sa_read(m->sa_why, sizeof(m->sa_why));
 		probes_window(m->probes, 1);
 		profile_window(m->prof, 1);
 		cpu_start(&m->cpu);
@@ -255,8 +268,7 @@ static void measure_window(void *arg, int open)
 		cpu_stop(&m->cpu);
 		profile_window(m->prof, 0);
 		probes_window(m->probes, 0);
-		m->sa_rc = ipsec_counters_record(m->rec, m->sa_why, sizeof(m->sa_why));
-		m->sa_done = true;
+		m->sa_close = sa_read(m->sa_why, sizeof(m->sa_why));
 	}
 }
 
@@ -318,7 +330,6 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 
 	iso8601_now(start, sizeof(start));
 	rec = record_new(sc->name, repeat, start);
-	m.rec = rec;
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", res->dir, sc->name, repeat,
 		 ctx->probes_off ? "noprobes-" : "");
 	cpu_open(&m.cpu);
@@ -331,7 +342,8 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 		.tick = measure_tick, .arg = &m, .sc = sc,
 	};
 
-	ipsec_counters_begin(); /* again at the window's open; this covers a load that fails before it */
+	ipsec_counters_begin();
+	probes_load_mark(m.probes, 1);
 	if (load_run(&lp, &lr) < 0) {
 		record_status(rec, "failed", lr.error);
 	} else {
@@ -339,11 +351,17 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 		record_load(rec, tb, &lr, &m.cpu);
 		json_object_set_new(rec, "load", json_string(sc->load));
 	}
+	probes_load_mark(m.probes, 0);
 	/* the SAs' own counters: proof that the traffic went through them */
-	if (!m.sa_done)
-		m.sa_rc = ipsec_counters_record(rec, m.sa_why, sizeof(m.sa_why));
-	if (m.sa_rc < 0 && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+	if (ipsec_counters_record(rec, m.sa_why, sizeof(m.sa_why)) < 0 &&
+	    !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
 		record_status(rec, "failed", m.sa_why);
+	if (m.sa_open && m.sa_close) {
+		json_object_set(rec, "sa_load", json_object_get(rec, "sa"));
+		json_object_set_new(rec, "sa", probe_sa_window(m.sa_open, m.sa_close));
+	}
+	json_decref(m.sa_open);
+	json_decref(m.sa_close);
 	json_object_set_new(rec, "counters", m.probes ? probes_counters_json(m.probes, rec)
 		: probes_counters_unavailable(ctx->probes_off ? "probes detached for this half of --probe-overhead"
 							      : "probes not loaded (--no-probes)"));

@@ -44,6 +44,7 @@ struct {
 /* Set by the loader after load, before attach (the .bss is mmap'd). */
 __u64 esp_lo[IPP_MAX_RANGES], esp_hi[IPP_MAX_RANGES];
 __u32 nr_esp_ranges;
+__u32 gate_transport_output; /* attached to xfrm_outer_mode_output: IPv4 transport states only */
 char xmit_dev[2][16]; /* count only skbs handed to these devices; none set = all */
 
 static __always_inline struct ipp_counts *slots(void)
@@ -167,16 +168,16 @@ int BPF_KPROBE(esp_output_tail, struct xfrm_state *x)
 /*
  * Attached to xfrm4_transport_output where it is a function of its own,
  * else to xfrm_outer_mode_output, into which it is inlined: there only
- * IPv4 transport-mode states count.
+ * the states that take its IPv4 transport branch count (the same test as
+ * the kernel's switch: props.mode and props.family).
  */
 SEC("kprobe")
 int BPF_KPROBE(transport_output, struct xfrm_state *x)
 {
-	if (bpf_core_field_exists(x->outer_mode)) {
-		if (BPF_CORE_READ(x, outer_mode.encap) != 0 /* XFRM_MODE_TRANSPORT */ ||
-		    BPF_CORE_READ(x, outer_mode.family) != 2 /* AF_INET */)
-			return 0;
-	}
+	if (gate_transport_output &&
+	    (BPF_CORE_READ(x, props.mode) != 0 /* XFRM_MODE_TRANSPORT */ ||
+	     BPF_CORE_READ(x, props.family) != 2 /* AF_INET */))
+		return 0;
 	add(IPP_XFRM_TRANSPORT_OUTPUT, 1);
 	return 0;
 }

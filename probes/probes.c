@@ -57,8 +57,9 @@ struct probes {
 	bool avail[IPP_NR_COUNTERS];
 	char how[IPP_NR_COUNTERS][256];
 	int ncpus;
-	struct snapshot begin, end;
-	bool have_window;
+	struct snapshot begin, end;   /* the measured window */
+	struct snapshot lbegin, lend; /* the whole load */
+	bool have_window, have_load;
 	bool dry;                    /* probe --list: attach, then report only */
 };
 
@@ -381,9 +382,11 @@ int probes_attach(struct probes *p, const char *const *devs)
 	attach_simple_kprobe(p, &ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
 
 	if (ksyms_find(&ks, "xfrm4_transport_output")) {
+		p->skel->bss->gate_transport_output = 0;
 		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
 				     "xfrm4_transport_output", false);
 	} else if (ksyms_find(&ks, "xfrm_outer_mode_output")) {
+		p->skel->bss->gate_transport_output = 1;
 		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
 				     "xfrm_outer_mode_output", false);
 		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
@@ -404,7 +407,7 @@ void probes_detach(struct probes *p)
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	p->nlinks = 0;
-	p->have_window = false;
+	p->have_window = p->have_load = false;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		set_how(p, c, false, "not attached");
 }
@@ -454,6 +457,51 @@ void probes_window(struct probes *p, int open)
 		p->have_window = true;
 }
 
+void probes_load_mark(struct probes *p, int begin)
+{
+	if (!p || !p->skel || !p->nlinks)
+		return;
+	snap(p, begin ? &p->lbegin : &p->lend);
+	p->have_load = !begin;
+}
+
+static json_t *sa_find(json_t *list, json_t *e)
+{
+	const char *keys[] = { "spi", "dir", "netns" };
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(list, i, o) {
+		bool same = true;
+
+		for (int k = 0; k < 3 && same; k++)
+			same = json_equal(json_object_get(o, keys[k]), json_object_get(e, keys[k]));
+		if (same)
+			return o;
+	}
+	return NULL;
+}
+
+json_t *probe_sa_window(json_t *open, json_t *close)
+{
+	static const char *const nums[] = { "packets", "bytes", "wire_packets" };
+	json_t *out = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(close, i, e) {
+		json_t *o = json_deep_copy(e), *b = sa_find(open, e);
+
+		for (int k = 0; k < 3; k++) {
+			json_t *v1 = json_object_get(e, nums[k]), *v0 = b ? json_object_get(b, nums[k]) : NULL;
+
+			if (json_is_integer(v1) && json_is_integer(v0))
+				json_object_set_new(o, nums[k], json_integer(json_integer_value(v1) - json_integer_value(v0)));
+		}
+		json_array_append_new(out, o);
+	}
+	return out;
+}
+
 void probe_bases_from_sa(struct probe_bases *b, json_t *sa, bool have_segs, uint64_t segs)
 {
 	size_t i;
@@ -491,17 +539,32 @@ static json_t *ratio_json(uint64_t count, uint64_t base, bool has)
 	return r < 0 ? json_null() : json_real(r);
 }
 
-static uint64_t sa_delta(const struct probes *p, const struct ipp_sa_key *k)
+static uint64_t sa_value(const struct snapshot *s, const struct ipp_sa_key *k)
 {
-	uint64_t b = 0;
-
-	for (int i = 0; i < p->begin.nsa; i++)
-		if (p->begin.sa[i].k.spi == k->spi && p->begin.sa[i].k.ctr == k->ctr)
-			b = p->begin.sa[i].v;
-	for (int i = 0; i < p->end.nsa; i++)
-		if (p->end.sa[i].k.spi == k->spi && p->end.sa[i].k.ctr == k->ctr)
-			return p->end.sa[i].v - b;
+	for (int i = 0; i < s->nsa; i++)
+		if (s->sa[i].k.spi == k->spi && s->sa[i].k.ctr == k->ctr)
+			return s->sa[i].v;
 	return 0;
+}
+
+/* {"0x<spi>": calls} between two snapshots, SAs that counted nothing left out. */
+static json_t *per_sa_json(const struct snapshot *a, const struct snapshot *b, int c)
+{
+	json_t *per = json_object();
+
+	for (int i = 0; i < b->nsa; i++) {
+		uint64_t n;
+		char spi[16];
+
+		if (b->sa[i].k.ctr != (unsigned)c)
+			continue;
+		n = b->sa[i].v - sa_value(a, &b->sa[i].k);
+		if (!n)
+			continue;
+		snprintf(spi, sizeof(spi), "0x%08x", ntohl(b->sa[i].k.spi));
+		json_object_set_new(per, spi, json_integer((json_int_t)n));
+	}
+	return per;
 }
 
 json_t *probes_counters_json(struct probes *p, json_t *rec)
@@ -538,18 +601,12 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
 		if (c == IPP_KFREE_ESP_OUTPUT)
 			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
+		if (p->have_load)
+			json_object_set_new(o, "count_load", json_integer((json_int_t)(p->lend.c.v[c] - p->lbegin.c.v[c])));
 		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL) {
-			json_t *per = json_object();
-
-			for (int i = 0; i < p->end.nsa; i++) {
-				char spi[16];
-
-				if (p->end.sa[i].k.ctr != (unsigned)c)
-					continue;
-				snprintf(spi, sizeof(spi), "0x%08x", ntohl(p->end.sa[i].k.spi));
-				json_object_set_new(per, spi, json_integer((json_int_t)sa_delta(p, &p->end.sa[i].k)));
-			}
-			json_object_set_new(o, "per_sa", per);
+			json_object_set_new(o, "per_sa", per_sa_json(&p->begin, &p->end, c));
+			if (p->have_load)
+				json_object_set_new(o, "per_sa_load", per_sa_json(&p->lbegin, &p->lend, c));
 		}
 		json_object_set_new(out, probe_counter_names[c], o);
 	}

@@ -27,6 +27,14 @@ int probes_attach(struct probes *p, const char *const *devs);
 void probes_detach(struct probes *p);
 /* open = 1: take the window's start snapshot; 0: its end. */
 void probes_window(struct probes *p, int open);
+/*
+ * begin = 1 before the load starts, 0 after it ended: the whole load, quiet
+ * at both ends, which the SAs' own counters cover exactly too ("count_load",
+ * "per_sa_load" beside "sa_load").
+ */
+void probes_load_mark(struct probes *p, int begin);
+/* "sa" over the window: the SA list read at its close minus the one read at its open. Unit-tested. */
+json_t *probe_sa_window(json_t *open, json_t *close);
 /* The record's "counters" object, per-packet bases taken from rec's "sa" (may be NULL). */
 json_t *probes_counters_json(struct probes *p, json_t *rec);
 void probes_close(struct probes *p);

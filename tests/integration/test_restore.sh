@@ -15,10 +15,10 @@
 # Our own journal folder: cleanup must not touch other runs' journals.
 export IPSECPERF_JOURNAL_DIR="$TMP/journal"
 
-# Other runs may be going on this host: their namespaces (ipsecperf-PID-*)
+# Other runs and tests may be going on this host: their namespaces (ipsecperf-*)
 # are left out here, and ours are checked by name.
 host_snapshot() {
-	echo "## netns"; ip netns list | awk '{print $1}' | grep -v '^ipsecperf-[0-9]*-[rt]x$' | sort
+	echo "## netns"; ip netns list | awk '{print $1}' | grep -v '^ipsecperf-' | sort
 	echo "## links"; ip -o link show | sed 's/^[0-9]*: //' | cut -d' ' -f1-3 | sort
 	for d in $(ls /sys/class/net); do
 		echo "## ethtool -k $d"; ethtool -k "$d" 2> /dev/null

@@ -189,6 +189,33 @@ static void test_bases(void **state)
 	json_decref(sa);
 }
 
+static void test_sa_window(void **state)
+{
+	json_t *open = json_loads("[{\"spi\":\"0x1\",\"dir\":\"out\",\"netns\":\"tx\",\"packets\":10,\"bytes\":100,\"wire_packets\":12},"
+				  "{\"spi\":\"0x1\",\"dir\":\"in\",\"netns\":\"rx\",\"packets\":9,\"bytes\":90,\"wire_packets\":9}]", 0, NULL);
+	json_t *close = json_loads("[{\"spi\":\"0x1\",\"dir\":\"out\",\"netns\":\"tx\",\"src\":\"a\",\"packets\":15,\"bytes\":160,\"wire_packets\":40},"
+				   "{\"spi\":\"0x1\",\"dir\":\"in\",\"netns\":\"rx\",\"packets\":20,\"bytes\":200,\"wire_packets\":20},"
+				   "{\"spi\":\"0x2\",\"dir\":\"out\",\"netns\":\"rx\",\"packets\":3,\"bytes\":30,\"wire_packets\":3}]", 0, NULL);
+	json_t *w;
+
+	(void)state;
+	assert_non_null(open);
+	assert_non_null(close);
+	w = probe_sa_window(open, close);
+	assert_int_equal(json_array_size(w), 3);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(w, 0), "packets")), 5);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(w, 0), "bytes")), 60);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(w, 0), "wire_packets")), 28);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(w, 0), "src")), "a");
+	/* matched by direction too, not only SPI */
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(w, 1), "packets")), 11);
+	/* not there at the open: kept as read at the close */
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(w, 2), "packets")), 3);
+	json_decref(w);
+	json_decref(open);
+	json_decref(close);
+}
+
 static void test_overhead_ratio(void **state)
 {
 	json_t *on = json_pack("[f,f,f]", 9.0, 10.0, 100.0), *off = json_pack("[f,f]", 10.0, 10.5);
@@ -216,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_ksyms),
 		cmocka_unit_test(test_kcore),
 		cmocka_unit_test(test_bases),
+		cmocka_unit_test(test_sa_window),
 		cmocka_unit_test(test_overhead_ratio),
 	};
 

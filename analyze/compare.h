@@ -34,7 +34,14 @@ struct sim_result {
 	double gate;        /* fraction that fail the gate: regression beyond threshold */
 };
 
-void compare_simulate(int n, double cv, double effect, enum compare_test test, double alpha,
-		      double threshold, int trials, unsigned long long seed, struct sim_result *out);
+/*
+ * n runs a side, normal noise of the given CV; the new side's mean is lower
+ * by effect (0.05 = a 5% throughput regression). With probability outlier
+ * a run is disturbed and gives 0.7 of its value (a migration, a noisy
+ * neighbour), on either side.
+ */
+void compare_simulate(int n, double cv, double effect, double outlier, enum compare_test test,
+		      double alpha, double threshold, int trials, unsigned long long seed,
+		      struct sim_result *out);
 
 #endif

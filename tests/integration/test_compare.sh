@@ -88,5 +88,5 @@ expect 2 'broken/runs.jsonl:16: truncated record' "$TMP/base" "$TMP/broken"
 "$IPSECPERF" compare --simulate --trials 200 > "$TMP/sim1" || fail "simulate"
 "$IPSECPERF" compare --simulate --trials 200 > "$TMP/sim2" || fail "simulate"
 cmp -s "$TMP/sim1" "$TMP/sim2" || fail "simulate is not reproducible"
-grep -qE '^mw +5 +2% +0% ' "$TMP/sim1" || fail "simulate: no mw n=5 cv=2% A/A row"
+grep -qE '^mw +5 +2% +0% +0% ' "$TMP/sim1" || fail "simulate: no mw n=5 cv=2% A/A row"
 exit 0

@@ -71,14 +71,14 @@ static void test_simulation(void **state)
 
 	(void)state;
 	/* reproducible for a seed */
-	compare_simulate(5, 0.02, 0, TEST_MW, 0.05, 5, 2000, 7, &a);
-	compare_simulate(5, 0.02, 0, TEST_MW, 0.05, 5, 2000, 7, &b);
+	compare_simulate(5, 0.02, 0, 0, TEST_MW, 0.05, 5, 2000, 7, &a);
+	compare_simulate(5, 0.02, 0, 0, TEST_MW, 0.05, 5, 2000, 7, &b);
 	assert_true(a.sig_any == b.sig_any && a.gate == b.gate);
 	/* A/A: the exact test holds its level (at most 5%, here 4/252 = 3.2%) */
 	assert_true(a.sig_any < 0.06);
 	assert_true(a.gate < 0.01);
 	/* a 10% drop at CV 2% is always found */
-	compare_simulate(5, 0.02, 0.10, TEST_MW, 0.05, 5, 2000, 7, &a);
+	compare_simulate(5, 0.02, 0.10, 0, TEST_MW, 0.05, 5, 2000, 7, &a);
 	assert_true(a.gate > 0.95);
 }
 

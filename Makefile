@@ -26,8 +26,8 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
-	  -I$(BUILD) -Icollector -Ianalyze -Iprobes -I$(BUILD)/probes
-LDLIBS += -ljansson -linih -lmnl -lbpf -lelf -lz -lcrypto -lm
+	  -I$(BUILD) -Icollector -Ianalyze -Iprobes -I$(BUILD)/probes -I/usr/include/traceevent
+LDLIBS += -ljansson -linih -lmnl -lbpf -lelf -lz -lcrypto -lm -ltraceevent
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined

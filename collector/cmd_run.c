@@ -277,6 +277,7 @@ static void measure_tick(void *arg)
 	struct measure *m = arg;
 
 	progress_tick(m->progress);
+	probes_tick(m->probes);
 }
 
 static json_t *record_new(const char *scenario, int repeat, const char *start)

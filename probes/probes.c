@@ -17,6 +17,7 @@
 
 #include "ipsecperf.skel.h"
 #include "ksyms.h"
+#include "perfcount.h"
 #include "log.h"
 #include "probes.h"
 
@@ -60,7 +61,9 @@ struct probes {
 	struct snapshot begin, end;   /* the measured window */
 	struct snapshot lbegin, lend; /* the whole load */
 	bool have_window, have_load;
-	bool dry;                    /* probe --list: attach, then report only */
+	bool list;                   /* probe --list: change nothing on the host */
+	struct perfcount *pc;        /* the fallback without BPF */
+	bool force_perf;             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -96,6 +99,11 @@ struct probes *probes_open(void)
 	p->ncpus = libbpf_num_possible_cpus();
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		set_how(p, c, false, "not attached");
+	if (getenv("IPSECPERF_PROBE_BACKEND") && !strcmp(getenv("IPSECPERF_PROBE_BACKEND"), "perf")) {
+		p->force_perf = true;
+		snprintf(p->nobpf, sizeof(p->nobpf), "BPF not used ($IPSECPERF_PROBE_BACKEND=perf)");
+		return p;
+	}
 	p->skel = ipsecperf_bpf__open();
 	if (!p->skel) {
 		snprintf(p->nobpf, sizeof(p->nobpf), "cannot open the BPF object: %s", strerror(errno));
@@ -322,6 +330,47 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 	p->skel->bss->nr_esp_ranges = n; /* last: the programs read the ranges only once it is set */
 }
 
+/*
+ * Without BPF: the tracepoints through perf_event_open, counted, filtered
+ * by tracefs; what needs kprobes stays unavailable.
+ */
+static int attach_perf(struct probes *p, const char *const *devs)
+{
+	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
+	uint64_t lo[2], hi[2];
+	int n = 0;
+	char why[256], esp_why[256] = "";
+	const char *tracefs;
+	struct ksyms ks;
+
+	for (int c = 0; c < IPP_NR_COUNTERS; c++)
+		set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
+	tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
+	if (!tracefs) {
+		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+			set_how(p, c, false, "%s; and %s", p->nobpf, why);
+		return -1;
+	}
+	if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
+		for (int i = 0; i < 2; i++)
+			if (ksyms_range(&ks, fns[i], &lo[n], &hi[n]) == 0)
+				n++;
+		if (!n)
+			snprintf(esp_why, sizeof(esp_why), "%s", esp_missing("esp_output_tail"));
+		ksyms_free(&ks);
+	} else {
+		snprintf(esp_why, sizeof(esp_why), "%s", why);
+	}
+	p->pc = perfcount_open(tracefs, devs, lo, hi, n, p->avail, p->how);
+	if (!p->pc)
+		return -1;
+	if (*esp_why) {
+		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_why);
+		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_why);
+	}
+	return 0;
+}
+
 int probes_attach(struct probes *p, const char *const *devs)
 {
 	struct ksyms ks;
@@ -329,11 +378,8 @@ int probes_attach(struct probes *p, const char *const *devs)
 	const char *nokp;
 
 	probes_detach(p);
-	if (!p->skel) {
-		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			set_how(p, c, false, "%s", p->nobpf);
-		return -1;
-	}
+	if (!p->skel)
+		return attach_perf(p, devs);
 	memset(p->skel->bss->xmit_dev, 0, sizeof(p->skel->bss->xmit_dev));
 	if (devs)
 		for (int i = 0; devs[i] && i < 2; i++)
@@ -402,6 +448,8 @@ int probes_attach(struct probes *p, const char *const *devs)
 
 void probes_detach(struct probes *p)
 {
+	perfcount_close(p->pc);
+	p->pc = NULL;
 	if (p->skel)
 		p->skel->bss->nr_esp_ranges = 0;
 	for (int i = 0; i < p->nlinks; i++)
@@ -414,7 +462,7 @@ void probes_detach(struct probes *p)
 
 int probes_nattached(const struct probes *p)
 {
-	return p->nlinks;
+	return p->nlinks + (p->pc != NULL);
 }
 
 static void snap(struct probes *p, struct snapshot *s)
@@ -425,6 +473,14 @@ static void snap(struct probes *p, struct snapshot *s)
 	__u32 zero = 0;
 
 	memset(s, 0, sizeof(*s));
+	if (p->pc) {
+		uint64_t t[IPP_NR_SLOTS];
+
+		perfcount_read(p->pc, t);
+		for (int i = 0; i < IPP_NR_SLOTS; i++)
+			s->c.v[i] = t[i];
+		goto out_free;
+	}
 	if (!pc || !v)
 		goto out_free;
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
@@ -448,9 +504,15 @@ out_free:
 	free(v);
 }
 
+void probes_tick(struct probes *p)
+{
+	if (p && p->pc)
+		perfcount_drain(p->pc);
+}
+
 void probes_window(struct probes *p, int open)
 {
-	if (!p || !p->skel || !p->nlinks)
+	if (!p || !probes_nattached(p))
 		return;
 	snap(p, open ? &p->begin : &p->end);
 	if (!open)
@@ -459,7 +521,7 @@ void probes_window(struct probes *p, int open)
 
 void probes_load_mark(struct probes *p, int begin)
 {
-	if (!p || !p->skel || !p->nlinks)
+	if (!p || !probes_nattached(p))
 		return;
 	snap(p, begin ? &p->lbegin : &p->lend);
 	p->have_load = !begin;
@@ -597,10 +659,10 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 		json_object_set_new(o, "per_superpacket", ratio_json(d[c], b.superpackets, b.has_super));
 		json_object_set_new(o, "per_tcp_segment", ratio_json(d[c], b.tcp_segments, b.has_tcp));
 		json_object_set_new(o, "symbol", json_string(p->how[c]));
-		if (c == IPP_KMALLOC_ESP_OUTPUT)
-			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
+		if (c == IPP_KMALLOC_ESP_OUTPUT) /* the perf fallback only counts */
+			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
 		if (c == IPP_KFREE_ESP_OUTPUT)
-			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
+			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
 		if (p->have_load)
 			json_object_set_new(o, "count_load", json_integer((json_int_t)(p->lend.c.v[c] - p->lbegin.c.v[c])));
 		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL) {
@@ -619,6 +681,7 @@ int probes_list(FILE *f, bool as_json)
 
 	if (!p)
 		return -1;
+	p->list = true;
 	probes_attach(p, NULL);
 	if (as_json) {
 		json_t *o = json_object();

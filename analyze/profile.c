@@ -233,7 +233,8 @@ blank:
 			while (end > line && end[-1] == ' ')
 				*--end = '\0';
 			tid = strrchr(line, ' ');
-			if (!tid || tid[1] < '0' || tid[1] > '9' || strspn(tid + 1, "0123456789/") != strlen(tid + 1)) {
+			/* perf prints pid -1 (comm ":-1") for a sample it could not attribute */
+			if (!tid || !tid[1] || strspn(tid + 1, "-0123456789/") != strlen(tid + 1)) {
 				snprintf(err, errlen, "perf script:%d: not a sample header (COMM TID): %.80s",
 					 lineno, line);
 				goto fail;

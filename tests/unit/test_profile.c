@@ -37,6 +37,9 @@ static const char script[] =
 	"\tffffffff81e00000 __do_softirq ([kernel.kallsyms])\n"
 	"\tffffffff81100000 do_idle ([kernel.kallsyms])\n"
 	"\n"
+	":-1    -1 \n"
+	"\tffffffff81e00000 __do_softirq ([kernel.kallsyms])\n"
+	"\n"
 	"Web Content  42 \n"
 	"\t          7e23e8 [unknown] (/usr/bin/qemu-system-x86_64)\n";
 
@@ -46,16 +49,17 @@ static void fold_perf_script(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(prof_fold_perf_script(script, &f, err, sizeof(err)), 5);
-	assert_int_equal(f.n, 4); /* the two iperf3 samples are one stack */
-	assert_string_equal(f.v[0].stack, "Web_Content;[qemu-system-x86_64]");
-	assert_string_equal(f.v[1].stack,
+	assert_int_equal(prof_fold_perf_script(script, &f, err, sizeof(err)), 6);
+	assert_int_equal(f.n, 5); /* the two iperf3 samples are one stack */
+	assert_string_equal(f.v[0].stack, ":-1;__do_softirq_[k]"); /* pid -1: perf could not tell */
+	assert_string_equal(f.v[1].stack, "Web_Content;[qemu-system-x86_64]");
+	assert_string_equal(f.v[2].stack,
 			    "iperf3;__GI___libc_write;entry_SYSCALL_64_after_hwframe_[k];"
 			    "tcp_sendmsg_locked_[k];memcpy_orig_[k]");
-	assert_int_equal(f.v[1].count, 2);
-	assert_string_equal(f.v[2].stack, "swapper;do_idle_[k];__do_softirq_[k];esp_output_[k]");
-	assert_string_equal(f.v[3].stack, "swapper;do_idle_[k];default_idle_[k];pv_native_safe_halt_[k]");
-	assert_int_equal(prof_folded_total(&f), 5);
+	assert_int_equal(f.v[2].count, 2);
+	assert_string_equal(f.v[3].stack, "swapper;do_idle_[k];__do_softirq_[k];esp_output_[k]");
+	assert_string_equal(f.v[4].stack, "swapper;do_idle_[k];default_idle_[k];pv_native_safe_halt_[k]");
+	assert_int_equal(prof_folded_total(&f), 6);
 	prof_folded_free(&f);
 }
 

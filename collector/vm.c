@@ -501,7 +501,8 @@ static int default_total_timeout(const struct run_config *cfg, bool kvm)
 int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 		  const char *resultsdir, struct vm_stats *out)
 {
-	char work[] = "/tmp/ipsecperf-vm-XXXXXX";
+	const char *tmpdir = getenv("TMPDIR");
+	char work[PATH_MAX];
 	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], qlog[PATH_MAX], gdir[PATH_MAX];
 	char runs[PATH_MAX], rawdir[PATH_MAX + 160], path[PATH_MAX * 2];
 	const char *release;
@@ -525,6 +526,7 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 		goto out_free;
 	}
 	vm_fmt(out->release, sizeof(out->release), "%s", k.release);
+	vm_fmt(work, sizeof(work), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(work)) {
 		pr_warn("vm: cannot make a scratch folder: %s", strerror(errno));
 		goto out_free;

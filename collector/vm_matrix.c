@@ -33,7 +33,25 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 	}
 	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
 		struct vm_stats st;
+		struct vm_kernel k;
+		int dup = -1;
 
+		/* records and raw/ are keyed by uname -r: two kernels need two names */
+		if (vm_kernel_resolve(cfg->kernels[i], &k) == 0) {
+			for (int j = 0; j < i && dup < 0; j++) {
+				struct vm_kernel kj;
+
+				if (vm_kernel_resolve(cfg->kernels[j], &kj) == 0 &&
+				    !strcmp(kj.release, k.release))
+					dup = j;
+			}
+		}
+		if (dup >= 0) {
+			pr_warn("vm: --kernel %s and --kernel %s are both release %s; records are told apart by uname -r, so build one with another LOCALVERSION (make LOCALVERSION=-patched); %s is left out",
+				cfg->kernels[dup], cfg->kernels[i], k.release, cfg->kernels[i]);
+			failed++;
+			continue;
+		}
 		if (vm_run_kernel(cfg, cfg->kernels[i], res->dir, &st) < 0 && !st.runs_failed)
 			failed++;
 		failed += st.runs_failed;

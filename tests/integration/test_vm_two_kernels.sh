@@ -10,14 +10,12 @@
 k61=$(vm_kernel "$DEB61") || exit $?
 k612=$(vm_kernel "$DEB612") || exit $?
 info "kernels: $k61 $k612"
-vm_leftovers > "$TMP/vm-before"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm --kernel "$k61" --kernel "$k612" --duration 3 --omit 1 \
 	--repeat 1 -o "$out" clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 cat "$TMP/stderr" >&2
-vm_leftovers > "$TMP/vm-after"
-assert_same_snapshot "$TMP/vm-before" "$TMP/vm-after" "qemu or scratch folders left"
+assert_vm_clean "after the VM runs"
 
 python3 - "$out/runs.jsonl" "$out/meta.json" << 'PY' || fail "records or meta.json wrong (above)"
 import json, sys

@@ -7,11 +7,19 @@
 command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 missing (make deps)"
 command -v apt-get > /dev/null || skip "no apt-get to fetch Debian kernels"
 
-# The kernels a VM test leaves behind if something goes wrong
-vm_leftovers() {
-	ls -d /tmp/ipsecperf-vm-* 2> /dev/null
-	pgrep -a qemu-system 2> /dev/null
-	true
+# Other runs may share this machine (other tests, other people's VMs): this
+# test's runs keep their scratch folders in $TMPDIR and their journals in
+# $IPSECPERF_JOURNAL_DIR, both its own, so what they leave behind can be
+# told from what others are doing.
+export TMPDIR="$TMP/scratch" IPSECPERF_JOURNAL_DIR="$TMP/journal"
+mkdir -p "$TMPDIR"
+
+# What a VM run must not leave: its scratch folders, its qemu, its journal.
+assert_vm_clean() { # what
+	local left
+	left=$(ls -A "$TMPDIR" "$IPSECPERF_JOURNAL_DIR" 2> /dev/null | grep -v ':$' | grep . || true
+	       pgrep -af qemu-system | grep -F "$TMP" || true)
+	[ -z "$left" ] || fail "$1: left behind: $left"
 }
 
 # Print a --kernel spec for the newest Debian cloud kernel whose package

@@ -94,6 +94,7 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 struct ctx {
 	const char *name;
 	int line;
+	const char *where;      /* "counters.NAME: " while reading a counter, else "" */
 	char *err;
 	size_t errlen;
 };
@@ -103,7 +104,7 @@ __attribute__((format(printf, 2, 3)))
 static int fail_line(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
-	int off = snprintf(c->err, c->errlen, "%s:%d: ", c->name, c->line);
+	int off = snprintf(c->err, c->errlen, "%s:%d: %s", c->name, c->line, c->where ? c->where : "");
 
 	if (off < 0 || (size_t)off >= c->errlen)
 		return -1;
@@ -192,19 +193,17 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 				   name);
 		if (!json_is_object(v))
 			return bad(c, "counter \"%s\" must be an object, not %s", name, json_kind(v));
-		snprintf(key, sizeof(key), "counters.%s", name);
+		snprintf(key, sizeof(key), "counters.%s: ", name);
 		rc->name = xstrdup(name);
 		rec->ncounters++;
+		c->where = key; /* name the counter in a message */
 		if (get_num(c, v, "count", false, &rc->has_count, &rc->count) < 0 ||
 		    get_num(c, v, "per_packet", false, &rc->has_per_packet, &rc->per_packet) < 0 ||
 		    get_str(c, v, "symbol", false, &sym) < 0) {
-			/* name the counter in the message */
-			char inner[400];
-			const char *colon = strstr(c->err, ": ");
-
-			snprintf(inner, sizeof(inner), "%s", colon ? colon + 2 : c->err);
-			return bad(c, "%s: %s", key, inner);
+			c->where = NULL;
+			return -1;
 		}
+		c->where = NULL;
 		rc->symbol = xstrdup(sym);
 	}
 	return 0;

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct results r = { 0 };
 	struct results_meta m;
-	char err[1024];
+	char err[1024] = "";
 
 	if (results_parse_runs("runs.jsonl", (const char *)data, size, &r, err, sizeof(err)) == 0 &&
 	    r.nruns > 0) {

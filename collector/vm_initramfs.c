@@ -21,6 +21,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "log.h"
 #include "vm_guest.h"
 #include "vm_util.h"
@@ -668,53 +669,95 @@ out:
 
 /* ---- the guest's configuration ---- */
 
+static const struct opt_def *opt_long(const char *name, size_t len)
+{
+	const struct opt_def *found = NULL;
+
+	for (const struct opt_def *d = run_opts; d->name; d++) {
+		if (strncmp(d->name, name, len))
+			continue;
+		if (strlen(d->name) == len)
+			return d;
+		found = found ? NULL : d; /* getopt_long takes unique prefixes */
+	}
+	return found;
+}
+
+static void forward(json_t *argv, const struct opt_def *d, const char *val)
+{
+	/* the guest runs on its own netns testbed and writes to /out */
+	static const char *const host_only[] = { "testbed", "kernel", "output", "dry-run", "quiet",
+						  NULL };
+	char opt[80];
+
+	for (int i = 0; host_only[i]; i++)
+		if (!strcmp(d->name, host_only[i]))
+			return;
+	vm_fmt(opt, sizeof(opt), "--%s", d->name);
+	json_array_append_new(argv, json_string(opt));
+	if (val)
+		json_array_append_new(argv, json_string(val));
+}
+
+/*
+ * The host's run options, as given, go to the guest's run (so every option,
+ * --no-probes or one added later, means the same inside), except those that
+ * choose the testbed and the output. Options come before the scenarios:
+ * run stops at the first operand, as getopt with "+" does.
+ */
+static void forward_options(const struct run_config *cfg, json_t *argv)
+{
+	for (int i = 1; i < cfg->argc; i++) {
+		const char *a = cfg->argv[i];
+
+		if (!strcmp(a, "--") || a[0] != '-' || !a[1])
+			break;
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			const struct opt_def *d = opt_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+			const char *val = NULL;
+
+			if (!d)
+				continue;
+			if (d->type != OPT_FLAG)
+				val = eq ? eq + 1 : i + 1 < cfg->argc ? cfg->argv[++i] : NULL;
+			forward(argv, d, val);
+			continue;
+		}
+		for (const char *p = a + 1; *p; p++) {
+			const struct opt_def *d = NULL;
+
+			for (const struct opt_def *x = run_opts; x->name; x++)
+				if (x->short_name == *p)
+					d = x;
+			if (!d)
+				break;
+			if (d->type == OPT_FLAG) {
+				forward(argv, d, NULL);
+				continue;
+			}
+			forward(argv, d, p[1] ? p + 1 : i + 1 < cfg->argc ? cfg->argv[++i] : NULL);
+			break;
+		}
+	}
+}
+
 static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel *k)
 {
 	json_t *argv = json_array(), *scen = json_array();
-	char buf[32];
 
 	json_array_append_new(argv, json_string(GUEST_EXE));
-	/* ipsecperf -v -v run: the guest's own debug lines on the console */
+	/* ipsecperf -v run: the guest's own debug lines on the console with -v -v */
 	if (log_verbose >= 2)
 		json_array_append_new(argv, json_string("-v"));
 	json_array_append_new(argv, json_string("run"));
+	forward_options(cfg, argv);
 	json_array_append_new(argv, json_string("--testbed"));
 	json_array_append_new(argv, json_string("netns"));
 	json_array_append_new(argv, json_string("-o"));
 	json_array_append_new(argv, json_string(GUEST_OUT "/" GUEST_RUNDIR));
-	if (cfg->duration_s > 0) {
-		vm_fmt(buf, sizeof(buf), "%d", cfg->duration_s);
-		json_array_append_new(argv, json_string("--duration"));
-		json_array_append_new(argv, json_string(buf));
-	}
-	if (cfg->omit_s >= 0) {
-		vm_fmt(buf, sizeof(buf), "%d", cfg->omit_s);
-		json_array_append_new(argv, json_string("--omit"));
-		json_array_append_new(argv, json_string(buf));
-	}
-	if (cfg->repeat > 0) {
-		vm_fmt(buf, sizeof(buf), "%d", cfg->repeat);
-		json_array_append_new(argv, json_string("--repeat"));
-		json_array_append_new(argv, json_string(buf));
-	}
-	if (cfg->addr_tx) {
-		json_array_append_new(argv, json_string("--addr-tx"));
-		json_array_append_new(argv, json_string(cfg->addr_tx));
-	}
-	if (cfg->addr_rx) {
-		json_array_append_new(argv, json_string("--addr-rx"));
-		json_array_append_new(argv, json_string(cfg->addr_rx));
-	}
-	if (cfg->tag) {
-		json_array_append_new(argv, json_string("--tag"));
-		json_array_append_new(argv, json_string(cfg->tag));
-	}
-	if (cfg->profile_hz) {
-		vm_fmt(buf, sizeof(buf), "%d", cfg->profile_hz);
-		json_array_append_new(argv, json_string("--profile-hz"));
-		json_array_append_new(argv, json_string(buf));
-	}
 	json_array_append_new(argv, json_string("--quiet"));
+	json_array_append_new(argv, json_string("--"));
 	for (int i = 0; i < cfg->nscenarios; i++) {
 		json_array_append_new(argv, json_string(cfg->scenarios[i].name));
 		json_array_append_new(scen, json_string(cfg->scenarios[i].name));

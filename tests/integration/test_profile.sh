@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# run --profile on the netns testbed (clear and no-gso, 2 s each): a profile
+# in every record with kernel functions, shares that add up to at most
+# 100%, folded stacks whose counts match the samples, no perf left behind;
+# then report --profile: top tables, the difference table, folded files.
+. "$(dirname "$0")/lib.sh"
+
+command -v perf > /dev/null || skip "perf not installed (apt-get install linux-perf)"
+perf record -a -e cpu-clock -o /dev/null -- true > /dev/null 2>&1 ||
+	skip "perf record -a -e cpu-clock does not work here"
+
+# Other tests may run beside this one (a shared host): look for what this
+# run made (its namespaces, its perf), not at the whole host.
+out="$TMP/res"
+"$IPSECPERF" run --quiet --profile --duration 2 --omit 1 --repeat 1 -o "$out" clear no-gso \
+	> "$TMP/stdout" 2> "$TMP/stderr" &
+pid=$!
+wait $pid || { cat "$TMP/stderr" >&2; fail "run --profile exited $?"; }
+ip netns list | grep -q "^ipsecperf-$pid-" && fail "the run left its namespaces behind"
+pgrep -f "$out/raw" > /dev/null && fail "a perf record of this run is still running"
+ls /tmp/ipsecperf-profile-* > /dev/null 2>&1 && info "note: /tmp/ipsecperf-profile-* exist (another run's, or left behind)"
+
+python3 - "$out" <<'EOF' || fail "profile in the records (see above)"
+import json, os, sys
+out = sys.argv[1]
+for line in open(os.path.join(out, "runs.jsonl")):
+    r = json.loads(line)
+    name = "%s-r%d" % (r["scenario"], r["repeat"])
+    assert r["status"] == "ok", (name, r.get("reason"))
+    p = r["profile"]
+    assert p["status"] == "ok", (name, p.get("reason"))
+    assert p["event"] == "cpu-clock" and p["hz"] > 0, name
+    assert p["busy_samples"] > 0 and p["samples"] >= p["busy_samples"], (name, p)
+    top = p["top"]
+    assert top, name + ": no functions"
+    assert any(f["kernel"] for f in top), name + ": no kernel function in the top"
+    total = sum(f["share"] for f in top)
+    assert 0 < total <= 1.0 + 1e-9, (name, total)
+    for f in top:
+        assert 0 <= f["share"] <= f["total_share"] <= 1.0 + 1e-9, (name, f)
+        cpb = r["cycles_per_byte"] * f["share"]
+        assert abs(f["cycles_per_byte"] - cpb) <= 1e-6 * max(1, cpb), (name, f)
+    folded = os.path.join(out, p["folded"])
+    count = 0
+    for l in open(folded):
+        stack, n = l.rstrip("\n").rsplit(" ", 1)
+        count += int(n)
+    assert count == p["samples"], (name, count, p["samples"])
+    assert "_[k]" in open(folded).read(), name + ": no kernel frame in the folded stacks"
+    assert not os.path.exists(os.path.join(out, "raw", name + "-perf.data")), name + ": perf.data left"
+    # the samples cover the measured window, not the warm-up: about hz per busy CPU second
+    assert p["busy_s_sampled"] <= r["cpu_busy_s"]["total"] * 1.5 + 0.5, (name, p["busy_s_sampled"])
+EOF
+
+"$IPSECPERF" report --profile "$out" > "$TMP/report" 2> "$TMP/report.err" ||
+	{ cat "$TMP/report.err" >&2; fail "report --profile exited $?"; }
+grep -q '^clear: 1 run' "$TMP/report" || fail "no top table for clear"
+grep -q '^no-gso against clear' "$TMP/report" || fail "no difference table no-gso against clear"
+[ -s "$out/profile-clear.folded" ] && [ -s "$out/profile-no-gso.folded" ] || fail "merged folded stacks missing"
+"$IPSECPERF" report --profile --base no-gso "$out" | grep -q '^clear against no-gso' ||
+	fail "--base no-gso not honoured"
+"$IPSECPERF" report --profile --base nosuch "$out" > /dev/null 2>&1
+[ $? = 2 ] || fail "--base with an unknown scenario must exit 2"
+exit 0

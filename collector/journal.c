@@ -221,8 +221,11 @@ static int undo_file(const char *path, int fd, int after)
 
 		if (json_integer_value(json_object_get(r, "seq")) <= after)
 			continue;
-		if (journal_undo_one(r) < 0)
+		/* a failed undo stays in the journal, for `ipsecperf cleanup` to try again */
+		if (journal_undo_one(r) < 0) {
 			failures++;
+			continue;
+		}
 		if (fd >= 0) {
 			dprintf(fd, "{\"done\":%lld}\n",
 				(long long)json_integer_value(json_object_get(r, "seq")));

@@ -10,6 +10,7 @@
 #include "ipsec.h"
 #include "journal.h"
 #include "log.h"
+#include "remote.h"
 
 static int undo_argv(json_t *r)
 {
@@ -64,6 +65,7 @@ static const struct {
 	{ "xfrm-state", ipsec_undo_state },   /* ipsec.c: delete an SA by spi/dst */
 	{ "xfrm-policy", ipsec_undo_policy }, /* ipsec.c: delete a policy by selector/dir */
 	{ "modules", kmod_undo_snapshot },    /* ipsec.c: unload modules loaded since */
+	{ "remote-argv", remote_undo_argv },  /* remote.c: a command on the peer, through ssh */
 };
 
 int journal_undo_one(json_t *r)

@@ -66,19 +66,37 @@ int offload_parse(const char *text, struct feature_state *out, int max)
 	return n;
 }
 
-static int read_features(const char *netns, const char *dev, struct feature_state *f)
+/* The default runner: this host, in a namespace (arg) or our own (NULL). */
+static int local_run(void *arg, char *const argv[], char **out, char **err)
+{
+	return exec_run(arg, argv, out, err);
+}
+
+static int local_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
+{
+	return host_do(arg, do_argv, undo_argv, err);
+}
+
+static int read_features_via(const struct offload_runner *r, const char *dev, struct feature_state *f)
 {
 	char *out = NULL, *err = NULL;
-	int st = exec_run(netns, (char *[]){ "ethtool", "-k", (char *)dev, NULL }, &out, &err);
+	int st = r->run(r->arg, (char *[]){ "ethtool", "-k", (char *)dev, NULL }, &out, &err);
 	int n = -1;
 
 	if (st == 0)
 		n = offload_parse(out, f, MAX_FEATURES);
 	else
-		pr_warn("ethtool -k %s: %s", dev, err ? err : "failed");
+		pr_warn("ethtool -k %s%s: %s", dev, r->where, err ? err : "failed");
 	free(out);
 	free(err);
 	return n;
+}
+
+static int read_features(const char *netns, const char *dev, struct feature_state *f)
+{
+	struct offload_runner r = { local_run, local_change, (void *)netns, "" };
+
+	return read_features_via(&r, dev, f);
 }
 
 static const struct feature_state *find(const struct feature_state *f, int n, const char *name)
@@ -145,6 +163,14 @@ int offload_check(const char *netns, const char *dev, const struct scenario *sc,
 int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 		  char *why, size_t whylen)
 {
+	struct offload_runner r = { local_run, local_change, (void *)netns, "" };
+
+	return offload_apply_via(&r, dev, sc, why, whylen);
+}
+
+int offload_apply_via(const struct offload_runner *r, const char *dev, const struct scenario *sc,
+		      char *why, size_t whylen)
+{
 	struct feature_state f[MAX_FEATURES];
 	char *do_argv[4 + 2 * SCENARIO_MAX_OFFLOADS], *undo_argv[4 + 2 * SCENARIO_MAX_OFFLOADS];
 	int nd = 0, nu = 0, n, rc;
@@ -152,7 +178,7 @@ int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 
 	if (!sc->noffloads)
 		return 0;
-	n = journal_dry_run() ? 0 : read_features(netns, dev, f);
+	n = journal_dry_run() ? 0 : read_features_via(r, dev, f);
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read the offloads of %s", dev);
 		return -1;
@@ -174,7 +200,7 @@ int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 		}
 	}
 	do_argv[nd] = undo_argv[nu] = NULL;
-	if (host_do(netns, do_argv, nu > 3 ? undo_argv : NULL, &err) < 0) {
+	if (r->change(r->arg, do_argv, nu > 3 ? undo_argv : NULL, &err) < 0) {
 		snprintf(why, whylen, "ethtool -K %s failed: %s", dev, err && *err ? err : "no message");
 		free(err);
 		return -1;
@@ -183,7 +209,7 @@ int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 		return 0;
 
 	/* ethtool may accept a change the driver then overrides: read it back */
-	n = read_features(netns, dev, f);
+	n = read_features_via(r, dev, f);
 	for (int i = 0; i < sc->noffloads && n > 0; i++) {
 		const struct feature_state *cur = find(f, n, sc->offloads[i].feature);
 

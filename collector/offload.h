@@ -32,4 +32,20 @@ int offload_check(const char *netns, const char *dev, const struct scenario *sc,
 int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 		  char *why, size_t whylen);
 
+/*
+ * Where the ethtool commands run. offload_apply runs them on this host (in
+ * netns); the peer testbed passes a runner that runs them on the peer.
+ * run: a command that changes nothing; change: a journaled change (host_do's
+ * contract). where: for messages ("" or " on HOST").
+ */
+struct offload_runner {
+	int (*run)(void *arg, char *const argv[], char **out, char **err);
+	int (*change)(void *arg, char *const do_argv[], char *const undo_argv[], char **err);
+	void *arg;
+	const char *where;
+};
+
+int offload_apply_via(const struct offload_runner *r, const char *dev, const struct scenario *sc,
+		      char *why, size_t whylen);
+
 #endif

@@ -32,6 +32,8 @@ extern const char help_probe[];
 extern const struct opt_def probe_opts[];
 int cmd_kernel(int argc, char **argv);
 int cmd_guest(int argc, char **argv);
+int cmd_peer_agent(int argc, char **argv);
+extern const char help_peer_agent[];
 
 extern const char help_run[], help_list[], help_cleanup[];
 extern const char help_kernel[], help_guest[];

@@ -8,6 +8,7 @@
 #ifndef IPSECPERF_LOAD_H
 #define IPSECPERF_LOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "testbed.h"
@@ -50,6 +51,13 @@ int load_run(const struct load_params *p, struct load_result *r);
  * with the reason in why. Probes with a throwaway socket; changes nothing.
  */
 int load_check(const struct scenario *sc, char *why, size_t len);
+
+/*
+ * Put a TCP-MD5 or TCP-AO ("md5", "ao") key for the address peer on socket
+ * fd (also the peer testbed's agent). 0, or -1 with errno.
+ */
+int set_tcp_key(int fd, const char *method, const char *ao_alg, const char *peer,
+		const uint8_t *key, size_t keylen);
 
 /* Probe one TCP authentication method ("md5", "ao"): 0 works, else why. */
 int tcp_auth_probe(const char *method, const char *ao_alg, char *why, size_t len);

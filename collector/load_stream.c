@@ -96,7 +96,7 @@ static int make_addr(const char *addr, int port, struct sockaddr_storage *ss, so
 }
 
 /* Put the key for peer on fd. 0, or -1 with errno (ENOPROTOOPT: not in this kernel). */
-static int set_tcp_key(int fd, const char *method, const char *ao_alg, const char *peer,
+int set_tcp_key(int fd, const char *method, const char *ao_alg, const char *peer,
 		       const uint8_t *key, size_t keylen)
 {
 	struct sockaddr_storage ss;

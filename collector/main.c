@@ -31,6 +31,7 @@ const struct command commands[] = {
 	{ "doctor", cmd_doctor, "print what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM, tools", help_doctor, NULL },
 	{ "kernel", cmd_kernel, "fetch and list kernels for the VM testbed", help_kernel, NULL },
 	{ "guest", cmd_guest, "the VM testbed's init (runs inside the VM only)", help_guest, NULL },
+	{ "peer-agent", cmd_peer_agent, "the peer testbed's helper on the far host (started through ssh)", help_peer_agent, NULL },
 	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL },
 	{ "compare", cmd_compare, "compare two results directories; exit 1 on a regression", help_compare, NULL },
 	{ "probe", cmd_probe, "list the kernel counters this kernel gives and how each attaches", help_probe, probe_opts },

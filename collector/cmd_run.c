@@ -25,6 +25,7 @@
 #include "signals.h"
 #include "summary.h"
 #include "testbed.h"
+#include "testbed_peer.h"
 #include "vm.h"
 
 const char help_run[] =
@@ -47,6 +48,17 @@ const char help_run[] =
 	"change is journaled and undone at the end, also after Ctrl-C or\n"
 	"SIGTERM; after a SIGKILL, `ipsecperf cleanup` undoes it.\n"
 	"\n"
+	"--testbed peer: two hosts on a real link (docs/peer-testbed.md). This\n"
+	"host sends from --dev, the --peer (reached with ssh, BatchMode: a key,\n"
+	"never a password) receives on --peer-dev; the addresses are the\n"
+	"devices' own (or --addr-tx/--addr-rx, which must be theirs). Offloads\n"
+	"are set on both ends and journaled on this host with the ssh\n"
+	"destination, so the undo and `ipsecperf cleanup` reach the peer. With\n"
+	"ipsecperf installed on the peer (--peer-ipsecperf), its peer-agent\n"
+	"runs the built-in stream's receiver (TCP-MD5/AO keys travel on its\n"
+	"stdin) and counts the receiver's cycles: records then hold\n"
+	"cycles_per_byte_sender and cycles_per_byte_receiver.\n"
+	"\n"
 	"Cycles per byte: cycles of all CPUs during the measured interval (the\n"
 	"PMU's cycle counter, or busy CPU time times the TSC frequency where\n"
 	"there is no PMU, recorded as \"estimated\") over bytes received.\n"
@@ -57,6 +69,7 @@ const char help_run[] =
 enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
 	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD,
+	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF,
 	O_PROFILE, O_PROFILE_HZ,
 };
 
@@ -66,7 +79,7 @@ const struct opt_def run_opts[] = {
 	[O_REPEAT] = { "repeat", 'r', OPT_INT, 1, 1000, "N", "runs per scenario (default 3)" },
 	[O_OUT] = { "output", 'o', OPT_STRING, 0, 0, "DIR", "results directory (default results/<UTC>-<testbed>-<tag>)" },
 	[O_TAG] = { "tag", 0, OPT_STRING, 0, 0, "TAG", "name part of the default directory (default run)" },
-	[O_TESTBED] = { "testbed", 0, OPT_STRING, 0, 0, "KIND", "netns (default)" },
+	[O_TESTBED] = { "testbed", 0, OPT_STRING, 0, 0, "KIND", "netns (default), peer, vm" },
 	[O_KERNEL] = { "kernel", 0, OPT_STRING, 0, 0, "K", "kernel to boot (vm testbed; repeatable)" },
 	[O_ADDR_TX] = { "addr-tx", 0, OPT_STRING, 0, 0, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")" },
 	[O_ADDR_RX] = { "addr-rx", 0, OPT_STRING, 0, 0, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")" },
@@ -76,6 +89,11 @@ const struct opt_def run_opts[] = {
 	[O_QUIET] = { "quiet", 'q', OPT_FLAG, 0, 0, NULL, "no progress line" },
 	[O_NO_PROBES] = { "no-probes", 0, OPT_FLAG, 0, 0, NULL, "attach no BPF probes (counters: unavailable)" },
 	[O_PROBE_OVERHEAD] = { "probe-overhead", 0, OPT_FLAG, 0, 0, NULL, "run each repeat with and without probes; report the throughput ratio" },
+	[O_PEER] = { "peer", 0, OPT_STRING, 0, 0, "[USER@]HOST", "the receiving host, reached with ssh (peer testbed)" },
+	[O_DEV] = { "dev", 0, OPT_STRING, 0, 0, "IF", "this host's end of the link (peer testbed)" },
+	[O_PEER_DEV] = { "peer-dev", 0, OPT_STRING, 0, 0, "IF", "the peer's end of the link (peer testbed)" },
+	[O_SSH_OPTION] = { "ssh-option", 0, OPT_STRING, 0, 0, "OPT", "passed to ssh as -o OPT (repeatable)" },
+	[O_PEER_IPSECPERF] = { "peer-ipsecperf", 0, OPT_STRING, 0, 0, "PATH", "ipsecperf on the peer, for its agent (default ipsecperf in PATH)" },
 	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
 	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 499)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
@@ -115,14 +133,25 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 		}
 		c->kernels[c->nkernels++] = val;
 		break;
-	case O_ADDR_TX: c->addr_tx = val; break;
-	case O_ADDR_RX: c->addr_rx = val; break;
+	case O_ADDR_TX: c->addr_tx = val; c->addr_tx_set = true; break;
+	case O_ADDR_RX: c->addr_rx = val; c->addr_rx_set = true; break;
 	case O_PREFIX: c->prefix_len = ival; break;
 	case O_PORT: ctx->port = ival; break;
 	case O_DRY_RUN: c->dry_run = true; break;
 	case O_QUIET: c->quiet = true; break;
 	case O_NO_PROBES: ctx->no_probes = true; break;
 	case O_PROBE_OVERHEAD: ctx->probe_overhead = true; break;
+	case O_PEER: c->peer = val; break;
+	case O_DEV: c->dev = val; break;
+	case O_PEER_DEV: c->peer_dev = val; break;
+	case O_PEER_IPSECPERF: c->peer_ipsecperf = val; break;
+	case O_SSH_OPTION:
+		if (c->nssh_opts == RUN_MAX_SSH_OPTS) {
+			pr_warn("run: at most %d --ssh-option options", RUN_MAX_SSH_OPTS);
+			return -1;
+		}
+		c->ssh_opts[c->nssh_opts++] = val;
+		break;
 	case O_PROFILE: c->profile_hz = c->profile_hz ? c->profile_hz : PROFILE_DEFAULT_HZ; break;
 	case O_PROFILE_HZ: c->profile_hz = ival; break;
 	}
@@ -178,8 +207,16 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	first = options_parse("run", run_opts, argc, argv, on_run_opt, ctx);
 	if (first < 0)
 		return -1;
-	if (strcmp(c->testbed, "netns") && strcmp(c->testbed, "vm")) {
-		pr_warn("run: unknown testbed '%s'; this build has: netns, vm", c->testbed);
+	if (strcmp(c->testbed, "netns") && strcmp(c->testbed, "vm") && strcmp(c->testbed, "peer")) {
+		pr_warn("run: unknown testbed '%s'; this build has: netns, peer, vm", c->testbed);
+		return -1;
+	}
+	if (strcmp(c->testbed, "peer") && (c->peer || c->dev || c->peer_dev || c->nssh_opts || c->peer_ipsecperf)) {
+		pr_warn("run: --peer, --dev, --peer-dev, --ssh-option and --peer-ipsecperf need --testbed peer");
+		return -1;
+	}
+	if (!strcmp(c->testbed, "peer") && (!c->peer || !c->dev || !c->peer_dev)) {
+		pr_warn("run: --testbed peer needs --peer [USER@]HOST, --dev IF and --peer-dev IF (docs/peer-testbed.md)");
 		return -1;
 	}
 	if (!strcmp(c->testbed, "vm") != !!c->nkernels) {
@@ -535,6 +572,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!strcmp(ctx.cfg.testbed, "vm"))
 		failed = vm_run_matrix(&ctx.cfg, &res);
+	else if (!strcmp(ctx.cfg.testbed, "peer"))
+		failed = peer_run_matrix(&ctx.cfg, &res, ctx.port, ctx.no_probes);
 	else
 		failed = run_matrix(&ctx, &res);
 	undo_failures = journal_undo_all();

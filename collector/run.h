@@ -8,6 +8,7 @@
 #include "scenario.h"
 
 #define RUN_MAX_KERNELS 8
+#define RUN_MAX_SSH_OPTS 16
 
 struct run_config {
 	/* load */
@@ -21,6 +22,13 @@ struct run_config {
 	int prefix_len;        /* default 24 */
 	const char *kernels[RUN_MAX_KERNELS]; /* --kernel, for the vm testbed */
 	int nkernels;
+	bool addr_tx_set, addr_rx_set; /* given on the command line (peer: else from the devices) */
+	/* the peer testbed (testbed_peer.c) */
+	const char *peer;           /* --peer [user@]host */
+	const char *dev, *peer_dev; /* --dev, --peer-dev: the link's two ends */
+	const char *peer_ipsecperf; /* --peer-ipsecperf: the agent's program on the peer */
+	const char *ssh_opts[RUN_MAX_SSH_OPTS]; /* --ssh-option, repeatable */
+	int nssh_opts;
 	/* output */
 	const char *outdir; /* -o DIR: the results directory itself */
 	const char *tag;    /* --tag, part of the default directory name */

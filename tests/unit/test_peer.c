@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The peer testbed: shell quoting of the remote argv (checked against a
+ * real /bin/sh), the ssh argv, and the parsers of ethtool, ip -j, /proc/stat.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "exec.h"
+#include "remote.h"
+#include "testbed_peer.h"
+
+static void quote_plain_words_unchanged(void **state)
+{
+	(void)state;
+	const char *words[] = { "ethtool", "-K", "eth0", "198.18.0.2", "/usr/bin/iperf3", "a=b,c:d@e%f+g" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		char *q = shell_quote(words[i]);
+
+		assert_string_equal(q, words[i]);
+		free(q);
+	}
+}
+
+static void quote_special(void **state)
+{
+	(void)state;
+	struct {
+		const char *in, *out;
+	} t[] = {
+		{ "", "''" },
+		{ "a b", "'a b'" },
+		{ "it's", "'it'\\''s'" },
+		{ "'", "''\\'''" },
+		{ "$(reboot)", "'$(reboot)'" },
+		{ "`id`", "'`id`'" },
+		{ "a;b", "'a;b'" },
+		{ "x\ny", "'x\ny'" },
+		{ "*", "'*'" },
+		{ "~root", "'~root'" },
+		{ "\\", "'\\'" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *q = shell_quote(t[i].in);
+
+		assert_string_equal(q, t[i].out);
+		free(q);
+	}
+}
+
+/* What a real shell makes of the joined words: each word back, unchanged. */
+static void quote_round_trip_through_sh(void **state)
+{
+	(void)state;
+	char *words[] = { "printf", "%s\\n", "plain", "two words", "it's", "''", "$HOME", "$(echo no)",
+			  "`echo no`", "a;echo no", "a|b", "a&b", "<x>", "*", "?", "[a]", "{a,b}", "~",
+			  "#hash", "back\\slash", "new\nline", "tab\there", "\"dq\"", "!bang", "", NULL };
+	char *joined = shell_join(words);
+	char *out = NULL, *err = NULL;
+	int st;
+
+	assert_non_null(joined);
+	st = exec_run(NULL, (char *[]){ "/bin/sh", "-c", joined, NULL }, &out, &err);
+	assert_int_equal(st, 0);
+
+	/* printf prints each argument after the format on its own line */
+	char *expect = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&expect, &len);
+
+	for (int i = 2; words[i]; i++)
+		fprintf(m, "%s\n", words[i]);
+	fclose(m);
+	assert_string_equal(out, expect);
+	free(expect);
+	free(out);
+	free(err);
+	free(joined);
+}
+
+static void ssh_argv_shape(void **state)
+{
+	(void)state;
+	struct host h = { .ssh_dest = "root@peer", .ssh_opts = { "IdentityFile=/k", "Port=2222" }, .nopts = 2 };
+	char **a = remote_ssh_argv(&h, (char *[]){ "ethtool", "-k", "eth 1", NULL });
+	int n = 0, dashdash = -1;
+
+	assert_non_null(a);
+	assert_string_equal(a[0], "ssh");
+	/* BatchMode before any user option: ssh keeps an option's first value */
+	assert_string_equal(a[1], "-o");
+	assert_string_equal(a[2], "BatchMode=yes");
+	while (a[n]) {
+		if (!strcmp(a[n], "--") && dashdash < 0)
+			dashdash = n;
+		n++;
+	}
+	assert_true(dashdash > 0);
+	assert_string_equal(a[dashdash - 1], "Port=2222");
+	assert_string_equal(a[dashdash - 3], "IdentityFile=/k");
+	assert_string_equal(a[dashdash + 1], "root@peer");
+	assert_string_equal(a[dashdash + 2], "ethtool -k 'eth 1'");
+	assert_int_equal(n, dashdash + 3);
+	remote_argv_free(a);
+}
+
+static void dest_and_opt_checks(void **state)
+{
+	(void)state;
+	char why[256];
+
+	assert_int_equal(remote_check_dest("root@10.0.0.2", why, sizeof(why)), 0);
+	assert_int_equal(remote_check_dest("peer", why, sizeof(why)), 0);
+	assert_int_equal(remote_check_dest("-oProxyCommand=x", why, sizeof(why)), -1);
+	assert_int_equal(remote_check_dest("a b", why, sizeof(why)), -1);
+	assert_int_equal(remote_check_dest("a\nb", why, sizeof(why)), -1);
+	assert_int_equal(remote_check_dest("", why, sizeof(why)), -1);
+	assert_int_equal(remote_check_opt("IdentityFile=/x", why, sizeof(why)), 0);
+	assert_int_equal(remote_check_opt("Port 22", why, sizeof(why)), 0);
+	assert_int_equal(remote_check_opt("BatchMode", why, sizeof(why)), -1);
+	assert_int_equal(remote_check_opt("=x", why, sizeof(why)), -1);
+	assert_int_equal(remote_check_opt("A=b\nc", why, sizeof(why)), -1);
+}
+
+static void ethtool_link(void **state)
+{
+	(void)state;
+	struct link_info li;
+	const char *ten_g = "Settings for enp1s0f0:\n\tSupported ports: [ FIBRE ]\n"
+			    "\tSpeed: 10000Mb/s\n\tDuplex: Full\n\tAuto-negotiation: off\n"
+			    "\tLink detected: yes\n";
+
+	assert_int_equal(peer_parse_ethtool(ten_g, &li), 0);
+	assert_int_equal(li.speed_mbps, 10000);
+	assert_int_equal(li.link, 1);
+	assert_string_equal(li.duplex, "Full");
+	assert_int_equal(peer_parse_ethtool("Settings for x:\n\tSpeed: Unknown!\n\tLink detected: no\n", &li), 0);
+	assert_int_equal(li.speed_mbps, -1);
+	assert_int_equal(li.link, 0);
+	assert_int_equal(peer_parse_ethtool("Settings for lo:\n\tLink detected: yes\n", &li), 0);
+	assert_int_equal(li.link, 1);
+	assert_int_equal(peer_parse_ethtool("nothing here\n", &li), -1);
+}
+
+static const char ip_json[] =
+	"[{\"ifindex\":2,\"ifname\":\"eth1\",\"mtu\":9000,\"operstate\":\"UP\",\"addr_info\":["
+	"{\"family\":\"inet6\",\"local\":\"fe80::1\",\"prefixlen\":64,\"scope\":\"link\"},"
+	"{\"family\":\"inet\",\"local\":\"10.1.0.1\",\"prefixlen\":24,\"scope\":\"global\"},"
+	"{\"family\":\"inet\",\"local\":\"10.2.0.1\",\"prefixlen\":16,\"scope\":\"global\"},"
+	"{\"family\":\"inet6\",\"local\":\"2001:db8::1\",\"prefixlen\":64,\"scope\":\"global\"}]}]";
+
+static void ip_addr_and_link(void **state)
+{
+	(void)state;
+	char a[64], st[16];
+	int plen = 0, mtu = 0;
+
+	assert_int_equal(peer_parse_ip_addr(ip_json, "inet", NULL, a, sizeof(a), &plen), 0);
+	assert_string_equal(a, "10.1.0.1");
+	assert_int_equal(plen, 24);
+	assert_int_equal(peer_parse_ip_addr(ip_json, "inet6", NULL, a, sizeof(a), &plen), 0);
+	assert_string_equal(a, "2001:db8::1"); /* the link-local one is skipped */
+	assert_int_equal(peer_parse_ip_addr(ip_json, NULL, "10.2.0.1", a, sizeof(a), &plen), 0);
+	assert_int_equal(plen, 16);
+	assert_int_equal(peer_parse_ip_addr(ip_json, NULL, "10.3.0.1", a, sizeof(a), &plen), -1);
+	assert_int_equal(peer_parse_ip_addr("not json", "inet", NULL, a, sizeof(a), &plen), -1);
+	assert_int_equal(peer_parse_ip_addr("[]", "inet", NULL, a, sizeof(a), &plen), -1);
+	assert_int_equal(peer_parse_ip_link(ip_json, &mtu, st, sizeof(st)), 0);
+	assert_int_equal(mtu, 9000);
+	assert_string_equal(st, "UP");
+	assert_int_equal(peer_parse_ip_link("[{\"ifname\":\"x\"}]", &mtu, st, sizeof(st)), -1);
+}
+
+static void hex_decode(void **state)
+{
+	(void)state;
+	uint8_t b[4];
+
+	assert_int_equal(peer_hex_decode("00ff10Ab", b, sizeof(b)), 4);
+	assert_int_equal(b[1], 0xff);
+	assert_int_equal(b[3], 0xab);
+	assert_int_equal(peer_hex_decode("abc", b, sizeof(b)), -1);
+	assert_int_equal(peer_hex_decode("zz", b, sizeof(b)), -1);
+	assert_int_equal(peer_hex_decode("0x", b, sizeof(b)), -1);
+	assert_int_equal(peer_hex_decode("0011223344", b, sizeof(b)), -1);
+	assert_int_equal(peer_hex_decode("", b, sizeof(b)), 0);
+}
+
+static void stat_busy(void **state)
+{
+	(void)state;
+	const char *s = "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+			"cpu0 10 1 20 500 5 2 3 4 0 0\n"
+			"cpu1 30 0 40 500 0 0 0 0 0 0\n"
+			"intr 12345\nctxt 1\n";
+
+	/* busy = user nice system irq softirq steal: (10+1+20+2+3+4) + (30+40) */
+	assert_int_equal(peer_stat_busy_ticks(s), 110);
+	assert_int_equal(peer_stat_busy_ticks("intr 1\n"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(quote_plain_words_unchanged),
+		cmocka_unit_test(quote_special),
+		cmocka_unit_test(quote_round_trip_through_sh),
+		cmocka_unit_test(ssh_argv_shape),
+		cmocka_unit_test(dest_and_opt_checks),
+		cmocka_unit_test(ethtool_link),
+		cmocka_unit_test(ip_addr_and_link),
+		cmocka_unit_test(hex_decode),
+		cmocka_unit_test(stat_busy),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

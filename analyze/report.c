@@ -285,34 +285,40 @@ static void text_header(FILE *f, const struct report *rep)
 
 static void text_spread(FILE *f, const struct report *rep)
 {
+	static const char *const heads[] = { "scenario", "metric", "n", "mean", "95% CI", "CV" };
+	static const bool left[] = { true, true, false, false, false, false };
+
 	fprintf(f, "\nSpread: mean, 95%% confidence interval of the mean (Student t),\n"
 		   "coefficient of variation (sd/mean)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
-		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
-		fprintf(f, "%-15s %-11s %2s %9s %-19s %6s\n", "scenario", "metric", "n", "mean",
-			"95% CI", "CV");
-		fprintf(f, "%-15s %-11s %2s %9s %-19s %6s\n", "---------------", "-----------", "--",
-			"---------", "-------------------", "------");
+		struct tab t;
+
+		tab_init(&t, 6, heads, left);
 		for (int i = 0; i < rep->nrows; i++) {
 			const struct report_row *row = &rep->rows[i];
-			char mean[32], ci[64], cv[16];
-			int d = fmt_decimals(row->s.mean);
+			char mean[32];
+			int d = fmt_decimals(row->s.mean), r;
 
 			if (row->m.kind == METRIC_COUNTER || strcmp(row->g->kernel, rep->kernels[k]))
 				continue;
-			fmt_num(mean, sizeof(mean), row->s.mean, d);
+			if ((r = tab_row(&t)) < 0)
+				break;
+			tab_set(&t, r, 0, "%s", row->m.kind == METRIC_THROUGHPUT ? row->g->scenario : "");
+			tab_set(&t, r, 1, "%s", metric_unit(&row->m));
+			tab_set(&t, r, 2, "%d", row->s.n);
+			tab_set(&t, r, 3, "%s", fmt_num(mean, sizeof(mean), row->s.mean, d));
 			if (row->s.n >= 2)
-				snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+				tab_set(&t, r, 4, "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
 			else
-				snprintf(ci, sizeof(ci), "-");
+				tab_set(&t, r, 4, "-");
 			if (isnan(row->s.cv))
-				snprintf(cv, sizeof(cv), "-");
+				tab_set(&t, r, 5, "-");
 			else
-				snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
-			fprintf(f, "%-15s %-11s %2d %9s %-19s %6s\n",
-				row->m.kind == METRIC_THROUGHPUT ? row->g->scenario : "",
-				metric_unit(&row->m), row->s.n, mean, ci, cv);
+				tab_set(&t, r, 5, "%.1f%%", 100 * row->s.cv);
 		}
+		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
+		tab_print(f, &t, NULL);
+		tab_free(&t);
 	}
 }
 
@@ -360,21 +366,23 @@ static void text_counters(FILE *f, const struct report *rep)
 		const char *last = NULL, *notes[32], *kernel = rep->kernels[k];
 		int nnotes = 0, nrows = 0;
 
+		static const char *const heads[] = { "scenario", "counter", "n", "median", "min-max" };
+		static const bool left[] = { true, true, false, false, false };
+		struct tab t;
+
+		tab_init(&t, 5, heads, left);
 		fprintf(f, "\nkernel %s\n", kernel);
 		for (int i = 0; i < rep->nrows; i++) {
 			const struct report_row *row = &rep->rows[i];
 			char med[32], rng[64];
-			int d;
+			int d, r;
 
 			if (row->m.kind != METRIC_COUNTER || strcmp(row->g->kernel, kernel) ||
 			    counter_empty_on_kernel(rep, kernel, row->m.counter))
 				continue;
-			if (!nrows++) {
-				fprintf(f, "%-15s %-24s %2s %8s %s\n", "scenario", "counter", "n", "median",
-					"min-max");
-				fprintf(f, "%-15s %-24s %2s %8s %s\n", "---------------",
-					"------------------------", "--", "--------", "-----------------");
-			}
+			if ((r = tab_row(&t)) < 0)
+				break;
+			nrows++;
 			d = fmt_decimals(row->s.median);
 			if (d < 2)
 				d = 2;
@@ -387,10 +395,16 @@ static void text_counters(FILE *f, const struct report *rep)
 				fmt_num(med, sizeof(med), row->s.median, d);
 				fmt_range(rng, sizeof(rng), &row->s, d);
 			}
-			fprintf(f, "%-15s %-24s %2d %8s %s\n", last == row->g->scenario ? "" : row->g->scenario,
-				row->m.counter, row->s.n, med, rng);
+			tab_set(&t, r, 0, "%s", last == row->g->scenario ? "" : row->g->scenario);
+			tab_set(&t, r, 1, "%s", row->m.counter);
+			tab_set(&t, r, 2, "%d", row->s.n);
+			tab_set(&t, r, 3, "%s", med);
+			tab_set(&t, r, 4, "%s", rng);
 			last = row->g->scenario;
 		}
+		if (nrows)
+			tab_print(f, &t, NULL);
+		tab_free(&t);
 		/* counters this kernel gave no value for at all: one line per reason */
 		for (int pass = 0; pass < 2; pass++) {
 			const char *done[64];

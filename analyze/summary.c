@@ -2,19 +2,145 @@
 #include "summary.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 
-int fmt_decimals(double v)
+int fmt_decimals_sig(double v, int sig)
 {
 	int d;
 
 	if (!isfinite(v) || v == 0)
 		return 2;
-	d = 3 - (int)floor(log10(fabs(v)));
+	d = sig - 1 - (int)floor(log10(fabs(v)));
 	return d < 0 ? 0 : d > 6 ? 6 : d;
+}
+
+int fmt_decimals(double v)
+{
+	return fmt_decimals_sig(v, 4);
+}
+
+void tab_init(struct tab *t, int ncols, const char *const *heads, const bool *left)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols > TAB_MAXCOLS ? TAB_MAXCOLS : ncols;
+	for (int c = 0; c < t->ncols; c++) {
+		t->head[c] = heads[c];
+		t->left[c] = left[c];
+	}
+}
+
+int tab_row(struct tab *t)
+{
+	if (t->nrows == t->cap) {
+		int cap = t->cap * 2 + 16;
+		void *n = realloc(t->cell, cap * sizeof(*t->cell));
+
+		if (!n)
+			return -1;
+		t->cell = n;
+		t->cap = cap;
+	}
+	memset(t->cell[t->nrows], 0, sizeof(t->cell[0]));
+	return t->nrows++;
+}
+
+void tab_set(struct tab *t, int row, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (row < 0 || row >= t->nrows || col < 0 || col >= t->ncols)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->cell[row][col], TAB_CELL, fmt, ap);
+	va_end(ap);
+}
+
+int tab_widths(const struct tab *t, int *w)
+{
+	int total = 0;
+
+	for (int c = 0; c < t->ncols; c++) {
+		w[c] = strlen(t->head[c]);
+		for (int r = 0; r < t->nrows; r++) {
+			int l = strlen(t->cell[r][c]);
+
+			if (l > w[c])
+				w[c] = l;
+		}
+		total += w[c] + (c ? 1 : 0);
+	}
+	return total;
+}
+
+static void tab_line(FILE *f, const struct tab *t, const int *w, int sep, const char *const *cells)
+{
+	int pad = 0;
+
+	for (int c = 0; c < t->ncols; c++) {
+		const char *s = cells[c];
+		int l = strlen(s);
+
+		if (c)
+			pad += sep;
+		if (t->left[c]) {
+			fprintf(f, "%*s%s", pad, "", s);
+			pad = w[c] - l;
+		} else {
+			fprintf(f, "%*s%s", pad + w[c] - l, "", s);
+			pad = 0;
+		}
+	}
+	fputc('\n', f); /* no trailing blanks */
+}
+
+void tab_print(FILE *f, const struct tab *t, const char *const *groups)
+{
+	int w[TAB_MAXCOLS];
+	const char *cells[TAB_MAXCOLS];
+	char dash[TAB_MAXCOLS][TAB_CELL + 64];
+
+	/* two blanks between columns when the line still fits, else one */
+	int sep = tab_widths(t, w) + t->ncols - 1 <= REPORT_COLUMNS ? 2 : 1;
+
+	if (groups) {
+		int col = 0, at = 0;
+
+		for (int c = 0; c < t->ncols; c++) {
+			if (groups[c] && at >= col) {
+				fprintf(f, "%*s%s", at - col, "", groups[c]);
+				col = at + strlen(groups[c]);
+			}
+			at += w[c] + sep;
+		}
+		fputc('\n', f);
+	}
+	for (int c = 0; c < t->ncols; c++)
+		cells[c] = t->head[c];
+	tab_line(f, t, w, sep, cells);
+	for (int c = 0; c < t->ncols; c++) {
+		int n = w[c] < (int)sizeof(dash[c]) - 1 ? w[c] : (int)sizeof(dash[c]) - 1;
+
+		memset(dash[c], '-', n);
+		dash[c][n] = '\0';
+		cells[c] = dash[c];
+	}
+	tab_line(f, t, w, sep, cells);
+	for (int r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++)
+			cells[c] = t->cell[r][c];
+		tab_line(f, t, w, sep, cells);
+	}
+}
+
+void tab_free(struct tab *t)
+{
+	free(t->cell);
+	t->cell = NULL;
+	t->nrows = t->cap = 0;
 }
 
 const char *fmt_num(char *buf, size_t len, double v, int d)
@@ -108,37 +234,57 @@ int summary_tables(FILE *f, const struct results *r)
 		const char *base_name = NULL;
 
 		fprintf(f, "%skernel %s\n", k ? "\n" : "", kernels[k]);
-		fprintf(f, "%-18s %-28s %s\n", "", "throughput Gbit/s", "cycles/byte");
-		fprintf(f, "%-15s %2s %7s %-13s %5s %7s %-11s %3s\n", "scenario", "n", "median",
-			"min-max", "ratio", "median", "min-max", "!ok");
-		fprintf(f, "%-15s %2s %7s %-13s %5s %7s %-11s %3s\n", "---------------", "--",
-			"-------", "-------------", "-----", "-------", "-----------", "---");
-		for (int i = 0; i < ng; i++) {
-			struct stats t, c;
-			char med[32], rng[64], ratio[32], cmed[32], crng[64];
-			int dt, dc;
+		/* 4 significant digits, or 3 when that keeps the table in 72 columns */
+		for (int sig = 4; sig >= 3; sig--) {
+			static const char *const heads[] = { "scenario", "n", "median", "min-max", "ratio",
+							     "median", "min-max", "!ok" };
+			static const bool left[] = { true, false, false, false, false, false, false, false };
+			static const char *const groups[] = { NULL, NULL, "throughput Gbit/s", NULL, NULL,
+							      "cycles/byte", NULL, NULL };
+			struct tab t;
+			int w[TAB_MAXCOLS], bad_here = 0;
 
-			if (strcmp(g[i].kernel, kernels[k]))
-				continue;
-			if (group_stats(r, &g[i], METRIC_THROUGHPUT, &t) < 0 ||
-			    group_stats(r, &g[i], METRIC_CPB, &c) < 0)
-				goto out_nomem;
-			if (!base_name) {
-				base_name = g[i].scenario;
-				base = t.median;
+			tab_init(&t, 8, heads, left);
+			base_name = NULL;
+			for (int i = 0; i < ng; i++) {
+				struct stats ts, cs;
+				char buf[2][64];
+				int dt, dc, row;
+
+				if (strcmp(g[i].kernel, kernels[k]))
+					continue;
+				if (group_stats(r, &g[i], METRIC_THROUGHPUT, &ts) < 0 ||
+				    group_stats(r, &g[i], METRIC_CPB, &cs) < 0 || (row = tab_row(&t)) < 0) {
+					tab_free(&t);
+					goto out_nomem;
+				}
+				if (!base_name) {
+					base_name = g[i].scenario;
+					base = ts.median;
+				}
+				dt = fmt_decimals_sig(ts.median, sig);
+				dc = fmt_decimals_sig(cs.median, sig);
+				tab_set(&t, row, 0, "%s", g[i].scenario);
+				tab_set(&t, row, 1, "%d", g[i].n_ok);
+				tab_set(&t, row, 2, "%s", fmt_num(buf[0], sizeof(buf[0]), ts.median, dt));
+				tab_set(&t, row, 3, "%s", fmt_range(buf[1], sizeof(buf[1]), &ts, dt));
+				if (isnan(ts.median) || isnan(base) || base == 0)
+					tab_set(&t, row, 4, "-");
+				else
+					tab_set(&t, row, 4, "%.3f", ts.median / base);
+				tab_set(&t, row, 5, "%s", fmt_num(buf[0], sizeof(buf[0]), cs.median, dc));
+				tab_set(&t, row, 6, "%s", fmt_range(buf[1], sizeof(buf[1]), &cs, dc));
+				tab_set(&t, row, 7, "%d", g[i].n - g[i].n_ok);
+				bad_here += g[i].n - g[i].n_ok;
 			}
-			dt = fmt_decimals(t.median);
-			dc = fmt_decimals(c.median);
-			if (isnan(t.median) || isnan(base) || base == 0)
-				snprintf(ratio, sizeof(ratio), "-");
-			else
-				snprintf(ratio, sizeof(ratio), "%.3f", t.median / base);
-			fprintf(f, "%-15s %2d %7s %-13s %5s %7s %-11s %3d\n", g[i].scenario, g[i].n_ok,
-				fmt_num(med, sizeof(med), t.median, dt),
-				fmt_range(rng, sizeof(rng), &t, dt), ratio,
-				fmt_num(cmed, sizeof(cmed), c.median, dc),
-				fmt_range(crng, sizeof(crng), &c, dc), g[i].n - g[i].n_ok);
-			nbad += g[i].n - g[i].n_ok;
+			if (sig > 3 && tab_widths(&t, w) > REPORT_COLUMNS) {
+				tab_free(&t);
+				continue;
+			}
+			tab_print(f, &t, groups);
+			tab_free(&t);
+			nbad += bad_here;
+			break;
 		}
 		if (base_name && k == nk - 1) {
 			char note[200];

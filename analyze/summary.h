@@ -7,6 +7,7 @@
 #ifndef IPSECPERF_SUMMARY_H
 #define IPSECPERF_SUMMARY_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "results.h"
@@ -29,6 +30,35 @@ int summary_cv_warnings(FILE *f, const struct results *r);
 
 /* Decimals that give about 4 significant digits for v (0..6). */
 int fmt_decimals(double v);
+/* The same for sig significant digits. */
+int fmt_decimals_sig(double v, int sig);
+
+/*
+ * A text table whose columns are as wide as their widest cell: figures of
+ * very different sizes (10 Gbit/s on a host, 0.02 Gbit/s under TCG) keep
+ * their columns. Cells are at most TAB_CELL - 1 characters.
+ */
+#define TAB_MAXCOLS 10
+#define TAB_CELL 48
+struct tab {
+	int ncols, nrows, cap;
+	const char *head[TAB_MAXCOLS];
+	bool left[TAB_MAXCOLS];        /* left-aligned (names) or right (figures) */
+	char (*cell)[TAB_MAXCOLS][TAB_CELL];
+};
+
+void tab_init(struct tab *t, int ncols, const char *const *heads, const bool *left);
+/* Append a row; returns its index, or -1 when out of memory. */
+int tab_row(struct tab *t);
+/* printf into a cell */
+void tab_set(struct tab *t, int row, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Column widths into w; returns the width of a whole line. */
+int tab_widths(const struct tab *t, int *w);
+/* Header, dashes and rows; an optional line above spans column groups:
+ * groups[i] names the group starting at column i (NULL for none). */
+void tab_print(FILE *f, const struct tab *t, const char *const *groups);
+void tab_free(struct tab *t);
 /* v with d decimals, or "-" for NAN, into buf. */
 const char *fmt_num(char *buf, size_t len, double v, int d);
 /* "min-max" with d decimals, or "-" when n < 2. */

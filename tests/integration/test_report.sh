@@ -25,7 +25,7 @@ LC_ALL=C grep -q '[^ -~]' "$TMP/text" && fail "text report is not printable ASCI
 for want in '^host      synth, Synthetic CPU, 2 CPUs' '^testbed   vm' \
 	'^command   ipsecperf run --repeat 5 clear no-gso esp-null' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
 	'^runs      5 repeats per scenario, 10 s each' \
-	'^no-gso           4 ' 'no-gso repeat 2: failed: iperf3 exited' \
+	'^no-gso +4 ' 'no-gso repeat 2: failed: iperf3 exited' \
 	'warning: .*esp-null: throughput CV [0-9.]*% > 5%' 'hint: rerun with --repeat' \
 	'95% CI' 'xmit_skbs' 'unavailable: no ESP'; do
 	grep -qE -e "$want" "$TMP/text" || { cat "$TMP/text" >&2; fail "text lacks /$want/"; }

@@ -290,17 +290,24 @@ static int add_busybox_applets(struct cpio *c)
 	return 0;
 }
 
-static int add_tools(struct cpio *c)
+static int add_tools(struct cpio *c, const char *workdir)
 {
-	char self[PATH_MAX];
+	char self[PATH_MAX], stripped[PATH_MAX + 32], *out = NULL;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *exe = self;
 
 	if (n < 0) {
 		pr_warn("vm: cannot find this program: %s", strerror(errno));
 		return -1;
 	}
 	self[n] = '\0';
-	if (add_elf(c, GUEST_EXE + 1, self) < 0)
+	/* built with -g, this program is three times its size: less to unpack */
+	vm_fmt(stripped, sizeof(stripped), "%s/ipsecperf", workdir);
+	if (vm_run_in(NULL, (char *[]){ "strip", "--strip-debug", "-o", stripped, self, NULL },
+		      &out) == 0)
+		exe = stripped;
+	free(out);
+	if (add_elf(c, GUEST_EXE + 1, exe) < 0)
 		return -1;
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		const char *src = first_real(tools[i].host, !strcmp(tools[i].guest, "bin/busybox"));
@@ -784,7 +791,7 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		cpio_dir(&c, *d);
 	cpio_node(&c, "dev/console", 020600, 5, 1);
 	cpio_node(&c, "dev/null", 020666, 1, 3);
-	if (add_tools(&c) < 0)
+	if (add_tools(&c, workdir) < 0)
 		goto fail;
 	/* --profile: perf and its libraries (some 30 MB), only when asked for */
 	if (cfg->profile_hz) {

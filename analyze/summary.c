@@ -343,28 +343,39 @@ int summary_cv_warnings(FILE *f, const struct results *r)
 		results_groups_free(g, ng);
 		return 0;
 	}
+	/* one line per scenario, naming each metric over the limit */
 	for (int i = 0; i < ng; i++) {
+		char line[600];
+		int len, nover = 0, n = 0;
+
 		if (g[i].n_ok > maxn)
 			maxn = g[i].n_ok;
+		len = snprintf(line, sizeof(line), "warning: %s%s%s: CV", nk > 1 ? g[i].kernel : "",
+			       nk > 1 ? " " : "", g[i].scenario);
 		for (size_t m = 0; m < sizeof(ms) / sizeof(ms[0]); m++) {
 			struct stats s;
-			char line[400];
 
 			if (group_stats(r, &g[i], ms[m].k, &s) < 0 || !(s.cv > CV_WARN))
 				continue;
-			if (!warned++)
-				fputc('\n', f);
-			snprintf(line, sizeof(line), "warning: %s%s%s: %s CV %.1f%% > %.0f%% (n=%d); add repeats.",
-				 nk > 1 ? g[i].kernel : "", nk > 1 ? " " : "", g[i].scenario, ms[m].name,
-				 100 * s.cv, 100 * CV_WARN, s.n);
-			fputs_wrapped(f, line, 0, 4);
+			if (len < (int)sizeof(line))
+				len += snprintf(line + len, sizeof(line) - len, "%s %s %.1f%%",
+						nover ? "," : "", ms[m].name, 100 * s.cv);
+			nover++;
+			n = s.n;
 		}
+		if (!nover)
+			continue;
+		if (len < (int)sizeof(line))
+			snprintf(line + len, sizeof(line) - len, " > %.0f%% (n=%d)", 100 * CV_WARN, n);
+		if (!warned++)
+			fputc('\n', f);
+		fputs_wrapped(f, line, 0, 4);
 	}
 	if (warned) {
 		char hint[200];
 
 		snprintf(hint, sizeof(hint),
-			 "hint: rerun with --repeat %d or more; a noisy scenario needs more runs before its median can be trusted.",
+			 "hint: add repeats (--repeat %d or more) and quiet the machine; with a CV above 5%% a median moves by more than the changes worth reporting.",
 			 maxn < 5 ? 10 : 2 * maxn);
 		fputs_wrapped(f, hint, 0, 4);
 	}

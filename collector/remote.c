@@ -358,7 +358,10 @@ static void session_lost(struct remote_session *s, const char *what)
 		strip_nl(tail);
 	}
 	char *last = strrchr(tail, '\n');
+	size_t n = strlen(tail);
 
+	if (n && tail[n - 1] == '.')
+		tail[n - 1] = '\0'; /* ssh's sentences end in '.'; ours go on */
 	snprintf(s->lost_why, sizeof(s->lost_why), "the ssh connection to the peer was lost (%s)%s%s",
 		 what, tail[0] ? ": " : "", last ? last + 1 : tail);
 }
@@ -386,7 +389,7 @@ json_t *remote_session_call(struct remote_session *s, const char *line, int time
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0) {
-				session_lost(s, "write failed");
+				session_lost(s, "ssh is gone");
 				return NULL;
 			}
 			p += w;

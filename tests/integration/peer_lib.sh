@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0
+# The peer testbed's test fixture: sourced after lib.sh, never run.
+#
+# Two namespaces stand for two hosts: "local" (where ipsecperf runs, with
+# `ip netns exec`) and "peer" (where a test sshd listens on its veth end
+# only). A veth pair joins them; nothing is made in the host's own
+# namespace, so the host's links never change. The peer shares the host's
+# filesystem, so ipsecperf is "installed" there: the agent is tested too.
+
+PEER_NS_L="ipsecperf-peertest-$$-l"
+PEER_NS_P="ipsecperf-peertest-$$-p"
+PEER_DEV_L="ippt-l"
+PEER_DEV_P="ippt-p"
+PEER_ADDR_L="198.18.7.1"
+PEER_ADDR_P="198.18.7.2"
+SSHD_PID=""
+MADE_RUN_SSHD=0
+
+command -v /usr/sbin/sshd >/dev/null || skip "no /usr/sbin/sshd: install openssh-server (make deps)"
+command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || skip "no ssh client: install openssh-client"
+command -v iperf3 >/dev/null || skip "no iperf3"
+
+# Every process of the test sshd: the listener and its session children.
+sshd_tree() {
+	local p="$1" c
+	[ -n "$p" ] || return 0
+	echo "$p"
+	for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do sshd_tree "$c"; done
+}
+
+sshd_stop() {
+	local pids
+	[ -n "$SSHD_PID" ] || return 0
+	pids=$(sshd_tree "$SSHD_PID")
+	# shellcheck disable=SC2086
+	[ -n "$pids" ] && kill $pids 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$SSHD_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -9 "$SSHD_PID" 2>/dev/null
+	SSHD_PID=""
+}
+
+sshd_start() {
+	ip netns exec "$PEER_NS_P" /usr/sbin/sshd -D -e -f "$TMP/sshd_config" 2>>"$TMP/sshd.log" &
+	SSHD_PID=$!
+	for _ in $(seq 50); do
+		ip netns exec "$PEER_NS_P" ss -ltn 2>/dev/null | grep -q "$PEER_ADDR_P:22 " && return 0
+		sleep 0.1
+	done
+	cat "$TMP/sshd.log" >&2
+	fail "the test sshd did not listen on $PEER_ADDR_P:22"
+}
+
+peer_cleanup() {
+	sshd_stop
+	ip netns del "$PEER_NS_L" 2>/dev/null
+	ip netns del "$PEER_NS_P" 2>/dev/null
+	[ "$MADE_RUN_SSHD" = 1 ] && rmdir /run/sshd 2>/dev/null
+	rm -rf "$TMP"
+}
+trap peer_cleanup EXIT
+
+peer_setup() {
+	ip netns add "$PEER_NS_L" || fail "cannot create namespace $PEER_NS_L"
+	ip netns add "$PEER_NS_P" || fail "cannot create namespace $PEER_NS_P"
+	ip link add "$PEER_DEV_L" netns "$PEER_NS_L" type veth peer name "$PEER_DEV_P" netns "$PEER_NS_P" ||
+		fail "cannot create the veth pair"
+	ip -n "$PEER_NS_L" addr add "$PEER_ADDR_L/24" dev "$PEER_DEV_L"
+	ip -n "$PEER_NS_P" addr add "$PEER_ADDR_P/24" dev "$PEER_DEV_P"
+	for ns in "$PEER_NS_L" "$PEER_NS_P"; do ip -n "$ns" link set lo up; done
+	ip -n "$PEER_NS_L" link set "$PEER_DEV_L" up
+	ip -n "$PEER_NS_P" link set "$PEER_DEV_P" up
+
+	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh_host_ed25519_key" || fail "ssh-keygen (host key)"
+	ssh-keygen -q -t ed25519 -N '' -f "$TMP/id_test" || fail "ssh-keygen (client key)"
+	cp "$TMP/id_test.pub" "$TMP/authorized_keys"
+	chmod 600 "$TMP/authorized_keys"
+	[ -d /run/sshd ] || { mkdir -p /run/sshd && chmod 755 /run/sshd && MADE_RUN_SSHD=1; }
+	cat >"$TMP/sshd_config" <<-EOF
+	ListenAddress $PEER_ADDR_P:22
+	HostKey $TMP/ssh_host_ed25519_key
+	PidFile none
+	AuthorizedKeysFile $TMP/authorized_keys
+	PermitRootLogin prohibit-password
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	UsePAM no
+	StrictModes no
+	LogLevel ERROR
+	# the session shell must not read root's ~/.bashrc (Debian bash does for sshd when SHLVL < 2): it may be slow, and it is not under test
+	SetEnv SHLVL=1
+	EOF
+	sshd_start
+	SSH_OPTS=(--ssh-option "IdentityFile=$TMP/id_test" --ssh-option StrictHostKeyChecking=no
+		  --ssh-option UserKnownHostsFile=/dev/null)
+	PEER_ARGS=(--testbed peer --peer "root@$PEER_ADDR_P" "${SSH_OPTS[@]}" --dev "$PEER_DEV_L"
+		   --peer-dev "$PEER_DEV_P" --peer-ipsecperf "$IPSECPERF")
+}
+
+# The test's own journals, apart from those of other runs on this host.
+export IPSECPERF_JOURNAL_DIR="$TMP/journal"
+
+# iperf3 and ipsecperf processes in namespace ns (not those of other tests).
+peer_procs() { # ns
+	local pids
+	pids=$(ip netns pids "$1" 2>/dev/null | tr '\n' ',' | sed 's/,$//')
+	[ -n "$pids" ] || return 0
+	ps -o comm=,args= -p "$pids" | grep -E '^(iperf3|ipsecperf|timeout) ' | sort
+}
+
+# What a run must leave on each end: links, addresses, offloads, xfrm, processes.
+peer_snapshot() { # ns
+	local ns="$1" dev
+	dev=$([ "$ns" = "$PEER_NS_L" ] && echo "$PEER_DEV_L" || echo "$PEER_DEV_P")
+	{
+		echo "## links"; ip -n "$ns" -o link show | sed 's/^[0-9]*: //' | cut -d' ' -f1-5
+		echo "## addresses"; ip -n "$ns" -o addr show | awk '{print $2, $3, $4}'
+		echo "## offloads"; ip netns exec "$ns" ethtool -k "$dev"
+		echo "## xfrm"; ip -n "$ns" xfrm state; ip -n "$ns" xfrm policy
+		echo "## processes"; peer_procs "$ns"
+		echo "## journals"; ls "$IPSECPERF_JOURNAL_DIR" 2>/dev/null | grep journal- || true
+	}
+}

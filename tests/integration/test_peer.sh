@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The peer testbed with real ssh (issue 7): a namespace plays the peer host
+# with its own sshd, another plays this host; ipsecperf runs clear and
+# tcp-md5 across the veth between them. Checks the records, that both ends
+# are as they were, and a lost connection: sshd killed mid-run fails the
+# run, this end is restored at once, the peer by `ipsecperf cleanup` once
+# sshd is back.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/peer_lib.sh"
+
+# What this test could leave on the host (other tests may run alongside:
+# the host-wide snapshot of lib.sh would see their namespaces come and go).
+mine() {
+	echo "## netns"; ip netns list | grep "^ipsecperf-peertest-$$-" || true
+	echo "## links"; ip -o link show | grep -o 'ippt-[lp]' || true
+	echo "## processes"; ps -eo args= | grep -E "^(/usr/sbin/sshd -D -e -f $TMP/|$IPSECPERF peer-agent)" || true
+	echo "## /run/sshd"; [ -d /run/sshd ] && echo present || echo absent
+}
+mine > "$TMP/host.before"
+peer_setup
+run_l() { ip netns exec "$PEER_NS_L" "$@"; }
+
+peer_snapshot "$PEER_NS_L" > "$TMP/l.before"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
+
+# --- clear and tcp-md5 ---------------------------------------------------
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 2 -O 1 -r 1 -o "$TMP/res" clear tcp-md5 \
+	> "$TMP/run.out" 2> "$TMP/run.err"
+rc=$?
+[ $rc = 0 ] || { cat "$TMP/run.err" >&2; fail "peer run exited $rc"; }
+[ "$(wc -l < "$TMP/res/runs.jsonl")" = 2 ] || fail "expected 2 records"
+python3 - "$TMP/res/runs.jsonl" <<'EOF' || fail "records (above)"
+import json, sys
+ok = True
+for n, line in enumerate(open(sys.argv[1]), 1):
+    r = json.loads(line)
+    def check(cond, what):
+        global ok
+        if not cond:
+            print(f"record {n} ({r.get('scenario')}): {what}: {line.strip()[:400]}", file=sys.stderr)
+            ok = False
+    check(r["status"] == "ok", "status not ok")
+    check(r["testbed"] == "peer", "testbed not peer")
+    check(r.get("throughput_bps", 0) > 0, "no throughput")
+    busy = r.get("cpu_busy_s", {})
+    check((busy.get("sender") or 0) > 0, "no sender busy time")
+    check((busy.get("receiver") or 0) > 0, "no receiver busy time")
+    check((r.get("cycles_per_byte_sender") or 0) > 0, "no sender cycles per byte")
+    check((r.get("cycles_per_byte_receiver") or 0) > 0, "no receiver cycles per byte")
+    cpb = r.get("cycles_per_byte") or 0
+    check(abs(cpb - r["cycles_per_byte_sender"] - r["cycles_per_byte_receiver"]) < 1e-6 * max(cpb, 1),
+          "cycles_per_byte is not the sum")
+    check(r.get("peer_kernel"), "no peer kernel")
+print(" ".join(json.loads(l)["scenario"] for l in open(sys.argv[1])), file=sys.stderr)
+sys.exit(0 if ok else 1)
+EOF
+jq_lines "$TMP/res/runs.jsonl" 'r["load"]' | tr '\n' ' ' | grep -qx 'iperf3 stream ' || fail "loads are not iperf3 then stream"
+# the server's JSON came back through ssh's stdout
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))["end"]["sum_received"]' \
+	"$TMP/res/raw/clear-r1-iperf3-server.json" || fail "the peer's iperf3 JSON is not in raw/"
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); p=m["peer"]; assert p["agent"] and p["receiver"]["mtu"] == p["sender"]["mtu"], p' \
+	"$TMP/res/meta.json" || fail "meta.json has no usable peer section"
+# the key: never in what the run wrote
+if grep -rqiE '"key"|tcpm_key' "$TMP/res"; then fail "a key field in the results"; fi
+
+peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after the run"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after the run"
+info "clear and tcp-md5: ok, both ends restored"
+
+# --- checks before a run ---------------------------------------------------
+ip -n "$PEER_NS_P" link set "$PEER_DEV_P" mtu 1400
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -r 1 -o "$TMP/mtu" clear > "$TMP/mtu.out" 2> "$TMP/mtu.err"
+rc=$?
+ip -n "$PEER_NS_P" link set "$PEER_DEV_P" mtu 1500
+[ $rc = 1 ] || { cat "$TMP/mtu.err" >&2; fail "an MTU mismatch exited $rc, not 1"; }
+grep -q 'MTU differs: 1500 on ippt-l here, 1400 on ippt-p' "$TMP/mtu.err" || { cat "$TMP/mtu.err" >&2; fail "no MTU message"; }
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --addr-rx 198.18.7.99 -t 1 -r 1 -o "$TMP/addr" clear \
+	> "$TMP/addr.out" 2> "$TMP/addr.err"
+[ $? = 1 ] && grep -q '198.18.7.99 is not an address of ippt-p' "$TMP/addr.err" ||
+	{ cat "$TMP/addr.err" >&2; fail "a wrong --addr-rx was not refused clearly"; }
+run_l "$IPSECPERF" run --quiet --testbed peer --peer "root@$PEER_ADDR_P" --ssh-option BatchMode=no \
+	--ssh-option IdentityFile=/nonexistent --ssh-option StrictHostKeyChecking=no --ssh-option UserKnownHostsFile=/dev/null \
+	--dev "$PEER_DEV_L" --peer-dev "$PEER_DEV_P" -t 1 -r 1 -o "$TMP/nokey" clear < /dev/null > "$TMP/nokey.out" 2> "$TMP/nokey.err"
+[ $? = 1 ] && grep -q 'cannot reach the peer with ssh' "$TMP/nokey.err" ||
+	{ cat "$TMP/nokey.err" >&2; fail "no key: not refused clearly (or a prompt)"; }
+info "checks: MTU mismatch, foreign address, no ssh key: refused"
+
+# --- a lost connection -----------------------------------------------------
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 8 -O 1 -r 1 -o "$TMP/lost" tcp-md5 clear \
+	> "$TMP/lost.out" 2> "$TMP/lost.err" &
+pid=$!
+# the stream's receiver is a second agent process on the peer
+for _ in $(seq 300); do
+	[ "$(peer_procs "$PEER_NS_P" | grep -c 'peer-agent')" -ge 2 ] && break
+	sleep 0.1
+done
+[ "$(peer_procs "$PEER_NS_P" | grep -c 'peer-agent')" -ge 2 ] || { kill $pid; fail "the stream did not start on the peer"; }
+sleep 2
+sshd_stop
+wait $pid
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/lost.err" >&2; fail "a lost connection exited $rc, not 1"; }
+jq_lines "$TMP/lost/runs.jsonl" 'r["status"] + " " + r.get("reason", "")' > "$TMP/lost.status"
+grep -q '^failed .*ssh connection to the peer was lost' "$TMP/lost.status" ||
+	{ cat "$TMP/lost.status" "$TMP/lost.err" >&2; fail "no failed record saying the connection was lost"; }
+grep -q 'undo on root@198.18.7.2: `ethtool -K ippt-p' "$TMP/lost.err" ||
+	{ cat "$TMP/lost.err" >&2; fail "what could not be undone on the peer is not listed"; }
+peer_snapshot "$PEER_NS_L" | grep -v '^journal-' > "$TMP/l.after"
+grep -v '^journal-' "$TMP/l.before" | diff -u - "$TMP/l.after" >&2 || fail "this end is not restored after the lost connection"
+ls "$IPSECPERF_JOURNAL_DIR" | grep -q journal- || fail "no journal kept for the peer's changes"
+# the agent saw the end of its input and stopped its receiver
+for _ in $(seq 50); do [ -z "$(peer_procs "$PEER_NS_P")" ] && break; sleep 0.1; done
+[ -z "$(peer_procs "$PEER_NS_P")" ] || { peer_procs "$PEER_NS_P" >&2; fail "processes left on the peer"; }
+
+# sshd back: cleanup reaches the peer through the journal's ssh options
+sshd_start
+run_l "$IPSECPERF" cleanup > "$TMP/cleanup.out" 2> "$TMP/cleanup.err" ||
+	{ cat "$TMP/cleanup.out" "$TMP/cleanup.err" >&2; fail "cleanup after the lost connection failed"; }
+peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after cleanup"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after cleanup"
+info "lost connection: run failed with the reason, this end restored, the peer by cleanup"
+
+# --- nothing left on the host ------------------------------------------------
+sshd_stop
+ip netns del "$PEER_NS_L"
+ip netns del "$PEER_NS_P"
+[ "$MADE_RUN_SSHD" = 1 ] && rmdir /run/sshd && MADE_RUN_SSHD=0
+mine > "$TMP/host.after"
+assert_same_snapshot "$TMP/host.before" "$TMP/host.after" "the host after the test"
+exit 0

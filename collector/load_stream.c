@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -54,6 +55,9 @@ struct ipp_tcp_ao_add {
 	uint8_t keylen;
 	uint8_t key[IPP_TCP_AO_MAXKEYLEN];
 } __attribute__((aligned(8)));
+/* the uapi's layout (include/uapi/linux/tcp.h, 6.7): the kernel copies by size */
+_Static_assert(sizeof(struct ipp_tcp_ao_add) == 288, "struct tcp_ao_add is 288 bytes");
+_Static_assert(offsetof(struct ipp_tcp_ao_add, key) == 208, "tcp_ao_add.key at 208");
 
 #define STREAM_KEY_LEN 32
 #define STREAM_BUF (128 * 1024)

@@ -478,8 +478,10 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 		return -1;
 	if (!c->dry_run && !ctx->no_probes)
 		ctx->probes = probes_open(); /* once per run; attached per scenario */
-	if (ctx->probe_overhead)
+	if (ctx->probe_overhead) {
 		ctx->overhead = json_object();
+		probes_stats_enable(ctx->probes);
+	}
 	for (int s = 0; s < c->nscenarios && !stop_requested(); s++) {
 		const struct scenario *sc = &c->scenarios[s];
 		int mark = journal_mark();

@@ -173,7 +173,7 @@ struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, c
 	free(fmt);
 	if (id < 0 || !pc->ev) {
 		snprintf(how[IPP_XMIT_SKBS], 256, "unavailable: no BPF, and net:net_dev_start_xmit is not in %s/events", tracefs);
-		snprintf(how[IPP_XMIT_SEGS], 256, "%s", how[IPP_XMIT_SKBS]);
+		memcpy(how[IPP_XMIT_SEGS], how[IPP_XMIT_SKBS], 256);
 	} else {
 		int ok = 1;
 
@@ -184,11 +184,11 @@ struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, c
 		}
 		if (!ok) {
 			snprintf(how[IPP_XMIT_SKBS], 256, "unavailable: no BPF, and perf_event_open of net:net_dev_start_xmit failed: %s", strerror(errno));
-			snprintf(how[IPP_XMIT_SEGS], 256, "%s", how[IPP_XMIT_SKBS]);
+			memcpy(how[IPP_XMIT_SEGS], how[IPP_XMIT_SKBS], 256);
 			close_all(pc->xmit_all, pc->ncpus);
 		} else {
 			avail[IPP_XMIT_SKBS] = true;
-			snprintf(how[IPP_XMIT_SKBS], 256, "tracefs event net:net_dev_start_xmit counted by perf_event_open%s%s",
+			snprintf(how[IPP_XMIT_SKBS], 256, "tracefs event net:net_dev_start_xmit counted by perf_event_open%s%.160s",
 				 *filter ? ", filter " : "", filter);
 			perfcount_dev_filter(filter, sizeof(filter), devs, "gso_size != 0");
 			for (int c = 0; c < pc->ncpus && ok; c++) {

@@ -46,6 +46,7 @@ struct sa_val {
 
 struct snapshot {
 	struct ipp_counts c;
+	uint64_t prog_ns, prog_runs; /* time in our programs, with probes_stats_enable */
 	struct sa_val sa[MAX_SA];
 	int nsa;
 };
@@ -63,7 +64,8 @@ struct probes {
 	bool have_window, have_load;
 	bool list;                   /* probe --list: change nothing on the host */
 	struct perfcount *pc;        /* the fallback without BPF */
-	bool force_perf;             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here */
+	bool force_perf;
+	int stats_fd;                /* bpf_enable_stats: run time per program while open */             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -97,6 +99,7 @@ struct probes *probes_open(void)
 		return NULL;
 	libbpf_set_print(libbpf_print);
 	p->ncpus = libbpf_num_possible_cpus();
+	p->stats_fd = -1;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		set_how(p, c, false, "not attached");
 	if (getenv("IPSECPERF_PROBE_BACKEND") && !strcmp(getenv("IPSECPERF_PROBE_BACKEND"), "perf")) {
@@ -483,6 +486,20 @@ static void snap(struct probes *p, struct snapshot *s)
 	}
 	if (!pc || !v)
 		goto out_free;
+	if (p->stats_fd >= 0) {
+		struct bpf_program *prog;
+
+		bpf_object__for_each_program(prog, p->skel->obj) {
+			struct bpf_prog_info info = { 0 };
+			__u32 len = sizeof(info);
+
+			if (bpf_program__fd(prog) >= 0 &&
+			    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
+				s->prog_ns += info.run_time_ns;
+				s->prog_runs += info.run_cnt;
+			}
+		}
+	}
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
 		for (int cpu = 0; cpu < p->ncpus; cpu++)
 			for (int i = 0; i < IPP_NR_SLOTS; i++)
@@ -502,6 +519,16 @@ static void snap(struct probes *p, struct snapshot *s)
 out_free:
 	free(pc);
 	free(v);
+}
+
+int probes_stats_enable(struct probes *p)
+{
+	if (!p || !p->skel || p->stats_fd >= 0)
+		return p && p->stats_fd >= 0 ? 0 : -1;
+	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (p->stats_fd < 0)
+		pr_warn("probe: cannot enable BPF run-time statistics: %s", strerror(errno));
+	return p->stats_fd < 0 ? -1 : 0;
 }
 
 void probes_tick(struct probes *p)
@@ -640,6 +667,16 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 		d[i] = ok ? p->end.c.v[i] - p->begin.c.v[i] : 0;
 	probe_bases_from_sa(&b, rec ? json_object_get(rec, "sa") : NULL,
 			    ok && p->avail[IPP_XMIT_SEGS], d[IPP_XMIT_SEGS]);
+	if (ok && p->pc && perfcount_lost(p->pc))
+		set_how(p, IPP_XMIT_SEGS, false, "the fallback lost %llu samples of GSO skbs (its ring filled between drains)",
+			(unsigned long long)perfcount_lost(p->pc));
+	if (ok && p->stats_fd >= 0 && rec) {
+		uint64_t ns = p->end.prog_ns - p->begin.prog_ns, runs = p->end.prog_runs - p->begin.prog_runs;
+
+		json_object_set_new(rec, "probe_cost",
+				    json_pack("{s:I, s:I, s:o}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
+					      "ns_per_run", runs ? json_real((double)ns / runs) : json_null()));
+	}
 	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
 		json_t *o;
 
@@ -706,6 +743,8 @@ void probes_close(struct probes *p)
 	if (!p)
 		return;
 	probes_detach(p);
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
 	ipsecperf_bpf__destroy(p->skel);
 	free(p);
 }

@@ -25,6 +25,12 @@ struct probes *probes_open(void);
 /* Attach what this kernel allows; devs: the testbed's link ends (NULL-terminated) or NULL for all. */
 int probes_attach(struct probes *p, const char *const *devs);
 void probes_detach(struct probes *p);
+/*
+ * Have the kernel time our programs (bpf_enable_stats, undone when the
+ * probe set is closed); records then carry "probe_cost": runs, ns and
+ * ns_per_run of all programs over the window. --probe-overhead uses it.
+ */
+int probes_stats_enable(struct probes *p);
 /* Called about every 200 ms while the load runs (the fallback drains its sample buffers). */
 void probes_tick(struct probes *p);
 /* open = 1: take the window's start snapshot; 0: its end. */

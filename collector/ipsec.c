@@ -518,11 +518,31 @@ void ipsec_counters_begin(void)
 	}
 }
 
+int ipsec_sa_check(json_t *sas, char *why, size_t len)
+{
+	size_t off = 0, i;
+	json_t *s;
+
+	json_array_foreach(sas, i, s) {
+		if (json_integer_value(json_object_get(s, "packets")) > 0)
+			continue;
+		if (!off)
+			off = snprintf(why, len, "policy did not match:");
+		if (off < len)
+			off += snprintf(why + off, len - off, " SA %s (%s, %s) counted no packets;",
+					json_string_value(json_object_get(s, "spi")),
+					json_string_value(json_object_get(s, "dir")),
+					json_string_value(json_object_get(s, "netns")));
+	}
+	if (off && off < len)
+		why[off - 1] = '\0'; /* the last ';' */
+	return off ? -1 : 0;
+}
+
 int ipsec_counters_record(json_t *rec, char *why, size_t len)
 {
 	json_t *a = json_array();
 	int rc = 0;
-	size_t off = 0;
 
 	for (int i = 0; i < cur.n; i++) {
 		struct xfrm_sa_spec *s = &cur.sa[i].spec;
@@ -545,18 +565,9 @@ int ipsec_counters_record(json_t *rec, char *why, size_t len)
 						   cur.sa[i].dir, "netns", cur.sa[i].role, "src", s->src,
 						   "packets", (json_int_t)pk, "bytes", (json_int_t)by,
 						   "wire_packets", (json_int_t)wire));
-		if (pk == 0 && rc == 0) {
-			if (!off)
-				off = snprintf(why, len, "policy did not match:");
-			if (off < len)
-				off += snprintf(why + off, len - off, " SA %s (%s, %s) counted no packets;",
-						spi, cur.sa[i].dir, cur.sa[i].role);
-		}
 	}
-	if (off && off < len)
-		why[off - 1] = '\0'; /* the last ';' */
-	if (off)
-		rc = -1;
+	if (rc == 0)
+		rc = ipsec_sa_check(a, why, len);
 	json_object_set_new(rec, "sa", a);
 	return rc;
 }

@@ -32,6 +32,9 @@ void ipsec_counters_begin(void);
  */
 int ipsec_counters_record(json_t *rec, char *why, size_t len);
 
+/* The verdict on a record's "sa" list: -1 with why when an SA counted nothing. */
+int ipsec_sa_check(json_t *sas, char *why, size_t len);
+
 /* Kernel module state, probed: never from version numbers. */
 enum kmod_state { KMOD_MISSING, KMOD_LOADABLE, KMOD_LOADED, KMOD_BUILTIN };
 enum kmod_state kmod_state(const char *name, int *refcnt);

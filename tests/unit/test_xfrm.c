@@ -322,6 +322,28 @@ static void scenario_ipsec(void **state)
 	unlink(p);
 }
 
+static void sa_verdict(void **state)
+{
+	char why[256];
+	json_t *sas = json_loads("[{\"spi\": \"0x00000101\", \"dir\": \"out\", \"netns\": \"tx\", \"packets\": 10},"
+				 " {\"spi\": \"0x00000101\", \"dir\": \"in\", \"netns\": \"rx\", \"packets\": 9}]", 0, NULL);
+
+	(void)state;
+	assert_non_null(sas);
+	assert_int_equal(ipsec_sa_check(sas, why, sizeof(why)), 0);
+	json_object_set_new(json_array_get(sas, 1), "packets", json_integer(0));
+	assert_int_equal(ipsec_sa_check(sas, why, sizeof(why)), -1);
+	assert_string_equal(why, "policy did not match: SA 0x00000101 (in, rx) counted no packets");
+	json_object_set_new(json_array_get(sas, 0), "packets", json_integer(0));
+	assert_int_equal(ipsec_sa_check(sas, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "(out, tx) counted no packets; SA 0x00000101 (in, rx)"));
+	json_decref(sas);
+	/* no SAs (a scenario without [ipsec]): nothing to prove */
+	sas = json_array();
+	assert_int_equal(ipsec_sa_check(sas, why, sizeof(why)), 0);
+	json_decref(sas);
+}
+
 static bool in_private_netns;
 
 static char *xfrm_dump(const char *what)
@@ -401,6 +423,7 @@ int main(void)
 		cmocka_unit_test(sa_parse_reply),
 		cmocka_unit_test(dry_run_print),
 		cmocka_unit_test(scenario_ipsec),
+		cmocka_unit_test(sa_verdict),
 		cmocka_unit_test(kernel_roundtrip),
 	};
 

@@ -292,15 +292,15 @@ static int add_busybox_applets(struct cpio *c)
 
 static int add_tools(struct cpio *c, const char *workdir)
 {
-	char self[PATH_MAX], stripped[PATH_MAX + 32], *out = NULL;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char self[64], stripped[PATH_MAX + 32], *out = NULL;
 	const char *exe = self;
 
-	if (n < 0) {
-		pr_warn("vm: cannot find this program: %s", strerror(errno));
-		return -1;
-	}
-	self[n] = '\0';
+	/*
+	 * This very program, through /proc: it may have been rebuilt (or
+	 * removed) since it started, and the file behind /proc/PID/exe is
+	 * still the one running. Not /proc/self: ldd and strip open it.
+	 */
+	vm_fmt(self, sizeof(self), "/proc/%d/exe", (int)getpid());
 	/* built with -g, this program is three times its size: less to unpack */
 	vm_fmt(stripped, sizeof(stripped), "%s/ipsecperf", workdir);
 	if (vm_run_in(NULL, (char *[]){ "strip", "--strip-debug", "-o", stripped, self, NULL },

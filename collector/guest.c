@@ -277,7 +277,8 @@ out:
 	{
 		int trc = send_results();
 
-		printf("%s t=%.3f rc=%d tar=%d\n", MARK_DONE, t_end, rc, trc);
+		printf("%s t=%.3f rc=%d tar=%d sent_in=%.3f\n", MARK_DONE, t_end, rc, trc,
+		       uptime() - t_end);
 	}
 	fflush(stdout);
 	free(cargv);

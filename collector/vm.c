@@ -596,8 +596,11 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 	for (;;) {
 		b.boot_timeout_s = b.kvm ? 20 : 60;
 		b.total_timeout_s = default_total_timeout(cfg, b.kvm);
-		if (cfg->dry_run)
-			return boot_once(&b, true), vm_rm_rf(work), 0;
+		if (cfg->dry_run) {
+			boot_once(&b, true);
+			err = 0;
+			goto out_rm;
+		}
 		if (!cfg->quiet)
 			pr_info("vm: %s: booting under %s%s%s%s", k.release, b.kvm ? "KVM" : "TCG",
 				b.kvm ? "" : " (", b.kvm ? "" : kvm_why, b.kvm ? "" : ")");

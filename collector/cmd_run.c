@@ -403,8 +403,17 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 	json_object_set_new(rec, "counters", m.probes ? probes_counters_json(m.probes, rec)
 		: probes_counters_unavailable(ctx->probes_off ? "probes detached for this half of --probe-overhead"
 							      : "probes not loaded (--no-probes)"));
-	if (ctx->probe_overhead)
+	if (ctx->probe_overhead) {
 		json_object_set_new(rec, "probes", json_string(ctx->probes_off ? "off" : "on"));
+		if (ctx->probes_off) {
+			/* its own name: a results directory holds one record per scenario and repeat */
+			char name[300];
+
+			snprintf(name, sizeof(name), "%s+noprobes", sc->name);
+			json_object_set_new(rec, "scenario", json_string(name));
+			json_object_set_new(rec, "probes_off_of", json_string(sc->name));
+		}
+	}
 	profile_end(m.prof, rec); /* after record_load: it needs the run's cycles per byte */
 	cpu_close(&m.cpu);
 	return rec;
@@ -433,7 +442,8 @@ static json_t *run_overhead_pair(struct run_ctx *ctx, const struct testbed *tb, 
 			probes_detach(ctx->probes);
 		recs[i] = run_once(ctx, tb, res, sc, repeat, pr);
 		if (off && ctx->probes)
-			probes_attach(ctx->probes, (const char *const[]){ tb->dev_tx, tb->dev_rx, NULL });
+			probes_attach_ns(ctx->probes, (const char *const[]){ tb->dev_tx, tb->dev_rx, NULL },
+				      (const char *const[]){ tb->ns_tx, tb->ns_rx, NULL });
 		ctx->probes_off = false;
 		if (!strcmp(json_string_value(json_object_get(recs[i], "status")), "ok"))
 			json_array_append(json_object_get(sc_obj, off ? "off" : "on"),
@@ -490,7 +500,8 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 
 		/* after the scenario, so that the modules it loaded (esp4) show their symbols */
 		if (rc == 0 && ctx->probes)
-			probes_attach(ctx->probes, (const char *const[]){ tb.dev_tx, tb.dev_rx, NULL });
+			probes_attach_ns(ctx->probes, (const char *const[]){ tb.dev_tx, tb.dev_rx, NULL },
+				      (const char *const[]){ tb.ns_tx, tb.ns_rx, NULL });
 		for (int r = 1; r <= c->repeat && !stop_requested(); r++) {
 			json_t *rec;
 

@@ -46,6 +46,7 @@ __u64 esp_lo[IPP_MAX_RANGES], esp_hi[IPP_MAX_RANGES];
 __u32 nr_esp_ranges;
 __u32 gate_transport_output; /* attached to xfrm_outer_mode_output: IPv4 transport states only */
 char xmit_dev[2][16]; /* count only skbs handed to these devices; none set = all */
+__u32 xmit_ns[2];     /* ... in these network namespaces (inode numbers; 0 = any) */
 
 static __always_inline struct ipp_counts *slots(void)
 {
@@ -85,9 +86,11 @@ int BPF_PROG(xmit, struct sk_buff *skb, struct net_device *dev)
 	if (xmit_dev[0][0]) {
 		int match = 0;
 
+		__u32 ns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
+
 		BPF_CORE_READ_STR_INTO(&name, dev, name);
 		for (int d = 0; d < 2 && !match; d++) {
-			match = xmit_dev[d][0] != 0;
+			match = xmit_dev[d][0] != 0 && (!xmit_ns[d] || xmit_ns[d] == ns);
 			for (int i = 0; i < 16 && match; i++) {
 				if (name[i] != xmit_dev[d][i])
 					match = 0;

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -376,6 +377,11 @@ static int attach_perf(struct probes *p, const char *const *devs)
 
 int probes_attach(struct probes *p, const char *const *devs)
 {
+	return probes_attach_ns(p, devs, NULL);
+}
+
+int probes_attach_ns(struct probes *p, const char *const *devs, const char *const *netns)
+{
 	struct ksyms ks;
 	char why[256];
 	const char *nokp;
@@ -384,9 +390,23 @@ int probes_attach(struct probes *p, const char *const *devs)
 	if (!p->skel)
 		return attach_perf(p, devs);
 	memset(p->skel->bss->xmit_dev, 0, sizeof(p->skel->bss->xmit_dev));
+	memset(p->skel->bss->xmit_ns, 0, sizeof(p->skel->bss->xmit_ns));
+	bool ns_known = devs && devs[0] && netns;
+
 	if (devs)
-		for (int i = 0; devs[i] && i < 2; i++)
+		for (int i = 0; devs[i] && i < 2; i++) {
 			snprintf(p->skel->bss->xmit_dev[i], sizeof(p->skel->bss->xmit_dev[i]), "%s", devs[i]);
+			/* another run on this host may have devices of the same names in its own namespaces */
+			if (netns && netns[i]) {
+				char path[160];
+				struct stat st;
+
+				snprintf(path, sizeof(path), "/run/netns/%s", netns[i]);
+				if (stat(path, &st) == 0)
+					p->skel->bss->xmit_ns[i] = (__u32)st.st_ino;
+			}
+			ns_known = ns_known && p->skel->bss->xmit_ns[i];
+		}
 	if (attach_raw_tp(p, p->skel->progs.xmit, "net_dev_start_xmit", why, sizeof(why)) < 0) {
 		set_how(p, IPP_XMIT_SKBS, false, "%s", why);
 		set_how(p, IPP_XMIT_SEGS, false, "%s", why);
@@ -394,7 +414,8 @@ int probes_attach(struct probes *p, const char *const *devs)
 		char on[64] = "";
 
 		if (devs && devs[0])
-			snprintf(on, sizeof(on), " on %s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "");
+			snprintf(on, sizeof(on), " on %s%s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "",
+				 ns_known ? " in the testbed's namespaces" : " (by name, in any namespace)");
 		set_how(p, IPP_XMIT_SKBS, true, "raw tracepoint net:net_dev_start_xmit%s", on);
 		set_how(p, IPP_XMIT_SEGS, true, "raw tracepoint net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO)", on);
 	}

@@ -22,7 +22,13 @@ extern const char *const probe_counter_names[IPP_NR_COUNTERS];
 
 /* Open and load the BPF programs. Never NULL: without BPF every counter says why. */
 struct probes *probes_open(void);
-/* Attach what this kernel allows; devs: the testbed's link ends (NULL-terminated) or NULL for all. */
+/*
+ * Attach what this kernel allows; devs: the testbed's link ends
+ * (NULL-terminated) or NULL for all devices; netns: the namespace of each
+ * (names under /run/netns), so that another run's devices of the same
+ * names are not counted. probes_attach: devices by name in any namespace.
+ */
+int probes_attach_ns(struct probes *p, const char *const *devs, const char *const *netns);
 int probes_attach(struct probes *p, const char *const *devs);
 void probes_detach(struct probes *p);
 /*

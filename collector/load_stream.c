@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,6 +190,11 @@ static pid_t fork_into(const char *netns, int cpu, char *err, size_t errlen)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(125);
+	/*
+	 * No inherited descriptors: the journal's (whose lock tells cleanup
+	 * that a run is alive) and the results' stay with ipsecperf alone.
+	 */
+	syscall(SYS_close_range, 3, ~0U, 0);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);

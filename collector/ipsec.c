@@ -208,6 +208,20 @@ static int kmod_set(const char *name, bool load, char *why, size_t len)
 	char *err = NULL;
 	int rc;
 
+	if (journal_dry_run()) {
+		/* what a run does where it can, and what this host would make of it */
+		bool needed = load ? st != KMOD_LOADED && st != KMOD_BUILTIN : st == KMOD_LOADED || st == KMOD_BUILTIN;
+
+		if (needed || st == KMOD_MISSING)
+			printf("# %s here: %s%s\n", name, kmod_state_name(st),
+			       (load ? st == KMOD_MISSING : st == KMOD_BUILTIN) ? " (a run here skips this scenario)" : "");
+		if (needed && st != KMOD_BUILTIN)
+			host_do(NULL, load ? (char *[]){ "modprobe", (char *)name, NULL }
+					   : (char *[]){ "modprobe", "-r", (char *)name, NULL },
+				load ? (char *[]){ "modprobe", "-r", (char *)name, NULL }
+				     : (char *[]){ "modprobe", (char *)name, NULL }, NULL);
+		return 0;
+	}
 	if (load) {
 		if (st == KMOD_LOADED || st == KMOD_BUILTIN)
 			return 0;

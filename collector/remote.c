@@ -213,7 +213,7 @@ int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv
 	char *errout = NULL;
 	int st;
 
-	if (journal_dry_run())
+	if (journal_dry_run() && do_argv)
 		remote_print(stdout, h, do_argv);
 	if (undo_argv) {
 		json_t *r = host_json(h), *a = json_array();
@@ -225,7 +225,7 @@ int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv
 		if (journal_add(r) < 0)
 			return -1;
 	}
-	if (journal_dry_run())
+	if (journal_dry_run() || !do_argv)
 		return 0;
 	if (log_verbose) {
 		fprintf(stderr, "ipsecperf: + on %s: ", h->ssh_dest);

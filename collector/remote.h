@@ -62,7 +62,7 @@ pid_t remote_spawn(const struct host *h, char *const argv[], const struct spawn_
 
 /*
  * A change on h: journal undo_argv as a "remote-argv" record (may be NULL),
- * then run do_argv there. In dry-run print the ssh command instead. 0, or -1
+ * then run do_argv there (NULL: the change is made another way, journal only). In dry-run print the ssh command instead. 0, or -1
  * with the remote command's (or ssh's) stderr in *err.
  */
 int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv[], char **err);

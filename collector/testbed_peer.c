@@ -44,28 +44,12 @@
 #include "remote.h"
 #include "signals.h"
 #include "testbed_peer.h"
+#include "testbed_peer_int.h"
 #include "version.h"
 
 #define STREAM_KEY_LEN 32
 #define STREAM_BUF (128 * 1024)
 #define AGENT_TIMEOUT_MS 15000
-
-struct peer {
-	const struct run_config *cfg;
-	struct host h;
-	int port;
-	char addr_tx[64], addr_rx[64];
-	int family;
-	/* the agent: one ssh session for the whole run */
-	struct remote_session agent;
-	bool have_agent;
-	char no_agent_why[400];
-	char kernel[128], peer_kernel[128];
-	/* set when ssh lost the peer: every later run fails with this */
-	bool lost;
-	char lost_why[600];
-	struct probes *probes;
-};
 
 /* What one run measured in its window, on both hosts. */
 struct window {
@@ -79,6 +63,11 @@ struct window {
 	uint64_t rx_cycles;
 	bool rx_have_cycles;
 	char rx_method[32];
+	/* the SAs' counters, read at the window's edges too (as cmd_run.c does) */
+	json_t *rec;
+	int sa_rc;
+	bool sa_done;
+	char sa_why[400];
 };
 
 static double now(void)
@@ -89,7 +78,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void peer_lost(struct peer *p, const char *why)
+void peer_lost(struct peer *p, const char *why)
 {
 	if (p->lost)
 		return;
@@ -97,8 +86,7 @@ static void peer_lost(struct peer *p, const char *why)
 	snprintf(p->lost_why, sizeof(p->lost_why), "%s", why);
 }
 
-/* One request to the agent; NULL (and the peer marked lost) when the session died. */
-static json_t *agent_call(struct peer *p, json_t *req)
+json_t *agent_call(struct peer *p, json_t *req)
 {
 	char *line = json_dumps(req, JSON_COMPACT);
 	json_t *r;
@@ -288,11 +276,21 @@ static int peer_checks(struct peer *p, struct results_writer *res, char *why, si
 	if (remote_run(&p->h, (char *[]){ "uname", "-r", NULL }, &out, NULL) == 0)
 		snprintf(p->peer_kernel, sizeof(p->peer_kernel), "%s", trim(out));
 	free(out);
+	out = NULL;
+	/* which addresses ssh itself uses: "client port server port", as sshd tells the session */
+	if (remote_run(&p->h, (char *[]){ "printenv", "SSH_CONNECTION", NULL }, &out, NULL) == 0) {
+		char cli[64] = "", srv[64] = "";
+
+		snprintf(p->ssh_conn, sizeof(p->ssh_conn), "%s", trim(out));
+		if (sscanf(p->ssh_conn, "%63s %*s %63s", cli, srv) == 2)
+			p->ssh_on_link = !strcmp(cli, p->addr_tx) || !strcmp(srv, p->addr_rx);
+	}
+	free(out);
 	uname(&u);
 	snprintf(p->kernel, sizeof(p->kernel), "%s", u.release);
 
 	/* the agent: the peer's ipsecperf, when it has one */
-	const char *prog = c->peer_ipsecperf ? c->peer_ipsecperf : "ipsecperf";
+	const char *prog = p->prog;
 
 	if (remote_session_open(&p->agent, &p->h, (char *[]){ (char *)prog, "peer-agent", NULL }) == 0) {
 		json_t *r = remote_session_call(&p->agent, "{\"op\":\"hello\"}", AGENT_TIMEOUT_MS);
@@ -363,6 +361,7 @@ static void window_edge(void *arg, int open)
 	struct peer *p = w->p;
 
 	if (open) {
+		peer_ipsec_begin(p);
 		if (p->probes)
 			probes_window(p->probes, 1);
 		cpu_start(&w->cpu);
@@ -381,6 +380,10 @@ static void window_edge(void *arg, int open)
 	cpu_stop(&w->cpu);
 	if (p->probes)
 		probes_window(p->probes, 0);
+	if (w->rec && !p->lost) {
+		w->sa_rc = peer_ipsec_record(p, w->rec, w->sa_why, sizeof(w->sa_why));
+		w->sa_done = true;
+	}
 	if (!w->rx_ok)
 		return;
 	w->rx_ok = false;
@@ -410,8 +413,15 @@ static void window_edge(void *arg, int open)
 static void window_tick(void *arg)
 {
 	struct window *w = arg;
+	struct peer *p = w->p;
+	static double last_ping;
 
 	progress_tick(w->progress);
+	/* the agent exits after a silence (a hung connection); and a ping finds a lost one early */
+	if (p->have_agent && !p->lost && now() - last_ping >= 5) {
+		last_ping = now();
+		json_decref(agent_call(p, json_pack("{s:s}", "op", "ping")));
+	}
 }
 
 /* ---- the loads ---- */
@@ -945,6 +955,9 @@ static json_t *run_once(struct peer *p, struct results_writer *res, const struct
 	json_t *rec = record_new(p, sc->name, repeat);
 	int rc;
 
+	w.rec = rec;
+	peer_ipsec_begin(p); /* again at the window's open; this covers a load that fails before it */
+
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-", res->dir, sc->name, repeat);
 	cpu_open(&w.cpu);
 	if (!strcmp(sc->load, "stream"))
@@ -957,9 +970,25 @@ static json_t *run_once(struct peer *p, struct results_writer *res, const struct
 		record_status(rec, "ok", NULL);
 		record_load(rec, sc, &lr, &w);
 	}
-	json_object_set_new(rec, "sa", json_array());
-	json_object_set_new(rec, "counters", p->probes ? probes_counters_json(p->probes, rec)
-			    : probes_counters_unavailable("probes not loaded (--no-probes)"));
+	/* the SAs' own counters: proof that the traffic went through them */
+	if (!w.sa_done && !p->lost)
+		w.sa_rc = peer_ipsec_record(p, rec, w.sa_why, sizeof(w.sa_why));
+	if (!json_object_get(rec, "sa"))
+		json_object_set_new(rec, "sa", json_array());
+	if (w.sa_rc < 0 && !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+		record_status(rec, "failed", w.sa_why);
+	if (p->probes) {
+		/* the probes count this host only: their per-packet bases are this host's SAs */
+		json_t *mine = json_deep_copy(rec), *sa = json_object_get(mine, "sa");
+
+		for (size_t i = json_array_size(sa); i-- > 0;)
+			if (strcmp(json_string_value(json_object_get(json_array_get(sa, i), "host")) ?: "", "sender"))
+				json_array_remove(sa, i);
+		json_object_set_new(rec, "counters", probes_counters_json(p->probes, mine));
+		json_decref(mine);
+	} else {
+		json_object_set_new(rec, "counters", probes_counters_unavailable("probes not loaded (--no-probes)"));
+	}
 	cpu_close(&w.cpu);
 	return rec;
 }
@@ -971,8 +1000,9 @@ static int scenario_possible(struct peer *p, const struct scenario *sc, char *wh
 {
 	char w[300];
 
-	if (sc->ipsec.on) {
-		snprintf(why, len, "ESP scenarios are not implemented on the peer testbed yet (SAs on the peer would be made by the agent; see docs/peer-testbed.md)");
+	if (sc->ipsec.on && p->ssh_on_link) {
+		snprintf(why, len, "ssh reaches the peer over the link under test (%s -> %s): the scenario's ESP policies would take the ssh connection too; reach the peer over another network (--peer on the management address)",
+			 p->addr_tx, p->addr_rx);
 		return 1;
 	}
 	if (!sc->tcp_auth.method[0] && strcmp(sc->load, "stream"))
@@ -1024,6 +1054,8 @@ static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, 
 			snprintf(why, len, "%s", tmp);
 		}
 	}
+	if (rc == 0)
+		rc = peer_ipsec_apply(p, sc, why, len);
 	return rc;
 }
 
@@ -1055,6 +1087,7 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
 
 	memset(p, 0, sizeof(*p));
 	p->cfg = cfg;
+	p->prog = cfg->peer_ipsecperf ? cfg->peer_ipsecperf : "ipsecperf";
 	p->port = port;
 	p->agent.pid = -1;
 	p->agent.to_fd = p->agent.from_fd = p->agent.err_fd = -1;

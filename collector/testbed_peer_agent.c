@@ -14,12 +14,22 @@
  *                             "port", "method", "ao_alg", "key" in hex)
  *   stream-bytes              bytes received so far
  *   stream-stop               stop the receiver; bytes received in all
+ *   modules, kmod             loaded modules; one module's state ("name")
+ *   policy-add, sa-add        an xfrm policy or SA (xfrm.c; the SA's key in hex)
+ *   sa-get                    an SA's counters
+ * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
+ * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
+ * journals its changes there as remote-argv records running this.
  * At the end of stdin (the run ended, or ssh lost the connection) the agent
  * stops what it started and exits: nothing it made outlives the session.
+ * A connection that hangs rather than closes (a link that went away) shows
+ * no end of stdin: the agent also exits after AGENT_IDLE_S without a
+ * request; the run sends "ping" every few seconds while it waits.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <linux/xfrm.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,14 +47,17 @@
 
 #include "commands.h"
 #include "cpu.h"
+#include "ipsec.h"
+#include "journal.h"
 #include "exec.h"
 #include "load.h"
 #include "log.h"
 #include "testbed_peer.h"
 #include "version.h"
+#include "xfrm.h"
 
 const char help_peer_agent[] =
-	"usage: ipsecperf peer-agent\n"
+	"usage: ipsecperf peer-agent [--undo RECORD]\n"
 	"\n"
 	"The peer testbed's helper on the far host. `ipsecperf run --testbed\n"
 	"peer` starts it through ssh; it is not meant to be run by hand. It\n"
@@ -53,6 +66,7 @@ const char help_peer_agent[] =
 	"end of its input it stops what it started and exits.\n";
 
 #define AGENT_KEY_MAX 80
+#define AGENT_IDLE_S 120
 #define RX_BUF (128 * 1024)
 
 struct rx_shm {
@@ -317,13 +331,115 @@ static void op_cpu(bool start)
 			 cpu_window_s(&ag.cpu), "cycles", (json_int_t)cycles, "method", method));
 }
 
+static int family_of(json_t *req)
+{
+	return json_integer_value(json_object_get(req, "family")) == 6 ? AF_INET6 : AF_INET;
+}
+
+static void op_modules(void)
+{
+	FILE *f = fopen("/proc/modules", "r");
+	json_t *a = json_array();
+	char line[512], name[128];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s", name) == 1)
+			json_array_append_new(a, json_string(name));
+	if (f)
+		fclose(f);
+	/* no /proc/modules: a kernel without modules, nothing loads on demand */
+	answer(json_pack("{s:b, s:o}", "ok", 1, "loaded", f ? a : (json_decref(a), json_null())));
+}
+
+static void op_kmod(json_t *req)
+{
+	int ref = 0;
+	enum kmod_state st = kmod_state(str(req, "name"), &ref);
+
+	answer(json_pack("{s:b, s:s, s:i}", "ok", 1, "state", kmod_state_name(st), "refcnt", ref));
+}
+
+static void op_policy_add(json_t *req)
+{
+	struct xfrm_pol_spec p = { .family = family_of(req), .proto = IPPROTO_ESP,
+				   .tunnel = json_is_true(json_object_get(req, "tunnel")),
+				   .dir = !strcmp(str(req, "dir"), "in") ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
+	char kmsg[200] = "";
+	int err;
+
+	snprintf(p.src, sizeof(p.src), "%s", str(req, "src"));
+	snprintf(p.dst, sizeof(p.dst), "%s", str(req, "dst"));
+	err = xfrm_policy_add(NULL, &p, kmsg, sizeof(kmsg));
+	answer(json_pack("{s:b, s:i, s:s}", "ok", 1, "err", err, "kmsg", kmsg));
+}
+
+static void op_sa_add(json_t *req)
+{
+	struct xfrm_sa_spec s = { .family = family_of(req), .proto = IPPROTO_ESP,
+				  .spi = (uint32_t)json_integer_value(json_object_get(req, "spi")),
+				  .tunnel = json_is_true(json_object_get(req, "tunnel")) };
+	json_t *jkey = json_object_get(req, "key");
+	uint8_t key[2 * XFRM_KEY_MAX];
+	char kmsg[200] = "";
+	int klen, err;
+
+	snprintf(s.src, sizeof(s.src), "%s", str(req, "src"));
+	snprintf(s.dst, sizeof(s.dst), "%s", str(req, "dst"));
+	snprintf(s.enc, sizeof(s.enc), "%s", str(req, "enc"));
+	snprintf(s.auth, sizeof(s.auth), "%s", str(req, "auth"));
+	snprintf(s.aead, sizeof(s.aead), "%s", str(req, "aead"));
+	s.enc_key_bits = (int)json_integer_value(json_object_get(req, "enc_key_bits"));
+	s.auth_key_bits = (int)json_integer_value(json_object_get(req, "auth_key_bits"));
+	s.auth_icv_bits = (int)json_integer_value(json_object_get(req, "auth_icv_bits"));
+	s.aead_key_bits = (int)json_integer_value(json_object_get(req, "aead_key_bits"));
+	s.aead_icv_bits = (int)json_integer_value(json_object_get(req, "aead_icv_bits"));
+	klen = json_is_string(jkey) ? peer_hex_decode(json_string_value(jkey), key, sizeof(key)) : -1;
+	if (json_is_string(jkey))
+		explicit_bzero((char *)json_string_value(jkey), strlen(json_string_value(jkey)));
+	if (klen < 0 || (size_t)klen != xfrm_sa_key_len(&s)) {
+		explicit_bzero(key, sizeof(key));
+		answer_err("sa-add: the key is missing, not hex or not %zu bytes", xfrm_sa_key_len(&s));
+		return;
+	}
+	err = xfrm_sa_add(NULL, &s, key, kmsg, sizeof(kmsg));
+	explicit_bzero(key, sizeof(key));
+	answer(json_pack("{s:b, s:i, s:s}", "ok", 1, "err", err, "kmsg", kmsg));
+}
+
+static void op_sa_get(json_t *req)
+{
+	struct xfrm_sa_counters c = { 0 };
+	int err = xfrm_sa_get(NULL, family_of(req), str(req, "dst"),
+			      (uint32_t)json_integer_value(json_object_get(req, "spi")), IPPROTO_ESP, &c);
+
+	answer(json_pack("{s:b, s:i, s:I, s:I, s:I, s:I}", "ok", 1, "err", err, "packets", (json_int_t)c.packets,
+			 "bytes", (json_int_t)c.bytes, "oseq", (json_int_t)c.oseq, "seq", (json_int_t)c.seq));
+}
+
+/* --undo RECORD: one journal record of ipsec.c's kinds, undone here. */
+static int undo_record(const char *text)
+{
+	json_t *r = json_loads(text, 0, NULL);
+	const char *kind = json_string_value(json_object_get(r, "kind"));
+	int err;
+
+	if (!kind || (strcmp(kind, "xfrm-state") && strcmp(kind, "xfrm-policy") && strcmp(kind, "modules"))) {
+		pr_warn("peer-agent: --undo takes an xfrm-state, xfrm-policy or modules record, not '%s'", text);
+		json_decref(r);
+		return EXIT_USAGE;
+	}
+	err = journal_undo_one(r);
+	json_decref(r);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_peer_agent(int argc, char **argv)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
+	static char line[65536];
+	size_t have = 0;
 
-	(void)argv;
+	if (argc == 3 && !strcmp(argv[1], "--undo"))
+		return undo_record(argv[2]);
 	if (argc > 1) {
 		pr_warn("peer-agent: takes no arguments; it is started by `ipsecperf run --testbed peer`");
 		return EXIT_USAGE;
@@ -337,17 +453,41 @@ int cmd_peer_agent(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	memset(ag.shm, 0, sizeof(*ag.shm));
-	while ((n = getline(&line, &cap, stdin)) > 0) {
-		json_t *req = json_loads(line, 0, NULL);
+	for (;;) {
+		char *nl = memchr(line, '\n', have);
+		json_t *req;
 		const char *op;
 
-		explicit_bzero(line, n);
+		if (!nl) {
+			struct pollfd pfd = { 0, POLLIN, 0 };
+			ssize_t n;
+
+			if (have == sizeof(line) - 1)
+				break; /* no request is this long: not our peer */
+			if (poll(&pfd, 1, AGENT_IDLE_S * 1000) <= 0)
+				break; /* the run is gone without closing our stdin */
+			n = read(0, line + have, sizeof(line) - 1 - have);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			have += n;
+			continue;
+		}
+		*nl = '\0';
+		req = json_loads(line, 0, NULL);
+		/* the request may hold a key: wipe the line once parsed */
+		explicit_bzero(line, nl + 1 - line);
+		have -= nl + 1 - line;
+		memmove(line, nl + 1, have);
 		if (!req) {
 			answer_err("a request that is not JSON");
 			continue;
 		}
 		op = str(req, "op");
-		if (!strcmp(op, "hello"))
+		if (!strcmp(op, "ping"))
+			answer(json_pack("{s:b}", "ok", 1));
+		else if (!strcmp(op, "hello"))
 			op_hello();
 		else if (!strcmp(op, "tcp-auth-check"))
 			op_tcp_auth_check(req);
@@ -361,11 +501,21 @@ int cmd_peer_agent(int argc, char **argv)
 			op_stream_bytes();
 		else if (!strcmp(op, "stream-stop"))
 			op_stream_stop();
+		else if (!strcmp(op, "modules"))
+			op_modules();
+		else if (!strcmp(op, "kmod"))
+			op_kmod(req);
+		else if (!strcmp(op, "policy-add"))
+			op_policy_add(req);
+		else if (!strcmp(op, "sa-add"))
+			op_sa_add(req);
+		else if (!strcmp(op, "sa-get"))
+			op_sa_get(req);
 		else
 			answer_err("unknown request '%s'", op);
 		json_decref(req);
 	}
-	free(line);
+	explicit_bzero(line, sizeof(line));
 	rx_stop();
 	if (ag.cpu_open)
 		cpu_close(&ag.cpu);

@@ -2,8 +2,10 @@
 # The peer testbed's test fixture: sourced after lib.sh, never run.
 #
 # Two namespaces stand for two hosts: "local" (where ipsecperf runs, with
-# `ip netns exec`) and "peer" (where a test sshd listens on its veth end
-# only). A veth pair joins them; nothing is made in the host's own
+# `ip netns exec`) and "peer" (where a test sshd listens on its veth ends
+# only). Two veth pairs join them, as a real pair of hosts has a link under
+# test and a management network: ssh goes over the second, so that ESP
+# policies on the first cannot take it. Nothing is made in the host's own
 # namespace, so the host's links never change. The peer shares the host's
 # filesystem, so ipsecperf is "installed" there: the agent is tested too.
 
@@ -13,6 +15,8 @@ PEER_DEV_L="ippt-l"
 PEER_DEV_P="ippt-p"
 PEER_ADDR_L="198.18.7.1"
 PEER_ADDR_P="198.18.7.2"
+PEER_MGMT_L="198.18.8.1"   # the management network: ippt-ml <-> ippt-mp
+PEER_MGMT_P="198.18.8.2"
 SSHD_PID=""
 MADE_RUN_SSHD=0
 
@@ -43,11 +47,11 @@ sshd_start() {
 	ip netns exec "$PEER_NS_P" /usr/sbin/sshd -D -e -f "$TMP/sshd_config" 2>>"$TMP/sshd.log" &
 	SSHD_PID=$!
 	for _ in $(seq 50); do
-		ip netns exec "$PEER_NS_P" ss -ltn 2>/dev/null | grep -q "$PEER_ADDR_P:22 " && return 0
+		ip netns exec "$PEER_NS_P" ss -ltn 2>/dev/null | grep -q "$PEER_MGMT_P:22 " && return 0
 		sleep 0.1
 	done
 	cat "$TMP/sshd.log" >&2
-	fail "the test sshd did not listen on $PEER_ADDR_P:22"
+	fail "the test sshd did not listen on $PEER_MGMT_P:22"
 }
 
 peer_cleanup() {
@@ -69,6 +73,12 @@ peer_setup() {
 	for ns in "$PEER_NS_L" "$PEER_NS_P"; do ip -n "$ns" link set lo up; done
 	ip -n "$PEER_NS_L" link set "$PEER_DEV_L" up
 	ip -n "$PEER_NS_P" link set "$PEER_DEV_P" up
+	ip link add ippt-ml netns "$PEER_NS_L" type veth peer name ippt-mp netns "$PEER_NS_P" ||
+		fail "cannot create the management veth pair"
+	ip -n "$PEER_NS_L" addr add "$PEER_MGMT_L/24" dev ippt-ml
+	ip -n "$PEER_NS_P" addr add "$PEER_MGMT_P/24" dev ippt-mp
+	ip -n "$PEER_NS_L" link set ippt-ml up
+	ip -n "$PEER_NS_P" link set ippt-mp up
 
 	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh_host_ed25519_key" || fail "ssh-keygen (host key)"
 	ssh-keygen -q -t ed25519 -N '' -f "$TMP/id_test" || fail "ssh-keygen (client key)"
@@ -76,6 +86,7 @@ peer_setup() {
 	chmod 600 "$TMP/authorized_keys"
 	[ -d /run/sshd ] || { mkdir -p /run/sshd && chmod 755 /run/sshd && MADE_RUN_SSHD=1; }
 	cat >"$TMP/sshd_config" <<-EOF
+	ListenAddress $PEER_MGMT_P:22
 	ListenAddress $PEER_ADDR_P:22
 	HostKey $TMP/ssh_host_ed25519_key
 	PidFile none
@@ -92,7 +103,7 @@ peer_setup() {
 	sshd_start
 	SSH_OPTS=(--ssh-option "IdentityFile=$TMP/id_test" --ssh-option StrictHostKeyChecking=no
 		  --ssh-option UserKnownHostsFile=/dev/null)
-	PEER_ARGS=(--testbed peer --peer "root@$PEER_ADDR_P" "${SSH_OPTS[@]}" --dev "$PEER_DEV_L"
+	PEER_ARGS=(--testbed peer --peer "root@$PEER_MGMT_P" "${SSH_OPTS[@]}" --dev "$PEER_DEV_L"
 		   --peer-dev "$PEER_DEV_P" --peer-ipsecperf "$IPSECPERF")
 }
 

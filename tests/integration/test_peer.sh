@@ -13,7 +13,7 @@
 # the host-wide snapshot of lib.sh would see their namespaces come and go).
 mine() {
 	echo "## netns"; ip netns list | grep "^ipsecperf-peertest-$$-" || true
-	echo "## links"; ip -o link show | grep -o 'ippt-[lp]' || true
+	echo "## links"; ip -o link show | grep -o 'ippt-[lpm]*' || true
 	echo "## processes"; ps -eo args= | grep -E "^(/usr/sbin/sshd -D -e -f $TMP/|$IPSECPERF peer-agent)" || true
 	echo "## /run/sshd"; [ -d /run/sshd ] && echo present || echo absent
 }
@@ -70,6 +70,39 @@ assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after the run"
 assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after the run"
 info "clear and tcp-md5: ok, both ends restored"
 
+# --- ESP: SAs and policies on both ends ------------------------------------
+# On a kernel with ESP the run measures and every SA counts packets; on one
+# without (the development VM) the policies still go in on both ends and
+# out again, and the scenario is skipped saying why.
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 2 -O 1 -r 1 -o "$TMP/esp" esp-null \
+	> "$TMP/esp.out" 2> "$TMP/esp.err"
+rc=$?
+st=$(jq_lines "$TMP/esp/runs.jsonl" 'r["status"]')
+case "$st" in
+ok)
+	[ $rc = 0 ] || fail "esp-null ok but exit $rc"
+	jq_lines "$TMP/esp/runs.jsonl" 'sorted((s["host"], s["dir"], s["packets"] > 0) for s in r["sa"])' |
+		grep -qxF "[('receiver', 'in', True), ('receiver', 'out', True), ('sender', 'in', True), ('sender', 'out', True)]" ||
+		fail "esp-null: not every SA on both hosts counted packets"
+	info "esp-null: ok, four SAs on two hosts counted packets" ;;
+skipped)
+	jq_lines "$TMP/esp/runs.jsonl" 'r["reason"]' | grep -qE 'no ESP|cannot make|lacks' ||
+		{ cat "$TMP/esp/runs.jsonl" >&2; fail "esp-null skipped for another reason than a kernel without ESP"; }
+	info "esp-null: skipped (this kernel has no ESP): $(jq_lines "$TMP/esp/runs.jsonl" 'r["reason"]' | cut -c1-90)" ;;
+*)
+	cat "$TMP/esp.err" >&2; fail "esp-null: status '$st'" ;;
+esac
+peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after esp-null"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after esp-null"
+
+# ssh over the link under test: ESP policies would take it, so ESP is refused
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --peer "root@$PEER_ADDR_P" -t 1 -r 1 -o "$TMP/esplink" esp-null \
+	> "$TMP/esplink.out" 2> "$TMP/esplink.err"
+jq_lines "$TMP/esplink/runs.jsonl" 'r["status"] + ": " + r["reason"]' | grep -q '^skipped: ssh reaches the peer over the link under test' ||
+	{ cat "$TMP/esplink.err" >&2; fail "ESP with ssh over the link under test was not refused"; }
+
 # --- checks before a run ---------------------------------------------------
 ip -n "$PEER_NS_P" link set "$PEER_DEV_P" mtu 1400
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -r 1 -o "$TMP/mtu" clear > "$TMP/mtu.out" 2> "$TMP/mtu.err"
@@ -106,7 +139,7 @@ rc=$?
 jq_lines "$TMP/lost/runs.jsonl" 'r["status"] + " " + r.get("reason", "")' > "$TMP/lost.status"
 grep -q '^failed .*ssh connection to the peer was lost' "$TMP/lost.status" ||
 	{ cat "$TMP/lost.status" "$TMP/lost.err" >&2; fail "no failed record saying the connection was lost"; }
-grep -q 'undo on root@198.18.7.2: `ethtool -K ippt-p' "$TMP/lost.err" ||
+grep -q "undo on root@$PEER_MGMT_P: \`ethtool -K ippt-p" "$TMP/lost.err" ||
 	{ cat "$TMP/lost.err" >&2; fail "what could not be undone on the peer is not listed"; }
 peer_snapshot "$PEER_NS_L" | grep -v '^journal-' > "$TMP/l.after"
 grep -v '^journal-' "$TMP/l.before" | diff -u - "$TMP/l.after" >&2 || fail "this end is not restored after the lost connection"

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The peer testbed's state, shared by testbed_peer*.c only. */
+#ifndef IPSECPERF_TESTBED_PEER_INT_H
+#define IPSECPERF_TESTBED_PEER_INT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "remote.h"
+#include "run.h"
+#include "scenario.h"
+
+struct probes;
+
+struct peer {
+	const struct run_config *cfg;
+	struct host h;
+	const char *prog;          /* ipsecperf on the peer */
+	int port;
+	char addr_tx[64], addr_rx[64];
+	int family;
+	/* the agent: one ssh session for the whole run */
+	struct remote_session agent;
+	bool have_agent;
+	char no_agent_why[400];
+	char kernel[128], peer_kernel[128];
+	/* ssh reaches the peer over the link under test: ESP policies would take it too */
+	bool ssh_on_link;
+	char ssh_conn[160];        /* the peer's SSH_CONNECTION: client port server port */
+	/* set when ssh lost the peer: every later run fails with this */
+	bool lost;
+	char lost_why[600];
+	struct probes *probes;
+};
+
+void peer_lost(struct peer *p, const char *why);
+
+/* One request to the agent (steals req); NULL, and the peer marked lost, when the session died. */
+json_t *agent_call(struct peer *p, json_t *req);
+
+/*
+ * testbed_peer_ipsec.c: the scenario's SAs and policies on both hosts.
+ * 0 done; 1 cannot here (skip, why); -1 failed.
+ */
+int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len);
+/* The SAs' counters at the window's open, and what they counted into rec's "sa". */
+void peer_ipsec_begin(struct peer *p);
+int peer_ipsec_record(struct peer *p, json_t *rec, char *why, size_t len);
+
+#endif

@@ -67,6 +67,7 @@ _Static_assert(offsetof(struct ipp_tcp_ao_add, key) == 208, "tcp_ao_add.key at 2
 struct stream_shm {
 	_Atomic uint64_t rx_bytes, tx_bytes;
 	_Atomic int64_t retrans;
+	_Atomic int snd_mss; /* smaller by the MD5/AO option's size: proof the option is on */
 	_Atomic int rx_listening, tx_connected, stop, rx_done, tx_done;
 	char rx_err[200], tx_err[200];
 };
@@ -319,8 +320,10 @@ static void sender(const struct load_params *p, struct stream_shm *shm, uint8_t 
 		}
 		atomic_fetch_add_explicit(&shm->tx_bytes, n, memory_order_relaxed);
 		/* a microsecond per 128 KiB: cheap enough to keep it current at the window's edges */
-		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0)
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0) {
 			atomic_store_explicit(&shm->retrans, ti.tcpi_total_retrans, memory_order_relaxed);
+			atomic_store_explicit(&shm->snd_mss, ti.tcpi_snd_mss, memory_order_relaxed);
+		}
 	}
 	shutdown(fd, SHUT_WR);
 	close(fd);
@@ -342,7 +345,7 @@ static int wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
 }
 
 static void write_raw(const struct load_params *p, const struct load_result *r, json_t *intervals,
-		      uint64_t tx_total, uint64_t rx_total)
+		      uint64_t tx_total, uint64_t rx_total, int snd_mss)
 {
 	char path[PATH_MAX + 256];
 	json_t *o;
@@ -362,6 +365,7 @@ static void write_raw(const struct load_params *p, const struct load_result *r, 
 						"sender_bits_per_second", r->sender_bps, "retransmits",
 						(json_int_t)r->retransmits, "sender_total_bytes", (json_int_t)tx_total,
 						"receiver_total_bytes", (json_int_t)rx_total));
+	json_object_set_new(json_object_get(o, "end"), "snd_mss", json_integer(snd_mss));
 	json_object_set_new(o, "intervals", intervals);
 	if (r->error[0])
 		json_object_set_new(o, "error", json_string(r->error));
@@ -512,7 +516,8 @@ out:
 		exec_stop(tx, 1000);
 	if (rx > 0)
 		exec_stop(rx, 1000);
-	write_raw(p, r, intervals, atomic_load(&shm->tx_bytes), atomic_load(&shm->rx_bytes));
+	write_raw(p, r, intervals, atomic_load(&shm->tx_bytes), atomic_load(&shm->rx_bytes),
+		  atomic_load(&shm->snd_mss));
 	munmap(shm, sizeof(*shm));
 	return err;
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "ksyms.h"
+#include "perfcount.h"
 #include "probes.h"
 
 #define BASE 0xffffffff81400000ull
@@ -216,6 +217,22 @@ static void test_sa_window(void **state)
 	json_decref(close);
 }
 
+static void test_dev_filter(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(perfcount_dev_filter(buf, sizeof(buf), (const char *const[]){ "ipp-tx", "ipp-rx", NULL }, NULL), 0);
+	assert_string_equal(buf, "(name == \"ipp-tx\" || name == \"ipp-rx\")");
+	assert_int_equal(perfcount_dev_filter(buf, sizeof(buf), (const char *const[]){ "eth0", NULL }, "gso_size != 0"), 0);
+	assert_string_equal(buf, "(name == \"eth0\") && gso_size != 0");
+	assert_int_equal(perfcount_dev_filter(buf, sizeof(buf), NULL, "gso_size != 0"), 0);
+	assert_string_equal(buf, "gso_size != 0");
+	assert_int_equal(perfcount_dev_filter(buf, sizeof(buf), NULL, NULL), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(perfcount_dev_filter(buf, 10, (const char *const[]){ "ipp-tx", NULL }, NULL), -1);
+}
+
 static void test_overhead_ratio(void **state)
 {
 	json_t *on = json_pack("[f,f,f]", 9.0, 10.0, 100.0), *off = json_pack("[f,f]", 10.0, 10.5);
@@ -244,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_kcore),
 		cmocka_unit_test(test_bases),
 		cmocka_unit_test(test_sa_window),
+		cmocka_unit_test(test_dev_filter),
 		cmocka_unit_test(test_overhead_ratio),
 	};
 

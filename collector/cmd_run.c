@@ -68,7 +68,7 @@ const char help_run[] =
 
 enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
-	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD,
+	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET,
 	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF,
 	O_PROFILE, O_PROFILE_HZ,
 };
@@ -88,6 +88,7 @@ const struct opt_def run_opts[] = {
 	[O_DRY_RUN] = { "dry-run", 'n', OPT_FLAG, 0, 0, NULL, "print the host changes as commands; make none" },
 	[O_QUIET] = { "quiet", 'q', OPT_FLAG, 0, 0, NULL, "no progress line" },
 	[O_NO_PROBES] = { "no-probes", 0, OPT_FLAG, 0, 0, NULL, "attach no BPF probes (counters: unavailable)" },
+	[O_PROBE_SET] = { "probe-set", 0, OPT_STRING, 0, 0, "SET", "all (default) or tracepoints: no kprobes, the cheap counters only" },
 	[O_PROBE_OVERHEAD] = { "probe-overhead", 0, OPT_FLAG, 0, 0, NULL, "run each repeat with and without probes; report the throughput ratio" },
 	[O_PEER] = { "peer", 0, OPT_STRING, 0, 0, "[USER@]HOST", "the receiving host, reached with ssh (peer testbed)" },
 	[O_DEV] = { "dev", 0, OPT_STRING, 0, 0, "IF", "this host's end of the link (peer testbed)" },
@@ -104,6 +105,7 @@ struct run_ctx {
 	int port;
 	struct probes *probes;  /* loaded once per run (probes/probes.h) */
 	bool no_probes, probe_overhead;
+	bool tracepoints_only;  /* --probe-set tracepoints */
 	bool probes_off;        /* this run is the probe-less half of an overhead pair */
 	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...]} */
 };
@@ -140,6 +142,13 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 	case O_DRY_RUN: c->dry_run = true; break;
 	case O_QUIET: c->quiet = true; break;
 	case O_NO_PROBES: ctx->no_probes = true; break;
+	case O_PROBE_SET:
+		if (strcmp(val, "all") && strcmp(val, "tracepoints")) {
+			pr_warn("run: --probe-set takes all or tracepoints, not '%s'", val);
+			return -1;
+		}
+		ctx->tracepoints_only = !strcmp(val, "tracepoints");
+		break;
 	case O_PROBE_OVERHEAD: ctx->probe_overhead = true; break;
 	case O_PEER: c->peer = val; break;
 	case O_DEV: c->dev = val; break;
@@ -203,7 +212,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	ctx->port = 5201;
 	ctx->probes = NULL;
 	ctx->overhead = NULL;
-	ctx->no_probes = ctx->probe_overhead = ctx->probes_off = false;
+	ctx->no_probes = ctx->probe_overhead = ctx->probes_off = ctx->tracepoints_only = false;
 	first = options_parse("run", run_opts, argc, argv, on_run_opt, ctx);
 	if (first < 0)
 		return -1;
@@ -486,8 +495,10 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 		      (c->omit_s + c->duration_s + 1.0) * (ctx->probe_overhead ? 2 : 1));
 	if (netns_setup(&tb, c) < 0)
 		return -1;
-	if (!c->dry_run && !ctx->no_probes)
+	if (!c->dry_run && !ctx->no_probes) {
 		ctx->probes = probes_open(); /* once per run; attached per scenario */
+		probes_set_kprobes(ctx->probes, !ctx->tracepoints_only);
+	}
 	if (ctx->probe_overhead) {
 		ctx->overhead = json_object();
 		probes_stats_enable(ctx->probes);

@@ -66,7 +66,8 @@ struct probes {
 	bool list;                   /* probe --list: change nothing on the host */
 	struct perfcount *pc;        /* the fallback without BPF */
 	bool force_perf;
-	int stats_fd;                /* bpf_enable_stats: run time per program while open */             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here */
+	int stats_fd;
+	bool no_kprobes;             /* --probe-set tracepoints */                /* bpf_enable_stats: run time per program while open */             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -428,7 +429,7 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 	}
 	attach_kmem(p, &ks);
 
-	nokp = no_kprobes();
+	nokp = p->no_kprobes ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
 	if (nokp) {
 		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
@@ -540,6 +541,12 @@ static void snap(struct probes *p, struct snapshot *s)
 out_free:
 	free(pc);
 	free(v);
+}
+
+void probes_set_kprobes(struct probes *p, bool on)
+{
+	if (p)
+		p->no_kprobes = !on;
 }
 
 int probes_stats_enable(struct probes *p)

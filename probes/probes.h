@@ -37,6 +37,8 @@ void probes_detach(struct probes *p);
  * ns_per_run of all programs over the window. --probe-overhead uses it.
  */
 int probes_stats_enable(struct probes *p);
+/* on = false: attach only the tracepoints (the cheap counters); the kprobe ones say why not. */
+void probes_set_kprobes(struct probes *p, bool on);
 /* Called about every 200 ms while the load runs (the fallback drains its sample buffers). */
 void probes_tick(struct probes *p);
 /* open = 1: take the window's start snapshot; 0: its end. */

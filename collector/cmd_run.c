@@ -96,7 +96,7 @@ const struct opt_def run_opts[] = {
 	[O_SSH_OPTION] = { "ssh-option", 0, OPT_STRING, 0, 0, "OPT", "passed to ssh as -o OPT (repeatable)" },
 	[O_PEER_IPSECPERF] = { "peer-ipsecperf", 0, OPT_STRING, 0, 0, "PATH", "ipsecperf on the peer, for its agent (default ipsecperf in PATH)" },
 	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
-	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 499)" },
+	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 199)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 

@@ -20,6 +20,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "signals.h"
 
 /* perf starts slowly under TCG (it synthesizes every process's maps): be patient */
 #define PROFILE_READY_MS 60000
@@ -90,10 +91,11 @@ static int control(struct profiler *p, const char *cmd, int timeout_ms)
 		return -1;
 	if (write(p->ctl_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
 		return -1;
+	/* perf writes "ack\n" and its terminating NUL; NULs are skipped */
 	while (got < 4) {
 		struct pollfd pfd = { p->ack_fd, POLLIN, 0 };
 		int left = (int)((end - now_s()) * 1000);
-		ssize_t n;
+		ssize_t n, k = 0;
 
 		if (left <= 0 || waitpid(p->pid, NULL, WNOHANG) == p->pid) {
 			if (left > 0)
@@ -105,7 +107,10 @@ static int control(struct profiler *p, const char *cmd, int timeout_ms)
 		n = read(p->ack_fd, buf + got, sizeof(buf) - 1 - got);
 		if (n <= 0)
 			return -1;
-		got += n;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[got + i])
+				buf[got + k++] = buf[got + i];
+		got += k;
 	}
 	return strncmp(buf, "ack\n", 4) ? -1 : 0;
 }
@@ -154,6 +159,8 @@ struct profiler *profile_begin(int hz, const char *resdir, const char *raw_prefi
 		fail(p, "cannot make a directory for perf's control FIFOs: %s", strerror(errno));
 		return p;
 	}
+	/* after a SIGKILL, `ipsecperf cleanup` removes the FIFOs */
+	journal_add(json_pack("{s:s, s:[s,s,s]}", "kind", "argv", "argv", "rm", "-rf", p->fifodir));
 	snprintf(ctl, sizeof(ctl), "%s/ctl", p->fifodir);
 	snprintf(ack, sizeof(ack), "%s/ack", p->fifodir);
 	if (mkfifo(ctl, 0600) < 0 || mkfifo(ack, 0600) < 0) {
@@ -331,6 +338,8 @@ void profile_end(struct profiler *p, json_t *rec)
 		why_from_log(p, "perf record did not end cleanly");
 	if (!p->why[0] && p->t_off <= 0)
 		fail(p, "%s", "the load ended before its measured window opened");
+	if (!p->why[0] && stop_requested())
+		fail(p, "%s", "interrupted; not reduced"); /* exit promptly */
 	if (!p->why[0])
 		prof = reduce(p, rec);
 	if (!prof) {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# run --profile inside the VM testbed (perf in the initramfs) on a stock
+# Debian 6.1 kernel, clear and esp-null, 2 s each: both records profiled,
+# ESP's own functions in esp-null's folded stacks and not in clear's, and
+# report --profile's difference table finds the guest's folded stacks.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+
+command -v perf > /dev/null || skip "perf not installed (apt-get install linux-perf)"
+k61=$(vm_kernel "$DEB61") || exit $?
+info "kernel: $k61"
+out="$TMP/res"
+"$IPSECPERF" run --testbed vm --kernel "$k61" --profile --duration 2 --omit 1 --repeat 1 \
+	-o "$out" clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
+	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run --profile in the VM exited $?"; }
+assert_vm_clean "after a VM run with --profile"
+
+python3 - "$out" << 'PY' || fail "profiles from the guest (above)"
+import glob, json, os, sys
+out = sys.argv[1]
+for line in open(os.path.join(out, "runs.jsonl")):
+    r = json.loads(line)
+    name = r["scenario"]
+    assert r["status"] == "ok", (name, r.get("reason"))
+    p = r["profile"]
+    assert p["status"] == "ok", (name, p.get("reason"))
+    assert any(f["kernel"] for f in p["top"]), name
+    assert 0 < sum(f["share"] for f in p["top"]) <= 1.0 + 1e-9, name
+    # the guest's raw files are brought home into raw/<release>/
+    folded = glob.glob(os.path.join(out, "raw", "*", os.path.basename(p["folded"])))
+    assert len(folded) == 1, (name, folded)
+    text = open(folded[0]).read()
+    esp = ";esp_output_tail_[k]" in text or ";esp_input_[k]" in text
+    assert esp == (name == "esp-null"), (name, "ESP functions in the stacks" if esp else "no ESP functions")
+PY
+
+"$IPSECPERF" report --profile "$out" > "$TMP/report" 2> "$TMP/report.err" ||
+	{ cat "$TMP/report.err" >&2; fail "report --profile exited $?"; }
+grep -q '^esp-null against clear' "$TMP/report" || fail "no difference table"
+exit 0

@@ -45,6 +45,9 @@ static bool want_kvm(void)
 	}
 	if (kvm_state == 0)
 		return false;
+	/* =kvm: try KVM even without a /dev/kvm we can open (qemu decides) */
+	if (force && !strcmp(force, "kvm"))
+		return true;
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		vm_fmt(kvm_why, sizeof(kvm_why), "/dev/kvm: %s", strerror(errno));
@@ -146,9 +149,9 @@ static bool kvm_failed(const char *qlog, char *why, size_t len)
 
 	if (!text)
 		return false;
-	p = strstr(text, "emulation failure");
+	p = strstr(text, "KVM internal error");
 	if (!p)
-		p = strstr(text, "KVM internal error");
+		p = strstr(text, "emulation failure");
 	if (!p)
 		p = strstr(text, "failed to initialize kvm");
 	if (!p)
@@ -158,7 +161,12 @@ static bool kvm_failed(const char *qlog, char *why, size_t len)
 
 		while (bol > text && bol[-1] != '\n')
 			bol--;
-		vm_fmt(why, len, "%.*s", (int)strcspn(bol, "\n"), bol);
+		/* "KVM internal error. Suberror: 1" is followed by what it was */
+		size_t l1 = strcspn(bol, "\n");
+		const char *next = bol[l1] ? bol + l1 + 1 : bol + l1;
+
+		vm_fmt(why, len, "%.*s%s%.*s", (int)l1, bol, *next ? " " : "",
+		       (int)strcspn(next, "\n"), next);
 		bad = true;
 	}
 	free(text);
@@ -532,6 +540,15 @@ static int default_total_timeout(const struct run_config *cfg, bool kvm)
 int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 		  const char *resultsdir, struct vm_stats *out)
 {
+	struct vm_kernel k;
+	int ok = vm_kernel_resolve(kernel_spec, &k) == 0;
+
+	return vm_run_resolved(cfg, kernel_spec, ok ? &k : NULL, resultsdir, out);
+}
+
+int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
+		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out)
+{
 	const char *tmpdir = getenv("TMPDIR");
 	char work[PATH_MAX];
 	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], qlog[PATH_MAX], gdir[PATH_MAX];
@@ -549,13 +566,14 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 	vm_fmt(out->release, sizeof(out->release), "%s", kernel_spec);
 	vm_fmt(runs, sizeof(runs), "%s/runs.jsonl", resultsdir);
 
-	if (vm_kernel_resolve(kernel_spec, &k) < 0) {
+	if (!kernel) {
 		vm = json_pack("{s:s}", "spec", kernel_spec);
 		if (!cfg->dry_run)
 			out->runs_failed += append_failed(runs, cfg, kernel_spec, seen,
 							  "vm: the kernel could not be prepared", vm);
 		goto out_free;
 	}
+	k = *kernel;
 	vm_fmt(out->release, sizeof(out->release), "%s", k.release);
 	vm_fmt(work, sizeof(work), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(work)) {

@@ -86,6 +86,10 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 		  const char *resultsdir, struct vm_stats *out);
 
+/* vm_run_kernel for a kernel resolved already (NULL: it could not be). */
+int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
+		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out);
+
 struct results_writer;
 
 /*

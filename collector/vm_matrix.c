@@ -31,28 +31,28 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 		json_object_set(res->meta, "vm", vms);
 		writer_write_meta(res);
 	}
+	char releases[RUN_MAX_KERNELS][128] = { { 0 } };
+
 	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
 		struct vm_stats st;
 		struct vm_kernel k;
+		bool ok = vm_kernel_resolve(cfg->kernels[i], &k) == 0;
 		int dup = -1;
 
 		/* records and raw/ are keyed by uname -r: two kernels need two names */
-		if (vm_kernel_resolve(cfg->kernels[i], &k) == 0) {
-			for (int j = 0; j < i && dup < 0; j++) {
-				struct vm_kernel kj;
-
-				if (vm_kernel_resolve(cfg->kernels[j], &kj) == 0 &&
-				    !strcmp(kj.release, k.release))
-					dup = j;
-			}
-		}
+		for (int j = 0; ok && j < i && dup < 0; j++)
+			if (!strcmp(releases[j], k.release))
+				dup = j;
 		if (dup >= 0) {
 			pr_warn("vm: --kernel %s and --kernel %s are both release %s; records are told apart by uname -r, so build one with another LOCALVERSION (make LOCALVERSION=-patched); %s is left out",
 				cfg->kernels[dup], cfg->kernels[i], k.release, cfg->kernels[i]);
 			failed++;
 			continue;
 		}
-		if (vm_run_kernel(cfg, cfg->kernels[i], res->dir, &st) < 0 && !st.runs_failed)
+		if (ok)
+			snprintf(releases[i], sizeof(releases[i]), "%s", k.release);
+		if (vm_run_resolved(cfg, cfg->kernels[i], ok ? &k : NULL, res->dir, &st) < 0 &&
+		    !st.runs_failed)
 			failed++;
 		failed += st.runs_failed;
 		if (cfg->dry_run)

@@ -4,6 +4,12 @@
 # stay in its cache ($IPSECPERF_CACHE, default /var/cache/ipsecperf/kernels),
 # so only the first run downloads them.
 
+[ -x "$IPSECPERF" ] || fail "$IPSECPERF is missing: run make"
+# A VM test runs for minutes; a `make` in the same tree meanwhile must not
+# swap the program under it. Run a copy, with the tree's scenarios.
+cp "$IPSECPERF" "$TMP/ipsecperf" || fail "cannot copy $IPSECPERF"
+IPSECPERF="$TMP/ipsecperf"
+export IPSECPERF_SCENARIOS="${IPSECPERF_SCENARIOS:-$TOP/scenarios}"
 command -v qemu-system-x86_64 > /dev/null || skip "qemu-system-x86_64 missing (make deps)"
 command -v apt-get > /dev/null || skip "no apt-get to fetch Debian kernels"
 

@@ -69,7 +69,7 @@ const char help_run[] =
 enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
 	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET,
-	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF,
+	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF, O_CPU_TX, O_CPU_RX,
 	O_PROFILE, O_PROFILE_HZ,
 };
 
@@ -95,6 +95,8 @@ const struct opt_def run_opts[] = {
 	[O_PEER_DEV] = { "peer-dev", 0, OPT_STRING, 0, 0, "IF", "the peer's end of the link (peer testbed)" },
 	[O_SSH_OPTION] = { "ssh-option", 0, OPT_STRING, 0, 0, "OPT", "passed to ssh as -o OPT (repeatable)" },
 	[O_PEER_IPSECPERF] = { "peer-ipsecperf", 0, OPT_STRING, 0, 0, "PATH", "ipsecperf on the peer, for its agent (default ipsecperf in PATH)" },
+	[O_CPU_TX] = { "cpu-tx", 0, OPT_INT, 0, 4095, "N", "pin the sender to CPU N (peer testbed; docs/peer-testbed.md)" },
+	[O_CPU_RX] = { "cpu-rx", 0, OPT_INT, 0, 4095, "N", "pin the receiver on the peer to CPU N (peer testbed)" },
 	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
 	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 199)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
@@ -154,6 +156,8 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 	case O_DEV: c->dev = val; break;
 	case O_PEER_DEV: c->peer_dev = val; break;
 	case O_PEER_IPSECPERF: c->peer_ipsecperf = val; break;
+	case O_CPU_TX: c->cpu_tx = ival; break;
+	case O_CPU_RX: c->cpu_rx = ival; break;
 	case O_SSH_OPTION:
 		if (c->nssh_opts == RUN_MAX_SSH_OPTS) {
 			pr_warn("run: at most %d --ssh-option options", RUN_MAX_SSH_OPTS);
@@ -208,7 +212,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 
 	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .testbed = "netns",
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX,
-				  .prefix_len = 24, .tag = "run", .argc = argc, .argv = argv };
+				  .prefix_len = 24, .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .argc = argc, .argv = argv };
 	ctx->port = 5201;
 	ctx->probes = NULL;
 	ctx->overhead = NULL;
@@ -220,8 +224,9 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 		pr_warn("run: unknown testbed '%s'; this build has: netns, peer, vm", c->testbed);
 		return -1;
 	}
-	if (strcmp(c->testbed, "peer") && (c->peer || c->dev || c->peer_dev || c->nssh_opts || c->peer_ipsecperf)) {
-		pr_warn("run: --peer, --dev, --peer-dev, --ssh-option and --peer-ipsecperf need --testbed peer");
+	if (strcmp(c->testbed, "peer") && (c->peer || c->dev || c->peer_dev || c->nssh_opts || c->peer_ipsecperf ||
+					    c->cpu_tx >= 0 || c->cpu_rx >= 0)) {
+		pr_warn("run: --peer, --dev, --peer-dev, --ssh-option, --peer-ipsecperf, --cpu-tx and --cpu-rx need --testbed peer");
 		return -1;
 	}
 	if (!strcmp(c->testbed, "peer") && (!c->peer || !c->dev || !c->peer_dev)) {

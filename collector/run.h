@@ -29,6 +29,7 @@ struct run_config {
 	const char *peer_ipsecperf; /* --peer-ipsecperf: the agent's program on the peer */
 	const char *ssh_opts[RUN_MAX_SSH_OPTS]; /* --ssh-option, repeatable */
 	int nssh_opts;
+	int cpu_tx, cpu_rx;         /* --cpu-tx, --cpu-rx: pin sender, receiver; -1: not pinned */
 	/* output */
 	const char *outdir; /* -o DIR: the results directory itself */
 	const char *tag;    /* --tag, part of the default directory name */

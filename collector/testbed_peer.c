@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -254,6 +255,10 @@ static int peer_checks(struct peer *p, struct results_writer *res, char *why, si
 	if (me.li.speed_mbps < 0 || them.li.speed_mbps < 0)
 		pr_info("run: the link speed of %s is unknown to ethtool; not compared",
 			me.li.speed_mbps < 0 ? me.dev : them.dev);
+	if (c->cpu_tx >= cpu_count()) {
+		snprintf(why, len, "--cpu-tx %d: this host has %d CPUs (0-%d)", c->cpu_tx, cpu_count(), cpu_count() - 1);
+		return -1;
+	}
 	/* the peer's tools */
 	st = remote_run(&p->h, (char *[]){ "iperf3", "--version", NULL }, &out, &err);
 	if (st != 0) {
@@ -299,6 +304,13 @@ static int peer_checks(struct peer *p, struct results_writer *res, char *why, si
 			const char *v = json_string_value(json_object_get(r, "version"));
 
 			p->have_agent = true;
+			if (c->cpu_rx >= json_integer_value(json_object_get(r, "ncpu"))) {
+				snprintf(why, len, "--cpu-rx %d: the peer has %d CPUs (0-%d)", c->cpu_rx,
+					 (int)json_integer_value(json_object_get(r, "ncpu")),
+					 (int)json_integer_value(json_object_get(r, "ncpu")) - 1);
+				json_decref(r);
+				return -1;
+			}
 			if (v && strcmp(v, IPSECPERF_VERSION))
 				pr_info("run: the peer's ipsecperf is %s, this one %s", v, IPSECPERF_VERSION);
 		} else {
@@ -489,7 +501,11 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 	snprintf(omit, sizeof(omit), "%d", c->omit_s);
 	/* timeout(1) bounds a server the run can no longer reach (a lost connection) */
 	snprintf(bound, sizeof(bound), "%d", c->omit_s + c->duration_s + 60);
-	char *srv_argv[] = { "timeout", bound, "iperf3", "-s", "-1", "-J", "-B", p->addr_rx, "-p", port, NULL };
+	char cpu_rx[16];
+	char *srv_argv[] = { "timeout", bound, "iperf3", "-s", "-1", "-J", "-B", p->addr_rx, "-p", port,
+			     c->cpu_rx >= 0 ? "-A" : NULL, cpu_rx, NULL };
+
+	snprintf(cpu_rx, sizeof(cpu_rx), "%d", c->cpu_rx);
 	char *cli_argv[] = { "iperf3", "-c", p->addr_rx, "-B", p->addr_tx, "-p", port, "-t", dur, "-O", omit, "-J", NULL };
 
 	if (journal_dry_run()) {
@@ -531,7 +547,7 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 			goto out;
 		}
 	}
-	client = exec_spawn(cli_argv, &(struct spawn_opts){ .cpu = -1, .stdout_fd = cli_out, .stderr_fd = cli_err });
+	client = exec_spawn(cli_argv, &(struct spawn_opts){ .cpu = c->cpu_tx, .stdout_fd = cli_out, .stderr_fd = cli_err });
 	if (client < 0) {
 		snprintf(r->error, sizeof(r->error), "cannot start iperf3: %s", strerror(errno));
 		goto out;
@@ -736,8 +752,9 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 		goto out;
 	}
 	/* the request without the key, then the key spliced in: it never passes through a json_t */
-	json_t *req = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s}", "op", "stream-rx", "addr", p->addr_rx,
-				"peer", p->addr_tx, "port", p->port, "method", ta->method, "ao_alg", ta->ao_alg);
+	json_t *req = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:i}", "op", "stream-rx", "addr", p->addr_rx,
+				"peer", p->addr_tx, "port", p->port, "method", ta->method, "ao_alg", ta->ao_alg,
+				"cpu", c->cpu_rx);
 
 	head = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
@@ -779,6 +796,13 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		if (c->cpu_tx >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(c->cpu_tx, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
 		tx_child(p, sc, shm, key);
 	}
 	explicit_bzero(key, sizeof(key));
@@ -920,6 +944,8 @@ static void record_load(json_t *rec, const struct scenario *sc, const struct loa
 	json_object_set_new(rec, "cpu_busy_s", json_pack("{s:f, s:o}", "sender", cpu_busy_s(&w->cpu, -1), "receiver",
 							 w->rx_ok ? json_real(w->rx_busy_s) : json_null()));
 	json_object_set_new(rec, "cpu_window_s", json_real(cpu_window_s(&w->cpu)));
+	/* where sender and receiver ran: pinned (--cpu-tx, --cpu-rx) or -1, where the scheduler put them */
+	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", w->p->cfg->cpu_tx, "receiver", w->p->cfg->cpu_rx));
 	json_object_set_new(rec, "cycles_sender", json_integer((json_int_t)tx_cycles));
 	json_object_set_new(rec, "cycles_method_sender", json_string(method));
 	json_object_set_new(rec, "cycles_per_byte_sender", cpb_json(tx_cycles, lr->bytes));

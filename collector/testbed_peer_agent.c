@@ -11,7 +11,7 @@
  *   tcp-auth-check            can this kernel do TCP-MD5/AO ("method", "ao_alg")
  *   cpu-start, cpu-stop       CPU accounting of the whole host for one window
  *   stream-rx                 start the built-in stream's receiver ("addr", "peer",
- *                             "port", "method", "ao_alg", "key" in hex)
+ *                             "port", "method", "ao_alg", "key" in hex, "cpu" or -1)
  *   stream-bytes              bytes received so far
  *   stream-stop               stop the receiver; bytes received in all
  *   modules, kmod             loaded modules; one module's state ("name")
@@ -32,6 +32,7 @@
 #include <linux/xfrm.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -224,6 +225,8 @@ static void op_stream_rx(json_t *req)
 	const char *ao_alg = str(req, "ao_alg");
 	json_t *jkey = json_object_get(req, "key");
 	int port = (int)json_integer_value(json_object_get(req, "port"));
+	json_t *jcpu = json_object_get(req, "cpu");
+	int cpu = json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1;
 	uint8_t key[AGENT_KEY_MAX];
 	int keylen = 0;
 	pid_t parent = getpid();
@@ -251,6 +254,17 @@ static void op_stream_rx(json_t *req)
 		if (getppid() != parent)
 			_exit(125);
 		signal(SIGPIPE, SIG_DFL);
+		if (cpu >= 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+				snprintf(ag.shm->err, sizeof(ag.shm->err), "receiver: pinning to CPU %d: %s", cpu,
+					 strerror(errno));
+				_exit(1);
+			}
+		}
 		rx_child(addr, peer, port, method, ao_alg, key, keylen);
 	}
 	explicit_bzero(key, sizeof(key));

@@ -25,7 +25,7 @@ peer_snapshot "$PEER_NS_L" > "$TMP/l.before"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
 
 # --- clear and tcp-md5 ---------------------------------------------------
-run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 2 -O 1 -r 1 -o "$TMP/res" clear tcp-md5 \
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --cpu-tx 0 --cpu-rx 1 -t 2 -O 1 -r 1 -o "$TMP/res" clear tcp-md5 \
 	> "$TMP/run.out" 2> "$TMP/run.err"
 rc=$?
 [ $rc = 0 ] || { cat "$TMP/run.err" >&2; fail "peer run exited $rc"; }
@@ -52,6 +52,7 @@ for n, line in enumerate(open(sys.argv[1]), 1):
     check(abs(cpb - r["cycles_per_byte_sender"] - r["cycles_per_byte_receiver"]) < 1e-6 * max(cpb, 1),
           "cycles_per_byte is not the sum")
     check(r.get("peer_kernel"), "no peer kernel")
+    check(r.get("cpus") == {"sender": 0, "receiver": 1}, "not pinned as asked")
 print(" ".join(json.loads(l)["scenario"] for l in open(sys.argv[1])), file=sys.stderr)
 sys.exit(0 if ok else 1)
 EOF

@@ -160,6 +160,62 @@ static pid_t spawn(char **argv, int outfd)
 	_exit(127);
 }
 
+/* A serial port in raw mode, for bytes rather than text; -1 if absent. */
+static int open_raw_tty(const char *path)
+{
+	struct termios t;
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		pr_warn("guest: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		cfsetospeed(&t, B115200);
+		tcsetattr(fd, TCSANOW, &t);
+	}
+	return fd;
+}
+
+/*
+ * Records as they are written: each complete new line of the collector's
+ * runs.jsonl goes out on ttyS2 at once, so that the runs a kernel finished
+ * before it panicked or hung still reach the host.
+ */
+static int live_fd = -1;
+static off_t live_pos;
+
+static void forward_records(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	if (live_fd < 0)
+		return;
+	fd = open(GUEST_OUT "/" GUEST_RUNDIR "/runs.jsonl", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), live_pos)) > 0) {
+		ssize_t end = n;
+
+		while (end > 0 && buf[end - 1] != '\n')
+			end--;
+		if (end == 0)
+			break; /* a line still being written */
+		for (ssize_t off = 0; off < end;) {
+			ssize_t w = write(live_fd, buf + off, end - off);
+
+			if (w <= 0)
+				break;
+			off += w;
+		}
+		live_pos += end;
+	}
+	close(fd);
+}
+
 /* PID 1 reaps every orphan; return the status of want when it ends. */
 static int reap_until(pid_t want, bool *first_byte, double *t_first)
 {
@@ -167,8 +223,10 @@ static int reap_until(pid_t want, bool *first_byte, double *t_first)
 		int st;
 		pid_t p = waitpid(-1, &st, WNOHANG);
 
-		if (p == want)
+		if (p == want) {
+			forward_records();
 			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
 		if (p > 0)
 			continue;
 		if (p < 0 && errno == ECHILD)
@@ -178,6 +236,8 @@ static int reap_until(pid_t want, bool *first_byte, double *t_first)
 			*t_first = uptime();
 			printf("%s t=%.3f\n", MARK_FIRST_BYTE, *t_first);
 		}
+		if (first_byte)
+			forward_records();
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
 }
@@ -207,20 +267,12 @@ static void write_info(int rc, double t_init, double t_start, double t_first, do
 /* tar /out onto ttyS1, raw, and wait until the UART has sent it all. */
 static int send_results(void)
 {
-	struct termios t;
-	int fd = open(GUEST_RESULTS_TTY, O_WRONLY | O_NOCTTY);
+	int fd = open_raw_tty(GUEST_RESULTS_TTY);
 	pid_t pid;
 	int rc;
 
-	if (fd < 0) {
-		pr_warn("guest: %s: %s", GUEST_RESULTS_TTY, strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
-	if (tcgetattr(fd, &t) == 0) {
-		cfmakeraw(&t);
-		cfsetospeed(&t, B115200);
-		tcsetattr(fd, TCSANOW, &t);
-	}
 	pid = spawn((char *[]){ "/bin/busybox", "tar", "-c", "-f", "-", "-C", GUEST_OUT, ".", NULL },
 		    fd);
 	rc = reap_until(pid, NULL, NULL);
@@ -268,6 +320,7 @@ int cmd_guest(int argc, char **argv)
 		cargv[i] = (char *)json_string_value(json_array_get(jargv, i));
 	mkdir(GUEST_OUT, 0755);
 
+	live_fd = open_raw_tty(GUEST_LIVE_TTY);
 	t_start = uptime();
 	printf("%s t=%.3f\n", MARK_START, t_start);
 	rc = reap_until(spawn(cargv, -1), &first, &t_first);
@@ -283,6 +336,8 @@ out:
 	fflush(stdout);
 	free(cargv);
 	json_decref(cfg);
+	if (live_fd >= 0)
+		tcdrain(live_fd);
 	sync();
 	reboot(RB_AUTOBOOT);
 	for (;;)

@@ -176,7 +176,7 @@ static bool kvm_failed(const char *qlog, char *why, size_t len)
 /* ---- one boot ---- */
 
 struct boot {
-	const char *image, *initrd, *console_path, *tar_path, *qlog_path;
+	const char *image, *initrd, *console_path, *tar_path, *live_path, *qlog_path;
 	bool kvm;
 	int boot_timeout_s, total_timeout_s;
 	/* results */
@@ -195,7 +195,7 @@ static int nr_cpus(void)
 }
 
 static void build_argv(struct boot *b, char **a, size_t max, char *smp, char *append,
-		       char *ser0, char *ser1)
+		       char *ser0, char *ser1, char *ser2)
 {
 	const char *extra = getenv("IPSECPERF_VM_APPEND");
 	size_t n = 0;
@@ -206,6 +206,7 @@ static void build_argv(struct boot *b, char **a, size_t max, char *smp, char *ap
 		 extra ? extra : "");
 	vm_fmt(ser0, PATH_MAX + 8, "file:%s", b->console_path);
 	vm_fmt(ser1, PATH_MAX + 8, "file:%s", b->tar_path);
+	vm_fmt(ser2, PATH_MAX + 8, "file:%s", b->live_path);
 	a[n++] = "qemu-system-x86_64";
 	a[n++] = "-accel";
 	a[n++] = b->kvm ? "kvm" : "tcg";
@@ -230,6 +231,8 @@ static void build_argv(struct boot *b, char **a, size_t max, char *smp, char *ap
 	a[n++] = ser0;
 	a[n++] = "-serial";
 	a[n++] = ser1;
+	a[n++] = "-serial";
+	a[n++] = ser2;
 	a[n] = NULL;
 	(void)max;
 }
@@ -262,7 +265,8 @@ static double proc_cpu_s(pid_t pid)
 
 static int boot_once(struct boot *b, bool dry)
 {
-	char *argv[40], smp[16], append[1024], ser0[PATH_MAX + 8], ser1[PATH_MAX + 8];
+	char *argv[40], smp[16], append[1024], ser0[PATH_MAX + 8], ser1[PATH_MAX + 8],
+		ser2[PATH_MAX + 8];
 	struct spawn_opts o = { .cpu = -1, .stdout_fd = -1, .stderr_fd = -1 };
 	double t0, t;
 	pid_t pid;
@@ -273,13 +277,14 @@ static int boot_once(struct boot *b, bool dry)
 	b->why[0] = '\0';
 	b->kvm_broken = false;
 	b->qemu_status = 0;
-	build_argv(b, argv, 40, smp, append, ser0, ser1);
+	build_argv(b, argv, 40, smp, append, ser0, ser1, ser2);
 	if (dry) {
 		exec_print(stdout, NULL, argv);
 		return 0;
 	}
 	unlink(b->console_path);
 	unlink(b->tar_path);
+	unlink(b->live_path);
 	/* qemu opens the serial files itself; create the console first to follow it */
 	b->con.fd = open(b->console_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	qfd = open(b->qlog_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -445,6 +450,11 @@ static int merge_runs(const char *guest_runs, const char *runs, json_t *vm, json
 
 	if (!buf)
 		return -1;
+	/* a line the guest had not finished when it stopped is no record */
+	if (strrchr(buf, '\n'))
+		strrchr(buf, '\n')[1] = '\0';
+	else
+		buf[0] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		json_error_t jerr;
 		json_t *rec = json_loads(line, 0, &jerr);
@@ -552,6 +562,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	const char *tmpdir = getenv("TMPDIR");
 	char work[PATH_MAX];
 	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], qlog[PATH_MAX], gdir[PATH_MAX];
+	char live[PATH_MAX];
 	char runs[PATH_MAX], rawdir[PATH_MAX + 160], path[PATH_MAX * 2];
 	const char *release;
 	struct vm_kernel k;
@@ -585,6 +596,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	vm_fmt(initrd, sizeof(initrd), "%s/initramfs.cpio", work);
 	vm_fmt(con, sizeof(con), "%s/console.log", work);
 	vm_fmt(tar, sizeof(tar), "%s/results.tar", work);
+	vm_fmt(live, sizeof(live), "%s/live.jsonl", work);
 	vm_fmt(qlog, sizeof(qlog), "%s/qemu.log", work);
 	vm_fmt(gdir, sizeof(gdir), "%s/guest", work);
 
@@ -609,6 +621,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	b.initrd = initrd;
 	b.console_path = con;
 	b.tar_path = tar;
+	b.live_path = live;
 	b.qlog_path = qlog;
 	b.kvm = want_kvm();
 	for (;;) {
@@ -677,6 +690,9 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	vm_fmt(path, sizeof(path), "%s/" GUEST_RUNDIR "/runs.jsonl", gdir);
 	if (vm_is_file(path))
 		merge_runs(path, runs, vm, seen, out);
+	else if (vm_is_file(live))
+		/* no tar: the records sent as they were written, if any */
+		merge_runs(live, runs, vm, seen, out);
 
 	if (*b.why) {
 		char reason[700];

@@ -4,7 +4,9 @@
  * are in the initramfs, and the lines the guest prints on its console
  * (ttyS0) for the host to follow. Results travel back as a tar stream on
  * the second serial port (ttyS1): the 8250 UART is built into every x86
- * kernel config, unlike virtio-9p (Debian's cloud kernels lack it).
+ * kernel config, unlike virtio-9p (Debian's cloud kernels lack it). A
+ * third port (ttyS2) carries each record as it is written, so that the
+ * runs finished before a panic or a hang are not lost.
  */
 #ifndef IPSECPERF_VM_GUEST_H
 #define IPSECPERF_VM_GUEST_H
@@ -14,7 +16,8 @@
 #define GUEST_OUT "/out"      /* sent back whole */
 #define GUEST_RUNDIR "run"    /* GUEST_OUT/run: the guest's results directory */
 #define GUEST_INFO "guest.json" /* GUEST_OUT/guest.json: exit status, timings, uname */
-#define GUEST_RESULTS_TTY "/dev/ttyS1"
+#define GUEST_RESULTS_TTY "/dev/ttyS1" /* a tar of GUEST_OUT, at the end */
+#define GUEST_LIVE_TTY "/dev/ttyS2"    /* runs.jsonl lines as they are written */
 #define GUEST_MODPROBE "/usr/sbin/modprobe" /* not /sbin: see vm_initramfs.c */
 
 /* console markers; each is followed by " t=<guest uptime s>" and more */

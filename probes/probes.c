@@ -223,8 +223,9 @@ static void attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c
 	char why[256];
 
 	if (!ksyms_find(ks, sym)) {
-		set_how(p, c, false, "%s", esp ? esp_missing(sym) : "not in /proc/kallsyms");
-		if (!esp)
+		if (esp)
+			set_how(p, c, false, "%s", esp_missing(sym));
+		else
 			set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
 		return;
 	}

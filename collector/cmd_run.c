@@ -233,6 +233,10 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 		pr_warn("run: --testbed peer needs --peer [USER@]HOST, --dev IF and --peer-dev IF (docs/peer-testbed.md)");
 		return -1;
 	}
+	if (!strcmp(c->testbed, "peer") && peer_config_check(c, err, sizeof(err)) < 0) {
+		pr_warn("run: %s", err);
+		return -1;
+	}
 	if (!strcmp(c->testbed, "vm") != !!c->nkernels) {
 		pr_warn("run: %s", c->nkernels ? "--kernel needs --testbed vm"
 			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");

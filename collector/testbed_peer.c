@@ -1103,6 +1103,13 @@ static int host_from_cfg(struct host *h, const struct run_config *c, char *why, 
 	return 0;
 }
 
+int peer_config_check(const struct run_config *cfg, char *why, size_t len)
+{
+	struct host h;
+
+	return host_from_cfg(&h, cfg, why, len);
+}
+
 int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, int port, int no_probes)
 {
 	static struct peer pst;

@@ -22,6 +22,12 @@
  */
 int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, int port, int no_probes);
 
+/*
+ * The peer options usable (the destination, each --ssh-option)? 0, or -1 with
+ * why; checked with the command line, before anything is made.
+ */
+int peer_config_check(const struct run_config *cfg, char *why, size_t len);
+
 /* `ipsecperf peer-agent` (testbed_peer_agent.c). */
 int cmd_peer_agent(int argc, char **argv);
 extern const char help_peer_agent[];

@@ -482,6 +482,7 @@ static int print_text(FILE *f, const struct side *b, const struct side *n, const
 	const char *kb = NULL, *kn = NULL, *scen = NULL;
 	char sel[512], line[1024];
 	bool too_few = false;
+	int nzero = 0;
 
 	fprintf(f, "ipsecperf compare\n");
 	snprintf(line, sizeof(line), "%s (%s)", b->dir,
@@ -532,6 +533,12 @@ static int print_text(FILE *f, const struct side *b, const struct side *n, const
 			}
 			fputs_wrapped(f, line, 0, 4);
 		}
+		/* a counter at zero in every run of both sides says nothing here */
+		if (r->m.kind == METRIC_COUNTER && r->v.base.n && r->v.new.n && r->v.base.max == 0 &&
+		    r->v.base.min == 0 && r->v.new.max == 0 && r->v.new.min == 0) {
+			nzero++;
+			continue;
+		}
 		d = fmt_decimals(r->v.base.median);
 		if (r->m.kind == METRIC_COUNTER && d < 2)
 			d = 2;
@@ -544,6 +551,12 @@ static int print_text(FILE *f, const struct side *b, const struct side *n, const
 						       : r->m.counter);
 	}
 	fputc('\n', f);
+	if (nzero) {
+		snprintf(line, sizeof(line),
+			 "Not shown: %d counter row%s at zero in every run on both sides (in -f json and csv).",
+			 nzero, nzero > 1 ? "s" : "");
+		fputs_wrapped(f, line, 0, 0);
+	}
 	if (too_few) {
 		snprintf(line, sizeof(line),
 			 "note: with the run counts marked above, Mann-Whitney's smallest possible p is %.3f or more, so no change there can be significant; rerun with --repeat 5 or more (n = 5 against 5 gives p >= 0.008).",

@@ -5,10 +5,11 @@
 # with, in alternating order, then the ratio of the medians and the median
 # of the per-round ratios. docs/profiling.md, "Overhead", has the figures.
 #
-# usage (root): tests/bench/profile_overhead_runs.sh [N] [SECONDS] [OUTDIR]
+# usage (root): [IPSECPERF=build/ipsecperf] tests/bench/profile_overhead_runs.sh [N] [SECONDS] [OUTDIR]
 set -eu
 n=${1:-20} secs=${2:-5} out=${3:-$(mktemp -d /tmp/ipsecperf-overhead.XXXXXX)}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+ipsecperf=${IPSECPERF:-$top/build/ipsecperf}
 [ "$(id -u)" = 0 ] || { echo "needs root" >&2; exit 4; }
 mkdir -p "$out"
 for ((i = 1; i <= n; i++)); do
@@ -16,7 +17,7 @@ for ((i = 1; i <= n; i++)); do
 	for mode in $order; do
 		extra=()
 		[ "$mode" = on ] && extra=(--profile)
-		"$top/build/ipsecperf" run -q -t "$secs" -r 1 "${extra[@]}" -o "$out/$mode-$i" clear no-gso \
+		"$ipsecperf" run -q -t "$secs" -r 1 "${extra[@]}" -o "$out/$mode-$i" clear no-gso \
 			> "$out/$mode-$i.log" 2>&1 || true
 	done
 done

@@ -16,7 +16,7 @@ out="$TMP/res"
 "$IPSECPERF" run --quiet --profile --duration 2 --omit 1 --repeat 1 -o "$out" clear no-gso \
 	> "$TMP/stdout" 2> "$TMP/stderr" &
 pid=$!
-wait $pid || { cat "$TMP/stderr" >&2; fail "run --profile exited $?"; }
+wait $pid || { rc=$?; cat "$TMP/stderr" >&2; fail "run --profile exited $rc"; }
 ip netns list | grep -q "^ipsecperf-$pid-" && fail "the run left its namespaces behind"
 pgrep -f "$out/raw" > /dev/null && fail "a perf record of this run is still running"
 ls /tmp/ipsecperf-profile-* > /dev/null 2>&1 && info "note: /tmp/ipsecperf-profile-* exist (another run's, or left behind)"
@@ -54,7 +54,7 @@ for line in open(os.path.join(out, "runs.jsonl")):
 EOF
 
 "$IPSECPERF" report --profile "$out" > "$TMP/report" 2> "$TMP/report.err" ||
-	{ cat "$TMP/report.err" >&2; fail "report --profile exited $?"; }
+	{ rc=$?; cat "$TMP/report.err" >&2; fail "report --profile exited $rc"; }
 grep -q '^clear: 1 run' "$TMP/report" || fail "no top table for clear"
 grep -q '^no-gso against clear' "$TMP/report" || fail "no difference table no-gso against clear"
 [ -s "$out/profile-clear.folded" ] && [ -s "$out/profile-no-gso.folded" ] || fail "merged folded stacks missing"

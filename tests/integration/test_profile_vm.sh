@@ -13,7 +13,7 @@ info "kernel: $k61"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm --kernel "$k61" --profile --duration 2 --omit 1 --repeat 1 \
 	-o "$out" clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run --profile in the VM exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run --profile in the VM exited $rc"; }
 assert_vm_clean "after a VM run with --profile"
 
 python3 - "$out" << 'PY' || fail "profiles from the guest (above)"
@@ -36,6 +36,6 @@ for line in open(os.path.join(out, "runs.jsonl")):
 PY
 
 "$IPSECPERF" report --profile "$out" > "$TMP/report" 2> "$TMP/report.err" ||
-	{ cat "$TMP/report.err" >&2; fail "report --profile exited $?"; }
+	{ rc=$?; cat "$TMP/report.err" >&2; fail "report --profile exited $rc"; }
 grep -q '^esp-null against clear' "$TMP/report" || fail "no difference table"
 exit 0

@@ -4,7 +4,8 @@
 # kernel in the VM testbed (the development machines' own kernel has none).
 # esp-null, esp-gcm and esp-null-gso for 2 s each: every run ok, four SAs per
 # run (two SPIs, each in both namespaces) that all counted packets, the
-# inbound SA of each direction saw what its outbound peer sent, and the GSO
+# inbound SA of each direction took no more than its outbound peer sent
+# (over the whole load, "sa_load"; "sa" is the measured window), and the GSO
 # case shows GSO over ESP (fewer outbound SA packets than ESP packets on the
 # wire) while esp-null does not. No key reaches the results or the console.
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +37,11 @@ recs = {r["scenario"]: r for r in map(json.loads, open(sys.argv[1]))}
 assert sorted(recs) == ["esp-gcm", "esp-null", "esp-null-gso"], sorted(recs)
 for name, r in recs.items():
     assert r["status"] == "ok", f"{name}: {r['status']}: {r.get('reason')}"
-    sas = r["sa"]
+    # "sa" covers the measured window; "sa_load", where the probes' code adds
+    # it, the whole load: quiet at both ends, so the two sides must agree
+    assert all(s["packets"] > 0 for s in r["sa"]), f"{name}: an SA counted nothing in the window: {r['sa']}"
+    sas = r.get("sa_load", r["sa"])
+    exact = "sa_load" in r
     assert len(sas) == 4, f"{name}: {len(sas)} SAs recorded, expected 4"
     assert len({s["spi"] for s in sas}) == 2, f"{name}: SPIs {sas}"
     for s in sas:
@@ -46,18 +51,12 @@ for name, r in recs.items():
         i = next(s for s in sas if s["spi"] == spi and s["dir"] == "in")
         assert o["netns"] != i["netns"], f"{name}: SA {spi} out and in in one namespace"
         # one end cannot take in more than the other sent (veth may drop
-        # under load, so fewer is possible; a few may cross the counters'
-        # reading at the edges); nor can the highest sequence number pass it
-        if name == "esp-null-gso":
-            # with GSO over ESP, 6.1 has been seen to receive more sequence
-            # numbers than the sender's oseq advanced (6934 vs 6850 once,
-            # equal in other runs): recorded, not judged here
-            if i["packets"] > o["wire_packets"] + 3:
-                print(f"  note: {name}: SA {spi} in took {i['packets']} packets, out's oseq advanced "
-                      f"{o['wire_packets']}", file=sys.stderr)
-            continue
-        assert i["packets"] <= o["wire_packets"] + 3, f"{name}: {o} vs {i}"
-        assert i["wire_packets"] <= o["wire_packets"] + 3, f"{name}: {o} vs {i}"
+        # under load, so fewer is possible), nor can the highest sequence
+        # number received pass it; over the whole load (quiet at both ends)
+        # exactly, within the window by what was in flight at its edges
+        slack = 3 if exact else 200
+        assert i["packets"] <= o["wire_packets"] + slack, f"{name}: {o} vs {i}"
+        assert i["wire_packets"] <= o["wire_packets"] + slack, f"{name}: {o} vs {i}"
     data_out = next(s for s in sas if s["dir"] == "out" and s["netns"] == "tx")
     print(f"  {name}: {r['throughput_bps']/1e9:.4f} Gbit/s, data SA {data_out['spi']}: "
           f"{data_out['packets']} packets, {data_out['wire_packets']} on the wire", file=sys.stderr)

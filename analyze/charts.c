@@ -109,7 +109,8 @@ static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
 
 struct chart {
 	char name[128];
-	const char *title, *ylabel;
+	char title[192];
+	const char *ylabel;
 	struct metric m;
 };
 
@@ -275,7 +276,8 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			continue;
 		charts[ncharts].m = r->m;
 		snprintf(charts[ncharts].name, sizeof(charts[0].name), "counter-%s", r->m.counter);
-		charts[ncharts].title = r->m.counter;
+		snprintf(charts[ncharts].title, sizeof(charts[0].title),
+			 "%s per packet sent: median, whiskers min-max", r->m.counter);
 		charts[ncharts].ylabel = "events per packet sent";
 		ncharts++;
 	}

@@ -216,6 +216,46 @@ static void test_load_and_summary(void **state)
 	rmdir(tmpdir);
 }
 
+static void test_text_helpers(void **state)
+{
+	static const char *const heads[] = { "scenario", "n", "median" };
+	static const bool left[] = { true, false, false };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct tab t;
+	int w[TAB_MAXCOLS], r;
+
+	(void)state;
+	assert_int_equal(fmt_decimals(9.201), 3);
+	assert_int_equal(fmt_decimals(0.01685), 5);
+	assert_int_equal(fmt_decimals(1262.7), 0);
+	assert_int_equal(fmt_decimals_sig(0.01685, 3), 4);
+
+	tab_init(&t, 3, heads, left);
+	r = tab_row(&t);
+	tab_set(&t, r, 0, "esp-null-tunnel");
+	tab_set(&t, r, 1, "%d", 10);
+	tab_set(&t, r, 2, "%.5f", 0.01685);
+	assert_int_equal(tab_widths(&t, w), 15 + 1 + 2 + 1 + 7);
+	f = open_memstream(&buf, &len);
+	tab_print(f, &t, NULL);
+	fclose(f);
+	/* two blanks between columns, figures right-aligned, no trailing blank */
+	assert_string_equal(buf, "scenario          n   median\n"
+				 "---------------  --  -------\n"
+				 "esp-null-tunnel  10  0.01685\n");
+	free(buf);
+	tab_free(&t);
+
+	f = open_memstream(&buf, &len);
+	fputs_wrapped(f, "warning: a line that is much longer than seventy-two columns wraps at a blank and indents", 0, 4);
+	fclose(f);
+	assert_string_equal(buf, "warning: a line that is much longer than seventy-two columns wraps at a\n"
+				 "    blank and indents\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_load_and_summary),
+		cmocka_unit_test(test_text_helpers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1015,6 +1015,23 @@ static json_t *run_once(struct peer *p, struct results_writer *res, const struct
 	} else {
 		json_object_set_new(rec, "counters", probes_counters_unavailable("probes not loaded (--no-probes)"));
 	}
+	/* the peer's counters, with the peer's SAs as their per-packet bases */
+	json_t *rx_counters = NULL;
+
+	if (p->peer_probes && !p->lost) {
+		json_t *sa = json_deep_copy(json_object_get(rec, "sa")), *r;
+
+		for (size_t i = json_array_size(sa); i-- > 0;)
+			if (strcmp(json_string_value(json_object_get(json_array_get(sa, i), "host")) ?: "", "receiver"))
+				json_array_remove(sa, i);
+		r = agent_call(p, json_pack("{s:s, s:o}", "op", "probes-counters", "sa", sa));
+		if (r && json_is_object(json_object_get(r, "counters")))
+			rx_counters = json_incref(json_object_get(r, "counters"));
+		json_decref(r);
+	}
+	json_object_set_new(rec, "counters_receiver", rx_counters ? rx_counters : probes_counters_unavailable(
+		p->no_probes ? "probes not loaded (--no-probes)" : p->have_agent ? (p->lost ? "the peer was lost" :
+		"the peer's agent could not count") : "no ipsecperf on the peer to load probes there"));
 	cpu_close(&w.cpu);
 	return rec;
 }
@@ -1120,6 +1137,7 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
 
 	memset(p, 0, sizeof(*p));
 	p->cfg = cfg;
+	p->no_probes = no_probes;
 	p->prog = cfg->peer_ipsecperf ? cfg->peer_ipsecperf : "ipsecperf";
 	p->port = port;
 	p->agent.pid = -1;
@@ -1147,6 +1165,13 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
 			snprintf(why, sizeof(why), "%.250s", p->lost_why);
 		if (rc == 0 && p->probes)
 			probes_attach(p->probes, (const char *const[]){ cfg->dev, NULL });
+		/* the peer's probes, by its agent, on its end of the link */
+		if (rc == 0 && p->have_agent && !p->no_probes && !cfg->dry_run) {
+			json_t *r = agent_call(p, json_pack("{s:s, s:s}", "op", "probes-attach", "dev", cfg->peer_dev));
+
+			p->peer_probes = r && json_is_true(json_object_get(r, "ok"));
+			json_decref(r);
+		}
 		for (int r = 1; r <= cfg->repeat && !stop_requested(); r++) {
 			json_t *rec;
 
@@ -1182,6 +1207,9 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
 			pr_warn("run: %s %s: %s", sc->name, rc > 0 ? "skipped" : "failed", why);
 		if (p->probes)
 			probes_detach(p->probes);
+		if (p->peer_probes && !p->lost) /* before the undo may unload a probed module there */
+			json_decref(agent_call(p, json_pack("{s:s}", "op", "probes-detach")));
+		p->peer_probes = false;
 		journal_undo_to(mark);
 	}
 	progress_clear(&pr);

@@ -17,6 +17,9 @@
  *   modules, kmod             loaded modules; one module's state ("name")
  *   policy-add, sa-add        an xfrm policy or SA (xfrm.c; the SA's key in hex)
  *   sa-get                    an SA's counters
+ *   probes-attach, -detach    the BPF probes on "dev" (probes/); their window
+ *                             opens and closes with cpu-start and cpu-stop
+ *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases)
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
  * journals its changes there as remote-argv records running this.
@@ -52,6 +55,7 @@
 #include "journal.h"
 #include "exec.h"
 #include "load.h"
+#include "probes.h"
 #include "log.h"
 #include "testbed_peer.h"
 #include "version.h"
@@ -81,6 +85,7 @@ static struct {
 	struct rx_shm *shm;
 	struct cpu_acct cpu;
 	bool cpu_open;
+	struct probes *probes;
 } ag = { .rx = -1 };
 
 int peer_hex_decode(const char *hex, uint8_t *out, size_t max)
@@ -330,6 +335,8 @@ static void op_cpu(bool start)
 		if (!ag.cpu_open)
 			cpu_open(&ag.cpu);
 		ag.cpu_open = true;
+		if (ag.probes)
+			probes_window(ag.probes, 1);
 		cpu_start(&ag.cpu);
 		answer(json_pack("{s:b}", "ok", 1));
 		return;
@@ -339,6 +346,8 @@ static void op_cpu(bool start)
 		return;
 	}
 	cpu_stop(&ag.cpu);
+	if (ag.probes)
+		probes_window(ag.probes, 0);
 	uint64_t cycles = cpu_cycles(&ag.cpu, &method);
 
 	answer(json_pack("{s:b, s:f, s:f, s:I, s:s}", "ok", 1, "busy_s", cpu_busy_s(&ag.cpu, -1), "window_s",
@@ -428,6 +437,30 @@ static void op_sa_get(json_t *req)
 
 	answer(json_pack("{s:b, s:i, s:I, s:I, s:I, s:I}", "ok", 1, "err", err, "packets", (json_int_t)c.packets,
 			 "bytes", (json_int_t)c.bytes, "oseq", (json_int_t)c.oseq, "seq", (json_int_t)c.seq));
+}
+
+static void op_probes_attach(json_t *req)
+{
+	const char *dev = str(req, "dev");
+
+	if (!ag.probes)
+		ag.probes = probes_open();
+	probes_attach(ag.probes, (const char *const[]){ dev, NULL });
+	answer(json_pack("{s:b, s:i}", "ok", 1, "attached", probes_nattached(ag.probes)));
+}
+
+static void op_probes_counters(json_t *req)
+{
+	json_t *sa = json_object_get(req, "sa");
+	json_t *rec = json_pack("{s:o}", "sa", json_is_array(sa) ? json_deep_copy(sa) : json_array());
+
+	if (!ag.probes) {
+		json_decref(rec);
+		answer_err("probes-counters before probes-attach");
+		return;
+	}
+	answer(json_pack("{s:b, s:o}", "ok", 1, "counters", probes_counters_json(ag.probes, rec)));
+	json_decref(rec);
 }
 
 /* --undo RECORD: one journal record of ipsec.c's kinds, undone here. */
@@ -525,12 +558,21 @@ int cmd_peer_agent(int argc, char **argv)
 			op_sa_add(req);
 		else if (!strcmp(op, "sa-get"))
 			op_sa_get(req);
+		else if (!strcmp(op, "probes-attach"))
+			op_probes_attach(req);
+		else if (!strcmp(op, "probes-detach")) {
+			if (ag.probes)
+				probes_detach(ag.probes);
+			answer(json_pack("{s:b}", "ok", 1));
+		} else if (!strcmp(op, "probes-counters"))
+			op_probes_counters(req);
 		else
 			answer_err("unknown request '%s'", op);
 		json_decref(req);
 	}
 	explicit_bzero(line, sizeof(line));
 	rx_stop();
+	probes_close(ag.probes);
 	if (ag.cpu_open)
 		cpu_close(&ag.cpu);
 	munmap(ag.shm, sizeof(*ag.shm));

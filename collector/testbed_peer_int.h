@@ -31,6 +31,8 @@ struct peer {
 	bool lost;
 	char lost_why[600];
 	struct probes *probes;
+	bool no_probes;            /* --no-probes: none here, none on the peer */
+	bool peer_probes;          /* the agent's probes attached for this scenario */
 };
 
 void peer_lost(struct peer *p, const char *why);

@@ -53,6 +53,12 @@ for n, line in enumerate(open(sys.argv[1]), 1):
           "cycles_per_byte is not the sum")
     check(r.get("peer_kernel"), "no peer kernel")
     check(r.get("cpus") == {"sender": 0, "receiver": 1}, "not pinned as asked")
+    # the peer's probes, loaded by its agent: the same counters, on the peer's device
+    rx = r.get("counters_receiver", {})
+    check(set(rx) == set(r.get("counters", {})), "counters_receiver has not the counters' names")
+    tx_skbs = r["counters"].get("xmit_skbs", {}).get("count")
+    if tx_skbs is not None:
+        check((rx.get("xmit_skbs", {}).get("count") or 0) > 0, "the peer's probes counted no xmit (its ACKs)")
 print(" ".join(json.loads(l)["scenario"] for l in open(sys.argv[1])), file=sys.stderr)
 sys.exit(0 if ok else 1)
 EOF

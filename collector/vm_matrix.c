@@ -3,6 +3,7 @@
  * The vm testbed's matrix (every --kernel in turn) and its summary, the
  * kernels side by side, scenario by scenario.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +165,34 @@ static void print_metric(FILE *f, const struct results *r, const char **kernels,
 	results_groups_free(groups, ngroups);
 }
 
+/* ", TCG, first measured byte after 16.4 s" from meta.json's vm list, or "". */
+static const char *boot_line(const char *resultsdir, const char *release)
+{
+	static char line[128];
+	char path[PATH_MAX + 16];
+	json_t *meta, *v;
+	size_t i;
+
+	line[0] = '\0';
+	snprintf(path, sizeof(path), "%s/meta.json", resultsdir);
+	meta = json_load_file(path, 0, NULL);
+	json_array_foreach(json_object_get(meta, "vm"), i, v) {
+		const char *rel = json_string_value(json_object_get(v, "release"));
+		const char *acc = json_string_value(json_object_get(v, "accel"));
+		json_t *fb = json_object_get(v, "boot_to_first_measured_byte_s");
+
+		if (!rel || strcmp(rel, release) || !acc)
+			continue;
+		if (json_is_number(fb))
+			snprintf(line, sizeof(line), " (%s, first measured byte after %.1f s)",
+				 !strcmp(acc, "kvm") ? "KVM" : "TCG", json_number_value(fb));
+		else
+			snprintf(line, sizeof(line), " (%s)", !strcmp(acc, "kvm") ? "KVM" : "TCG");
+	}
+	json_decref(meta);
+	return line;
+}
+
 int vm_print_summary(FILE *f, const char *resultsdir)
 {
 	struct results r;
@@ -175,13 +204,15 @@ int vm_print_summary(FILE *f, const char *resultsdir)
 		pr_warn("%s", err);
 		return -1;
 	}
-	if (results_kernels(&r, &kernels, &nk) < 0 || nk == 0) {
+	/* one kernel: the summary above says it all */
+	if (results_kernels(&r, &kernels, &nk) < 0 || nk < 2) {
+		free(kernels);
 		results_free(&r);
 		return 0;
 	}
 	fprintf(f, "\nKernels side by side (K2.. with their change from K1):\n");
 	for (int k = 0; k < nk; k++)
-		fprintf(f, "  K%d = %s\n", k + 1, kernels[k]);
+		fprintf(f, "  K%d = %s%s\n", k + 1, kernels[k], boot_line(resultsdir, kernels[k]));
 	print_metric(f, &r, kernels, nk, &(struct metric){ .kind = METRIC_THROUGHPUT },
 		     "Throughput, Gbit/s");
 	print_metric(f, &r, kernels, nk, &(struct metric){ .kind = METRIC_CPB },

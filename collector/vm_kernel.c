@@ -221,6 +221,14 @@ int vm_kernel_unpack_deb(const char *deb, char *dir, size_t dirlen)
 	vm_fmt(mark, sizeof(mark), "%s/%s", tmp, COMPLETE_MARK);
 	if (vm_write_file(mark, deb, strlen(deb)) < 0)
 		goto fail;
+	/* another run may have unpacked the same package meanwhile: keep its copy */
+	vm_fmt(mark, sizeof(mark), "%s/%s", final, COMPLETE_MARK);
+	if (vm_is_file(mark)) {
+		vm_rm_rf(tmp);
+		free(out);
+		vm_fmt(dir, dirlen, "%s", final);
+		return 0;
+	}
 	vm_rm_rf(final);
 	if (rename(tmp, final) < 0) {
 		pr_warn("kernel cache: cannot rename %s to %s: %s", tmp, final, strerror(errno));

@@ -476,6 +476,41 @@ static const char *test_name(enum compare_test t)
 	return t == TEST_MW ? "Mann-Whitney U (exact, two-sided)" : "Welch's t (two-sided)";
 }
 
+/*
+ * Two kernels of one results directory: did every run of one come before
+ * every run of the other? Then a drift of the host during the run (load,
+ * temperature, other guests) is confounded with the kernel. ISO 8601 UTC
+ * timestamps of one writer compare as strings.
+ */
+static bool kernels_ran_in_sequence(const struct side *s, const char *ka, const char *kb)
+{
+	const char *a_min = NULL, *a_max = NULL, *b_min = NULL, *b_max = NULL;
+
+	for (int i = 0; i < s->r.nruns; i++) {
+		const struct run_record *rec = &s->r.runs[i];
+		const char **lo, **hi;
+
+		if (!rec->start)
+			return false;
+		if (!strcmp(rec->kernel, ka)) {
+			lo = &a_min;
+			hi = &a_max;
+		} else if (!strcmp(rec->kernel, kb)) {
+			lo = &b_min;
+			hi = &b_max;
+		} else {
+			continue;
+		}
+		if (!*lo || strcmp(rec->start, *lo) < 0)
+			*lo = rec->start;
+		if (!*hi || strcmp(rec->start, *hi) > 0)
+			*hi = rec->start;
+	}
+	if (!a_min || !b_min)
+		return false;
+	return strcmp(a_max, b_min) < 0 || strcmp(b_max, a_min) < 0;
+}
+
 static int print_text(FILE *f, const struct side *b, const struct side *n, const struct pair_row *rows,
 		      int nrows, const struct opts *o, int nreg)
 {
@@ -556,6 +591,14 @@ static int print_text(FILE *f, const struct side *b, const struct side *n, const
 			 "Not shown: %d counter row%s at zero in every run on both sides (in -f json and csv).",
 			 nzero, nzero > 1 ? "s" : "");
 		fputs_wrapped(f, line, 0, 0);
+	}
+	if (!strcmp(b->dir, n->dir) && nrows &&
+	    strcmp(rows[0].kernel_base, rows[0].kernel_new) &&
+	    kernels_ran_in_sequence(b, rows[0].kernel_base, rows[0].kernel_new)) {
+		snprintf(line, sizeof(line),
+			 "note: all runs of %s came before or after all runs of %s: a change of the host during the run (load, other guests) cannot be told from a change of kernel. Interleave the kernels, or repeat the run in the other order.",
+			 rows[0].kernel_base, rows[0].kernel_new);
+		fputs_wrapped(f, line, 0, 6);
 	}
 	if (too_few) {
 		snprintf(line, sizeof(line),

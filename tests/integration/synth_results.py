@@ -40,12 +40,16 @@ def main():
             "params": {"duration_s": 10, "omit_s": 1, "repeat": a.repeat}}
     with open(os.path.join(a.dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
+    seq = 0
     with open(os.path.join(a.dir, "runs.jsonl"), "w") as f:
         for k in kernels:
             for s in scen:
                 for r in range(1, a.repeat + 1):
+                    # kernel after kernel, as the VM testbed runs them
                     rec = {"version": 1, "kernel": k, "scenario": s, "repeat": r,
-                           "start": "2026-11-29T19:00:00Z", "duration_s": 10.0}
+                           "start": "2026-11-29T19:%02d:%02dZ" % (seq // 4, seq % 4 * 15),
+                           "duration_s": 10.0}
+                    seq += 1
                     if (s, str(r)) in fails:
                         rec.update(status="failed", reason="iperf3 exited with status 1")
                     else:

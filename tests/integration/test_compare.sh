@@ -75,6 +75,8 @@ synth "$TMP/two" --kernels k1,k2 --seed 10
 synth "$TMP/other" --kernels k1,k3 --seed 11
 expect 2 'the kernels differ: .*two/runs.jsonl has k1, k2; .*other/runs.jsonl has k1, k3' "$TMP/two" "$TMP/other"
 expect 0 '^kernel k1 -> k2' --base-kernel k1 --new-kernel k2 "$TMP/two" "$TMP/two"
+grep -q '^note: all runs of k1 came before or after all runs of k2' "$TMP/out" ||
+	{ cat "$TMP/out" >&2; fail "no note on kernels run in sequence"; }
 expect 2 "no runs of kernel 'k9'" --base-kernel k9 "$TMP/two" "$TMP/two"
 expect 2 'ipsecperf: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
 expect 2 'two results directories expected' "$TMP/base"

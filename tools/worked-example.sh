@@ -100,7 +100,9 @@ $(cat "$out/compare.txt")
 * Do not read the compare verdict as a kernel regression. The VM testbed
   ran all of 6.1's runs, then all of 6.12's, on a host shared with other
   jobs: a change of load between the two halves is indistinguishable
-  from a change of kernel, and the test cannot know. The clear-text
+  from a change of kernel, and the test cannot know (compare says so in
+  its note: it sees from the start times that the kernels ran in
+  sequence). The clear-text
   "regression" (-35%, p 0.0003) and the esp-null "improvement" (+221%)
   are of that kind; the per-packet counters, which do not depend on load,
   do not move (kmalloc_esp_output: 0.9998 against 1.0000 per packet,

@@ -301,21 +301,72 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 		set_how(p, c, false, "no call to memmove found in %s", tried);
 }
 
+/*
+ * Does fn call an allocator itself (1), only tail-jump to one (0), or can
+ * its code not be read (-1)? A tail jump leaves fn's caller as kmalloc's
+ * call_site; an ordinary call makes the call_site fn's own.
+ */
+static int calls_kmalloc(const struct ksyms *ks, const char *fn)
+{
+	static const char *const allocs[] = { "__kmalloc", "__kmalloc_noprof", "__kmalloc_node",
+					      "__kmalloc_node_noprof", "__kmalloc_cache_noprof",
+					      "kmalloc_trace", "kmalloc_trace_noprof" };
+	uint64_t lo, hi, targets[8];
+	size_t nt = 0, offs[16], n;
+	char why[256];
+	uint8_t *code;
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++) {
+		const struct ksym *s = ksyms_find(ks, allocs[i]);
+
+		if (s)
+			targets[nt++] = s->addr;
+	}
+	if (!nt || ksyms_range(ks, fn, &lo, &hi) < 0 || !(code = malloc(hi - lo)))
+		return -1;
+	if (kcore_read(NULL, lo, code, hi - lo, why, sizeof(why)) < 0) {
+		free(code);
+		return -1;
+	}
+	n = find_call_sites(code, hi - lo, lo, targets, nt, offs, 16);
+	for (size_t i = 0; i < n && i < 16; i++)
+		if (code[offs[i]] == 0xe8)
+			rc = 1;
+	free(code);
+	return rc;
+}
+
 static void attach_kmem(struct probes *p, const struct ksyms *ks)
 {
-	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp", "esp_output_done" };
-	char where[200] = "", why[256];
+	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
+	char where[300] = "", why[256];
 	int n = 0;
 
+	/* esp_output_done frees, never allocates: kfree is matched by pointer, wherever it is */
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && n < IPP_MAX_RANGES; i++) {
+		const char *note = "";
 		uint64_t lo, hi;
 
-		if (i == 2 || ksyms_range(ks, fns[i], &lo, &hi) < 0)
-			continue; /* esp_output_done frees, never allocates: kfree is matched by pointer */
+		if (ksyms_range(ks, fns[i], &lo, &hi) < 0)
+			continue;
+		if (i == 1) {
+			/* esp_input allocates through esp_alloc_tmp too */
+			int c = calls_kmalloc(ks, fns[i]);
+
+			if (c == 0) {
+				snprintf(where + strlen(where), sizeof(where) - strlen(where),
+					 " (esp_alloc_tmp tail-calls the allocator: the call site is its caller's)");
+				continue;
+			}
+			note = c > 0 ? " (which calls the allocator itself, so esp_input's tmp buffers count too)"
+				     : " (its code unreadable: if it calls the allocator itself, esp_input's tmp buffers count too)";
+		}
 		p->skel->bss->esp_lo[n] = lo;
 		p->skel->bss->esp_hi[n] = hi;
 		n++;
-		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s", *where ? ", " : "", fns[i]);
+		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s%s",
+			 *where && where[0] != ' ' ? ", " : "", fns[i], note);
 	}
 	if (!n) {
 		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));

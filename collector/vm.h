@@ -41,7 +41,7 @@ struct vm_stats {
 	double boot_to_first_byte_s; /* qemu start to the first byte of load; <0 unknown */
 	double total_s;         /* qemu start to qemu gone */
 	double cpu_to_init_s, cpu_to_first_byte_s; /* CPU time qemu used until then; 0 unknown */
-	int runs_ok, runs_failed; /* records appended to the host's runs.jsonl */
+	int runs_ok, runs_failed, runs_skipped; /* records appended to the host's runs.jsonl */
 	json_t *kernel_meta;    /* the guest's meta.json kernel entry (caller decrefs) */
 };
 

@@ -61,7 +61,7 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 		if (st.kernel_meta)
 			json_array_append(kernels, st.kernel_meta);
 		json_array_append_new(
-			vms, json_pack("{s:s, s:s, s:s, s:s, s:f, s:o, s:f, s:f, s:f, s:i, s:i}", "spec",
+			vms, json_pack("{s:s, s:s, s:s, s:s, s:f, s:o, s:f, s:f, s:f, s:i, s:i, s:i}", "spec",
 				       cfg->kernels[i], "release", st.release, "accel", st.accel,
 				       "accel_why", st.accel_why, "boot_to_init_s", st.boot_to_init_s,
 				       "boot_to_first_measured_byte_s",
@@ -70,7 +70,7 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 				       "qemu_cpu_to_init_s", st.cpu_to_init_s,
 				       "qemu_cpu_to_first_byte_s", st.cpu_to_first_byte_s,
 				       "total_s", st.total_s, "runs_ok", st.runs_ok, "runs_failed",
-				       st.runs_failed));
+				       st.runs_failed, "runs_skipped", st.runs_skipped));
 		if (res->meta)
 			writer_write_meta(res);
 		json_decref(st.kernel_meta);

@@ -18,7 +18,8 @@
 #include "results.h"
 
 const char help_report_profile[] =
-	"usage: ipsecperf report --profile [--base SCENARIO] [--top N] [--folded DIR] DIR...\n"
+	"usage: ipsecperf report --profile [--base SCENARIO | --base-kernel K] [--top N]\n"
+	"                                  [--folded DIR] DIR...\n"
 	"\n"
 	"From the profiles `ipsecperf run --profile` recorded: per scenario (and\n"
 	"kernel) the functions with the most samples, each with its share of the\n"
@@ -32,6 +33,8 @@ const char help_report_profile[] =
 	"\n"
 	"options:\n"
 	"  --base SCENARIO    the scenario others are compared with\n"
+	"  --base-kernel K    instead, each kernel's scenarios against the same\n"
+	"                     scenario on kernel K (uname -r; DIRs of several kernels)\n"
 	"  --top N            functions per table (default 15)\n"
 	"  --folded DIR       where the merged folded stacks go\n"
 	"\n"
@@ -285,16 +288,23 @@ static int print_diff(FILE *f, const struct pgroup *base, const struct pgroup *g
 	struct prof_diff_row *rows;
 	size_t n, shown = 0;
 
+	bool by_kernel = !strcmp(base->scenario, g->scenario);
+	const char *cb = by_kernel ? base->kernel : base->scenario, *cg = by_kernel ? g->kernel : g->scenario;
+
 	if (prof_diff(&base->merged, &g->merged, &rows, &n) < 0)
 		return -1;
-	fprintf(f, "\n%s against %s%s%s: cycles/byte per function (self), by gain\n", g->scenario,
-		base->scenario, with_kernel ? " on " : "", with_kernel ? g->kernel : "");
+	if (by_kernel)
+		fprintf(f, "\n%s on %s against %s: cycles/byte per function (self), by gain\n", g->scenario,
+			g->kernel, base->kernel);
+	else
+		fprintf(f, "\n%s against %s%s%s: cycles/byte per function (self), by gain\n", g->scenario,
+			base->scenario, with_kernel ? " on " : "", with_kernel ? g->kernel : "");
 	if (!isfinite(base->merged.cpb) || !isfinite(g->merged.cpb)) {
 		fprintf(f, "(no cycles per byte in the records: nothing to compare)\n");
 		free(rows);
 		return 0;
 	}
-	fprintf(f, "%8.8s %8.8s %8s  %-*s\n", base->scenario, g->scenario, "gain", NAMEW, "function");
+	fprintf(f, "%8.8s %8.8s %8s  %-*s\n", cb, cg, "gain", NAMEW, "function");
 	for (size_t i = 0; i < n && (int)shown < top; i++) {
 		if (rows[i].gain <= 0)
 			break;
@@ -340,15 +350,16 @@ int cmd_report_profile(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "profile", no_argument, NULL, 'p' },
 		{ "base", required_argument, NULL, 'b' },
+		{ "base-kernel", required_argument, NULL, 'k' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "folded", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *base_name = NULL, *folded_dir = NULL;
+	const char *base_name = NULL, *base_kernel = NULL, *folded_dir = NULL;
 	struct preport r = { 0 };
 	char err[8192] = "";
-	bool with_kernel = false;
+	bool with_kernel = false, base_given;
 	int c, top = 15, ret = EXIT_OK;
 	char *end;
 
@@ -360,6 +371,9 @@ int cmd_report_profile(int argc, char **argv)
 			break;
 		case 'b':
 			base_name = optarg;
+			break;
+		case 'k':
+			base_kernel = optarg;
 			break;
 		case 'n':
 			top = (int)strtol(optarg, &end, 10);
@@ -405,6 +419,7 @@ int cmd_report_profile(int argc, char **argv)
 		}
 		with_kernel |= strcmp(r.g[i].kernel, r.g[0].kernel) != 0;
 	}
+	base_given = base_name != NULL;
 	if (!base_name)
 		base_name = r.g[0].scenario;
 	else {
@@ -419,6 +434,18 @@ int cmd_report_profile(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (base_kernel) {
+		bool found = false;
+
+		for (int i = 0; i < r.ng; i++)
+			found |= !strcmp(r.g[i].kernel, base_kernel);
+		if (!found) {
+			pr_warn("report: --base-kernel %s: no profiled runs of that kernel (uname -r, as in the records)",
+				base_kernel);
+			preport_free(&r);
+			return EXIT_USAGE;
+		}
+	}
 	printf("CPU profiles (perf cpu-clock, all CPUs, measured window only).\n"
 	       "self%%: samples with the function as the leaf, of the busy samples;\n"
 	       "total%%: with it anywhere on the stack; cyc/B: self%% x cycles/byte.\n"
@@ -428,7 +455,19 @@ int cmd_report_profile(int argc, char **argv)
 		       r.skipped == 1 ? "" : "s", r.first_skip);
 	for (int i = 0; i < r.ng; i++)
 		print_top(stdout, &r.g[i], top, with_kernel);
-	for (int i = 0; i < r.ng; i++) {
+	/* --base-kernel: each other kernel's scenario against the same scenario on that kernel */
+	for (int i = 0; i < r.ng && base_kernel; i++) {
+		const struct pgroup *base = NULL;
+
+		if (!strcmp(r.g[i].kernel, base_kernel))
+			continue;
+		for (int j = 0; j < r.ng && !base; j++)
+			if (!strcmp(r.g[j].kernel, base_kernel) && !strcmp(r.g[j].scenario, r.g[i].scenario))
+				base = &r.g[j];
+		if (base && print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
+			ret = EXIT_FAIL;
+	}
+	for (int i = 0; i < r.ng && (!base_kernel || base_given); i++) {
 		const struct pgroup *base = NULL;
 
 		if (!strcmp(r.g[i].scenario, base_name))

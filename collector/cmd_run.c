@@ -242,6 +242,10 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");
 		return -1;
 	}
+	if (c->profile_hz && !strcmp(c->testbed, "peer")) {
+		pr_warn("run: --profile is not supported on the peer testbed yet; use netns or vm");
+		return -1;
+	}
 	if (c->profile_hz && !c->dry_run) {
 		char why[256];
 

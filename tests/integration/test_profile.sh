@@ -62,4 +62,21 @@ grep -q '^no-gso against clear' "$TMP/report" || fail "no difference table no-gs
 	fail "--base no-gso not honoured"
 "$IPSECPERF" report --profile --base nosuch "$out" > /dev/null 2>&1
 [ $? = 2 ] || fail "--base with an unknown scenario must exit 2"
+
+# two kernels side by side: the same records under another kernel name
+python3 - "$out" "$TMP/res2" <<'EOF'
+import json, os, shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+shutil.copytree(src, dst)
+with open(os.path.join(dst, "runs.jsonl"), "w") as f:
+    for line in open(os.path.join(src, "runs.jsonl")):
+        r = json.loads(line)
+        r["kernel"] = "other-kernel"
+        f.write(json.dumps(r) + "\n")
+EOF
+k=$(jq_lines "$out/runs.jsonl" 'r["kernel"]' | head -1)
+"$IPSECPERF" report --profile --base-kernel "$k" --folded "$TMP" "$out" "$TMP/res2" > "$TMP/report2" ||
+	fail "report --profile --base-kernel exited $?"
+grep -q "^clear on other-kernel against $k" "$TMP/report2" || fail "no kernel difference table"
+[ -s "$TMP/profile-other-kernel-clear.folded" ] || fail "no folded stacks per kernel and scenario"
 exit 0

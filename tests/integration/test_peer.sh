@@ -110,6 +110,25 @@ run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --peer "root@$PEER_ADDR_P" -t 1
 jq_lines "$TMP/esplink/runs.jsonl" 'r["status"] + ": " + r["reason"]' | grep -q '^skipped: ssh reaches the peer over the link under test' ||
 	{ cat "$TMP/esplink.err" >&2; fail "ESP with ssh over the link under test was not refused"; }
 
+# --- a peer without ipsecperf -------------------------------------------------
+# clear still runs (the peer's busy time from its /proc/stat through ssh);
+# tcp-md5 needs the agent for its key and is skipped, saying so.
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --peer-ipsecperf /nonexistent/ipsecperf -t 2 -O 1 -r 1 \
+	-o "$TMP/noagent" clear tcp-md5 > "$TMP/noagent.out" 2> "$TMP/noagent.err"
+rc=$?
+[ $rc = 0 ] || { cat "$TMP/noagent.err" >&2; fail "without the agent: exit $rc"; }
+jq_lines "$TMP/noagent/runs.jsonl" 'r["scenario"] + " " + r["status"]' | tr '\n' ' ' | grep -qx 'clear ok tcp-md5 skipped ' ||
+	{ cat "$TMP/noagent/runs.jsonl" >&2; fail "without the agent: not clear ok, tcp-md5 skipped"; }
+jq_lines "$TMP/noagent/runs.jsonl" 'r.get("reason", "")' | grep -q 'needs ipsecperf on the peer' ||
+	fail "without the agent: tcp-md5's reason does not say it needs ipsecperf on the peer"
+jq_lines "$TMP/noagent/runs.jsonl" 'r["cpu_busy_s"]["receiver"] > 0 and r["cycles_per_byte_receiver"] is None if r["status"] == "ok" else True' |
+	grep -qx True || fail "without the agent: no receiver busy time, or cycles where none can be counted"
+peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after the run without the agent"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after the run without the agent"
+info "without ipsecperf on the peer: clear ok, tcp-md5 skipped with the reason"
+
 # --- checks before a run ---------------------------------------------------
 ip -n "$PEER_NS_P" link set "$PEER_DEV_P" mtu 1400
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -r 1 -o "$TMP/mtu" clear > "$TMP/mtu.out" 2> "$TMP/mtu.err"

@@ -329,7 +329,8 @@ int remote_session_open(struct remote_session *s, const struct host *h, char *co
 	}
 	s->to_fd = in[1];
 	s->from_fd = out[0];
-	journal_add_process(s->pid);
+	if (!journal_dry_run()) /* a dry run changes nothing, and has no undo to print for it */
+		journal_add_process(s->pid);
 	return 0;
 }
 

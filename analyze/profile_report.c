@@ -260,7 +260,7 @@ static void print_top(FILE *f, const struct pgroup *g, int top, bool with_kernel
 			prof_funcs_free(cmds, ncmds);
 		}
 	}
-	fprintf(f, "%6s %6s %8s  %-*s %s\n", "self%", "total%", "cyc/B", NAMEW, "function", "");
+	fprintf(f, "%6s %6s %8s  %s\n", "self%", "total%", "cyc/B", "function");
 	for (size_t i = 0; i < s->n && (int)i < top; i++) {
 		char buf[NAMEW + 8], cpb[32];
 		bool kernel;
@@ -304,7 +304,7 @@ static int print_diff(FILE *f, const struct pgroup *base, const struct pgroup *g
 		free(rows);
 		return 0;
 	}
-	fprintf(f, "%8.8s %8.8s %8s  %-*s\n", cb, cg, "gain", NAMEW, "function");
+	fprintf(f, "%8.8s %8.8s %8s  %s\n", cb, cg, "gain", "function");
 	for (size_t i = 0; i < n && (int)shown < top; i++) {
 		if (rows[i].gain <= 0)
 			break;
@@ -321,8 +321,8 @@ static int print_diff(FILE *f, const struct pgroup *base, const struct pgroup *g
 		for (size_t i = n; i-- > first;)
 			diff_row(f, &rows[i]);
 	}
-	fprintf(f, "%8.3f %8.3f %+8.3f  %-*s\n", base->merged.cpb, g->merged.cpb,
-		g->merged.cpb - base->merged.cpb, NAMEW, "(all: the runs' cycles/byte)");
+	fprintf(f, "%8.3f %8.3f %+8.3f  %s\n", base->merged.cpb, g->merged.cpb,
+		g->merged.cpb - base->merged.cpb, "(all: the runs' cycles/byte)");
 	free(rows);
 	return 0;
 }

@@ -87,7 +87,7 @@ static int control(struct profiler *p, const char *cmd, int timeout_ms)
 	size_t got = 0;
 	double end = now_s() + timeout_ms / 1000.0;
 
-	if (p->ctl_fd < 0)
+	if (p->ctl_fd < 0 || p->pid <= 0) /* never waitpid(-1): that would reap the load's processes */
 		return -1;
 	if (write(p->ctl_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
 		return -1;

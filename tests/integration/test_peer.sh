@@ -147,8 +147,29 @@ run_l "$IPSECPERF" run --quiet --testbed peer --peer "root@$PEER_ADDR_P" --ssh-o
 	{ cat "$TMP/nokey.err" >&2; fail "no key: not refused clearly (or a prompt)"; }
 info "checks: MTU mismatch, foreign address, no ssh key: refused"
 
+# --- Ctrl-C mid-run: both ends restored at once ---------------------------
+# not through run_l: $! must be ipsecperf itself (ip netns exec execs it), not a subshell
+ip netns exec "$PEER_NS_L" "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 20 -O 1 -r 1 -o "$TMP/int" tcp-md5 \
+	> "$TMP/int.out" 2> "$TMP/int.err" &
+pid=$!
+for _ in $(seq 300); do
+	[ "$(peer_procs "$PEER_NS_P" | grep -c 'peer-agent')" -ge 2 ] && break
+	sleep 0.1
+done
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || { cat "$TMP/int.err" >&2; fail "SIGINT: exit $rc, not 130"; }
+for _ in $(seq 50); do [ -z "$(peer_procs "$PEER_NS_P")" ] && break; sleep 0.1; done
+peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after SIGINT"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after SIGINT"
+info "SIGINT mid-run: exit 130, both ends restored"
+
 # --- a lost connection -----------------------------------------------------
-run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 8 -O 1 -r 1 -o "$TMP/lost" tcp-md5 clear \
+ip netns exec "$PEER_NS_L" "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 8 -O 1 -r 1 -o "$TMP/lost" tcp-md5 clear \
 	> "$TMP/lost.out" 2> "$TMP/lost.err" &
 pid=$!
 # the stream's receiver is a second agent process on the peer

@@ -393,7 +393,8 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 	size_t off = snprintf(err, errlen, "unknown scenario '%s'; known:", name);
 
 	names_in_dir(&names, &n);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (int i = 0; i < n; i++) {
 		if (off < errlen)
 			off += snprintf(err + off, errlen - off, " %s", names[i]);
@@ -416,7 +417,8 @@ int scenario_load_all(struct scenario **out, int *count, char *err, size_t errle
 		snprintf(err, errlen, "%s: %s", scenario_dir(), strerror(errno));
 		return -1;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	*out = calloc(n ? n : 1, sizeof(**out));
 	for (int i = 0; i < n; i++) {
 		if (*count == i && scenario_find(names[i], &(*out)[i], err, errlen) == 0)

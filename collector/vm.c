@@ -202,7 +202,7 @@ static void build_argv(struct boot *b, char **a, size_t max, char *smp, char *ap
 
 	vm_fmt(smp, 16, "%d", nr_cpus());
 	vm_fmt(append, 1024,
-		 "console=ttyS0 quiet panic=-1 oops=panic rdinit=" GUEST_EXE " %s -- guest",
+		 "console=ttyS0 quiet panic=-1 oops=panic no_timer_check rdinit=" GUEST_EXE " %s -- guest",
 		 extra ? extra : "");
 	vm_fmt(ser0, PATH_MAX + 8, "file:%s", b->console_path);
 	vm_fmt(ser1, PATH_MAX + 8, "file:%s", b->tar_path);

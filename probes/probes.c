@@ -630,6 +630,23 @@ void probes_load_mark(struct probes *p, int begin)
 {
 	if (!p || !probes_nattached(p))
 		return;
+	/*
+	 * After the load the connections still close (FIN, last ACKs): wait
+	 * until the testbed's devices have sent nothing for 500 ms (at most
+	 * 6 s), so that this snapshot and the SAs' counters read next agree.
+	 */
+	if (!begin && p->avail[IPP_XMIT_SKBS]) {
+		uint64_t last = UINT64_MAX;
+		int quiet = 0;
+
+		/* 500 ms: longer than a delayed ACK (up to 200 ms), also under TCG */
+		for (int i = 0; i < 60 && quiet < 5; i++) {
+			snap(p, &p->lend);
+			quiet = p->lend.c.v[IPP_XMIT_SKBS] == last ? quiet + 1 : 0;
+			last = p->lend.c.v[IPP_XMIT_SKBS];
+			usleep(100 * 1000);
+		}
+	}
 	snap(p, begin ? &p->lbegin : &p->lend);
 	p->have_load = !begin;
 }

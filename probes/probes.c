@@ -48,6 +48,7 @@ struct sa_val {
 struct snapshot {
 	struct ipp_counts c;
 	uint64_t prog_ns, prog_runs; /* time in our programs, with probes_stats_enable */
+	uint64_t missed;             /* runs the kernel skipped: a BPF program already running on that CPU */
 	struct sa_val sa[MAX_SA];
 	int nsa;
 };
@@ -560,18 +561,17 @@ static void snap(struct probes *p, struct snapshot *s)
 	}
 	if (!pc || !v)
 		goto out_free;
-	if (p->stats_fd >= 0) {
-		struct bpf_program *prog;
+	struct bpf_program *prog;
 
-		bpf_object__for_each_program(prog, p->skel->obj) {
-			struct bpf_prog_info info = { 0 };
-			__u32 len = sizeof(info);
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
 
-			if (bpf_program__fd(prog) >= 0 &&
-			    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
-				s->prog_ns += info.run_time_ns;
-				s->prog_runs += info.run_cnt;
-			}
+		if (bpf_program__fd(prog) >= 0 &&
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
+			s->prog_ns += info.run_time_ns;
+			s->prog_runs += info.run_cnt;
+			s->missed += info.recursion_misses;
 		}
 	}
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
@@ -767,6 +767,16 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 	if (ok && p->pc && perfcount_lost(p->pc))
 		set_how(p, IPP_XMIT_SEGS, false, "the fallback lost %llu samples of GSO skbs (its ring filled between drains)",
 			(unsigned long long)perfcount_lost(p->pc));
+	/*
+	 * A program the kernel did not run because one of ours was already
+	 * running on that CPU (a softirq on the way out of an interrupt) is a
+	 * missed count; kernels that count these say how many.
+	 */
+	if (ok && p->skel && rec)
+		json_object_set_new(rec, "probe_missed",
+				    json_pack("{s:I, s:o}", "window", (json_int_t)(p->end.missed - p->begin.missed), "load",
+					      p->have_load ? json_integer((json_int_t)(p->lend.missed - p->lbegin.missed))
+							   : json_null()));
 	if (ok && p->stats_fd >= 0 && rec) {
 		uint64_t ns = p->end.prog_ns - p->begin.prog_ns, runs = p->end.prog_runs - p->begin.prog_runs;
 

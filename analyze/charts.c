@@ -9,41 +9,18 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "files.h"
 #include "log.h"
 #include "report.h"
 
 const char *templates_dir(void)
 {
-	static char dir[PATH_MAX + 64];
-	const char *env = getenv("IPSECPERF_TEMPLATES");
-	char exe[PATH_MAX], path[PATH_MAX + 128];
-	ssize_t n;
-
-	if (env && *env)
-		return env;
-	if (dir[0])
-		return dir;
 	/* build/ipsecperf finds ../analyze/templates; an install finds share/ */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
+	static const char *const rels[] = { "../analyze/templates", "../share/ipsecperf/templates", NULL };
+	static char dir[PATH_MAX + 64];
 
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, sizeof(dir), "%s/../analyze/templates", exe);
-			snprintf(path, sizeof(path), "%s/bars.gp", dir);
-			if (access(path, R_OK) == 0)
-				return dir;
-			snprintf(dir, sizeof(dir), "%s/../share/ipsecperf/templates", exe);
-			snprintf(path, sizeof(path), "%s/bars.gp", dir);
-			if (access(path, R_OK) == 0)
-				return dir;
-		}
-	}
-	snprintf(dir, sizeof(dir), "/usr/local/share/ipsecperf/templates");
-	return dir;
+	return data_dir("IPSECPERF_TEMPLATES", rels, "bars.gp", "/usr/local/share/ipsecperf/templates", dir,
+			sizeof(dir));
 }
 
 static int copy_file(const char *from, const char *to)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
 #include "profile.h"
 #include "results.h"
@@ -91,31 +92,10 @@ static void preport_free(struct preport *r)
 
 static char *read_text(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	char *buf = file_read(path, NULL);
 
-	if (!f) {
+	if (!buf)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	do {
-		if (len + 65536 + 1 > cap) {
-			char *nb = realloc(buf, cap = 2 * cap + 65536 + 1);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, 65536, f);
-		len += n;
-	} while (n > 0 && len < (size_t)RESULTS_MAX_FILE);
-	buf[len] = '\0';
-	fclose(f);
 	return buf;
 }
 

@@ -11,6 +11,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "files.h"
+
 struct parse_state {
 	struct scenario *sc;
 	char why[200]; /* the first error; inih reports its line */
@@ -231,33 +233,6 @@ static int on_entry(void *user, const char *section, const char *key, const char
 	return 0;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (!f)
-		return NULL;
-	do {
-		if (len + 4097 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 4097);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, 4096, f);
-		len += n;
-	} while (n > 0);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
 {
 	struct parse_state ps = { .sc = sc };
@@ -278,7 +253,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	snprintf(sc->path, sizeof(sc->path), "%s", path);
 	strcpy(sc->load, "iperf3");
 
-	sc->text = read_file(path);
+	sc->text = file_read(path, NULL);
 	if (!sc->text) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -312,34 +287,12 @@ void scenario_free(struct scenario *sc)
 
 const char *scenario_dir(void)
 {
-	static char dir[PATH_MAX + 64];
-	const char *env = getenv("IPSECPERF_SCENARIOS");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return env;
-	if (dir[0])
-		return dir;
 	/* build/ipsecperf finds ../scenarios; an install finds share/ */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
+	static const char *const rels[] = { "../scenarios", "../share/ipsecperf/scenarios", NULL };
+	static char dir[PATH_MAX + 64];
 
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, sizeof(dir), "%s/../scenarios", exe);
-			if (access(dir, R_OK) == 0)
-				return dir;
-			snprintf(dir, sizeof(dir), "%s/../share/ipsecperf/scenarios", exe);
-			if (access(dir, R_OK) == 0)
-				return dir;
-		}
-	}
-	snprintf(dir, sizeof(dir), "/usr/local/share/ipsecperf/scenarios");
-	return dir;
+	return data_dir("IPSECPERF_SCENARIOS", rels, "", "/usr/local/share/ipsecperf/scenarios", dir,
+			sizeof(dir));
 }
 
 static int names_in_dir(char ***names, int *n)

@@ -14,6 +14,7 @@
 
 #include <event-parse.h>
 
+#include "files.h"
 #include "journal.h"
 #include "log.h"
 #include "perfcount.h"
@@ -62,24 +63,6 @@ const char *perfcount_tracefs(bool mount, char *why, size_t wlen)
 	return access("/sys/kernel/tracing/events/net", R_OK) == 0 ? "/sys/kernel/tracing" : NULL;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 65536, n = 0, got;
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = malloc(cap + 1);
-	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0)
-		n += got;
-	fclose(f);
-	if (buf)
-		buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
 
 static long event_id(const char *tracefs, const char *sys, const char *name)
 {
@@ -87,7 +70,7 @@ static long event_id(const char *tracefs, const char *sys, const char *name)
 	long id;
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracefs, sys, name);
-	s = read_file(path, NULL);
+	s = file_read(path, NULL);
 	if (!s)
 		return -1;
 	id = strtol(s, NULL, 10);
@@ -166,7 +149,7 @@ struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, c
 	/* net:net_dev_start_xmit: skbs counted; GSO skbs sampled for gso_segs */
 	id = event_id(tracefs, "net", "net_dev_start_xmit");
 	snprintf(path, sizeof(path), "%s/events/net/net_dev_start_xmit/format", tracefs);
-	fmt = read_file(path, &flen);
+	fmt = file_read(path, &flen);
 	pc->tep = tep_alloc();
 	if (fmt && pc->tep && tep_parse_event(pc->tep, fmt, flen, "net") == TEP_ERRNO__SUCCESS)
 		pc->ev = tep_find_event_by_name(pc->tep, "net", "net_dev_start_xmit");

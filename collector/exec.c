@@ -22,45 +22,52 @@ static void child_fd(int fd, int target)
 		dup2(fd, target);
 }
 
-pid_t exec_spawn(char *const argv[], const struct spawn_opts *o)
+pid_t exec_fork(const char *netns, int cpu, char *err, size_t errlen)
 {
 	pid_t parent = getpid();
 	pid_t pid = fork();
 
 	if (pid != 0)
 		return pid;
-
-	/*
-	 * child: its own process group, so a terminal's Ctrl-C reaches only
-	 * ipsecperf, which stops children in order; and killed with us if we
-	 * die first (SIGKILL), so no iperf3 outlives the run.
-	 */
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(125);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	if (o && o->netns) {
+	signal(SIGHUP, SIG_DFL);
+	if (netns) {
 		char path[PATH_MAX];
 		int fd;
 
-		snprintf(path, sizeof(path), "/run/netns/%s", o->netns);
+		snprintf(path, sizeof(path), "/run/netns/%s", netns);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-			dprintf(2, "ipsecperf: cannot enter namespace %s: %s\n",
-				o->netns, strerror(errno));
+			if (err)
+				snprintf(err, errlen, "cannot enter namespace %s: %s", netns, strerror(errno));
+			else
+				dprintf(2, "ipsecperf: cannot enter namespace %s: %s\n", netns, strerror(errno));
 			_exit(126);
 		}
+		close(fd);
 	}
-	if (o && o->cpu >= 0) {
+	if (cpu >= 0) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
-		CPU_SET(o->cpu, &set);
+		CPU_SET(cpu, &set);
 		sched_setaffinity(0, sizeof(set), &set);
 	}
+	return 0;
+}
+
+pid_t exec_spawn(char *const argv[], const struct spawn_opts *o)
+{
+	pid_t pid = exec_fork(o ? o->netns : NULL, o ? o->cpu : -1, NULL, 0);
+
+	if (pid != 0)
+		return pid;
+	signal(SIGPIPE, SIG_DFL);
 	child_fd(o ? o->stdout_fd : -1, 1);
 	child_fd(o ? o->stderr_fd : -1, 2);
 	child_fd(-1, 0);

@@ -17,6 +17,17 @@ struct spawn_opts {
 	int stderr_fd;     /* -1: /dev/null */
 };
 
+/*
+ * fork() for every child ipsecperf starts. In the child: its own process
+ * group, so a terminal's Ctrl-C reaches only ipsecperf, which stops its
+ * children in order; PR_SET_PDEATHSIG, so no child outlives a killed run;
+ * SIGINT, SIGTERM and SIGHUP back to default; then into netns (if given)
+ * and onto cpu (if >= 0). A namespace it cannot enter ends the child with
+ * status 126, the reason in err (if given) or on stderr. Returns as fork().
+ * SIGPIPE stays ignored: a child that execs must set it back itself.
+ */
+pid_t exec_fork(const char *netns, int cpu, char *err, size_t errlen);
+
 /* Start argv; returns the child's pid or -1 with errno set. */
 pid_t exec_spawn(char *const argv[], const struct spawn_opts *o);
 

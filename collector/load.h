@@ -36,6 +36,13 @@ struct load_params {
 int load_iperf3(const struct load_params *p, struct load_result *r);
 
 /*
+ * A load's raw file, PREFIX SUFFIX (e.g. raw/clear-r1- iperf3-client.json):
+ * opened for writing (-1 without a prefix, as in dry-run), or read whole.
+ */
+int raw_open(const char *prefix, const char *suffix);
+char *raw_read(const char *prefix, const char *suffix);
+
+/*
  * The built-in stream (load_stream.c): one TCP connection, the sender in
  * the tx namespace writing as fast as it can, the receiver in rx counting
  * bytes; TCP_MD5SIG or TCP-AO keys (getrandom()) on both sockets when the

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "files.h"
 #include "journal.h"
 #include "load.h"
 #include "log.h"
@@ -74,33 +75,13 @@ int tcp_listening(const char *text, int port)
 	return 0;
 }
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	/* /proc files report size 0: read to EOF */
-	FILE *m = open_memstream(&buf, &len);
-	char chunk[4096];
-	size_t n;
-
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
-
 static int wait_listening(pid_t server, int port, int timeout_ms)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)server);
 	for (int t = 0; t < timeout_ms; t += 20) {
-		char *text = read_text(path);
+		char *text = file_read(path, NULL);
 		int ok = text && tcp_listening(text, port);
 
 		free(text);
@@ -114,14 +95,25 @@ static int wait_listening(pid_t server, int port, int timeout_ms)
 	return -1;
 }
 
-static int open_raw(const char *prefix, const char *suffix)
+int raw_open(const char *prefix, const char *suffix)
 {
 	char path[4096];
 
-	if (!prefix)
+	/* no prefix (dry-run): nothing is written, and never into the cwd */
+	if (!prefix || !*prefix)
 		return -1;
 	snprintf(path, sizeof(path), "%s%s", prefix, suffix);
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+char *raw_read(const char *prefix, const char *suffix)
+{
+	char path[4096];
+
+	if (!prefix || !*prefix)
+		return NULL;
+	snprintf(path, sizeof(path), "%s%s", prefix, suffix);
+	return file_read(path, NULL);
 }
 
 static double now(void)
@@ -136,9 +128,9 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 {
 	const struct testbed *tb = p->tb;
 	char port[16], dur[16], omit[16];
-	int srv_out = open_raw(p->raw_prefix, "iperf3-server.json");
-	int cli_out = open_raw(p->raw_prefix, "iperf3-client.json");
-	int cli_err = open_raw(p->raw_prefix, "iperf3-client.err");
+	int srv_out = raw_open(p->raw_prefix, "iperf3-server.json");
+	int cli_out = raw_open(p->raw_prefix, "iperf3-client.json");
+	int cli_err = raw_open(p->raw_prefix, "iperf3-client.err");
 	pid_t server = -1, client = -1;
 	int status = -1, err = -1;
 	double t0, deadline;
@@ -215,11 +207,8 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 			sleep_ms_or_stop(100);
 	}
 
-	char path[4096];
-	char *json;
+	char *json = raw_read(p->raw_prefix, "iperf3-client.json");
 
-	snprintf(path, sizeof(path), "%siperf3-client.json", p->raw_prefix ? p->raw_prefix : "");
-	json = read_text(path);
 	if (!json) {
 		snprintf(r->error, sizeof(r->error), "cannot read iperf3's output (raw/)");
 		goto out;

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -179,46 +178,18 @@ int load_run(const struct load_params *p, struct load_result *r)
 	return load_iperf3(p, r);
 }
 
-/* A child's start: like exec_spawn's, then into its namespace and onto its CPU. */
+/* A child's start: exec_fork's, without the descriptors it inherits. */
 static pid_t fork_into(const char *netns, int cpu, char *err, size_t errlen)
 {
-	pid_t parent = getpid();
-	pid_t pid = fork();
+	pid_t pid = exec_fork(netns, cpu, err, errlen);
 
-	if (pid != 0)
-		return pid;
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(125);
 	/*
 	 * No inherited descriptors: the journal's (whose lock tells cleanup
 	 * that a run is alive) and the results' stay with ipsecperf alone.
 	 */
-	syscall(SYS_close_range, 3, ~0U, 0);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	if (netns) {
-		char path[PATH_MAX];
-		int fd;
-
-		snprintf(path, sizeof(path), "/run/netns/%s", netns);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-			snprintf(err, errlen, "cannot enter namespace %s: %s", netns, strerror(errno));
-			_exit(126);
-		}
-		close(fd);
-	}
-	if (cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-	}
-	return 0;
+	if (pid == 0)
+		syscall(SYS_close_range, 3, ~0U, 0);
+	return pid;
 }
 
 static void receiver(const struct load_params *p, struct stream_shm *shm, uint8_t *key)

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "journal.h"
 #include "log.h"
 
@@ -284,7 +284,6 @@ int remote_session_open(struct remote_session *s, const struct host *h, char *co
 {
 	int in[2], out[2];
 	char **a = remote_ssh_argv(h, argv);
-	pid_t parent = getpid();
 
 	memset(s, 0, sizeof(*s));
 	s->pid = -1;
@@ -302,14 +301,8 @@ int remote_session_open(struct remote_session *s, const struct host *h, char *co
 		return -1;
 	}
 	s->err_fd = memfd_create("ipsecperf-ssh-stderr", MFD_CLOEXEC);
-	s->pid = fork();
+	s->pid = exec_fork(NULL, -1, NULL, 0);
 	if (s->pid == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(125);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		dup2(in[0], 0);
 		dup2(out[1], 1);

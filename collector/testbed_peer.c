@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
@@ -438,36 +437,6 @@ static void window_tick(void *arg)
 
 /* ---- the loads ---- */
 
-static int open_raw(const char *prefix, const char *suffix)
-{
-	char path[PATH_MAX + 300];
-
-	snprintf(path, sizeof(path), "%s%s", prefix, suffix);
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-}
-
-static char *read_raw(const char *prefix, const char *suffix)
-{
-	char path[PATH_MAX + 300];
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0;
-
-	snprintf(path, sizeof(path), "%s%s", prefix, suffix);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	FILE *m = open_memstream(&buf, &len);
-	char chunk[4096];
-	size_t n;
-
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
-
 /* Is something listening on port on the peer? 1 yes, 0 no, -1 could not tell (ssh failed). */
 static int peer_listening(struct peer *p, int port)
 {
@@ -487,8 +456,8 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 {
 	const struct run_config *c = p->cfg;
 	char port[16], dur[16], omit[16], bound[16];
-	int srv_out = open_raw(prefix, "iperf3-server.json"), srv_err = open_raw(prefix, "iperf3-server.err");
-	int cli_out = open_raw(prefix, "iperf3-client.json"), cli_err = open_raw(prefix, "iperf3-client.err");
+	int srv_out = raw_open(prefix, "iperf3-server.json"), srv_err = raw_open(prefix, "iperf3-server.err");
+	int cli_out = raw_open(prefix, "iperf3-client.json"), cli_err = raw_open(prefix, "iperf3-client.err");
 	pid_t server = -1, client = -1;
 	int status = 0, err = -1, srv_status = -1;
 	bool window_open = false;
@@ -531,7 +500,7 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 		if (l == 1)
 			break;
 		if (waitpid(server, &srv_status, WNOHANG) == server) {
-			char *e = read_raw(prefix, "iperf3-server.err");
+			char *e = raw_read(prefix, "iperf3-server.err");
 
 			server = -1;
 			if (WIFEXITED(srv_status) && WEXITSTATUS(srv_status) == 255)
@@ -595,7 +564,7 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 		snprintf(r->error, sizeof(r->error), "%.250s", p->lost_why);
 		goto out;
 	}
-	char *json = read_raw(prefix, "iperf3-client.json");
+	char *json = raw_read(prefix, "iperf3-client.json");
 
 	if (!json) {
 		snprintf(r->error, sizeof(r->error), "cannot read iperf3's output (raw/)");
@@ -724,7 +693,7 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 	uint8_t key[STREAM_KEY_LEN];
 	char hex[2 * STREAM_KEY_LEN + 1], line[1024];
 	struct tx_shm *shm;
-	pid_t tx = -1, parent = getpid();
+	pid_t tx = -1;
 	bool open_ = false, rx_started = false;
 	long long b0 = 0, b1;
 	uint64_t s0 = 0;
@@ -787,24 +756,9 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 	json_decref(rep);
 	rx_started = true;
 
-	tx = fork();
-	if (tx == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(125);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (c->cpu_tx >= 0) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(c->cpu_tx, &set);
-			sched_setaffinity(0, sizeof(set), &set);
-		}
+	tx = exec_fork(NULL, c->cpu_tx, NULL, 0);
+	if (tx == 0)
 		tx_child(p, sc, shm, key);
-	}
 	explicit_bzero(key, sizeof(key));
 	if (tx < 0) {
 		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));

@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -234,7 +233,6 @@ static void op_stream_rx(json_t *req)
 	int cpu = json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1;
 	uint8_t key[AGENT_KEY_MAX];
 	int keylen = 0;
-	pid_t parent = getpid();
 
 	rx_stop();
 	if (method[0] && strcmp(method, "md5") && strcmp(method, "ao")) {
@@ -253,11 +251,8 @@ static void op_stream_rx(json_t *req)
 		}
 	}
 	memset(ag.shm, 0, sizeof(*ag.shm));
-	ag.rx = fork();
+	ag.rx = exec_fork(NULL, -1, NULL, 0);
 	if (ag.rx == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(125);
 		signal(SIGPIPE, SIG_DFL);
 		if (cpu >= 0) {
 			cpu_set_t set;

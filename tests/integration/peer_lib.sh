@@ -63,6 +63,24 @@ peer_cleanup() {
 }
 trap peer_cleanup EXIT
 
+# Links come up (carrier) and get their IPv6 link-local addresses (after
+# DAD) a moment after `ip link set up`: a snapshot taken before that would
+# differ from one taken after the run for no fault of the run.
+peer_links_settle() {
+	local ns settled
+	for _ in $(seq 100); do
+		settled=1
+		for ns in "$PEER_NS_L" "$PEER_NS_P"; do
+			ip -n "$ns" -o link show | grep -q NO-CARRIER && settled=0
+			[ -n "$(ip -n "$ns" -6 addr show tentative)" ] && settled=0
+			[ "$(ip -n "$ns" -6 -o addr show scope link | wc -l)" -ge 2 ] || settled=0
+		done
+		[ $settled = 1 ] && return 0
+		sleep 0.1
+	done
+	fail "the test's links did not settle within 10 s"
+}
+
 peer_setup() {
 	ip netns add "$PEER_NS_L" || fail "cannot create namespace $PEER_NS_L"
 	ip netns add "$PEER_NS_P" || fail "cannot create namespace $PEER_NS_P"
@@ -79,6 +97,7 @@ peer_setup() {
 	ip -n "$PEER_NS_P" addr add "$PEER_MGMT_P/24" dev ippt-mp
 	ip -n "$PEER_NS_L" link set ippt-ml up
 	ip -n "$PEER_NS_P" link set ippt-mp up
+	peer_links_settle
 
 	ssh-keygen -q -t ed25519 -N '' -f "$TMP/ssh_host_ed25519_key" || fail "ssh-keygen (host key)"
 	ssh-keygen -q -t ed25519 -N '' -f "$TMP/id_test" || fail "ssh-keygen (client key)"

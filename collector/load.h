@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "testbed.h"
 
@@ -65,6 +66,25 @@ int load_check(const struct scenario *sc, char *why, size_t len);
  */
 int set_tcp_key(int fd, const char *method, const char *ao_alg, const char *peer,
 		const uint8_t *key, size_t keylen);
+
+/* What a stream receiver shares with its parent, in a MAP_SHARED page. */
+struct stream_rx {
+	_Atomic uint64_t bytes; /* received so far */
+	_Atomic int listening, done, stop;
+	char err[200];          /* why it failed */
+};
+
+/*
+ * The built-in stream's receiver, in a child (also the peer agent's): listen
+ * on addr:port with the TCP-MD5/AO key for peer when method is "md5" or "ao"
+ * (the key is wiped once set), count one connection's bytes into rx until it
+ * closes or rx->stop is set, then _exit.
+ */
+_Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, const char *peer,
+			      const char *method, const char *ao_alg, uint8_t *key, size_t keylen);
+
+/* addr and port as a socket address: AF_INET or AF_INET6, or -1. */
+int stream_sockaddr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len);
 
 /* Probe one TCP authentication method ("md5", "ao"): 0 works, else why. */
 int tcp_auth_probe(const char *method, const char *ao_alg, char *why, size_t len);

@@ -64,11 +64,12 @@ _Static_assert(offsetof(struct ipp_tcp_ao_add, key) == 208, "tcp_ao_add.key at 2
 
 /* Shared between the parent and its two children (MAP_SHARED). */
 struct stream_shm {
-	_Atomic uint64_t rx_bytes, tx_bytes;
+	struct stream_rx rx; /* its stop stops the sender too */
+	_Atomic uint64_t tx_bytes;
 	_Atomic int64_t retrans;
 	_Atomic int snd_mss; /* smaller by the MD5/AO option's size: proof the option is on */
-	_Atomic int rx_listening, tx_connected, stop, rx_done, tx_done;
-	char rx_err[200], tx_err[200];
+	_Atomic int tx_connected, tx_done;
+	char tx_err[200];
 };
 
 static double now(void)
@@ -79,7 +80,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int make_addr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
+int stream_sockaddr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
 {
 	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
@@ -106,7 +107,7 @@ int set_tcp_key(int fd, const char *method, const char *ao_alg, const char *peer
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fam = make_addr(peer, 0, &ss, &sl), rc;
+	int fam = stream_sockaddr(peer, 0, &ss, &sl), rc;
 
 	if (fam < 0) {
 		errno = EINVAL;
@@ -192,44 +193,41 @@ static pid_t fork_into(const char *netns, int cpu, char *err, size_t errlen)
 	return pid;
 }
 
-static void receiver(const struct load_params *p, struct stream_shm *shm, uint8_t *key)
+_Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, const char *peer,
+			      const char *method, const char *ao_alg, uint8_t *key, size_t keylen)
 {
-	const struct tcp_auth_config *ta = p->sc ? &p->sc->tcp_auth : NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fam = make_addr(p->tb->addr_rx, p->port, &ss, &sl);
-	int one = 1, lfd, fd = -1;
+	int fam = stream_sockaddr(addr, port, &ss, &sl), one = 1, lfd, fd = -1;
 	char *buf = malloc(STREAM_BUF);
 
-	lfd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	lfd = fam < 0 ? -1 : socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0 || !buf) {
-		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver socket: %s", strerror(errno));
+		snprintf(rx->err, sizeof(rx->err), "receiver socket for %s: %s", addr, strerror(errno));
 		_exit(1);
 	}
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(lfd, (struct sockaddr *)&ss, sl) < 0) {
-		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver bind %s:%d: %s", p->tb->addr_rx,
-			 p->port, strerror(errno));
+		snprintf(rx->err, sizeof(rx->err), "receiver bind %s:%d: %s", addr, port, strerror(errno));
 		_exit(1);
 	}
-	if (ta && ta->method[0] &&
-	    set_tcp_key(lfd, ta->method, ta->ao_alg, p->tb->addr_tx, key, STREAM_KEY_LEN) < 0) {
-		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver: setting the TCP-%s key: %s",
-			 !strcmp(ta->method, "md5") ? "MD5" : "AO", strerror(errno));
+	if (method && method[0] && set_tcp_key(lfd, method, ao_alg, peer, key, keylen) < 0) {
+		snprintf(rx->err, sizeof(rx->err), "receiver: setting the TCP-%s key: %s",
+			 !strcmp(method, "md5") ? "MD5" : "AO", strerror(errno));
 		_exit(1);
 	}
-	explicit_bzero(key, STREAM_KEY_LEN);
+	explicit_bzero(key, keylen);
 	if (listen(lfd, 1) < 0) {
-		snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver listen: %s", strerror(errno));
+		snprintf(rx->err, sizeof(rx->err), "receiver listen: %s", strerror(errno));
 		_exit(1);
 	}
-	atomic_store(&shm->rx_listening, 1);
+	atomic_store(&rx->listening, 1);
 	while (fd < 0) {
 		struct pollfd pfd = { lfd, POLLIN, 0 };
 
 		if (poll(&pfd, 1, 200) > 0)
 			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (atomic_load(&shm->stop))
+		if (atomic_load(&rx->stop))
 			_exit(0);
 	}
 	close(lfd);
@@ -237,17 +235,17 @@ static void receiver(const struct load_params *p, struct stream_shm *shm, uint8_
 		ssize_t n = recv(fd, buf, STREAM_BUF, 0);
 
 		if (n > 0) {
-			atomic_fetch_add_explicit(&shm->rx_bytes, n, memory_order_relaxed);
+			atomic_fetch_add_explicit(&rx->bytes, n, memory_order_relaxed);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			snprintf(shm->rx_err, sizeof(shm->rx_err), "receiver recv: %s", strerror(errno));
+			snprintf(rx->err, sizeof(rx->err), "receiver recv: %s", strerror(errno));
 		break;
 	}
-	atomic_store(&shm->rx_done, 1);
-	_exit(shm->rx_err[0] ? 1 : 0);
+	atomic_store(&rx->done, 1);
+	_exit(rx->err[0] ? 1 : 0);
 }
 
 static void sender(const struct load_params *p, struct stream_shm *shm, uint8_t *key)
@@ -255,11 +253,11 @@ static void sender(const struct load_params *p, struct stream_shm *shm, uint8_t 
 	const struct tcp_auth_config *ta = p->sc ? &p->sc->tcp_auth : NULL;
 	struct sockaddr_storage src, dst;
 	socklen_t sl, dl;
-	int fam = make_addr(p->tb->addr_tx, 0, &src, &sl);
+	int fam = stream_sockaddr(p->tb->addr_tx, 0, &src, &sl);
 	int fd;
 	char *buf = calloc(1, STREAM_BUF);
 
-	make_addr(p->tb->addr_rx, p->port, &dst, &dl);
+	stream_sockaddr(p->tb->addr_rx, p->port, &dst, &dl);
 	fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || !buf || bind(fd, (struct sockaddr *)&src, sl) < 0) {
 		snprintf(shm->tx_err, sizeof(shm->tx_err), "sender socket: %s", strerror(errno));
@@ -278,7 +276,7 @@ static void sender(const struct load_params *p, struct stream_shm *shm, uint8_t 
 		_exit(1);
 	}
 	atomic_store(&shm->tx_connected, 1);
-	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
+	while (!atomic_load_explicit(&shm->rx.stop, memory_order_relaxed)) {
 		ssize_t n = send(fd, buf, STREAM_BUF, 0);
 		struct tcp_info ti;
 		socklen_t tl = sizeof(ti);
@@ -346,6 +344,7 @@ static void write_raw(const struct load_params *p, const struct load_result *r, 
 
 int load_stream(const struct load_params *p, struct load_result *r)
 {
+	const struct tcp_auth_config *ta = p->sc ? &p->sc->tcp_auth : NULL;
 	const struct testbed *tb = p->tb;
 	struct stream_shm *shm;
 	uint8_t key[STREAM_KEY_LEN];
@@ -378,16 +377,17 @@ int load_stream(const struct load_params *p, struct load_result *r)
 		snprintf(r->error, sizeof(r->error), "getrandom: %s", strerror(errno));
 		goto out;
 	}
-	rx = fork_into(tb->ns_rx, tb->cpu_rx, shm->rx_err, sizeof(shm->rx_err));
+	rx = fork_into(tb->ns_rx, tb->cpu_rx, shm->rx.err, sizeof(shm->rx.err));
 	if (rx == 0)
-		receiver(p, shm, key);
+		stream_receive(&shm->rx, tb->addr_rx, p->port, tb->addr_tx, ta ? ta->method : NULL,
+			       ta ? ta->ao_alg : NULL, key, STREAM_KEY_LEN);
 	if (rx < 0) {
 		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
 		goto out;
 	}
 	journal_add_process(rx);
-	if (wait_flag(&shm->rx_listening, rx, 5000) < 0) {
-		snprintf(r->error, sizeof(r->error), "%s", shm->rx_err[0] ? shm->rx_err :
+	if (wait_flag(&shm->rx.listening, rx, 5000) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", shm->rx.err[0] ? shm->rx.err :
 			 stop_requested() ? "interrupted" : "the stream receiver did not listen within 5 s");
 		goto out;
 	}
@@ -414,7 +414,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 		if (!open_ && t - t0 >= p->omit_s) {
 			/* the window's edges: receiver bytes, sender bytes and retransmits, then the callback */
 			t_open = now();
-			b0 = atomic_load(&shm->rx_bytes);
+			b0 = atomic_load(&shm->rx.bytes);
 			s0 = atomic_load(&shm->tx_bytes);
 			r0 = atomic_load(&shm->retrans);
 			if (p->window)
@@ -425,14 +425,14 @@ int load_stream(const struct load_params *p, struct load_result *r)
 			if (p->window)
 				p->window(p->arg, 0);
 			t_close = now();
-			r->bytes = atomic_load(&shm->rx_bytes) - b0;
+			r->bytes = atomic_load(&shm->rx.bytes) - b0;
 			r->sender_bps = (atomic_load(&shm->tx_bytes) - s0) * 8.0 / (t_close - t_open);
 			r->retransmits = atomic_load(&shm->retrans) - r0;
 			open_ = false;
 			break;
 		}
 		if (t >= next_iv) {
-			uint64_t b = atomic_load(&shm->rx_bytes);
+			uint64_t b = atomic_load(&shm->rx.bytes);
 
 			json_array_append_new(intervals, json_pack("{s:f, s:I}", "end", t - t0, "bytes",
 								   (json_int_t)(b - last_iv)));
@@ -451,7 +451,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 			tx = was_tx ? -1 : tx;
 			rx = was_tx ? rx : -1;
 			snprintf(r->error, sizeof(r->error), "the stream %s stopped: %s", was_tx ? "sender" : "receiver",
-				 shm->tx_err[0] ? shm->tx_err : shm->rx_err[0] ? shm->rx_err : "no message");
+				 shm->tx_err[0] ? shm->tx_err : shm->rx.err[0] ? shm->rx.err : "no message");
 			goto out;
 		}
 		/* wake at the window's edge, not up to a tick late */
@@ -469,7 +469,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 	}
 
 	/* the end: the sender closes, the receiver reads to EOF */
-	atomic_store(&shm->stop, 1);
+	atomic_store(&shm->rx.stop, 1);
 	for (int i = 0; i < 300 && (tx > 0 || rx > 0); i++) {
 		if (tx > 0 && waitpid(tx, NULL, WNOHANG) == tx)
 			tx = -1;
@@ -482,12 +482,12 @@ out:
 	explicit_bzero(key, sizeof(key));
 	if (open_ && p->window)
 		p->window(p->arg, 0);
-	atomic_store(&shm->stop, 1);
+	atomic_store(&shm->rx.stop, 1);
 	if (tx > 0)
 		exec_stop(tx, 1000);
 	if (rx > 0)
 		exec_stop(rx, 1000);
-	write_raw(p, r, intervals, atomic_load(&shm->tx_bytes), atomic_load(&shm->rx_bytes),
+	write_raw(p, r, intervals, atomic_load(&shm->tx_bytes), atomic_load(&shm->rx.bytes),
 		  atomic_load(&shm->snd_mss));
 	munmap(shm, sizeof(*shm));
 	return err;

@@ -71,17 +71,10 @@ const char help_peer_agent[] =
 
 #define AGENT_KEY_MAX 80
 #define AGENT_IDLE_S 120
-#define RX_BUF (128 * 1024)
-
-struct rx_shm {
-	_Atomic uint64_t bytes;
-	_Atomic int listening, done, stop;
-	char err[200];
-};
 
 static struct {
 	pid_t rx;
-	struct rx_shm *shm;
+	struct stream_rx *shm;
 	struct cpu_acct cpu;
 	bool cpu_open;
 	struct probes *probes;
@@ -145,83 +138,6 @@ static void rx_stop(void)
 	ag.rx = -1;
 }
 
-static int sockaddr_of(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
-{
-	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(port);
-		*len = sizeof(*in4);
-		return AF_INET;
-	}
-	if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		*len = sizeof(*in6);
-		return AF_INET6;
-	}
-	return -1;
-}
-
-/* The receiver's child: like load_stream.c's, counting into the shared page. */
-static void rx_child(const char *addr, const char *peer, int port, const char *method, const char *ao_alg,
-		     uint8_t *key, int keylen)
-{
-	struct rx_shm *shm = ag.shm;
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	int fam = sockaddr_of(addr, port, &ss, &sl), one = 1, lfd, fd = -1;
-	char *buf = malloc(RX_BUF);
-
-	lfd = fam < 0 ? -1 : socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || !buf) {
-		snprintf(shm->err, sizeof(shm->err), "receiver socket for %s: %s", addr, strerror(errno));
-		_exit(1);
-	}
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&ss, sl) < 0) {
-		snprintf(shm->err, sizeof(shm->err), "receiver bind %s:%d: %s", addr, port, strerror(errno));
-		_exit(1);
-	}
-	if (method[0] && set_tcp_key(lfd, method, ao_alg, peer, key, keylen) < 0) {
-		snprintf(shm->err, sizeof(shm->err), "receiver: setting the TCP-%s key: %s",
-			 !strcmp(method, "md5") ? "MD5" : "AO", strerror(errno));
-		_exit(1);
-	}
-	explicit_bzero(key, AGENT_KEY_MAX);
-	if (listen(lfd, 1) < 0) {
-		snprintf(shm->err, sizeof(shm->err), "receiver listen: %s", strerror(errno));
-		_exit(1);
-	}
-	atomic_store(&shm->listening, 1);
-	while (fd < 0) {
-		struct pollfd pfd = { lfd, POLLIN, 0 };
-
-		if (poll(&pfd, 1, 200) > 0)
-			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (atomic_load(&shm->stop))
-			_exit(0);
-	}
-	close(lfd);
-	for (;;) {
-		ssize_t n = recv(fd, buf, RX_BUF, 0);
-
-		if (n > 0) {
-			atomic_fetch_add_explicit(&shm->bytes, n, memory_order_relaxed);
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			snprintf(shm->err, sizeof(shm->err), "receiver recv: %s", strerror(errno));
-		break;
-	}
-	atomic_store(&shm->done, 1);
-	_exit(shm->err[0] ? 1 : 0);
-}
 
 static void op_stream_rx(json_t *req)
 {
@@ -265,7 +181,7 @@ static void op_stream_rx(json_t *req)
 				_exit(1);
 			}
 		}
-		rx_child(addr, peer, port, method, ao_alg, key, keylen);
+		stream_receive(ag.shm, addr, port, peer, method, ao_alg, key, keylen);
 	}
 	explicit_bzero(key, sizeof(key));
 	if (ag.rx < 0) {

@@ -368,8 +368,8 @@ static int family_of(const char *addr)
 	return inet_pton(AF_INET, addr, buf) == 1 ? AF_INET : AF_INET6;
 }
 
-static void fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
-		    const char *dst, uint32_t spi)
+void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
+		   const char *dst, uint32_t spi)
 {
 	memset(s, 0, sizeof(*s));
 	s->family = family;
@@ -389,7 +389,7 @@ static void fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int fa
 	s->aead_icv_bits = c->aead_icv_bits;
 }
 
-static uint32_t random_spi(void)
+uint32_t ipsec_random_spi(void)
 {
 	uint32_t spi = 0;
 
@@ -457,14 +457,14 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 	if (rc)
 		return rc;
 
-	spi[0] = random_spi();
+	spi[0] = ipsec_random_spi();
 	do
-		spi[1] = random_spi();
+		spi[1] = ipsec_random_spi();
 	while (spi[1] == spi[0]);
 
 	struct xfrm_sa_spec probe;
 
-	fill_sa(&probe, c, family, tb->addr_tx, tb->addr_rx, spi[0]);
+	ipsec_fill_sa(&probe, c, family, tb->addr_tx, tb->addr_rx, spi[0]);
 	size_t klen = xfrm_sa_key_len(&probe);
 
 	if (klen > sizeof(key[0])) {
@@ -497,7 +497,7 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 			char kmsg[200];
 			int err;
 
-			fill_sa(s, c, family, src, dst, spi[d]);
+			ipsec_fill_sa(s, c, family, src, dst, spi[d]);
 			snprintf(cur.sa[cur.n].netns, sizeof(cur.sa[cur.n].netns), "%s", ns);
 			cur.sa[cur.n].role = ns == tb->ns_tx ? "tx" : "rx";
 			cur.sa[cur.n].dir = side ? "in" : "out";

@@ -11,9 +11,11 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenario.h"
 #include "testbed.h"
+#include "xfrm.h"
 
 /*
  * Make the scenario's SAs and policies (nothing without [ipsec]).
@@ -41,6 +43,13 @@ enum kmod_state kmod_state(const char *name, int *refcnt);
 const char *kmod_state_name(enum kmod_state s);
 
 /* Journal undo handlers (rows in journal_kinds.c). */
+/* One SA of scenario c from src to dst (shared with the peer testbed). */
+void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
+		   const char *dst, uint32_t spi);
+
+/* A random SPI above the reserved 1-255 (RFC 4303); the SPI is no secret. */
+uint32_t ipsec_random_spi(void);
+
 int ipsec_undo_state(json_t *r);
 int ipsec_undo_policy(json_t *r);
 int kmod_undo_snapshot(json_t *r);

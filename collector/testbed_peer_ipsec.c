@@ -80,37 +80,6 @@ static json_t *sa_json(const struct xfrm_sa_spec *s)
 			 s->aead_key_bits, "aead_icv_bits", s->aead_icv_bits);
 }
 
-static void fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
-		    const char *dst, uint32_t spi)
-{
-	memset(s, 0, sizeof(*s));
-	s->family = family;
-	snprintf(s->src, sizeof(s->src), "%s", src);
-	snprintf(s->dst, sizeof(s->dst), "%s", dst);
-	s->spi = spi;
-	s->proto = IPPROTO_ESP;
-	s->tunnel = c->tunnel;
-	snprintf(s->enc, sizeof(s->enc), "%s", c->enc);
-	snprintf(s->auth, sizeof(s->auth), "%s", c->auth);
-	snprintf(s->aead, sizeof(s->aead), "%s", c->aead);
-	s->enc_key_bits = c->enc_key_bits;
-	s->auth_key_bits = c->auth_key_bits;
-	s->auth_icv_bits = c->auth_icv_bits;
-	if (c->aead[0])
-		s->aead_key_bits = c->aead_key_bits + c->aead_salt_bits;
-	s->aead_icv_bits = c->aead_icv_bits;
-}
-
-static uint32_t random_spi(void)
-{
-	uint32_t spi = 0;
-
-	while (spi < 0x100) /* 1-255 are reserved (RFC 4303) */
-		if (getrandom(&spi, sizeof(spi), 0) != sizeof(spi))
-			return 0x1000;
-	return spi;
-}
-
 /* The ESP GSO module in the state the scenario needs, on one host; 0, 1 (skip) or -1. */
 static int kmod_both(struct peer *p, const char *name, bool load, char *why, size_t len)
 {
@@ -206,14 +175,14 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 	if (rc)
 		return rc;
 
-	spi[0] = random_spi();
+	spi[0] = ipsec_random_spi();
 	do
-		spi[1] = random_spi();
+		spi[1] = ipsec_random_spi();
 	while (spi[1] == spi[0]);
 
 	struct xfrm_sa_spec probe;
 
-	fill_sa(&probe, c, p->family, p->addr_tx, p->addr_rx, spi[0]);
+	ipsec_fill_sa(&probe, c, p->family, p->addr_tx, p->addr_rx, spi[0]);
 	size_t klen = xfrm_sa_key_len(&probe);
 
 	if (klen > sizeof(key[0]) ||
@@ -261,7 +230,7 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 		for (int host = 0; host < 2 && rc == 0; host++) {
 			struct xfrm_sa_spec *s = &cur.sa[cur.n].spec;
 
-			fill_sa(s, c, p->family, src, dst, spi[d]);
+			ipsec_fill_sa(s, c, p->family, src, dst, spi[d]);
 			cur.sa[cur.n].remote = host;
 			cur.sa[cur.n].dir = (d == 0) == (host == 0) ? "out" : "in";
 			cur.n++;

@@ -83,6 +83,23 @@ struct stream_rx {
 _Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, const char *peer,
 			      const char *method, const char *ao_alg, uint8_t *key, size_t keylen);
 
+/* What a stream sender shares with its parent, in a MAP_SHARED page. */
+struct stream_tx {
+	_Atomic uint64_t bytes;  /* sent so far */
+	_Atomic int64_t retrans; /* TCP_INFO's total retransmits */
+	_Atomic int snd_mss;     /* smaller by the MD5/AO option's size: proof the option is on */
+	_Atomic int connected, done, stop;
+	char err[200];
+};
+
+/*
+ * The built-in stream's sender, in a child (also the peer testbed's): from
+ * src to dst:port with the TCP-MD5/AO key when method is "md5" or "ao" (the
+ * key is wiped once set), send until tx->stop is set, then _exit.
+ */
+_Noreturn void stream_send(struct stream_tx *tx, const char *src, const char *dst, int port,
+			   const char *method, const char *ao_alg, uint8_t *key, size_t keylen);
+
 /* addr and port as a socket address: AF_INET or AF_INET6, or -1. */
 int stream_sockaddr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len);
 

@@ -64,12 +64,8 @@ _Static_assert(offsetof(struct ipp_tcp_ao_add, key) == 208, "tcp_ao_add.key at 2
 
 /* Shared between the parent and its two children (MAP_SHARED). */
 struct stream_shm {
-	struct stream_rx rx; /* its stop stops the sender too */
-	_Atomic uint64_t tx_bytes;
-	_Atomic int64_t retrans;
-	_Atomic int snd_mss; /* smaller by the MD5/AO option's size: proof the option is on */
-	_Atomic int tx_connected, tx_done;
-	char tx_err[200];
+	struct stream_rx rx;
+	struct stream_tx tx;
 };
 
 static double now(void)
@@ -248,35 +244,33 @@ _Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, 
 	_exit(rx->err[0] ? 1 : 0);
 }
 
-static void sender(const struct load_params *p, struct stream_shm *shm, uint8_t *key)
+_Noreturn void stream_send(struct stream_tx *tx, const char *src, const char *dst, int port,
+			   const char *method, const char *ao_alg, uint8_t *key, size_t keylen)
 {
-	const struct tcp_auth_config *ta = p->sc ? &p->sc->tcp_auth : NULL;
-	struct sockaddr_storage src, dst;
+	struct sockaddr_storage s, d;
 	socklen_t sl, dl;
-	int fam = stream_sockaddr(p->tb->addr_tx, 0, &src, &sl);
+	int fam = stream_sockaddr(src, 0, &s, &sl);
 	int fd;
 	char *buf = calloc(1, STREAM_BUF);
 
-	stream_sockaddr(p->tb->addr_rx, p->port, &dst, &dl);
-	fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || !buf || bind(fd, (struct sockaddr *)&src, sl) < 0) {
-		snprintf(shm->tx_err, sizeof(shm->tx_err), "sender socket: %s", strerror(errno));
+	stream_sockaddr(dst, port, &d, &dl);
+	fd = fam < 0 ? -1 : socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || !buf || bind(fd, (struct sockaddr *)&s, sl) < 0) {
+		snprintf(tx->err, sizeof(tx->err), "sender socket on %s: %s", src, strerror(errno));
 		_exit(1);
 	}
-	if (ta && ta->method[0] &&
-	    set_tcp_key(fd, ta->method, ta->ao_alg, p->tb->addr_rx, key, STREAM_KEY_LEN) < 0) {
-		snprintf(shm->tx_err, sizeof(shm->tx_err), "sender: setting the TCP-%s key: %s",
-			 !strcmp(ta->method, "md5") ? "MD5" : "AO", strerror(errno));
+	if (method && method[0] && set_tcp_key(fd, method, ao_alg, dst, key, keylen) < 0) {
+		snprintf(tx->err, sizeof(tx->err), "sender: setting the TCP-%s key: %s",
+			 !strcmp(method, "md5") ? "MD5" : "AO", strerror(errno));
 		_exit(1);
 	}
-	explicit_bzero(key, STREAM_KEY_LEN);
-	if (connect(fd, (struct sockaddr *)&dst, dl) < 0) {
-		snprintf(shm->tx_err, sizeof(shm->tx_err), "sender connect %s:%d: %s", p->tb->addr_rx,
-			 p->port, strerror(errno));
+	explicit_bzero(key, keylen);
+	if (connect(fd, (struct sockaddr *)&d, dl) < 0) {
+		snprintf(tx->err, sizeof(tx->err), "sender connect %s:%d: %s", dst, port, strerror(errno));
 		_exit(1);
 	}
-	atomic_store(&shm->tx_connected, 1);
-	while (!atomic_load_explicit(&shm->rx.stop, memory_order_relaxed)) {
+	atomic_store(&tx->connected, 1);
+	while (!atomic_load_explicit(&tx->stop, memory_order_relaxed)) {
 		ssize_t n = send(fd, buf, STREAM_BUF, 0);
 		struct tcp_info ti;
 		socklen_t tl = sizeof(ti);
@@ -284,19 +278,19 @@ static void sender(const struct load_params *p, struct stream_shm *shm, uint8_t 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			snprintf(shm->tx_err, sizeof(shm->tx_err), "sender send: %s", strerror(errno));
+			snprintf(tx->err, sizeof(tx->err), "sender send: %s", strerror(errno));
 			_exit(1);
 		}
-		atomic_fetch_add_explicit(&shm->tx_bytes, n, memory_order_relaxed);
+		atomic_fetch_add_explicit(&tx->bytes, n, memory_order_relaxed);
 		/* a microsecond per 128 KiB: cheap enough to keep it current at the window's edges */
 		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0) {
-			atomic_store_explicit(&shm->retrans, ti.tcpi_total_retrans, memory_order_relaxed);
-			atomic_store_explicit(&shm->snd_mss, ti.tcpi_snd_mss, memory_order_relaxed);
+			atomic_store_explicit(&tx->retrans, ti.tcpi_total_retrans, memory_order_relaxed);
+			atomic_store_explicit(&tx->snd_mss, ti.tcpi_snd_mss, memory_order_relaxed);
 		}
 	}
 	shutdown(fd, SHUT_WR);
 	close(fd);
-	atomic_store(&shm->tx_done, 1);
+	atomic_store(&tx->done, 1);
 	_exit(0);
 }
 
@@ -391,17 +385,18 @@ int load_stream(const struct load_params *p, struct load_result *r)
 			 stop_requested() ? "interrupted" : "the stream receiver did not listen within 5 s");
 		goto out;
 	}
-	tx = fork_into(tb->ns_tx, tb->cpu_tx, shm->tx_err, sizeof(shm->tx_err));
+	tx = fork_into(tb->ns_tx, tb->cpu_tx, shm->tx.err, sizeof(shm->tx.err));
 	if (tx == 0)
-		sender(p, shm, key);
+		stream_send(&shm->tx, tb->addr_tx, tb->addr_rx, p->port, ta ? ta->method : NULL,
+			    ta ? ta->ao_alg : NULL, key, STREAM_KEY_LEN);
 	explicit_bzero(key, sizeof(key));
 	if (tx < 0) {
 		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
 		goto out;
 	}
 	journal_add_process(tx);
-	if (wait_flag(&shm->tx_connected, tx, 5000) < 0) {
-		snprintf(r->error, sizeof(r->error), "%s", shm->tx_err[0] ? shm->tx_err :
+	if (wait_flag(&shm->tx.connected, tx, 5000) < 0) {
+		snprintf(r->error, sizeof(r->error), "%s", shm->tx.err[0] ? shm->tx.err :
 			 stop_requested() ? "interrupted" : "the stream sender did not connect within 5 s");
 		goto out;
 	}
@@ -415,8 +410,8 @@ int load_stream(const struct load_params *p, struct load_result *r)
 			/* the window's edges: receiver bytes, sender bytes and retransmits, then the callback */
 			t_open = now();
 			b0 = atomic_load(&shm->rx.bytes);
-			s0 = atomic_load(&shm->tx_bytes);
-			r0 = atomic_load(&shm->retrans);
+			s0 = atomic_load(&shm->tx.bytes);
+			r0 = atomic_load(&shm->tx.retrans);
 			if (p->window)
 				p->window(p->arg, 1);
 			open_ = true;
@@ -426,8 +421,8 @@ int load_stream(const struct load_params *p, struct load_result *r)
 				p->window(p->arg, 0);
 			t_close = now();
 			r->bytes = atomic_load(&shm->rx.bytes) - b0;
-			r->sender_bps = (atomic_load(&shm->tx_bytes) - s0) * 8.0 / (t_close - t_open);
-			r->retransmits = atomic_load(&shm->retrans) - r0;
+			r->sender_bps = (atomic_load(&shm->tx.bytes) - s0) * 8.0 / (t_close - t_open);
+			r->retransmits = atomic_load(&shm->tx.retrans) - r0;
 			open_ = false;
 			break;
 		}
@@ -446,12 +441,12 @@ int load_stream(const struct load_params *p, struct load_result *r)
 			goto out;
 		}
 		if (waitpid(tx, &st, WNOHANG) == tx || waitpid(rx, &st, WNOHANG) == rx) {
-			bool was_tx = shm->tx_err[0] || atomic_load(&shm->tx_done);
+			bool was_tx = shm->tx.err[0] || atomic_load(&shm->tx.done);
 
 			tx = was_tx ? -1 : tx;
 			rx = was_tx ? rx : -1;
 			snprintf(r->error, sizeof(r->error), "the stream %s stopped: %s", was_tx ? "sender" : "receiver",
-				 shm->tx_err[0] ? shm->tx_err : shm->rx.err[0] ? shm->rx.err : "no message");
+				 shm->tx.err[0] ? shm->tx.err : shm->rx.err[0] ? shm->rx.err : "no message");
 			goto out;
 		}
 		/* wake at the window's edge, not up to a tick late */
@@ -470,6 +465,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 
 	/* the end: the sender closes, the receiver reads to EOF */
 	atomic_store(&shm->rx.stop, 1);
+	atomic_store(&shm->tx.stop, 1);
 	for (int i = 0; i < 300 && (tx > 0 || rx > 0); i++) {
 		if (tx > 0 && waitpid(tx, NULL, WNOHANG) == tx)
 			tx = -1;
@@ -483,12 +479,13 @@ out:
 	if (open_ && p->window)
 		p->window(p->arg, 0);
 	atomic_store(&shm->rx.stop, 1);
+	atomic_store(&shm->tx.stop, 1);
 	if (tx > 0)
 		exec_stop(tx, 1000);
 	if (rx > 0)
 		exec_stop(rx, 1000);
-	write_raw(p, r, intervals, atomic_load(&shm->tx_bytes), atomic_load(&shm->rx.bytes),
-		  atomic_load(&shm->snd_mss));
+	write_raw(p, r, intervals, atomic_load(&shm->tx.bytes), atomic_load(&shm->rx.bytes),
+		  atomic_load(&shm->tx.snd_mss));
 	munmap(shm, sizeof(*shm));
 	return err;
 }

@@ -594,76 +594,6 @@ out:
 }
 
 /* The built-in stream's sender, here; the receiver is the agent's. */
-struct tx_shm {
-	_Atomic uint64_t bytes;
-	_Atomic int64_t retrans;
-	_Atomic int connected, stop;
-	char err[200];
-};
-
-static void tx_child(struct peer *p, const struct scenario *sc, struct tx_shm *shm, uint8_t *key)
-{
-	const struct tcp_auth_config *ta = &sc->tcp_auth;
-	struct sockaddr_storage src, dst;
-	socklen_t sl, dl;
-	int fd;
-	char *buf = calloc(1, STREAM_BUF);
-
-	memset(&src, 0, sizeof(src));
-	memset(&dst, 0, sizeof(dst));
-	if (p->family == AF_INET) {
-		struct sockaddr_in *s = (void *)&src, *d = (void *)&dst;
-
-		s->sin_family = d->sin_family = AF_INET;
-		inet_pton(AF_INET, p->addr_tx, &s->sin_addr);
-		inet_pton(AF_INET, p->addr_rx, &d->sin_addr);
-		d->sin_port = htons(p->port);
-		sl = dl = sizeof(*s);
-	} else {
-		struct sockaddr_in6 *s = (void *)&src, *d = (void *)&dst;
-
-		s->sin6_family = d->sin6_family = AF_INET6;
-		inet_pton(AF_INET6, p->addr_tx, &s->sin6_addr);
-		inet_pton(AF_INET6, p->addr_rx, &d->sin6_addr);
-		d->sin6_port = htons(p->port);
-		sl = dl = sizeof(*s);
-	}
-	fd = socket(p->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || !buf || bind(fd, (struct sockaddr *)&src, sl) < 0) {
-		snprintf(shm->err, sizeof(shm->err), "sender socket on %s: %s", p->addr_tx, strerror(errno));
-		_exit(1);
-	}
-	if (ta->method[0] && set_tcp_key(fd, ta->method, ta->ao_alg, p->addr_rx, key, STREAM_KEY_LEN) < 0) {
-		snprintf(shm->err, sizeof(shm->err), "sender: setting the TCP-%s key: %s",
-			 !strcmp(ta->method, "md5") ? "MD5" : "AO", strerror(errno));
-		_exit(1);
-	}
-	explicit_bzero(key, STREAM_KEY_LEN);
-	if (connect(fd, (struct sockaddr *)&dst, dl) < 0) {
-		snprintf(shm->err, sizeof(shm->err), "sender connect %s:%d: %s", p->addr_rx, p->port, strerror(errno));
-		_exit(1);
-	}
-	atomic_store(&shm->connected, 1);
-	while (!atomic_load_explicit(&shm->stop, memory_order_relaxed)) {
-		ssize_t n = send(fd, buf, STREAM_BUF, 0);
-		struct tcp_info ti;
-		socklen_t tl = sizeof(ti);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			snprintf(shm->err, sizeof(shm->err), "sender send: %s", strerror(errno));
-			_exit(1);
-		}
-		atomic_fetch_add_explicit(&shm->bytes, n, memory_order_relaxed);
-		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0)
-			atomic_store_explicit(&shm->retrans, ti.tcpi_total_retrans, memory_order_relaxed);
-	}
-	shutdown(fd, SHUT_WR);
-	close(fd);
-	_exit(0);
-}
-
 /* The receiver's byte count, from the agent; -1 when it cannot say. */
 static long long agent_rx_bytes(struct peer *p, char *why, size_t len)
 {
@@ -692,7 +622,7 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 	const struct tcp_auth_config *ta = &sc->tcp_auth;
 	uint8_t key[STREAM_KEY_LEN];
 	char hex[2 * STREAM_KEY_LEN + 1], line[1024];
-	struct tx_shm *shm;
+	struct stream_tx *shm;
 	pid_t tx = -1;
 	bool open_ = false, rx_started = false;
 	long long b0 = 0, b1;
@@ -758,7 +688,8 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 
 	tx = exec_fork(NULL, c->cpu_tx, NULL, 0);
 	if (tx == 0)
-		tx_child(p, sc, shm, key);
+		stream_send(shm, p->addr_tx, p->addr_rx, p->port, sc->tcp_auth.method, sc->tcp_auth.ao_alg, key,
+			    STREAM_KEY_LEN);
 	explicit_bzero(key, sizeof(key));
 	if (tx < 0) {
 		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));

@@ -75,7 +75,12 @@ $(BUILD)/probes/%.skel.h: $(BUILD)/probes/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OBJDIR)/%.o: %.c $(BUILD)/version.h $(SKELS) $(wildcard collector/*.h analyze/*.h probes/*.h)
+# Only the files that print the version depend on it: a new commit then
+# rebuilds those, not everything.
+VERSION_USERS := $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '"version.h"' collector/*.c analyze/*.c probes/*.c 2>/dev/null))
+$(VERSION_USERS): $(BUILD)/version.h
+
+$(OBJDIR)/%.o: %.c $(SKELS) $(wildcard collector/*.h analyze/*.h probes/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@

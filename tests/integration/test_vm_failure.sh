@@ -3,8 +3,9 @@
 # A kernel that cannot be had, panics or hangs fails cleanly: failed
 # records with the reason, the last console lines in the error, no qemu or
 # scratch folder left, and the other kernels still run. The panic and the
-# hang are made with IPSECPERF_VM_APPEND (an init that does not exist, an
-# init that waits forever) and a short IPSECPERF_VM_TIMEOUT.
+# hang are made with IPSECPERF_VM_APPEND (an init that does not exist; no
+# init and a root device that never comes, waited for) and a short
+# IPSECPERF_VM_TIMEOUT.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
@@ -76,10 +77,13 @@ jq_lines "$out/runs.jsonl" 'r["status"] + " " + r["reason"]' | grep -q "^failed 
 [ -s "$out/raw/$(jq_lines "$out/runs.jsonl" 'r["kernel"]')/console.log" ] || fail "console not kept"
 info "panic reported after $(($(date +%s) - start)) s"
 
-# 3. a hang: stopped at the timeout
+# 3. a hang: stopped at the timeout. Without an rdinit the kernel mounts
+# root=, and rootwait waits for /dev/vdz forever. (An init that waits,
+# such as rdinit=/bin/sh, cannot be had: the guest's argument "guest"
+# follows "--", sh takes it for a script, exits, and the kernel panics.)
 out="$TMP/hang"
 start=$(date +%s)
-IPSECPERF_VM_APPEND="rdinit=/bin/sh" IPSECPERF_VM_TIMEOUT=8 "$IPSECPERF" run --testbed vm \
+IPSECPERF_VM_APPEND="rdinit=/nonexistent root=/dev/vdz rootwait" IPSECPERF_VM_TIMEOUT=8 "$IPSECPERF" run --testbed vm \
 	--kernel "$k61" --duration 2 --repeat 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
 rc=$?
 secs=$(($(date +%s) - start))

@@ -549,10 +549,7 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 				rec = run_once(ctx, &tb, res, sc, r, &pr);
 			}
 			progress_end_run(&pr);
-			if (!strcmp(json_string_value(json_object_get(rec, "status")), "failed"))
-				failed++;
-			writer_append(res, rec);
-			json_decref(rec);
+			failed += writer_append_run(res, rec);
 		}
 		progress_clear(&pr);
 		if (rc != 0)

@@ -109,6 +109,12 @@ int tcp_auth_probe(const char *method, const char *ao_alg, char *why, size_t len
 /* Fill r from iperf3 -J client output; -1 with r->error set. Unit-tested. */
 int iperf3_parse_result(const char *json, struct load_result *r);
 
+/*
+ * The result of an iperf3 client that exited with wait status `status`,
+ * from its JSON in raw/ (PREFIX iperf3-client.json); -1 with r->error set.
+ */
+int iperf3_client_result(const char *prefix, int status, struct load_result *r);
+
 /* Is there a TCP socket listening on port in pid's namespace? Parses /proc/PID/net/tcp. */
 int tcp_listening(const char *proc_net_tcp_text, int port);
 

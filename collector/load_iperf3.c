@@ -59,6 +59,25 @@ out:
 	return err;
 }
 
+int iperf3_client_result(const char *prefix, int status, struct load_result *r)
+{
+	char *json = raw_read(prefix, "iperf3-client.json");
+	int err;
+
+	if (!json) {
+		snprintf(r->error, sizeof(r->error), "cannot read iperf3's output (raw/)");
+		return -1;
+	}
+	err = iperf3_parse_result(json, r);
+	free(json);
+	if (err == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+		snprintf(r->error, sizeof(r->error), "iperf3 client exited with status %d",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		err = -1;
+	}
+	return err;
+}
+
 int tcp_listening(const char *text, int port)
 {
 	const char *line = strchr(text, '\n'); /* skip the header */
@@ -207,19 +226,7 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 			sleep_ms_or_stop(100);
 	}
 
-	char *json = raw_read(p->raw_prefix, "iperf3-client.json");
-
-	if (!json) {
-		snprintf(r->error, sizeof(r->error), "cannot read iperf3's output (raw/)");
-		goto out;
-	}
-	err = iperf3_parse_result(json, r);
-	free(json);
-	if (err == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-		snprintf(r->error, sizeof(r->error), "iperf3 client exited with status %d",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		err = -1;
-	}
+	err = iperf3_client_result(p->raw_prefix, status, r);
 out:
 	if (window_open && p->window)
 		p->window(p->arg, 0);

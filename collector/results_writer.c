@@ -248,6 +248,16 @@ int writer_append(struct results_writer *res, json_t *record)
 	return err;
 }
 
+int writer_append_run(struct results_writer *res, json_t *rec)
+{
+	const char *status = json_string_value(json_object_get(rec, "status"));
+	int failed = status && !strcmp(status, "failed");
+
+	writer_append(res, rec);
+	json_decref(rec);
+	return failed;
+}
+
 void writer_close(struct results_writer *res)
 {
 	if (res->runs_fd >= 0)

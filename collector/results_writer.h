@@ -26,6 +26,9 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 /* Append one record as a line of runs.jsonl and fsync it. */
 int writer_append(struct results_writer *res, json_t *record);
 
+/* Append a run's record and drop the reference; 1 if the run failed, else 0. */
+int writer_append_run(struct results_writer *res, json_t *rec);
+
 /* Rewrite meta.json (after something was added to res->meta). */
 int writer_write_meta(struct results_writer *res);
 

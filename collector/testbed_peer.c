@@ -564,19 +564,7 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 		snprintf(r->error, sizeof(r->error), "%.250s", p->lost_why);
 		goto out;
 	}
-	char *json = raw_read(prefix, "iperf3-client.json");
-
-	if (!json) {
-		snprintf(r->error, sizeof(r->error), "cannot read iperf3's output (raw/)");
-		goto out;
-	}
-	err = iperf3_parse_result(json, r);
-	free(json);
-	if (err == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-		snprintf(r->error, sizeof(r->error), "iperf3 client exited with status %d",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-		err = -1;
-	}
+	err = iperf3_client_result(prefix, status, r);
 out:
 	if (window_open)
 		window_edge(w, 0);
@@ -1082,10 +1070,7 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
 				rec = run_once(p, res, sc, r, &pr);
 			}
 			progress_end_run(&pr);
-			if (!strcmp(json_string_value(json_object_get(rec, "status")), "failed"))
-				failed++;
-			writer_append(res, rec);
-			json_decref(rec);
+			failed += writer_append_run(res, rec);
 		}
 		progress_clear(&pr);
 		if (rc != 0)

@@ -16,6 +16,9 @@ ns=ippbench-$$
 tmp=$(mktemp -d /tmp/ipsecperf-bench.XXXXXX)
 perf_pid= srv_pid=
 cleanup() {
+	# no errexit here: a wait on a process we stopped returns non-zero, and
+	# under set -e that ended the trap before the namespaces were deleted
+	set +e
 	[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2> /dev/null && wait "$perf_pid" 2> /dev/null
 	[ -n "$srv_pid" ] && kill "$srv_pid" 2> /dev/null && wait "$srv_pid" 2> /dev/null
 	ip netns del "$ns-tx" 2> /dev/null || true

@@ -9,6 +9,7 @@ hz=${1:-499} blocks=${2:-60} ms=${3:-1000} cpu=${4:-0}
 tmp=$(mktemp -d /tmp/ipsecperf-bench.XXXXXX)
 perf_pid=
 cleanup() {
+	set +e # a wait on the perf we stopped returns non-zero: finish the cleanup anyway
 	[ -n "$perf_pid" ] && kill -INT "$perf_pid" 2> /dev/null && wait "$perf_pid" 2> /dev/null
 	rm -rf "$tmp"
 }

@@ -152,11 +152,7 @@ int host_do(const char *netns, char *const do_argv[], char *const undo_argv[], c
 	}
 	st = exec_run(netns, do_argv, NULL, &errout);
 	if (st != 0) {
-		/* strip the trailing newline so the message stays one line */
-		size_t n = errout ? strlen(errout) : 0;
-
-		while (n && (errout[n - 1] == '\n' || errout[n - 1] == ' '))
-			errout[--n] = '\0';
+		msg_trim(errout);
 		if (err)
 			*err = errout;
 		else

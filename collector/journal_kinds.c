@@ -28,10 +28,7 @@ static int undo_argv(json_t *r)
 		argv[i] = (char *)json_string_value(json_array_get(a, i));
 	st = exec_run(ns, argv, NULL, &err);
 	if (st != 0) {
-		size_t len = err ? strlen(err) : 0;
-
-		while (len && err[len - 1] == '\n')
-			err[--len] = '\0';
+		msg_trim(err);
 		pr_warn("undo: %s failed: %s", argv[0], err && *err ? err : "no message");
 	}
 	free(err);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int log_verbose;
 
@@ -42,4 +43,12 @@ void pr_debug(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog("debug: ", fmt, ap);
 	va_end(ap);
+}
+
+void msg_trim(char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+		s[--n] = '\0';
 }

@@ -11,6 +11,12 @@ void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Cut trailing newlines and blanks off a tool's stderr (s may be NULL), so
+ * that it fits in one "ipsecperf: <what>: <why>" line.
+ */
+void msg_trim(char *s);
+
 /* Exit statuses of DESIGN.md. */
 enum {
 	EXIT_OK = 0,

@@ -154,14 +154,6 @@ void remote_argv_free(char **a)
 	free(a);
 }
 
-static void strip_nl(char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-		s[--n] = '\0';
-}
-
 int remote_run(const struct host *h, char *const argv[], char **out, char **err)
 {
 	char **a = remote_ssh_argv(h, argv);
@@ -233,7 +225,7 @@ int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv
 	}
 	st = remote_run(h, do_argv, NULL, &errout);
 	if (st != 0) {
-		strip_nl(errout);
+		msg_trim(errout);
 		if (err)
 			*err = errout;
 		else
@@ -265,7 +257,7 @@ int remote_undo_argv(json_t *r)
 		argv[i] = (char *)json_string_value(json_array_get(a, i));
 	st = remote_run(&h, argv, NULL, &err);
 	if (st != 0) {
-		strip_nl(err);
+		msg_trim(err);
 		/* say which change on which host is left, as a command a person can run */
 		char *cmd = shell_join(argv);
 
@@ -349,7 +341,7 @@ static void session_lost(struct remote_session *s, const char *what)
 		ssize_t n = pread(s->err_fd, tail, sizeof(tail) - 1, from);
 
 		tail[n > 0 ? n : 0] = '\0';
-		strip_nl(tail);
+		msg_trim(tail);
 	}
 	char *last = strrchr(tail, '\n');
 	size_t n = strlen(tail);

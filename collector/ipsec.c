@@ -389,7 +389,7 @@ void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int fam
 	s->aead_icv_bits = c->aead_icv_bits;
 }
 
-uint32_t ipsec_random_spi(void)
+static uint32_t ipsec_random_spi(void)
 {
 	uint32_t spi = 0;
 
@@ -398,6 +398,14 @@ uint32_t ipsec_random_spi(void)
 		if (getrandom(&spi, sizeof(spi), 0) != sizeof(spi))
 			spi = (uint32_t)getpid() << 8;
 	return spi;
+}
+
+void ipsec_random_spis(uint32_t spi[2])
+{
+	spi[0] = ipsec_random_spi();
+	do
+		spi[1] = ipsec_random_spi();
+	while (spi[1] == spi[0]);
 }
 
 static int make_policies(const struct testbed *tb, const struct ipsec_config *c, int family,
@@ -457,10 +465,7 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 	if (rc)
 		return rc;
 
-	spi[0] = ipsec_random_spi();
-	do
-		spi[1] = ipsec_random_spi();
-	while (spi[1] == spi[0]);
+	ipsec_random_spis(spi);
 
 	struct xfrm_sa_spec probe;
 

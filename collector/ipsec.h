@@ -47,8 +47,8 @@ const char *kmod_state_name(enum kmod_state s);
 void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
 		   const char *dst, uint32_t spi);
 
-/* A random SPI above the reserved 1-255 (RFC 4303); the SPI is no secret. */
-uint32_t ipsec_random_spi(void);
+/* Two different random SPIs above the reserved 1-255 (RFC 4303); no secret. */
+void ipsec_random_spis(uint32_t spi[2]);
 
 int ipsec_undo_state(json_t *r);
 int ipsec_undo_policy(json_t *r);

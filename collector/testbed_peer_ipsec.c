@@ -175,10 +175,7 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 	if (rc)
 		return rc;
 
-	spi[0] = ipsec_random_spi();
-	do
-		spi[1] = ipsec_random_spi();
-	while (spi[1] == spi[0]);
+	ipsec_random_spis(spi);
 
 	struct xfrm_sa_spec probe;
 

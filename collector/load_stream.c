@@ -60,7 +60,8 @@ _Static_assert(sizeof(struct ipp_tcp_ao_add) == 288, "struct tcp_ao_add is 288 b
 _Static_assert(offsetof(struct ipp_tcp_ao_add, key) == 208, "tcp_ao_add.key at 208");
 
 #define STREAM_KEY_LEN 32
-#define STREAM_BUF (128 * 1024)
+#define STREAM_BUF (128 * 1024) /* iperf3's TCP block */
+#define STREAM_BURST 10        /* blocks per wait for the socket, as iperf3's multisend */
 
 /* Shared between the parent and its two children (MAP_SHARED). */
 struct stream_shm {
@@ -227,18 +228,32 @@ _Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, 
 			_exit(0);
 	}
 	close(lfd);
-	for (;;) {
-		ssize_t n = recv(fd, buf, STREAM_BUF, 0);
+	/* iperf3's server loop: wait for data, then read one block (or what is there) */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	for (bool eof = false; !eof && !rx->err[0];) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		size_t got = 0;
 
-		if (n > 0) {
-			atomic_fetch_add_explicit(&rx->bytes, n, memory_order_relaxed);
-			continue;
+		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR) {
+			snprintf(rx->err, sizeof(rx->err), "receiver poll: %s", strerror(errno));
+			break;
 		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			snprintf(rx->err, sizeof(rx->err), "receiver recv: %s", strerror(errno));
-		break;
+		while (got < STREAM_BUF) {
+			ssize_t n = recv(fd, buf + got, STREAM_BUF - got, 0);
+
+			if (n > 0) {
+				got += (size_t)n;
+				continue;
+			}
+			if (n == 0)
+				eof = true;
+			else if (errno != EINTR && errno != EAGAIN)
+				snprintf(rx->err, sizeof(rx->err), "receiver recv: %s", strerror(errno));
+			if (n == 0 || errno != EINTR)
+				break;
+		}
+		if (got)
+			atomic_fetch_add_explicit(&rx->bytes, got, memory_order_relaxed);
 	}
 	atomic_store(&rx->done, 1);
 	_exit(rx->err[0] ? 1 : 0);
@@ -270,18 +285,34 @@ _Noreturn void stream_send(struct stream_tx *tx, const char *src, const char *ds
 		_exit(1);
 	}
 	atomic_store(&tx->connected, 1);
+	/*
+	 * iperf3's client loop, so that both loads cost the same per byte: a
+	 * non-blocking socket, a wait until it is writable, then up to ten
+	 * blocks, each written until it is all sent or the socket is full.
+	 */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	for (unsigned int i = 0; !atomic_load_explicit(&tx->stop, memory_order_relaxed); i++) {
-		ssize_t n = send(fd, buf, STREAM_BUF, 0);
+		struct pollfd pfd = { fd, POLLOUT, 0 };
 		struct tcp_info ti;
 		socklen_t tl = sizeof(ti);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			snprintf(tx->err, sizeof(tx->err), "sender send: %s", strerror(errno));
+		if (i % STREAM_BURST == 0 && poll(&pfd, 1, 100) < 0 && errno != EINTR) {
+			snprintf(tx->err, sizeof(tx->err), "sender poll: %s", strerror(errno));
 			_exit(1);
 		}
-		atomic_fetch_add_explicit(&tx->bytes, n, memory_order_relaxed);
+		for (size_t put = 0; put < STREAM_BUF;) {
+			ssize_t n = send(fd, buf + put, STREAM_BUF - put, 0);
+
+			if (n > 0) {
+				put += (size_t)n;
+				atomic_fetch_add_explicit(&tx->bytes, n, memory_order_relaxed);
+				continue;
+			}
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				break;
+			snprintf(tx->err, sizeof(tx->err), "sender send: %s", n ? strerror(errno) : "wrote nothing");
+			_exit(1);
+		}
 		/*
 		 * TCP_INFO takes the socket lock: after every send it cost the
 		 * stream a measurable share of its throughput against iperf3.

@@ -21,8 +21,10 @@ for ((i = 1; i <= n; i++)); do
 			> "$out/$mode-$i.log" 2>&1 || true
 	done
 done
-python3 - "$out" <<'EOF'
+python3 - "$out" "$(dirname "$0")" <<'EOF'
 import glob, json, os, statistics, sys
+sys.path.insert(0, sys.argv[2])
+from median_ci import median_ci
 data = {}
 for d in glob.glob(os.path.join(sys.argv[1], "*-*/")):
     mode, i = os.path.basename(d.rstrip("/")).split("-")
@@ -34,10 +36,10 @@ for sc, rounds in sorted(data.items()):
     pairs = [(v["on"], v["off"]) for v in rounds.values() if "on" in v and "off" in v]
     on = [a for a, _ in pairs]
     off = [b for _, b in pairs]
+    med, ci = median_ci([a / b for a, b in pairs])
     print("%-7s n=%d  off median %.3f (%.3f-%.3f)  on median %.3f (%.3f-%.3f)  "
-          "ratio of medians %.3f  median of round ratios %.3f" %
+          "ratio of medians %.3f  median of round ratios %.3f, interval %s" %
           (sc, len(pairs), statistics.median(off), min(off), max(off), statistics.median(on),
-           min(on), max(on), statistics.median(on) / statistics.median(off),
-           statistics.median(a / b for a, b in pairs)))
+           min(on), max(on), statistics.median(on) / statistics.median(off), med, ci))
 print("results in", sys.argv[1])
 EOF

@@ -15,8 +15,10 @@ for i in $(seq "$rounds"); do
 	if [ $((i % 2)) = 1 ]; then order="clear clear-stream"; else order="clear-stream clear"; fi
 	"$bin" run --quiet --duration "$secs" --omit 1 --repeat 1 -o "$out/r$i" $order > /dev/null
 done
-python3 - "$out" "$rounds" << 'PY'
+python3 - "$out" "$rounds" "$(dirname "$0")" << 'PY'
 import json, statistics, sys
+sys.path.insert(0, sys.argv[3])
+from median_ci import median_ci
 out, rounds = sys.argv[1], int(sys.argv[2])
 tp = {"clear": [], "clear-stream": []}
 print("round  iperf3 Gbit/s  stream Gbit/s  stream/iperf3")
@@ -29,7 +31,9 @@ ma, mb = statistics.median(tp["clear"]), statistics.median(tp["clear-stream"])
 ratios = sorted(b / a for a, b in zip(tp["clear"], tp["clear-stream"]))
 print(f"median {ma/1e9:12.3f}  {mb/1e9:13.3f}  {mb/ma:13.3f}")
 # the pairs ran back to back: the median of their ratios cancels slow drift
-print(f"median of the paired ratios {statistics.median(ratios):.3f} "
+# with a distribution-free ~95% interval (median_ci.py)
+med, ci = median_ci(ratios)
+print(f"median of the paired ratios {med:.3f}, interval {ci} "
       f"(min-max {ratios[0]:.3f}-{ratios[-1]:.3f}, n {len(ratios)})")
 print(f"min-max iperf3 {min(tp['clear'])/1e9:.3f}-{max(tp['clear'])/1e9:.3f}, "
       f"stream {min(tp['clear-stream'])/1e9:.3f}-{max(tp['clear-stream'])/1e9:.3f}")

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "xfrm.h"
 
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "netns_call.h"
 
 /* one netlink message: ours are a few hundred bytes, dumps are not used */
 #define XFRM_BUF 8192
@@ -217,50 +218,33 @@ int xfrm_sa_parse(const void *msg, size_t len, struct xfrm_sa_counters *c)
 	return 0;
 }
 
-/*
- * A netlink socket inside netns: enter it, open, come back. setns() acts on
- * the calling thread only, and the socket stays in the namespace it was made in.
- * Returns NULL with errno set; ENOENT when the namespace does not exist.
- */
+/* An xfrm netlink socket, opened in the namespace netns_call() put us in. */
+static int open_here(void *arg)
+{
+	struct mnl_socket **nl = arg;
+	int one = 1, saved;
+
+	*nl = mnl_socket_open2(NETLINK_XFRM, SOCK_CLOEXEC);
+	if (*nl && mnl_socket_bind(*nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		saved = errno;
+		mnl_socket_close(*nl);
+		*nl = NULL;
+		errno = saved;
+	}
+	if (!*nl)
+		return -1;
+	/* no echo of our request (it holds keys) in errors; text messages */
+	mnl_socket_setsockopt(*nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(*nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	return 0;
+}
+
+/* A netlink socket inside netns; NULL with errno set (ENOENT: no such namespace). */
 static struct mnl_socket *open_in(const char *netns)
 {
 	struct mnl_socket *nl = NULL;
-	int self = -1, target = -1, one = 1, saved;
 
-	if (netns) {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "/run/netns/%s", netns);
-		target = open(path, O_RDONLY | O_CLOEXEC);
-		if (target < 0)
-			return NULL;
-		self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (self < 0 || setns(target, CLONE_NEWNET) < 0)
-			goto out;
-	}
-	nl = mnl_socket_open2(NETLINK_XFRM, SOCK_CLOEXEC);
-	if (nl && mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		saved = errno;
-		mnl_socket_close(nl);
-		nl = NULL;
-		errno = saved;
-	}
-	if (nl) {
-		/* no echo of our request (it holds keys) in errors; text messages */
-		mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
-		mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	}
-out:
-	saved = errno;
-	if (self >= 0) {
-		if (setns(self, CLONE_NEWNET) < 0)
-			abort(); /* we would be left in the wrong namespace */
-		close(self);
-	}
-	if (target >= 0)
-		close(target);
-	errno = saved;
-	return nl;
+	return netns_call(netns, open_here, &nl) < 0 ? NULL : nl;
 }
 
 struct reply {

@@ -35,6 +35,29 @@ double stats_median(const double *x, int n)
 	return m;
 }
 
+double stats_median_ci(const double *x, int n, double *lo, double *hi)
+{
+	double *s, tail = 0, term = ldexp(1.0, -n); /* C(n, 0) / 2^n */
+	int k = 0;
+
+	*lo = *hi = NAN;
+	if (n <= 0 || n > 1000 || !(s = malloc(n * sizeof(*s))))
+		return NAN;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	while (k < n && tail + term <= 0.025) {
+		tail += term;
+		term = term * (n - k) / (k + 1); /* C(n, k+1) / 2^n */
+		k++;
+	}
+	if (k) {
+		*lo = s[k - 1];
+		*hi = s[n - k];
+	}
+	free(s);
+	return k ? 1 - 2 * tail : NAN;
+}
+
 void stats_compute(const double *x, int n, struct stats *st)
 {
 	double *s, sum = 0, ss = 0;

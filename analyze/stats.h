@@ -21,6 +21,14 @@ void stats_compute(const double *x, int n, struct stats *s);
 
 double stats_median(const double *x, int n);
 
+/*
+ * A distribution-free interval of the median: order statistics k and
+ * n+1-k of x, k the largest with P(Binomial(n, 1/2) < k) <= 2.5%. Returns
+ * its coverage (at least 95%); NAN, with *lo and *hi NAN, when n < 6 is
+ * too few for one. n at most 1000.
+ */
+double stats_median_ci(const double *x, int n, double *lo, double *hi);
+
 /* Student t distribution with df degrees of freedom (df > 0, may be fractional). */
 double t_cdf(double t, double df);
 /* The q quantile (0 < q < 1) of Student t with df degrees of freedom. */

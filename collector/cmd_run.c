@@ -68,7 +68,7 @@ const char help_run[] =
 
 enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
-	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET,
+	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET, O_PROBE_COST,
 	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF, O_CPU_TX, O_CPU_RX,
 	O_PROFILE, O_PROFILE_HZ,
 };
@@ -90,6 +90,7 @@ const struct opt_def run_opts[] = {
 	[O_NO_PROBES] = { "no-probes", 0, OPT_FLAG, 0, 0, NULL, "attach no BPF probes (counters: unavailable)" },
 	[O_PROBE_SET] = { "probe-set", 0, OPT_STRING, 0, 0, "SET", "all (default) or tracepoints: no kprobes, the cheap counters only" },
 	[O_PROBE_OVERHEAD] = { "probe-overhead", 0, OPT_FLAG, 0, 0, NULL, "run each repeat with and without probes; report the throughput ratio" },
+	[O_PROBE_COST] = { "probe-cost", 0, OPT_FLAG, 0, 0, NULL, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)" },
 	[O_PEER] = { "peer", 0, OPT_STRING, 0, 0, "[USER@]HOST", "the receiving host, reached with ssh (peer testbed)" },
 	[O_DEV] = { "dev", 0, OPT_STRING, 0, 0, "IF", "this host's end of the link (peer testbed)" },
 	[O_PEER_DEV] = { "peer-dev", 0, OPT_STRING, 0, 0, "IF", "the peer's end of the link (peer testbed)" },
@@ -107,6 +108,7 @@ struct run_ctx {
 	int port;
 	struct probes *probes;  /* loaded once per run (probes/probes.h) */
 	bool no_probes, probe_overhead;
+	bool probe_cost;        /* --probe-cost: bpf_enable_stats while the probes are open */
 	bool tracepoints_only;  /* --probe-set tracepoints */
 	bool probes_off;        /* this run is the probe-less half of an overhead pair */
 	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...]} */
@@ -152,6 +154,7 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 		ctx->tracepoints_only = !strcmp(val, "tracepoints");
 		break;
 	case O_PROBE_OVERHEAD: ctx->probe_overhead = true; break;
+	case O_PROBE_COST: ctx->probe_cost = true; break;
 	case O_PEER: c->peer = val; break;
 	case O_DEV: c->dev = val; break;
 	case O_PEER_DEV: c->peer_dev = val; break;
@@ -216,7 +219,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	ctx->port = 5201;
 	ctx->probes = NULL;
 	ctx->overhead = NULL;
-	ctx->no_probes = ctx->probe_overhead = ctx->probes_off = ctx->tracepoints_only = false;
+	ctx->no_probes = ctx->probe_overhead = ctx->probe_cost = ctx->probes_off = ctx->tracepoints_only = false;
 	first = options_parse("run", run_opts, argc, argv, on_run_opt, ctx);
 	if (first < 0)
 		return -1;
@@ -254,8 +257,8 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (ctx->no_probes && ctx->probe_overhead) {
-		pr_warn("run: --probe-overhead needs the probes; drop --no-probes");
+	if (ctx->no_probes && (ctx->probe_overhead || ctx->probe_cost)) {
+		pr_warn("run: --%s needs the probes; drop --no-probes", ctx->probe_overhead ? "probe-overhead" : "probe-cost");
 		return -1;
 	}
 	int fam_tx = check_addr("--addr-tx", c->addr_tx, c->prefix_len);
@@ -450,10 +453,10 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 static json_t *run_overhead_pair(struct run_ctx *ctx, const struct testbed *tb, struct results_writer *res,
 				 const struct scenario *sc, int repeat, struct progress *pr, int *failed)
 {
-	json_t *recs[2], *sc_obj = json_object_get(ctx->overhead, sc->name);
+	json_t *recs[2], *bps[2] = { NULL, NULL }, *sc_obj = json_object_get(ctx->overhead, sc->name);
 
 	if (!sc_obj) {
-		sc_obj = json_pack("{s:[], s:[]}", "on", "off");
+		sc_obj = json_pack("{s:[], s:[], s:[]}", "on", "off", "pairs");
 		json_object_set_new(ctx->overhead, sc->name, sc_obj);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -467,9 +470,10 @@ static json_t *run_overhead_pair(struct run_ctx *ctx, const struct testbed *tb, 
 			probes_attach_ns(ctx->probes, (const char *const[]){ tb->dev_tx, tb->dev_rx, NULL },
 				      (const char *const[]){ tb->ns_tx, tb->ns_rx, NULL });
 		ctx->probes_off = false;
-		if (!strcmp(json_string_value(json_object_get(recs[i], "status")), "ok"))
-			json_array_append(json_object_get(sc_obj, off ? "off" : "on"),
-					  json_object_get(recs[i], "throughput_bps"));
+		if (!strcmp(json_string_value(json_object_get(recs[i], "status")), "ok")) {
+			bps[off] = json_incref(json_object_get(recs[i], "throughput_bps"));
+			json_array_append(json_object_get(sc_obj, off ? "off" : "on"), bps[off]);
+		}
 		if (i == 0) {
 			if (!strcmp(json_string_value(json_object_get(recs[0], "status")), "failed"))
 				(*failed)++;
@@ -477,6 +481,11 @@ static json_t *run_overhead_pair(struct run_ctx *ctx, const struct testbed *tb, 
 			json_decref(recs[0]);
 		}
 	}
+	/* [with, without] of the repeat, for the paired ratios */
+	if (bps[0] && bps[1])
+		json_array_append_new(json_object_get(sc_obj, "pairs"), json_pack("[O, O]", bps[0], bps[1]));
+	json_decref(bps[0]);
+	json_decref(bps[1]);
 	return recs[1];
 }
 
@@ -512,10 +521,11 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 		ctx->probes = probes_open(); /* once per run; attached per scenario */
 		probes_set_kprobes(ctx->probes, !ctx->tracepoints_only);
 	}
-	if (ctx->probe_overhead) {
+	if (ctx->probe_overhead)
 		ctx->overhead = json_object();
+	/* not part of --probe-overhead: timing every program run costs more than some programs */
+	if (ctx->probe_cost)
 		probes_stats_enable(ctx->probes);
-	}
 	for (int s = 0; s < c->nscenarios && !stop_requested(); s++) {
 		const struct scenario *sc = &c->scenarios[s];
 		int mark = journal_mark();

@@ -12,7 +12,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "ksyms.h"
 #include "perfcount.h"
 #include "log.h"
+#include "netns_call.h"
 #include "probes.h"
 
 const char *const probe_counter_names[IPP_NR_COUNTERS] = {
@@ -66,9 +66,10 @@ struct probes {
 	bool have_window, have_load;
 	bool list;                   /* probe --list: change nothing on the host */
 	struct perfcount *pc;        /* the fallback without BPF */
-	bool force_perf;
-	int stats_fd;
-	bool no_kprobes;             /* --probe-set tracepoints */                /* bpf_enable_stats: run time per program while open */             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here */
+	bool force_perf;             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here (raw-tp: the raw xmit) */
+	int stats_fd;                /* bpf_enable_stats: run time per program while open */
+	bool no_kprobes;             /* --probe-set tracepoints */
+	enum { XMIT_CAST, XMIT_BTF, XMIT_RAW } xmit; /* which xmit program is loaded */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -96,6 +97,7 @@ static void set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
 struct probes *probes_open(void)
 {
 	struct probes *p = calloc(1, sizeof(*p));
+	const char *backend;
 	int err;
 
 	if (!p)
@@ -105,17 +107,28 @@ struct probes *probes_open(void)
 	p->stats_fd = -1;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		set_how(p, c, false, "not attached");
-	if (getenv("IPSECPERF_PROBE_BACKEND") && !strcmp(getenv("IPSECPERF_PROBE_BACKEND"), "perf")) {
+	backend = getenv("IPSECPERF_PROBE_BACKEND");
+	if (backend && !strcmp(backend, "perf")) {
 		p->force_perf = true;
 		snprintf(p->nobpf, sizeof(p->nobpf), "BPF not used ($IPSECPERF_PROBE_BACKEND=perf)");
 		return p;
 	}
-	p->skel = ipsecperf_bpf__open();
-	if (!p->skel) {
-		snprintf(p->nobpf, sizeof(p->nobpf), "cannot open the BPF object: %s", strerror(errno));
-		return p;
+	/* the cheapest variant of the xmit program that this kernel accepts (ipsecperf.bpf.c) */
+	for (int v = backend && !strcmp(backend, "raw-tp") ? XMIT_RAW : XMIT_CAST; v <= XMIT_RAW; v++) {
+		p->skel = ipsecperf_bpf__open();
+		if (!p->skel) {
+			snprintf(p->nobpf, sizeof(p->nobpf), "cannot open the BPF object: %s", strerror(errno));
+			return p;
+		}
+		bpf_program__set_autoload(p->skel->progs.xmit_cast, v == XMIT_CAST);
+		bpf_program__set_autoload(p->skel->progs.xmit_btf, v == XMIT_BTF);
+		bpf_program__set_autoload(p->skel->progs.xmit, v == XMIT_RAW);
+		p->xmit = v;
+		err = ipsecperf_bpf__load(p->skel);
+		if (!err || v == XMIT_RAW)
+			break;
+		ipsecperf_bpf__destroy(p->skel);
 	}
-	err = ipsecperf_bpf__load(p->skel);
 	if (err) {
 		snprintf(p->nobpf, sizeof(p->nobpf), "the kernel refused to load the BPF programs: %s%s",
 			 strerror(-err), err == -EPERM ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
@@ -429,6 +442,47 @@ static int attach_perf(struct probes *p, const char *const *devs)
 	return 0;
 }
 
+/*
+ * net_dev_start_xmit, filtered to the testbed's devices by interface index
+ * and namespace (another run on this host may have devices of the same
+ * names in namespaces of its own). No devices: every device counts.
+ */
+static void attach_xmit(struct probes *p, const char *const *devs, const char *const *netns)
+{
+	struct bpf_program *prog = p->xmit == XMIT_CAST ? p->skel->progs.xmit_cast
+				   : p->xmit == XMIT_BTF ? p->skel->progs.xmit_btf : p->skel->progs.xmit;
+	const char *kind = p->xmit == XMIT_RAW ? "raw tracepoint" : "BTF tracepoint";
+	const char *read = p->xmit == XMIT_CAST ? "bpf_rdonly_cast" : "bpf_probe_read_kernel";
+	char why[256] = "", on[128] = "";
+	struct bpf_link *l;
+
+	memset(p->skel->bss->xmit_ifindex, 0, sizeof(p->skel->bss->xmit_ifindex));
+	memset(p->skel->bss->xmit_ns, 0, sizeof(p->skel->bss->xmit_ns));
+	for (int i = 0; devs && devs[i] && i < 2 && !why[0]; i++) {
+		const char *ns = netns ? netns[i] : NULL;
+
+		if (netns_ifindex(ns, devs[i], &p->skel->bss->xmit_ifindex[i], &p->skel->bss->xmit_ns[i]) < 0)
+			snprintf(why, sizeof(why), "no device %s%s%s: %s", devs[i], ns ? " in namespace " : "",
+				 ns ? ns : "", strerror(errno));
+	}
+	if (!why[0]) {
+		l = bpf_program__attach(prog);
+		if (!l || keep_link(p, l) < 0)
+			snprintf(why, sizeof(why), "%s net:net_dev_start_xmit refused: %s", kind, strerror(errno));
+	}
+	if (why[0]) {
+		set_how(p, IPP_XMIT_SKBS, false, "%s", why);
+		set_how(p, IPP_XMIT_SEGS, false, "%s", why);
+		return;
+	}
+	if (devs && devs[0])
+		snprintf(on, sizeof(on), " on %s%s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "",
+			 netns ? " in the testbed's namespaces" : "");
+	set_how(p, IPP_XMIT_SKBS, true, "%s net:net_dev_start_xmit%s", kind, on);
+	set_how(p, IPP_XMIT_SEGS, true, "%s net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO; %s)",
+		kind, on, read);
+}
+
 int probes_attach(struct probes *p, const char *const *devs)
 {
 	return probes_attach_ns(p, devs, NULL);
@@ -443,37 +497,7 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 	probes_detach(p);
 	if (!p->skel)
 		return attach_perf(p, devs);
-	memset(p->skel->bss->xmit_dev, 0, sizeof(p->skel->bss->xmit_dev));
-	memset(p->skel->bss->xmit_ns, 0, sizeof(p->skel->bss->xmit_ns));
-	bool ns_known = devs && devs[0] && netns;
-
-	if (devs)
-		for (int i = 0; devs[i] && i < 2; i++) {
-			snprintf(p->skel->bss->xmit_dev[i], sizeof(p->skel->bss->xmit_dev[i]), "%s", devs[i]);
-			/* another run on this host may have devices of the same names in its own namespaces */
-			if (netns && netns[i]) {
-				char path[160];
-				struct stat st;
-
-				snprintf(path, sizeof(path), "/run/netns/%s", netns[i]);
-				if (stat(path, &st) == 0)
-					p->skel->bss->xmit_ns[i] = (__u32)st.st_ino;
-			}
-			ns_known = ns_known && p->skel->bss->xmit_ns[i];
-		}
-	if (attach_raw_tp(p, p->skel->progs.xmit, "net_dev_start_xmit", why, sizeof(why)) < 0) {
-		set_how(p, IPP_XMIT_SKBS, false, "%s", why);
-		set_how(p, IPP_XMIT_SEGS, false, "%s", why);
-	} else {
-		char on[64] = "";
-
-		if (devs && devs[0])
-			snprintf(on, sizeof(on), " on %s%s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "",
-				 ns_known ? " in the testbed's namespaces" : " (by name, in any namespace)");
-		set_how(p, IPP_XMIT_SKBS, true, "raw tracepoint net:net_dev_start_xmit%s", on);
-		set_how(p, IPP_XMIT_SEGS, true, "raw tracepoint net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO)", on);
-	}
-
+	attach_xmit(p, devs, netns);
 	if (ksyms_load(&ks, NULL, why, sizeof(why)) < 0) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
 			if (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS)

@@ -4,7 +4,8 @@
 # either counted (with how it was attached) or null with its reason; the
 # GSO effect seen from net:net_dev_start_xmit (no-gso hands one segment
 # per skb to the device, clear hands superpackets); probe --list agrees.
-# Then the same through the fallback without BPF (tracefs events counted
+# Then the same with the raw tracepoint instead of the BTF-typed one, and
+# through the fallback without BPF (tracefs events counted
 # by perf_event_open, IPSECPERF_PROBE_BACKEND=perf), which must leave
 # tracefs as it found it.
 . "$(dirname "$0")/lib.sh"
@@ -49,6 +50,8 @@ for line in open(sys.argv[1]):
         assert c[n]["count"] and c[n]["count"] > 100, (r["scenario"], n, c[n])
         if sys.argv[3] == "bpf":
             assert "tracepoint net:net_dev_start_xmit" in c[n]["symbol"], c[n]
+        elif sys.argv[3] == "raw-tp":
+            assert c[n]["symbol"].startswith("raw tracepoint net:net_dev_start_xmit"), c[n]
         else:
             assert "net:net_dev_start_xmit" in c[n]["symbol"] and "perf_event_open" in c[n]["symbol"], c[n]
     # xmit_segs is the per-TCP-segment base of a clear scenario
@@ -69,6 +72,37 @@ print("  %s: no-gso: %d skbs = %d segments; clear: %d skbs, %d segments" % (sys.
 PY
 }
 check_counters "$out/runs.jsonl" bpf || fail "counters (see above)"
+
+# --probe-overhead: each repeat with and without the probes, back to back;
+# --probe-cost: the kernel's run time of the programs in the record
+"$IPSECPERF" run --quiet --probe-overhead --probe-set tracepoints --duration 1 --omit 1 --repeat 2 \
+	-o "$out-ov" no-gso > "$TMP/ov.out" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "--probe-overhead run exited $?"; }
+grep -Eq '^no-gso +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +- \(fewer than 6 pairs\)$' "$TMP/ov.out" ||
+	{ cat "$TMP/ov.out" >&2; fail "no overhead line for no-gso"; }
+"$IPSECPERF" run --quiet --probe-cost --probe-set tracepoints --duration 1 --omit 1 --repeat 1 \
+	-o "$out-cost" no-gso > /dev/null 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "--probe-cost run exited $?"; }
+python3 - "$out-ov" "$out-cost" <<'PY' || fail "--probe-overhead/--probe-cost results (see above)"
+import json, sys
+ov = json.load(open(sys.argv[1] + "/probe-overhead.json"))["no-gso"]
+assert len(ov["on_bps"]) == 2 and len(ov["off_bps"]) == 2 and len(ov["pairs_bps"]) == 2, ov
+assert 0.3 < ov["ratio"] < 3 and ov["paired_ratio_interval"] == [None, None], ov
+recs = [json.loads(l) for l in open(sys.argv[1] + "/runs.jsonl")]
+assert sorted(r["scenario"] for r in recs) == ["no-gso"] * 2 + ["no-gso+noprobes"] * 2, recs
+for r in recs:
+    x = r["counters"]["xmit_skbs"]
+    if r["scenario"] == "no-gso":
+        assert x["count"] > 100 and "probe_cost" not in r, r  # timing costs: only with --probe-cost
+    else:
+        assert r["probes"] == "off" and x["count"] is None and "detached" in x["symbol"], r
+        assert any(abs(r["throughput_bps"] - p[1]) < 1e3 for p in ov["pairs_bps"]), (r, ov)
+cost = json.loads(open(sys.argv[2] + "/runs.jsonl").readline())["probe_cost"]
+assert cost["runs"] > 100 and 0 < cost["ns_per_run"] < 100000, cost
+PY
+
+# the raw tracepoint that kernels without BTF-typed tracepoints get
+IPSECPERF_PROBE_BACKEND=raw-tp "$IPSECPERF" run --quiet --duration 2 --omit 1 --repeat 1 -o "$out-raw" \
+	no-gso clear > "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "raw-tp run exited $?"; }
+check_counters "$out-raw/runs.jsonl" raw-tp || fail "raw tracepoint counters (see above)"
 
 mount | grep ' type tracefs ' | sort > "$TMP/tracefs-before"
 IPSECPERF_PROBE_BACKEND=perf "$IPSECPERF" run --quiet --duration 2 --omit 1 --repeat 1 -o "$out-perf" \

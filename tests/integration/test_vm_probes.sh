@@ -8,7 +8,8 @@
 #   esp-null-gso: esp_output_tail calls per SPI == that SA's oseq advance,
 #                 and esp_output is not called at all.
 # Both: kmalloc_esp_output == kfree_esp_output == esp_output_tail over the
-# load, and every counter attached (none unavailable).
+# load, and every counter attached (none unavailable); xmit through the
+# BTF tracepoint, with bpf_rdonly_cast where the kernel has it (6.12).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
@@ -64,5 +65,10 @@ for kernel in kernels:
       assert "call-site kprobe at " in c["memmove_transport_output"]["symbol"], c["memmove_transport_output"]
   n = recs["no-gso"]["counters"]
   assert n["tcp_gso_segment"]["count"] > 0 and n["xmit_skbs"]["count"] == n["xmit_segs"]["count"], n
+  # the loader's choice of xmit program: 6.1 lacks bpf_rdonly_cast (6.2+)
+  how = n["xmit_segs"]["symbol"]
+  print(f"  no-gso: {how}", file=sys.stderr)
+  assert how.startswith("BTF tracepoint"), how
+  assert ("bpf_probe_read_kernel" if kernel.startswith("6.1.") else "bpf_rdonly_cast") in how, how
 PY
 exit 0

@@ -33,6 +33,24 @@ static void test_summary_odd(void **state)
 	assert_close(x[2], 100, 0);
 }
 
+/* Order-statistic interval: ranks 3 and 10 of 12 (96.1%), 6 and 15 of 20 (95.9%), none below 6. */
+static void test_median_ci(void **state)
+{
+	double x[20] = { 9, 2, 12, 5, 7, 1, 11, 3, 8, 10, 4, 6 }, lo, hi;
+
+	(void)state;
+	assert_true(fabs(stats_median_ci(x, 12, &lo, &hi) - (1 - 2 * 79.0 / 4096)) < 1e-12);
+	assert_true(lo == 3 && hi == 10);
+	for (int i = 0; i < 20; i++)
+		x[i] = 20 - i;
+	assert_true(fabs(stats_median_ci(x, 20, &lo, &hi) - (1 - 2 * 21700.0 / 1048576)) < 1e-12);
+	assert_true(lo == 6 && hi == 15);
+	assert_true(stats_median_ci(x, 6, &lo, &hi) > 0.96);
+	assert_true(lo == 15 && hi == 20);
+	assert_true(isnan(stats_median_ci(x, 5, &lo, &hi)) && isnan(lo) && isnan(hi));
+	assert_true(isnan(stats_median_ci(x, 0, &lo, &hi)));
+}
+
 static void test_summary_even_and_small(void **state)
 {
 	double x[] = { 10, 20, 40, 30 };
@@ -138,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary_odd),
 		cmocka_unit_test(test_summary_even_and_small),
+		cmocka_unit_test(test_median_ci),
 		cmocka_unit_test(test_t_quantile),
 		cmocka_unit_test(test_welch),
 		cmocka_unit_test(test_mann_whitney_exact),

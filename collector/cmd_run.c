@@ -99,7 +99,7 @@ const struct opt_def run_opts[] = {
 	[O_CPU_TX] = { "cpu-tx", 0, OPT_INT, 0, 4095, "N", "pin the sender to CPU N (peer testbed; docs/peer-testbed.md)" },
 	[O_CPU_RX] = { "cpu-rx", 0, OPT_INT, 0, 4095, "N", "pin the receiver on the peer to CPU N (peer testbed)" },
 	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
-	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 199)" },
+	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 99)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 

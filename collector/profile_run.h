@@ -15,7 +15,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define PROFILE_DEFAULT_HZ 199 /* docs/profiling.md, "Overhead" */
+#define PROFILE_DEFAULT_HZ 99 /* docs/profiling.md, "Overhead" */
 #define PROFILE_TOP 20 /* functions kept in each record */
 
 struct profiler;

@@ -5,7 +5,8 @@
 # with, in alternating order, then the ratio of the medians and the median
 # of the per-round ratios. docs/profiling.md, "Overhead", has the figures.
 #
-# usage (root): [IPSECPERF=build/ipsecperf] tests/bench/profile_overhead_runs.sh [N] [SECONDS] [OUTDIR]
+# usage (root): [IPSECPERF=build/ipsecperf] [HZ=rate] [SCENARIOS="clear no-gso"] \
+#                 tests/bench/profile_overhead_runs.sh [N] [SECONDS] [OUTDIR]
 set -eu
 n=${1:-20} secs=${2:-5} out=${3:-$(mktemp -d /tmp/ipsecperf-overhead.XXXXXX)}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,8 +17,9 @@ for ((i = 1; i <= n; i++)); do
 	if ((i % 2)); then order="off on"; else order="on off"; fi
 	for mode in $order; do
 		extra=()
-		[ "$mode" = on ] && extra=(--profile)
-		"$ipsecperf" run -q -t "$secs" -r 1 "${extra[@]}" -o "$out/$mode-$i" clear no-gso \
+		[ "$mode" = on ] && extra=(--profile ${HZ:+--profile-hz "$HZ"}) # unset: the default rate
+		# shellcheck disable=SC2086 # a list of scenario names
+		"$ipsecperf" run -q -t "$secs" -r 1 "${extra[@]}" -o "$out/$mode-$i" ${SCENARIOS:-clear no-gso} \
 			> "$out/$mode-$i.log" 2>&1 || true
 	done
 done

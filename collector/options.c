@@ -27,8 +27,8 @@ int options_parse(const char *cmd, const struct opt_def *defs, int argc, char **
 		  int (*on_opt)(int idx, const char *val, long ival, void *ctx), void *ctx)
 {
 	struct option lo[MAX_OPTS + 1];
-	char shorts[2 * MAX_OPTS + 2] = "+"; /* stop at the first operand */
-	size_t ns = 1;
+	char shorts[2 * MAX_OPTS + 1] = ""; /* GNU order: options may follow operands; -- ends them */
+	size_t ns = 0;
 	int n = 0, c, li;
 
 	for (; defs[n].name && n < MAX_OPTS; n++) {
@@ -57,7 +57,7 @@ int options_parse(const char *cmd, const struct opt_def *defs, int argc, char **
 					idx = i;
 		}
 		if (idx < 0) {
-			if (optopt && strchr(shorts + 1, optopt))
+			if (optopt && strchr(shorts, optopt))
 				pr_warn("%s: option -%c needs a value; see `ipsecperf %s --help`", cmd, optopt, cmd);
 			else if (optopt)
 				pr_warn("%s: unknown option -%c; see `ipsecperf %s --help`", cmd, optopt, cmd);

@@ -211,6 +211,41 @@ static void ranges(void **state)
 	assert_int_equal(parse_bool("2"), -1);
 }
 
+static int count_opt(int idx, const char *val, long ival, void *ctx)
+{
+	long *seen = ctx;
+
+	seen[idx] = val ? ival : 1;
+	return 0;
+}
+
+/* Options may follow the operands (GNU order); after "--" nothing is an option. */
+static void options_order(void **state)
+{
+	static const struct opt_def defs[] = {
+		{ "duration", 't', OPT_INT, 1, 3600, "S", "" },
+		{ "quiet", 'q', OPT_FLAG, 0, 0, NULL, "" },
+		{ NULL, 0, 0, 0, 0, NULL, NULL },
+	};
+	char *a1[] = { "run", "clear", "-t", "7", "no-gso", "--quiet", NULL };
+	char *a2[] = { "run", "-q", "--", "clear", "-t", NULL };
+	long seen[2] = { 0, 0 };
+	int first;
+
+	(void)state;
+	first = options_parse("run", defs, 6, a1, count_opt, seen);
+	assert_int_equal(first, 4);
+	assert_int_equal(seen[0], 7);
+	assert_int_equal(seen[1], 1);
+	assert_string_equal(a1[first], "clear");
+	assert_string_equal(a1[first + 1], "no-gso");
+	seen[0] = seen[1] = 0;
+	first = options_parse("run", defs, 5, a2, count_opt, seen);
+	assert_int_equal(first, 3);
+	assert_string_equal(a2[first + 1], "-t");
+	assert_int_equal(seen[0], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,7 +253,7 @@ int main(void)
 		cmocka_unit_test(scenario_unknown_name), cmocka_unit_test(ethtool_parse),
 		cmocka_unit_test(iperf3_json),     cmocka_unit_test(proc_net_tcp),
 		cmocka_unit_test(proc_stat),       cmocka_unit_test(metrics),
-		cmocka_unit_test(ranges),
+		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),
 	};
 
 	return cmocka_run_group_tests_name("collector parsers", tests, NULL, NULL);

@@ -65,15 +65,26 @@ int command_help(const struct command *cmd)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
-int command_wants_help(int argc, char **argv)
+/* Whether opt (or its second spelling alt) is among the options, before any "--". */
+static int command_has2(int argc, char **argv, const char *opt, const char *alt)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			return 0;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+		if (!strcmp(argv[i], opt) || (alt && !strcmp(argv[i], alt)))
 			return 1;
 	}
 	return 0;
+}
+
+static int command_has(int argc, char **argv, const char *opt)
+{
+	return command_has2(argc, argv, opt, NULL);
+}
+
+int command_wants_help(int argc, char **argv)
+{
+	return command_has2(argc, argv, "-h", "--help");
 }
 
 static void usage(FILE *f)
@@ -137,7 +148,9 @@ int main(int argc, char **argv)
 		pr_warn("'%s' is not a command; see `ipsecperf help`", argv[i]);
 		return EXIT_USAGE;
 	}
-	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i))
+	/* report --profile has a page of its own, which cmd_report prints */
+	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i) &&
+	    !(c->fn == cmd_report && command_has(argc - i, argv + i, "--profile")))
 		return command_help(c);
 	ret = c->fn(argc - i, argv + i);
 	/* perf's rule: a failed write of stdout is an error */

@@ -332,9 +332,12 @@ static int cached_package(const char *pkg, char *dir, size_t dirlen)
 int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
 {
 	char dir[PATH_MAX];
-	size_t n = strlen(spec);
+	size_t n;
 
 	memset(k, 0, sizeof(*k));
+	if (!spec) /* never; said so for GCC, whose UBSan build warns of a null %s */
+		return -1;
+	n = strlen(spec);
 	vm_fmt(k->spec, sizeof(k->spec), "%s", spec);
 
 	if (!strncmp(spec, "debian:", 7)) {

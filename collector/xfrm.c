@@ -48,7 +48,8 @@ static void put_algo(struct nlmsghdr *nlh, int type, const char *name, int bits,
 
 	snprintf(u.a.alg_name, sizeof(u.a.alg_name), "%s", name);
 	u.a.alg_key_len = bits;
-	memcpy(u.a.alg_key, key, n);
+	if (n) /* digest_null and ecb(cipher_null) have no key (key may be NULL) */
+		memcpy(u.a.alg_key, key, n);
 	mnl_attr_put(nlh, type, sizeof(u.a) + n, &u);
 	explicit_bzero(&u, sizeof(u));
 }
@@ -111,7 +112,8 @@ int xfrm_sa_build(void *buf, size_t len, const struct xfrm_sa_spec *s, const uin
 			snprintf(u.a.alg_name, sizeof(u.a.alg_name), "%s", s->auth);
 			u.a.alg_key_len = s->auth_key_bits;
 			u.a.alg_trunc_len = s->auth_icv_bits;
-			memcpy(u.a.alg_key, key + ne, na);
+			if (na)
+				memcpy(u.a.alg_key, key + ne, na);
 			mnl_attr_put(nlh, XFRMA_ALG_AUTH_TRUNC, sizeof(u.a) + na, &u);
 			explicit_bzero(&u, sizeof(u));
 		}

@@ -207,7 +207,8 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 		pr_warn("results: cannot create %s: %s", path, strerror(errno));
 		return -1;
 	}
-	cmdline = json_array();
+	/* the whole command line, so that it can be pasted back into a shell */
+	cmdline = json_pack("[s]", "ipsecperf");
 	scen = json_array();
 	for (int i = 0; i < cfg->argc; i++)
 		json_array_append_new(cmdline, json_string(cfg->argv[i]));

@@ -33,6 +33,7 @@ for k in ("tool_version", "command", "host", "cpu_model", "cpu_count", "testbed"
     assert k in m, k
 assert m["kernels"][0]["release"]
 assert [s["name"] for s in m["scenarios"]] == ["clear", "no-tso", "no-gso"]
+assert m["command"][:2] == ["ipsecperf", "run"] and m["command"][-3:] == ["clear", "no-tso", "no-gso"], m["command"]
 ' "$out/meta.json" || fail "meta.json incomplete"
 grep -q '^clear ' "$TMP/stdout" || fail "no summary row for clear"
 grep -q "results: $out" "$TMP/stdout" || fail "no results line"

@@ -709,16 +709,18 @@ static void forward(json_t *argv, const struct opt_def *d, const char *val)
 /*
  * The host's run options, as given, go to the guest's run (so every option,
  * --no-probes or one added later, means the same inside), except those that
- * choose the testbed and the output. Options come before the scenarios:
- * run stops at the first operand, as getopt with "+" does.
+ * choose the testbed and the output. Options may come before or after
+ * the scenarios (run parses in GNU order); "--" ends them.
  */
 static void forward_options(const struct run_config *cfg, json_t *argv)
 {
 	for (int i = 1; i < cfg->argc; i++) {
 		const char *a = cfg->argv[i];
 
-		if (!strcmp(a, "--") || a[0] != '-' || !a[1])
+		if (!strcmp(a, "--"))
 			break;
+		if (a[0] != '-' || !a[1])
+			continue; /* a scenario */
 		if (a[1] == '-') {
 			const char *eq = strchr(a + 2, '=');
 			const struct opt_def *d = opt_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));

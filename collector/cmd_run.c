@@ -70,7 +70,7 @@ enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
 	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET, O_PROBE_COST,
 	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF, O_CPU_TX, O_CPU_RX,
-	O_PROFILE, O_PROFILE_HZ,
+	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM,
 };
 
 const struct opt_def run_opts[] = {
@@ -100,6 +100,8 @@ const struct opt_def run_opts[] = {
 	[O_CPU_RX] = { "cpu-rx", 0, OPT_INT, 0, 4095, "N", "pin the receiver on the peer to CPU N (peer testbed)" },
 	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
 	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 99)" },
+	[O_INTERLEAVE] = { "interleave", 0, OPT_FLAG, 0, 0, NULL, "vm: boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md" },
+	[O_REPEAT_FROM] = { "repeat-from", 0, OPT_INT, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -170,6 +172,8 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 		break;
 	case O_PROFILE: c->profile_hz = c->profile_hz ? c->profile_hz : PROFILE_DEFAULT_HZ; break;
 	case O_PROFILE_HZ: c->profile_hz = ival; break;
+	case O_INTERLEAVE: c->interleave = true; break;
+	case O_REPEAT_FROM: c->repeat_from = (int)ival; break;
 	}
 	return 0;
 }
@@ -213,7 +217,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	char err[1024];
 	int first;
 
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .testbed = "netns",
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .repeat_from = 1, .testbed = "netns",
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX,
 				  .prefix_len = 24, .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .argc = argc, .argv = argv };
 	ctx->port = 5201;
@@ -243,6 +247,10 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	if (!strcmp(c->testbed, "vm") != !!c->nkernels) {
 		pr_warn("run: %s", c->nkernels ? "--kernel needs --testbed vm"
 			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");
+		return -1;
+	}
+	if (c->interleave && strcmp(c->testbed, "vm")) {
+		pr_warn("run: --interleave is for the vm testbed (it interleaves the kernels' boots)");
 		return -1;
 	}
 	if (c->profile_hz && !strcmp(c->testbed, "peer")) {
@@ -536,7 +544,7 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 		if (rc == 0 && ctx->probes)
 			probes_attach_ns(ctx->probes, (const char *const[]){ tb.dev_tx, tb.dev_rx, NULL },
 				      (const char *const[]){ tb.ns_tx, tb.ns_rx, NULL });
-		for (int r = 1; r <= c->repeat && !stop_requested(); r++) {
+		for (int r = c->repeat_from; r < c->repeat_from + c->repeat && !stop_requested(); r++) {
 			json_t *rec;
 
 			if (c->dry_run) {
@@ -546,7 +554,7 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 								.omit_s = c->omit_s, .port = ctx->port, .sc = sc }, &lr);
 				break;
 			}
-			progress_begin_run(&pr, s + 1, c->nscenarios, sc->name, r, c->repeat);
+			progress_begin_run(&pr, s + 1, c->nscenarios, sc->name, r - c->repeat_from + 1, c->repeat);
 			if (rc != 0) {
 				char start[40];
 

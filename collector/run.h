@@ -15,6 +15,8 @@ struct run_config {
 	int duration_s; /* --duration: measured seconds per run */
 	int omit_s;     /* --omit: iperf3 warm-up seconds, not measured */
 	int repeat;     /* --repeat: runs per scenario */
+	int repeat_from; /* --repeat-from: the first repeat's number (default 1) */
+	bool interleave; /* --interleave (vm): one boot per kernel and repeat, kernels in turn */
 	/* testbed */
 	const char *testbed;   /* "netns" (default), "vm", "peer" */
 	const char *addr_tx;   /* sender address, default 198.18.0.1 */

@@ -1045,7 +1045,7 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
 			p->peer_probes = r && json_is_true(json_object_get(r, "ok"));
 			json_decref(r);
 		}
-		for (int r = 1; r <= cfg->repeat && !stop_requested(); r++) {
+		for (int r = cfg->repeat_from; r < cfg->repeat_from + cfg->repeat && !stop_requested(); r++) {
 			json_t *rec;
 
 			if (cfg->dry_run) {
@@ -1058,7 +1058,7 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
 					load_iperf3_peer(p, "", &w, &lr);
 				break;
 			}
-			progress_begin_run(&pr, s + 1, cfg->nscenarios, sc->name, r, cfg->repeat);
+			progress_begin_run(&pr, s + 1, cfg->nscenarios, sc->name, r - cfg->repeat_from + 1, cfg->repeat);
 			if (rc == 0 && p->lost) {
 				rc = -1;
 				snprintf(why, sizeof(why), "%.250s", p->lost_why);

@@ -424,7 +424,7 @@ static int append_failed(const char *runs, const struct run_config *cfg, const c
 	for (int i = 0; i < cfg->nscenarios; i++) {
 		if (has_scenario(seen, cfg->scenarios[i].name))
 			continue;
-		for (int r = 1; r <= (cfg->repeat > 0 ? cfg->repeat : 1); r++) {
+		for (int r = cfg->repeat_from; r < cfg->repeat_from + (cfg->repeat > 0 ? cfg->repeat : 1); r++) {
 			json_t *rec = json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:O}",
 						"version", 1, "kernel", release, "scenario",
 						cfg->scenarios[i].name, "repeat", r, "status",
@@ -566,7 +566,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	char work[PATH_MAX];
 	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], qlog[PATH_MAX], gdir[PATH_MAX];
 	char live[PATH_MAX];
-	char runs[PATH_MAX], rawdir[PATH_MAX + 160], path[PATH_MAX * 2];
+	char runs[PATH_MAX], rawdir[PATH_MAX + 160], path[PATH_MAX * 2], boot_sfx[24] = "";
 	const char *release;
 	struct vm_kernel k;
 	struct boot b = { 0 };
@@ -678,7 +678,10 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 
 	vm_fmt(rawdir, sizeof(rawdir), "%s/raw/%s", resultsdir, release);
 	vm_mkdir_p(rawdir, 0755);
-	vm_fmt(path, sizeof(path), "%s/console.log", rawdir);
+	/* --interleave boots a kernel once per repeat: a console log and guest info each */
+	if (cfg->interleave)
+		vm_fmt(boot_sfx, sizeof(boot_sfx), "-r%d", cfg->repeat_from);
+	vm_fmt(path, sizeof(path), "%s/console%s.log", rawdir, boot_sfx);
 	if (vm_copy_file(con, path) < 0)
 		pr_warn("vm: cannot keep the console log in %s: %s", path, strerror(errno));
 	vm_fmt(path, sizeof(path), "%s/" GUEST_RUNDIR "/raw", gdir);
@@ -687,7 +690,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	if (vm_is_file(path)) {
 		char dst[PATH_MAX * 2];
 
-		vm_fmt(dst, sizeof(dst), "%s/vm-guest.json", rawdir);
+		vm_fmt(dst, sizeof(dst), "%s/vm-guest%s.json", rawdir, boot_sfx);
 		vm_copy_file(path, dst);
 	}
 	vm_fmt(path, sizeof(path), "%s/" GUEST_RUNDIR "/runs.jsonl", gdir);
@@ -701,8 +704,8 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		char reason[700];
 
 		tail = console_tail(&b.con);
-		pr_warn("vm: %s: %s; the last console lines (all in %s/console.log):\n%s", release,
-			b.why, rawdir, tail ? tail : "");
+		pr_warn("vm: %s: %s; the last console lines (all in %s/console%s.log):\n%s", release,
+			b.why, rawdir, boot_sfx, tail ? tail : "");
 		vm_fmt(reason, sizeof(reason), "vm: %s", b.why);
 		out->runs_failed += append_failed(runs, cfg, release, seen, reason, vm);
 	} else {
@@ -711,8 +714,8 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		out->runs_failed += append_failed(runs, cfg, release, seen,
 						  "vm: the guest's collector wrote no record for it", vm);
 		if (grc != 0)
-			pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/console.log",
-				release, grc, rawdir);
+			pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/console%s.log",
+				release, grc, rawdir, boot_sfx);
 		err = 0;
 	}
 	if (ginfo || !*b.why) {

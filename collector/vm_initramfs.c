@@ -693,8 +693,9 @@ static const struct opt_def *opt_long(const char *name, size_t len)
 static void forward(json_t *argv, const struct opt_def *d, const char *val)
 {
 	/* the guest runs on its own netns testbed and writes to /out */
+	/* and the repeats, which guest_config() gives each boot itself (--interleave) */
 	static const char *const host_only[] = { "testbed", "kernel", "output", "dry-run", "quiet",
-						  NULL };
+						  "interleave", "repeat", "repeat-from", NULL };
 	char opt[80];
 
 	for (int i = 0; host_only[i]; i++)
@@ -766,6 +767,10 @@ static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel
 	json_array_append_new(argv, json_string("-o"));
 	json_array_append_new(argv, json_string(GUEST_OUT "/" GUEST_RUNDIR));
 	json_array_append_new(argv, json_string("--quiet"));
+	json_array_append_new(argv, json_string("--repeat"));
+	json_array_append_new(argv, json_sprintf("%d", cfg->repeat));
+	json_array_append_new(argv, json_string("--repeat-from"));
+	json_array_append_new(argv, json_sprintf("%d", cfg->repeat_from));
 	json_array_append_new(argv, json_string("--"));
 	for (int i = 0; i < cfg->nscenarios; i++) {
 		json_array_append_new(argv, json_string(cfg->scenarios[i].name));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The vm testbed's matrix (every --kernel in turn) and its summary, the
- * kernels side by side, scenario by scenario.
+ * The vm testbed's matrix (every --kernel in turn, or in rounds with
+ * --interleave) and its summary, the kernels side by side, scenario by
+ * scenario.
  */
 #include <limits.h>
 #include <math.h>
@@ -32,49 +33,71 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 		json_object_set(res->meta, "vm", vms);
 		writer_write_meta(res);
 	}
-	char releases[RUN_MAX_KERNELS][128] = { { 0 } };
+	struct vm_kernel *ks = calloc(RUN_MAX_KERNELS, sizeof(*ks));
+	bool ok[RUN_MAX_KERNELS] = { false }, left_out[RUN_MAX_KERNELS] = { false };
+	bool have_meta[RUN_MAX_KERNELS] = { false };
+	/* --interleave: one boot per kernel and repeat, K1 K2 K1 K2 ..., so that a
+	 * drift of the host falls on every kernel alike; else each kernel once */
+	int rounds = cfg->interleave ? cfg->repeat : 1;
 
-	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
-		struct vm_stats st;
-		struct vm_kernel k;
-		bool ok = vm_kernel_resolve(cfg->kernels[i], &k) == 0;
-		int dup = -1;
-
-		/* records and raw/ are keyed by uname -r: two kernels need two names */
-		for (int j = 0; ok && j < i && dup < 0; j++)
-			if (!strcmp(releases[j], k.release))
-				dup = j;
-		if (dup >= 0) {
-			pr_warn("vm: --kernel %s and --kernel %s are both release %s; records are told apart by uname -r, so build one with another LOCALVERSION (make LOCALVERSION=-patched); %s is left out",
-				cfg->kernels[dup], cfg->kernels[i], k.release, cfg->kernels[i]);
-			failed++;
-			continue;
-		}
-		if (ok)
-			snprintf(releases[i], sizeof(releases[i]), "%s", k.release);
-		if (vm_run_resolved(cfg, cfg->kernels[i], ok ? &k : NULL, res->dir, &st) < 0 &&
-		    !st.runs_failed)
-			failed++;
-		failed += st.runs_failed;
-		if (cfg->dry_run)
-			continue;
-		if (st.kernel_meta)
-			json_array_append(kernels, st.kernel_meta);
-		json_array_append_new(
-			vms, json_pack("{s:s, s:s, s:s, s:s, s:f, s:o, s:f, s:f, s:f, s:i, s:i, s:i}", "spec",
-				       cfg->kernels[i], "release", st.release, "accel", st.accel,
-				       "accel_why", st.accel_why, "boot_to_init_s", st.boot_to_init_s,
-				       "boot_to_first_measured_byte_s",
-				       st.boot_to_first_byte_s >= 0 ? json_real(st.boot_to_first_byte_s)
-								    : json_null(),
-				       "qemu_cpu_to_init_s", st.cpu_to_init_s,
-				       "qemu_cpu_to_first_byte_s", st.cpu_to_first_byte_s,
-				       "total_s", st.total_s, "runs_ok", st.runs_ok, "runs_failed",
-				       st.runs_failed, "runs_skipped", st.runs_skipped));
-		if (res->meta)
-			writer_write_meta(res);
-		json_decref(st.kernel_meta);
+	if (!ks) {
+		pr_warn("vm: out of memory");
+		json_decref(kernels);
+		json_decref(vms);
+		return cfg->nkernels;
 	}
+	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
+		ok[i] = vm_kernel_resolve(cfg->kernels[i], &ks[i]) == 0;
+		/* records and raw/ are keyed by uname -r: two kernels need two names */
+		for (int j = 0; ok[i] && j < i; j++) {
+			if (!ok[j] || left_out[j] || strcmp(ks[j].release, ks[i].release))
+				continue;
+			pr_warn("vm: --kernel %s and --kernel %s are both release %s; records are told apart by uname -r, so build one with another LOCALVERSION (make LOCALVERSION=-patched); %s is left out",
+				cfg->kernels[j], cfg->kernels[i], ks[i].release, cfg->kernels[i]);
+			left_out[i] = true;
+			failed++;
+			break;
+		}
+	}
+	for (int round = 0; round < rounds && !stop_requested(); round++) {
+		for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
+			struct run_config one = *cfg;
+			struct vm_stats st;
+
+			if (left_out[i])
+				continue;
+			if (cfg->interleave) {
+				one.repeat = 1;
+				one.repeat_from = cfg->repeat_from + round;
+			}
+			if (vm_run_resolved(&one, cfg->kernels[i], ok[i] ? &ks[i] : NULL, res->dir, &st) < 0 &&
+			    !st.runs_failed)
+				failed++;
+			failed += st.runs_failed;
+			if (cfg->dry_run)
+				continue;
+			if (st.kernel_meta && !have_meta[i]) {
+				json_array_append(kernels, st.kernel_meta);
+				have_meta[i] = true;
+			}
+			json_array_append_new(
+				vms, json_pack("{s:s, s:s, s:s, s:s, s:f, s:o, s:f, s:f, s:f, s:i, s:i, s:i, s:o}",
+					       "spec", cfg->kernels[i], "release", st.release, "accel", st.accel,
+					       "accel_why", st.accel_why, "boot_to_init_s", st.boot_to_init_s,
+					       "boot_to_first_measured_byte_s",
+					       st.boot_to_first_byte_s >= 0 ? json_real(st.boot_to_first_byte_s)
+									    : json_null(),
+					       "qemu_cpu_to_init_s", st.cpu_to_init_s,
+					       "qemu_cpu_to_first_byte_s", st.cpu_to_first_byte_s,
+					       "total_s", st.total_s, "runs_ok", st.runs_ok, "runs_failed",
+					       st.runs_failed, "runs_skipped", st.runs_skipped, "repeat",
+					       cfg->interleave ? json_integer(one.repeat_from) : json_null()));
+			if (res->meta)
+				writer_write_meta(res);
+			json_decref(st.kernel_meta);
+		}
+	}
+	free(ks);
 	json_decref(kernels);
 	json_decref(vms);
 	return failed;

@@ -11,6 +11,8 @@ struct command {
 	const char *summary;              /* one line for `ipsecperf help` */
 	const char *help;                 /* the page for `help NAME` and NAME --help */
 	const struct opt_def *opts;       /* its options, listed after the page */
+	const char *mode_flag;            /* a mode with a page of its own ... */
+	const char *mode_help;            /* ... shown for `NAME MODE_FLAG --help` */
 };
 
 extern const struct command commands[];
@@ -42,6 +44,6 @@ extern const struct opt_def run_opts[], cleanup_opts[];
 /* analyze/: report.c and compare.c */
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
-extern const char help_report[], help_compare[];
+extern const char help_report[], help_report_profile[], help_compare[];
 
 #endif

@@ -25,19 +25,20 @@ static const char help_version[] =
 	"Print the version (git describe of the build).\n";
 
 const struct command commands[] = {
-	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts },
-	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, NULL },
-	{ "cleanup", cmd_cleanup, "undo the host changes of a run that was killed", help_cleanup, cleanup_opts },
-	{ "doctor", cmd_doctor, "print what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM, tools", help_doctor, NULL },
-	{ "kernel", cmd_kernel, "fetch and list kernels for the VM testbed", help_kernel, NULL },
-	{ "guest", cmd_guest, "the VM testbed's init (runs inside the VM only)", help_guest, NULL },
-	{ "peer-agent", cmd_peer_agent, "the peer testbed's helper on the far host (started through ssh)", help_peer_agent, NULL },
-	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL },
-	{ "compare", cmd_compare, "compare two results directories; exit 1 on a regression", help_compare, NULL },
-	{ "probe", cmd_probe, "list the kernel counters this kernel gives and how each attaches", help_probe, probe_opts },
-	{ "help", cmd_help, "print a command's help page", help_help, NULL },
-	{ "version", cmd_version, "print the version", help_version, NULL },
-	{ NULL, NULL, NULL, NULL, NULL },
+	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts, NULL, NULL },
+	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, NULL, NULL, NULL },
+	{ "cleanup", cmd_cleanup, "undo the host changes of a run that was killed", help_cleanup, cleanup_opts, NULL, NULL },
+	{ "doctor", cmd_doctor, "print what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM, tools", help_doctor, NULL, NULL, NULL },
+	{ "kernel", cmd_kernel, "fetch and list kernels for the VM testbed", help_kernel, NULL, NULL, NULL },
+	{ "guest", cmd_guest, "the VM testbed's init (runs inside the VM only)", help_guest, NULL, NULL, NULL },
+	{ "peer-agent", cmd_peer_agent, "the peer testbed's helper on the far host (started through ssh)", help_peer_agent, NULL, NULL, NULL },
+	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL,
+	  "--profile", help_report_profile },
+	{ "compare", cmd_compare, "compare two results directories; exit 1 on a regression", help_compare, NULL, NULL, NULL },
+	{ "probe", cmd_probe, "list the kernel counters this kernel gives and how each attaches", help_probe, probe_opts, NULL, NULL },
+	{ "help", cmd_help, "print a command's help page", help_help, NULL, NULL, NULL },
+	{ "version", cmd_version, "print the version", help_version, NULL, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const struct command *command_find(const char *name)
@@ -65,26 +66,21 @@ int command_help(const struct command *cmd)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
-/* Whether opt (or its second spelling alt) is among the options, before any "--". */
-static int command_has2(int argc, char **argv, const char *opt, const char *alt)
+/* Whether opt is among the command's arguments, before any "--". */
+static int command_has(int argc, char **argv, const char *opt)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			return 0;
-		if (!strcmp(argv[i], opt) || (alt && !strcmp(argv[i], alt)))
+		if (!strcmp(argv[i], opt))
 			return 1;
 	}
 	return 0;
 }
 
-static int command_has(int argc, char **argv, const char *opt)
-{
-	return command_has2(argc, argv, opt, NULL);
-}
-
 int command_wants_help(int argc, char **argv)
 {
-	return command_has2(argc, argv, "-h", "--help");
+	return command_has(argc, argv, "-h") || command_has(argc, argv, "--help");
 }
 
 static void usage(FILE *f)
@@ -148,10 +144,13 @@ int main(int argc, char **argv)
 		pr_warn("'%s' is not a command; see `ipsecperf help`", argv[i]);
 		return EXIT_USAGE;
 	}
-	/* report --profile has a page of its own, which cmd_report prints */
-	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i) &&
-	    !(c->fn == cmd_report && command_has(argc - i, argv + i, "--profile")))
+	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i)) {
+		if (c->mode_flag && command_has(argc - i, argv + i, c->mode_flag)) {
+			fputs(c->mode_help, stdout);
+			return fflush(stdout) == 0 ? 0 : 1;
+		}
 		return command_help(c);
+	}
 	ret = c->fn(argc - i, argv + i);
 	/* perf's rule: a failed write of stdout is an error */
 	if (fflush(stdout) != 0 || ferror(stdout)) {

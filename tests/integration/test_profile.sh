@@ -60,6 +60,8 @@ grep -q '^no-gso against clear' "$TMP/report" || fail "no difference table no-gs
 [ -s "$out/profile-clear.folded" ] && [ -s "$out/profile-no-gso.folded" ] || fail "merged folded stacks missing"
 "$IPSECPERF" report --profile --base no-gso "$out" | grep -q '^clear against no-gso' ||
 	fail "--base no-gso not honoured"
+"$IPSECPERF" report --profile --help | grep -q '^usage: ipsecperf report --profile' ||
+	fail "report --profile --help does not print the profile page"
 "$IPSECPERF" report --profile --base nosuch "$out" > /dev/null 2>&1
 [ $? = 2 ] || fail "--base with an unknown scenario must exit 2"
 

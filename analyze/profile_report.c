@@ -57,13 +57,22 @@ struct preport {
 	char *first_skip;
 };
 
-static struct pgroup *group_get(struct preport *r, const char *kernel, const char *scenario)
+/* The group of one kernel and scenario, or NULL. */
+static struct pgroup *group_of(const struct preport *r, const char *kernel, const char *scenario)
 {
-	struct pgroup *g;
-
 	for (int i = 0; i < r->ng; i++)
 		if (!strcmp(r->g[i].kernel, kernel) && !strcmp(r->g[i].scenario, scenario))
 			return &r->g[i];
+	return NULL;
+}
+
+/* ... made (empty) when there is none yet. */
+static struct pgroup *group_get(struct preport *r, const char *kernel, const char *scenario)
+{
+	struct pgroup *g = group_of(r, kernel, scenario);
+
+	if (g)
+		return g;
 	g = realloc(r->g, (r->ng + 1) * sizeof(*g));
 	if (!g)
 		return NULL;
@@ -437,25 +446,17 @@ int cmd_report_profile(int argc, char **argv)
 		print_top(stdout, &r.g[i], top, with_kernel);
 	/* --base-kernel: each other kernel's scenario against the same scenario on that kernel */
 	for (int i = 0; i < r.ng && base_kernel; i++) {
-		const struct pgroup *base = NULL;
+		const struct pgroup *base = group_of(&r, base_kernel, r.g[i].scenario);
 
-		if (!strcmp(r.g[i].kernel, base_kernel))
-			continue;
-		for (int j = 0; j < r.ng && !base; j++)
-			if (!strcmp(r.g[j].kernel, base_kernel) && !strcmp(r.g[j].scenario, r.g[i].scenario))
-				base = &r.g[j];
-		if (base && print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
+		if (strcmp(r.g[i].kernel, base_kernel) && base &&
+		    print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
 			ret = EXIT_FAIL;
 	}
 	for (int i = 0; i < r.ng && (!base_kernel || base_given); i++) {
-		const struct pgroup *base = NULL;
+		const struct pgroup *base = group_of(&r, r.g[i].kernel, base_name);
 
-		if (!strcmp(r.g[i].scenario, base_name))
-			continue;
-		for (int j = 0; j < r.ng && !base; j++)
-			if (!strcmp(r.g[j].scenario, base_name) && !strcmp(r.g[j].kernel, r.g[i].kernel))
-				base = &r.g[j];
-		if (base && print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
+		if (strcmp(r.g[i].scenario, base_name) && base &&
+		    print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
 			ret = EXIT_FAIL;
 	}
 	printf("\nfolded stacks (flamegraph.pl FILE > FILE.svg):\n");

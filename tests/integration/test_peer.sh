@@ -147,15 +147,21 @@ run_l "$IPSECPERF" run --quiet --testbed peer --peer "root@$PEER_ADDR_P" --ssh-o
 	{ cat "$TMP/nokey.err" >&2; fail "no key: not refused clearly (or a prompt)"; }
 info "checks: MTU mismatch, foreign address, no ssh key: refused"
 
+# the stream's receiver is a second agent process on the peer: wait (30 s at most) for it
+wait_stream_rx() {
+	for _ in $(seq 300); do
+		[ "$(peer_procs "$PEER_NS_P" | grep -c 'peer-agent')" -ge 2 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # --- Ctrl-C mid-run: both ends restored at once ---------------------------
 # not through run_l: $! must be ipsecperf itself (ip netns exec execs it), not a subshell
 ip netns exec "$PEER_NS_L" "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 20 -O 1 -r 1 -o "$TMP/int" tcp-md5 \
 	> "$TMP/int.out" 2> "$TMP/int.err" &
 pid=$!
-for _ in $(seq 300); do
-	[ "$(peer_procs "$PEER_NS_P" | grep -c 'peer-agent')" -ge 2 ] && break
-	sleep 0.1
-done
+wait_stream_rx || true # the SIGINT must come mid-run either way
 sleep 2
 kill -INT $pid
 wait $pid
@@ -172,12 +178,7 @@ info "SIGINT mid-run: exit 130, both ends restored"
 ip netns exec "$PEER_NS_L" "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 8 -O 1 -r 1 -o "$TMP/lost" tcp-md5 clear \
 	> "$TMP/lost.out" 2> "$TMP/lost.err" &
 pid=$!
-# the stream's receiver is a second agent process on the peer
-for _ in $(seq 300); do
-	[ "$(peer_procs "$PEER_NS_P" | grep -c 'peer-agent')" -ge 2 ] && break
-	sleep 0.1
-done
-[ "$(peer_procs "$PEER_NS_P" | grep -c 'peer-agent')" -ge 2 ] || { kill $pid; fail "the stream did not start on the peer"; }
+wait_stream_rx || { kill $pid; fail "the stream did not start on the peer"; }
 sleep 2
 sshd_stop
 wait $pid

@@ -916,7 +916,7 @@ int cmd_report(int argc, char **argv)
 			return cmd_report_profile(argc, argv); /* analyze/profile_report.c */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:o:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:f:o:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -928,8 +928,7 @@ int cmd_report(int argc, char **argv)
 			charts = optarg;
 			break;
 		default:
-			pr_warn("report: unknown option or missing value '%s'; see `ipsecperf help report`",
-				argv[optind - 1]);
+			options_getopt_error("report", c, argv);
 			return EXIT_USAGE;
 		}
 	}

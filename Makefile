@@ -145,10 +145,10 @@ $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c analyze/results.c analyze/
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
 $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/scenario.c collector/log.c \
-		collector/files.c collector/scenario.h collector/files.h
+		collector/files.c collector/options.c collector/scenario.h collector/files.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
 fuzz: $(BUILD)/fuzz/fuzz_results $(BUILD)/fuzz/fuzz_scenario
 	@for t in results scenario; do \
 		mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crash-$$t; \

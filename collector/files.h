@@ -13,6 +13,16 @@
 char *file_read(const char *path, size_t *len);
 
 /*
+ * A regular file of at most max bytes, NUL-terminated (*len, if given, its
+ * length), for input that others may have made. It is opened without
+ * following a symlink and without waiting for a FIFO's writer, and checked
+ * with fstat before it is read, so that a FIFO cannot hang the read nor
+ * /dev/zero fill the memory. NULL with why set ("is not a regular file",
+ * ...: the text after "PATH: ") when it is not such a file.
+ */
+char *file_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+
+/*
  * A data folder of ipsecperf: $ENV if set, else the first of rels (each
  * relative to the folder of the running program, e.g. "../scenarios") that
  * holds probe ("" for the folder itself), else fallback. The result is

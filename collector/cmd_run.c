@@ -134,13 +134,20 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 		c->tag = val;
 		break;
 	case O_TESTBED: c->testbed = val; break;
-	case O_KERNEL:
+	case O_KERNEL: {
+		char why[512];
+
 		if (c->nkernels == RUN_MAX_KERNELS) {
 			pr_warn("run: at most %d --kernel options", RUN_MAX_KERNELS);
 			return -1;
 		}
+		if (vm_kernel_spec_check(val, why, sizeof(why)) < 0) {
+			pr_warn("run: %s", why);
+			return -1;
+		}
 		c->kernels[c->nkernels++] = val;
 		break;
+	}
 	case O_ADDR_TX: c->addr_tx = val; c->addr_tx_set = true; break;
 	case O_ADDR_RX: c->addr_rx = val; c->addr_rx_set = true; break;
 	case O_PREFIX: c->prefix_len = ival; break;

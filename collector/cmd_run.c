@@ -607,7 +607,7 @@ int cmd_run(int argc, char **argv)
 	int failed, undo_failures, ret;
 
 	/* the results directory is checked in --dry-run too, as a real run would */
-	if (parse_run_args(&ctx, argc, argv) < 0 || writer_check(&ctx.cfg, ctx.cfg.testbed) < 0) {
+	if (parse_run_args(&ctx, argc, argv) < 0 || (ctx.cfg.dry_run && writer_check(&ctx.cfg, ctx.cfg.testbed) < 0)) {
 		run_config_free(&ctx.cfg);
 		return EXIT_USAGE;
 	}
@@ -616,7 +616,8 @@ int cmd_run(int argc, char **argv)
 
 		if (geteuid() != 0)
 			why = "run: needs root (it creates network namespaces and sets offloads); try sudo";
-		if (why || check_tools() < 0 || writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0) {
+		if (why || check_tools() < 0 || writer_check(&ctx.cfg, ctx.cfg.testbed) < 0 ||
+		    writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0) {
 			if (why)
 				pr_warn("%s", why);
 			writer_close(&res);

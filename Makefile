@@ -134,7 +134,7 @@ demo: deps
 	$(BUILD)/ipsecperf run $(DEMO_ARGS) clear no-tso no-gso
 
 # `make fuzz`: the libFuzzer targets of tests/fuzz/ (results reader, scenario
-# reader), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
+# reader, the peer agent's requests), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
 # process; corpora and crash inputs stay in build/fuzz/. Not part of `make test`.
 FUZZ_SECONDS ?= 600
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
@@ -149,14 +149,21 @@ $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/scenario.c col
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-fuzz: $(BUILD)/fuzz/fuzz_results $(BUILD)/fuzz/fuzz_scenario
-	@for t in results scenario; do \
-		mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crash-$$t; \
-		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
-		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-dict=tests/fuzz/$$t.dict -artifact_prefix=$(BUILD)/fuzz/crash-$$t/ $(BUILD)/fuzz/corpus-$$t \
-			tests/fuzz/seeds/$$t || exit 1; \
-	done
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed_peer_parse.c collector/cpu.c \
+		collector/testbed_peer.h collector/cpu.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
+
+# One target per line, so that adding one is a line of its own.
+FUZZ_TARGETS := results scenario
+FUZZ_TARGETS += peer_request
+fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
+fuzz-run-%: $(BUILD)/fuzz/fuzz_%
+	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*
+	@echo "  FUZZ     $* for $(FUZZ_SECONDS) s"
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/$*.dict \
+		-artifact_prefix=$(BUILD)/fuzz/crash-$*/ $(BUILD)/fuzz/corpus-$* tests/fuzz/seeds/$*
 
 clean:
 	rm -rf $(BUILD)

@@ -3,6 +3,8 @@
 #
 # Options (make VAR=value):
 #   CC=cc             compiler for the collector and tests
+#   CFLAGS=-O2 -g     your compiler flags (the build's own are added to them)
+#   LDFLAGS=, LDLIBS= your linker flags and extra libraries
 #   CLANG=clang       compiler for the BPF programs
 #   BPFTOOL=bpftool   skeleton and vmlinux.h generator
 #   VMLINUX_BTF=/sys/kernel/btf/vmlinux   BTF to generate vmlinux.h from
@@ -24,13 +26,16 @@ OBJDIR := $(BUILD)/obj
 VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
 
 
+# CFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 keeps working); what
+# the build cannot do without is in IPP_CFLAGS and IPP_LDFLAGS, added first.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
+IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) -Icollector -Ianalyze -Iprobes -I$(BUILD)/probes -I/usr/include/traceevent
-LDLIBS += -ljansson -linih -lmnl -lbpf -lelf -lz -lcrypto -lm -ltraceevent
+IPP_LDFLAGS :=
+IPP_LDLIBS := -ljansson -linih -lmnl -lbpf -lelf -lz -lcrypto -lm -ltraceevent
 ifeq ($(SANITIZE),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
-LDFLAGS += -fsanitize=address,undefined
+IPP_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+IPP_LDFLAGS += -fsanitize=address,undefined
 endif
 
 ifeq ($(V),1)
@@ -83,7 +88,7 @@ $(VERSION_USERS): $(BUILD)/version.h
 $(OBJDIR)/%.o: %.c $(SKELS) $(wildcard collector/*.h analyze/*.h probes/*.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libipsecperf.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -91,12 +96,12 @@ $(BUILD)/libipsecperf.a: $(LIB_OBJS)
 
 $(BUILD)/ipsecperf: $(OBJDIR)/collector/main.o $(BUILD)/libipsecperf.a
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(IPP_LDLIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libipsecperf.a
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libipsecperf.a $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libipsecperf.a $(IPP_LDLIBS) $(LDLIBS) -lcmocka
 
 # The Debian packages ipsecperf needs to build, run and test. `make deps`
 # installs the missing ones (apt-get update once, then apt-get install).
@@ -129,7 +134,7 @@ demo: deps
 	$(BUILD)/ipsecperf run $(DEMO_ARGS) clear no-tso no-gso
 
 # `make fuzz`: the libFuzzer targets of tests/fuzz/ (results reader, scenario
-# reader), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
+# reader, the peer agent's requests), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
 # process; corpora and crash inputs stay in build/fuzz/. Not part of `make test`.
 FUZZ_SECONDS ?= 600
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
@@ -140,18 +145,25 @@ $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c analyze/results.c analyze/
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
 $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/scenario.c collector/log.c \
-		collector/scenario.h
+		collector/files.c collector/options.c collector/scenario.h collector/files.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih
-fuzz: $(BUILD)/fuzz/fuzz_results $(BUILD)/fuzz/fuzz_scenario
-	@for t in results scenario; do \
-		mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crash-$$t; \
-		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
-		$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-dict=tests/fuzz/$$t.dict -artifact_prefix=$(BUILD)/fuzz/crash-$$t/ $(BUILD)/fuzz/corpus-$$t \
-			tests/fuzz/seeds/$$t || exit 1; \
-	done
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed_peer_parse.c collector/cpu.c \
+		collector/testbed_peer.h collector/cpu.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
+
+# One target per line, so that adding one is a line of its own.
+FUZZ_TARGETS := results scenario
+FUZZ_TARGETS += peer_request
+fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
+fuzz-run-%: $(BUILD)/fuzz/fuzz_%
+	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*
+	@echo "  FUZZ     $* for $(FUZZ_SECONDS) s"
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/$*.dict \
+		-artifact_prefix=$(BUILD)/fuzz/crash-$*/ $(BUILD)/fuzz/corpus-$* tests/fuzz/seeds/$*
 
 clean:
 	rm -rf $(BUILD)

@@ -203,8 +203,8 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 	char from[PATH_MAX + 16], to[PATH_MAX + 16];
 	const char **scen = NULL;
 	struct chart *charts;
-	char **names;
-	int nscen, ncharts = 0, nnames = 0;
+	char **names, why[256];
+	int nscen, ncharts = 0, nnames = 0, dfd;
 	FILE *f;
 
 	*names_out = NULL;
@@ -218,10 +218,13 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 				rep->kernels[k]);
 			return -1;
 		}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		pr_warn("report: %s: %s", dir, strerror(errno));
+	/* a new or empty folder of ours, never through a symlink (cmd_report checked it first) */
+	dfd = out_dir_open(dir, why, sizeof(why));
+	if (dfd < 0) {
+		pr_warn("report: %s: %s; choose another with -c", dir, why);
 		return -1;
 	}
+	close(dfd);
 	snprintf(from, sizeof(from), "%s/bars.gp", templates_dir());
 	snprintf(to, sizeof(to), "%s/bars.gp", dir);
 	if (copy_file(from, to) < 0) {

@@ -760,7 +760,7 @@ int cmd_compare(int argc, char **argv)
 	o.metrics = metric_buf;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:t:a:f:", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:m:t:a:f:", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': {
 			char *copy = strdup(optarg), *tok, *save;
@@ -818,8 +818,7 @@ int cmd_compare(int argc, char **argv)
 				goto out_usage;
 			break;
 		default:
-			pr_warn("compare: unknown option or missing value '%s'; see `ipsecperf help compare`",
-				argv[optind - 1]);
+			options_getopt_error("compare", c, argv);
 			goto out_usage;
 		}
 	}

@@ -15,6 +15,7 @@
 
 #include "files.h"
 #include "log.h"
+#include "options.h"
 #include "profile.h"
 #include "results.h"
 
@@ -354,7 +355,7 @@ int cmd_report_profile(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			break;
@@ -378,8 +379,7 @@ int cmd_report_profile(int argc, char **argv)
 			fputs(help_report_profile, stdout);
 			return EXIT_OK;
 		default:
-			pr_warn("report: unknown option or missing value '%s' with --profile; see `ipsecperf help report`",
-				argv[optind - 1]);
+			options_getopt_error("report --profile", c, argv);
 			return EXIT_USAGE;
 		}
 	}

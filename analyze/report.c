@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "files.h"
 #include "log.h"
 #include "profile.h"
 #include "summary.h"
@@ -28,8 +29,9 @@ const char help_report[] =
 	"  -f, --format FMT   text (default: ASCII, 72 columns, for a netdev mail),\n"
 	"                     md, csv, json or html (one self-contained page)\n"
 	"  -o, --output FILE  write the report to FILE instead of standard output\n"
-	"  -c, --charts DIR   also draw the charts with gnuplot into DIR: PNG and\n"
-	"                     SVG, with their data files and scripts to re-plot\n"
+	"  -c, --charts DIR   also draw the charts with gnuplot into DIR (new, or\n"
+	"                     empty; no symlink): PNG and SVG, with their data\n"
+	"                     files and scripts to re-plot\n"
 	"  --profile          instead: the CPU profiles of `run --profile`, top\n"
 	"                     functions per scenario and the difference against\n"
 	"                     --base SCENARIO (default the first) or the same\n"
@@ -905,7 +907,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = "text", *output = NULL, *charts = NULL;
-	char tmpdir[] = "/tmp/ipsecperf-charts-XXXXXX";
+	char tmpdir[] = "/tmp/ipsecperf-charts-XXXXXX", why[256];
 	struct report rep;
 	char **names = NULL;
 	int c, ret = EXIT_OK, ncharts = 0;
@@ -916,7 +918,7 @@ int cmd_report(int argc, char **argv)
 			return cmd_report_profile(argc, argv); /* analyze/profile_report.c */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:o:c:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:f:o:c:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			format = optarg;
@@ -928,8 +930,7 @@ int cmd_report(int argc, char **argv)
 			charts = optarg;
 			break;
 		default:
-			pr_warn("report: unknown option or missing value '%s'; see `ipsecperf help report`",
-				argv[optind - 1]);
+			options_getopt_error("report", c, argv);
 			return EXIT_USAGE;
 		}
 	}
@@ -940,6 +941,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		pr_warn("report: no results directory given; usage: ipsecperf report [OPTIONS] DIR...");
+		return EXIT_USAGE;
+	}
+	if (charts && out_dir_check(charts, false, why, sizeof(why)) < 0) {
+		pr_warn("report: -c %s: %s; choose another folder", charts, why);
 		return EXIT_USAGE;
 	}
 	if (report_load(&rep, argv + optind, argc - optind) < 0)

@@ -35,6 +35,21 @@ const char help_kernel[] =
 	"The cache is $IPSECPERF_CACHE, or /var/cache/ipsecperf/kernels.\n"
 	"See docs/vm-testbed.md.\n";
 
+/* Names the cache cannot take are bad usage, told before anything is fetched. */
+static int check_specs(int argc, char **argv, const char *prefix)
+{
+	for (int i = 0; i < argc; i++) {
+		char spec[300], why[512];
+
+		vm_fmt(spec, sizeof(spec), "%s%s", strncmp(argv[i], prefix, strlen(prefix)) ? prefix : "", argv[i]);
+		if (vm_kernel_spec_check(spec, why, sizeof(why)) < 0) {
+			pr_warn("%s", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int kernel_fetch(int argc, char **argv)
 {
 	int err = 0;
@@ -43,6 +58,8 @@ static int kernel_fetch(int argc, char **argv)
 		pr_warn("kernel fetch: name a package, e.g. debian:linux-image-6.1.0-57-cloud-amd64");
 		return EXIT_USAGE;
 	}
+	if (check_specs(argc, argv, "debian:") < 0)
+		return EXIT_USAGE;
 	for (int i = 0; i < argc; i++) {
 		const char *pkg = argv[i];
 		char dir[4096];
@@ -93,6 +110,8 @@ static int kernel_show(int argc, char **argv)
 		pr_warn("kernel show: name a KERNEL; see `ipsecperf help kernel`");
 		return EXIT_USAGE;
 	}
+	if (check_specs(argc, argv, "") < 0)
+		return EXIT_USAGE;
 	for (int i = 0; i < argc; i++) {
 		struct vm_kernel k;
 		char hash[65] = "";
@@ -120,6 +139,10 @@ int cmd_kernel(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "fetch"))
 		return kernel_fetch(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "list") && argc > 2) {
+		pr_warn("kernel list: takes no arguments; see `ipsecperf help kernel`");
+		return EXIT_USAGE;
+	}
 	if (!strcmp(argv[1], "list"))
 		return kernel_list();
 	if (!strcmp(argv[1], "show"))

@@ -77,7 +77,7 @@ const struct opt_def run_opts[] = {
 	[O_DURATION] = { "duration", 't', OPT_INT, 1, 3600, "S", "measured seconds per run (default 10)" },
 	[O_OMIT] = { "omit", 'O', OPT_INT, 0, 60, "S", "warm-up seconds before measuring (default 1)" },
 	[O_REPEAT] = { "repeat", 'r', OPT_INT, 1, 1000, "N", "runs per scenario (default 3)" },
-	[O_OUT] = { "output", 'o', OPT_STRING, 0, 0, "DIR", "results directory (default results/<UTC>-<testbed>-<tag>)" },
+	[O_OUT] = { "output", 'o', OPT_STRING, 0, 0, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)" },
 	[O_TAG] = { "tag", 0, OPT_STRING, 0, 0, "TAG", "name part of the default directory (default run)" },
 	[O_TESTBED] = { "testbed", 0, OPT_STRING, 0, 0, "KIND", "netns (default), peer, vm" },
 	[O_KERNEL] = { "kernel", 0, OPT_STRING, 0, 0, "K", "kernel to boot (vm testbed; repeatable)" },
@@ -134,13 +134,20 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 		c->tag = val;
 		break;
 	case O_TESTBED: c->testbed = val; break;
-	case O_KERNEL:
+	case O_KERNEL: {
+		char why[512];
+
 		if (c->nkernels == RUN_MAX_KERNELS) {
 			pr_warn("run: at most %d --kernel options", RUN_MAX_KERNELS);
 			return -1;
 		}
+		if (vm_kernel_spec_check(val, why, sizeof(why)) < 0) {
+			pr_warn("run: %s", why);
+			return -1;
+		}
 		c->kernels[c->nkernels++] = val;
 		break;
+	}
 	case O_ADDR_TX: c->addr_tx = val; c->addr_tx_set = true; break;
 	case O_ADDR_RX: c->addr_rx = val; c->addr_rx_set = true; break;
 	case O_PREFIX: c->prefix_len = ival; break;
@@ -270,7 +277,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 		return -1;
 	}
 	int fam_tx = check_addr("--addr-tx", c->addr_tx, c->prefix_len);
-	int fam_rx = check_addr("--addr-rx", c->addr_rx, c->prefix_len);
+	int fam_rx = fam_tx < 0 ? -1 : check_addr("--addr-rx", c->addr_rx, c->prefix_len); /* one line */
 
 	if (fam_tx < 0 || fam_rx < 0)
 		return -1;
@@ -599,7 +606,8 @@ int cmd_run(int argc, char **argv)
 	struct results_writer res = { .runs_fd = -1 };
 	int failed, undo_failures, ret;
 
-	if (parse_run_args(&ctx, argc, argv) < 0) {
+	/* the results directory is checked in --dry-run too, as a real run would */
+	if (parse_run_args(&ctx, argc, argv) < 0 || (ctx.cfg.dry_run && writer_check(&ctx.cfg, ctx.cfg.testbed) < 0)) {
 		run_config_free(&ctx.cfg);
 		return EXIT_USAGE;
 	}
@@ -608,7 +616,8 @@ int cmd_run(int argc, char **argv)
 
 		if (geteuid() != 0)
 			why = "run: needs root (it creates network namespaces and sets offloads); try sudo";
-		if (why || check_tools() < 0 || writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0) {
+		if (why || check_tools() < 0 || writer_check(&ctx.cfg, ctx.cfg.testbed) < 0 ||
+		    writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0) {
 			if (why)
 				pr_warn("%s", why);
 			writer_close(&res);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "files.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 char *file_read(const char *path, size_t *len)
@@ -42,6 +45,190 @@ char *file_read(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *file_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	size_t n = 0, size;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t got = 1;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "%s", errno == ELOOP ? "is a symbolic link; give the file it points to"
+			 : strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "is not a regular file");
+		goto out_close;
+	}
+	if ((unsigned long long)st.st_size > max) {
+		snprintf(why, whylen, "is larger than %zu bytes", max);
+		goto out_close;
+	}
+	size = (size_t)st.st_size;
+	buf = malloc(size + 1);
+	if (!buf) {
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
+		goto out_close;
+	}
+	while (n < size && (got = read(fd, buf + n, size - n)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			break;
+		n += (size_t)got;
+	}
+	/* one byte more than fstat said: it grows as we read */
+	if (got > 0 && read(fd, &(char){ 0 }, 1) > 0) {
+		snprintf(why, whylen, "grew while it was read");
+		goto out_free;
+	}
+	if (got < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		goto out_free;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	close(fd);
+	return buf;
+out_free:
+	free(buf);
+	buf = NULL;
+out_close:
+	close(fd);
+	return buf;
+}
+
+/* dir without its trailing slashes: "link/" would follow the symlink that "link" names. */
+static int strip_slashes(const char *dir, char *buf, size_t len, char *why, size_t whylen)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 0 || n >= len) {
+		snprintf(why, whylen, "%s", n ? strerror(ENAMETOOLONG) : "an empty folder name");
+		return -1;
+	}
+	memcpy(buf, dir, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* An existing folder, opened with O_NOFOLLOW: empty, ours, written by no one else? */
+static int out_dir_fd_ok(int fd, char *why, size_t whylen)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int dup_fd, empty = 1;
+
+	if (fstat(fd, &st) < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, whylen, "exists and %s", st.st_uid != geteuid() ? "belongs to another user"
+			 : "other users can write to it");
+		return -1;
+	}
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+	if (!d) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	if (!empty) {
+		snprintf(why, whylen, "exists and is not empty");
+		return -1;
+	}
+	return 0;
+}
+
+/* Open an existing folder as out_dir_* take it: no symlink, and nothing else than a folder. */
+static int out_dir_open_existing(const char *dir, char *why, size_t whylen)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0) {
+		int err = errno;
+
+		/* O_DIRECTORY|O_NOFOLLOW on a symlink fails with ENOTDIR or ELOOP */
+		if ((err == ENOTDIR || err == ELOOP) && lstat(dir, &st) == 0)
+			snprintf(why, whylen, "%s", S_ISLNK(st.st_mode) ? "is a symbolic link"
+				 : "exists and is not a folder");
+		else
+			snprintf(why, whylen, "%s", strerror(err));
+		return -1;
+	}
+	if (out_dir_fd_ok(fd, why, whylen) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int out_dir_check(const char *dir, bool parent_optional, char *why, size_t whylen)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st;
+	int fd, err;
+
+	if (strip_slashes(dir, buf, sizeof(buf), why, whylen) < 0)
+		return -1;
+	if (lstat(buf, &st) == 0) {
+		fd = out_dir_open_existing(buf, why, whylen);
+		if (fd < 0)
+			return -1;
+		close(fd);
+		return 0;
+	}
+	if (errno != ENOENT) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return -1;
+	}
+	slash = strrchr(buf, '/');
+	if (slash == buf)
+		slash++; /* "/x": the parent is "/" */
+	if (slash)
+		*slash = '\0';
+	if (parent_optional || !slash)
+		return 0;
+	err = stat(buf, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (err) {
+		snprintf(why, whylen, "its parent folder %s %s", buf,
+			 err == ENOENT ? "does not exist" : err == ENOTDIR ? "is not a folder" : strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+int out_dir_open(const char *dir, char *why, size_t whylen)
+{
+	char buf[PATH_MAX];
+
+	if (strip_slashes(dir, buf, sizeof(buf), why, whylen) < 0)
+		return -1;
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
+		snprintf(why, whylen, "cannot create it: %s", strerror(errno));
+		return -1;
+	}
+	return out_dir_open_existing(buf, why, whylen);
 }
 
 const char *data_dir(const char *env, const char *const rels[], const char *probe,

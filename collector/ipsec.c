@@ -17,6 +17,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "secret.h"
 #include "xfrm.h"
 
 /* The SAs the current scenario installed, and their counters at the run's start. */
@@ -476,9 +477,11 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 		snprintf(why, len, "keys longer than %zu bytes", sizeof(key[0]));
 		return -1;
 	}
+	secret_hold(); /* until the keys, here and in netlink messages, are wiped */
 	if (klen && !journal_dry_run() &&
 	    (getrandom(key[0], klen, 0) != (ssize_t)klen || getrandom(key[1], klen, 0) != (ssize_t)klen)) {
 		snprintf(why, len, "getrandom: %s", strerror(errno));
+		secret_release();
 		return -1;
 	}
 	if (journal_dry_run() && klen)
@@ -522,6 +525,7 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 		}
 	}
 	explicit_bzero(key, sizeof(key));
+	secret_release();
 	if (journal_dry_run())
 		cur.n = 0;
 	return rc;

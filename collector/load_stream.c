@@ -33,6 +33,7 @@
 #include "journal.h"
 #include "load.h"
 #include "log.h"
+#include "secret.h"
 #include "signals.h"
 
 /* TCP-AO (Linux 6.7, RFC 5925): the uapi, for headers that predate it. */
@@ -403,6 +404,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 		return -1;
 	}
 	memset(shm, 0, sizeof(*shm));
+	secret_hold(); /* until the key is wiped (the children keep it until their sockets have it) */
 	if (getrandom(key, sizeof(key), 0) != sizeof(key)) {
 		snprintf(r->error, sizeof(r->error), "getrandom: %s", strerror(errno));
 		goto out;
@@ -512,6 +514,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 	}
 out:
 	explicit_bzero(key, sizeof(key));
+	secret_release();
 	if (open_ && p->window)
 		p->window(p->arg, 0);
 	atomic_store(&shm->rx.stop, 1);

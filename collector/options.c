@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,55 @@ int parse_long_range(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+static bool is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
+bool has_control_char(const char *s)
+{
+	for (; *s; s++)
+		if (is_control(*s))
+			return true;
+	return false;
+}
+
+/* How much of an argv element to show: up to a '=' or a control character, so one line. */
+static int shown_len(const char *s)
+{
+	int n = 0;
+
+	while (s[n] && s[n] != '=' && !is_control(s[n]))
+		n++;
+	return n;
+}
+
+void options_getopt_error(const char *cmd, int c, char **argv)
+{
+	/* a long option is always the whole argv element; a short one may be in a cluster */
+	const char *text = argv[optind - 1];
+	int n = shown_len(text);
+	bool is_long = !strncmp(text, "--", 2);
+
+	if (c == ':' && is_long)
+		pr_warn("%s: %.*s needs a value; see `ipsecperf %s --help`", cmd, n, text, cmd);
+	else if (c == ':')
+		pr_warn("%s: -%c needs a value; see `ipsecperf %s --help`", cmd, optopt, cmd);
+	else if (is_long && optopt)
+		pr_warn("%s: %.*s takes no value; see `ipsecperf %s --help`", cmd, n, text, cmd);
+	else if (is_long || optopt <= ' ' || optopt >= 0x7f)
+		pr_warn("%s: unknown option '%.*s'; see `ipsecperf %s --help`", cmd, n, text, cmd);
+	else
+		pr_warn("%s: unknown option -%c; see `ipsecperf %s --help`", cmd, optopt, cmd);
+}
+
 int options_parse(const char *cmd, const struct opt_def *defs, int argc, char **argv,
 		  int (*on_opt)(int idx, const char *val, long ival, void *ctx), void *ctx)
 {
 	struct option lo[MAX_OPTS + 1];
-	char shorts[2 * MAX_OPTS + 1] = ""; /* GNU order: options may follow operands; -- ends them */
-	size_t ns = 0;
+	/* ':' first: a missing value is told apart from an unknown option */
+	char shorts[2 * MAX_OPTS + 2] = ":"; /* GNU order: options may follow operands; -- ends them */
+	size_t ns = 1;
 	int n = 0, c, li;
 
 	for (; defs[n].name && n < MAX_OPTS; n++) {
@@ -57,13 +101,12 @@ int options_parse(const char *cmd, const struct opt_def *defs, int argc, char **
 					idx = i;
 		}
 		if (idx < 0) {
-			if (optopt && strchr(shorts, optopt))
-				pr_warn("%s: option -%c needs a value; see `ipsecperf %s --help`", cmd, optopt, cmd);
-			else if (optopt)
-				pr_warn("%s: unknown option -%c; see `ipsecperf %s --help`", cmd, optopt, cmd);
-			else
-				pr_warn("%s: unknown option or missing value in '%s'; see `ipsecperf %s --help`",
-					cmd, argv[optind - 1], cmd);
+			options_getopt_error(cmd, c, argv);
+			return -1;
+		}
+		if (defs[idx].type != OPT_FLAG && has_control_char(optarg)) {
+			pr_warn("%s: --%s takes no control characters (a newline, a tab, ...) in its value", cmd,
+				defs[idx].name);
 			return -1;
 		}
 		if (defs[idx].type == OPT_INT &&

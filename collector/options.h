@@ -29,6 +29,17 @@ struct opt_def {
 int options_parse(const char *cmd, const struct opt_def *defs, int argc, char **argv,
 		  int (*on_opt)(int idx, const char *val, long ival, void *ctx), void *ctx);
 
+/*
+ * One line about what getopt_long returned as c ('?' or, with ':' first in
+ * its optstring, ':'), right after it returned: "--duration needs a value",
+ * "unknown option '--frob'", "--quiet takes no value". For parsers that
+ * call getopt_long themselves (report, compare).
+ */
+void options_getopt_error(const char *cmd, int c, char **argv);
+
+/* Whether s holds a control character (a newline, a tab, DEL ...). */
+bool has_control_char(const char *s);
+
 /* Parse a whole decimal number within [min, max]; -1 when it is not one. */
 int parse_long_range(const char *s, long min, long max, long *out);
 

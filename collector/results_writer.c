@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "results_writer.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -16,6 +15,7 @@
 
 #include "cpu.h"
 #include "exec.h"
+#include "files.h"
 #include "log.h"
 #include "version.h"
 
@@ -137,11 +137,18 @@ static json_t *tool_version(char *const argv[])
 int json_write_file(const char *path, json_t *v)
 {
 	char tmp[PATH_MAX + 40];
+	int fd, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_dump_file(v, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || rename(tmp, path) < 0) {
+	/* never through a symlink someone left in the results directory */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	err = fd < 0 || json_dumpfd(v, fd, JSON_INDENT(2) | JSON_SORT_KEYS) < 0;
+	if (fd >= 0 && close(fd) < 0)
+		err = 1;
+	if (err || rename(tmp, path) < 0) {
 		pr_warn("cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
+		if (fd >= 0)
+			unlink(tmp);
 		return -1;
 	}
 	return 0;
@@ -155,56 +162,50 @@ int writer_write_meta(struct results_writer *res)
 	return json_write_file(path, res->meta);
 }
 
-static int dir_is_empty(const char *dir)
+/* The results directory of cfg: -o DIR, or results/<UTC>-<testbed>-<tag>. */
+static void writer_dir(char *buf, size_t len, const struct run_config *cfg, const char *testbed)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int empty = 1;
-
-	if (!d)
-		return 1;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			empty = 0;
-	closedir(d);
-	return empty;
+	if (cfg->outdir)
+		snprintf(buf, len, "%s", cfg->outdir);
+	else
+		writer_default_dir(buf, len, testbed, cfg->tag);
 }
 
-static int mkdir_p(const char *dir)
+int writer_check(const struct run_config *cfg, const char *testbed)
 {
-	char buf[PATH_MAX + 64];
+	char dir[PATH_MAX], why[256];
 
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
+	writer_dir(dir, sizeof(dir), cfg, testbed);
+	/* results/ itself is made when missing; the parent of an -o DIR must exist */
+	if (out_dir_check(dir, !cfg->outdir, why, sizeof(why)) < 0) {
+		pr_warn("results: %s: %s; choose another with -o", dir, why);
+		return -1;
 	}
-	return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
+	return 0;
 }
 
 int writer_open(struct results_writer *res, const struct run_config *cfg, const char *testbed)
 {
-	char path[PATH_MAX + 32];
+	char why[256];
 	struct utsname u;
+	int dfd;
 	json_t *cmdline, *scen;
 
 	memset(res, 0, sizeof(*res));
 	res->runs_fd = -1;
-	if (cfg->outdir)
-		snprintf(res->dir, sizeof(res->dir), "%s", cfg->outdir);
-	else
-		writer_default_dir(res->dir, sizeof(res->dir), testbed, cfg->tag);
-	if (!dir_is_empty(res->dir)) {
-		pr_warn("results: %s exists and is not empty; choose another with -o", res->dir);
+	writer_dir(res->dir, sizeof(res->dir), cfg, testbed);
+	if (!cfg->outdir && mkdir("results", 0755) < 0 && errno != EEXIST) {
+		pr_warn("results: cannot create results: %s; choose a directory with -o", strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/raw", res->dir);
-	if (mkdir_p(path) < 0) {
-		pr_warn("results: cannot create %s: %s", path, strerror(errno));
+	dfd = out_dir_open(res->dir, why, sizeof(why));
+	if (dfd < 0) {
+		pr_warn("results: %s: %s; choose another with -o", res->dir, why);
+		return -1;
+	}
+	if (mkdirat(dfd, "raw", 0755) < 0) {
+		pr_warn("results: cannot create %s/raw: %s", res->dir, strerror(errno));
+		close(dfd);
 		return -1;
 	}
 	/* the whole command line, so that it can be pasted back into a shell */
@@ -225,12 +226,15 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 		"scenarios", scen, "params", "duration_s", cfg->duration_s, "omit_s", cfg->omit_s,
 		"repeat", cfg->repeat, "addresses", json_pack("[s, s]", cfg->addr_tx, cfg->addr_rx),
 		"tsc_hz", tsc_hz(), "machine", u.machine);
-	if (!res->meta || writer_write_meta(res) < 0)
+	if (!res->meta || writer_write_meta(res) < 0) {
+		close(dfd);
 		return -1;
-	snprintf(path, sizeof(path), "%s/runs.jsonl", res->dir);
-	res->runs_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	}
+	res->runs_fd = openat(dfd, "runs.jsonl", O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+			      0644);
+	close(dfd);
 	if (res->runs_fd < 0) {
-		pr_warn("results: cannot create %s: %s", path, strerror(errno));
+		pr_warn("results: cannot create %s/runs.jsonl: %s", res->dir, strerror(errno));
 		return -1;
 	}
 	return 0;

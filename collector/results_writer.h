@@ -20,7 +20,17 @@ struct results_writer {
 /* Pick the default directory name: results/<UTC>-<testbed>-<tag>. */
 void writer_default_dir(char *buf, size_t len, const char *testbed, const char *tag);
 
-/* Create the directory (it must not exist or be empty) and write meta.json. */
+/*
+ * Whether the results directory (-o DIR or the default) can be made: one
+ * line and -1 when not (it is not empty, a symlink, or -o's parent is
+ * missing). Changes nothing, so that --dry-run checks it too.
+ */
+int writer_check(const struct run_config *cfg, const char *testbed);
+
+/*
+ * Create the directory (or take it, when empty) as writer_check() allows,
+ * and write meta.json; runs.jsonl is made with O_EXCL|O_NOFOLLOW.
+ */
 int writer_open(struct results_writer *res, const struct run_config *cfg, const char *testbed);
 
 /* Append one record as a line of runs.jsonl and fsync it. */

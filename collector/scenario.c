@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <ini.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,36 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "options.h"
+
+/* Scenario files are a few hundred bytes; this bounds what a wrong file costs. */
+#define SCENARIO_MAX_BYTES 65536
+
+/* The characters of a scenario's name (and so of its file's name): it picks a path. */
+#define SCENARIO_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_."
+
+static bool scenario_name_ok(const char *name, size_t n)
+{
+	if (!n || strspn(name, SCENARIO_NAME_CHARS) < n)
+		return false;
+	return !(n == 1 && name[0] == '.') && !(n == 2 && !strncmp(name, "..", 2));
+}
+
+/* The line of the first control character other than tab, CR and LF (a NUL too); 0 if none. */
+static int control_char_line(const char *text, size_t len)
+{
+	int line = 1;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '\n')
+			line++;
+		else if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+			return line;
+	}
+	return 0;
+}
 
 struct parse_state {
 	struct scenario *sc;
@@ -237,7 +268,9 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 {
 	struct parse_state ps = { .sc = sc };
 	const char *base = strrchr(path, '/');
-	size_t n;
+	char why[128];
+	size_t n, len;
+	json_t *utf8;
 	int line;
 
 	memset(sc, 0, sizeof(*sc));
@@ -245,19 +278,34 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	n = strlen(base);
 	if (n > 4 && !strcmp(base + n - 4, ".ini"))
 		n -= 4;
-	if (n == 0 || n >= sizeof(sc->name)) {
-		snprintf(err, errlen, "%s: not a usable scenario file name", path);
+	if (n >= sizeof(sc->name) || !scenario_name_ok(base, n)) {
+		snprintf(err, errlen, "%s: not a usable scenario file name (NAME.ini, NAME of letters, digits, '.', '_' and '-')",
+			 path);
 		return -1;
 	}
 	memcpy(sc->name, base, n);
 	snprintf(sc->path, sizeof(sc->path), "%s", path);
 	strcpy(sc->load, "iperf3");
 
-	sc->text = file_read(path, NULL);
+	sc->text = file_read_regular(path, SCENARIO_MAX_BYTES, &len, why, sizeof(why));
 	if (!sc->text) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
+	line = control_char_line(sc->text, len);
+	if (line) {
+		snprintf(err, errlen, "%s:%d: a control character or NUL byte; scenario files are text", path, line);
+		scenario_free(sc);
+		return -1;
+	}
+	/* the text goes into meta.json, which holds UTF-8 only */
+	utf8 = json_stringn(sc->text, len);
+	if (!utf8) {
+		snprintf(err, errlen, "%s: not UTF-8 text", path);
+		scenario_free(sc);
+		return -1;
+	}
+	json_decref(utf8);
 	line = ini_parse_string(sc->text, on_entry, &ps);
 	if (line != 0) {
 		snprintf(err, errlen, "%s:%d: %s", path, line, ps.why[0] ? ps.why : "syntax error");
@@ -332,9 +380,13 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 	char **names;
 	int n;
 
+	if (has_control_char(name)) {
+		snprintf(err, errlen, "a scenario name or path with a control character (a newline?)");
+		return -1;
+	}
 	if (strchr(name, '/') || (len > 4 && !strcmp(name + len - 4, ".ini")))
 		return scenario_load(name, sc, err, errlen);
-	if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != len) {
+	if (!scenario_name_ok(name, len)) {
 		snprintf(err, errlen, "'%s' is not a scenario name", name);
 		return -1;
 	}

@@ -38,6 +38,7 @@
 #include "journal.h"
 #include "load.h"
 #include "log.h"
+#include "secret.h"
 #include "offload.h"
 #include "probes.h"
 #include "progress.h"
@@ -634,6 +635,7 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 		return -1;
 	}
 	memset(shm, 0, sizeof(*shm));
+	secret_hold(); /* until the key, here and in the agent's request line, is wiped */
 	if (ta->method[0] && getrandom(key, sizeof(key), 0) != sizeof(key)) {
 		snprintf(r->error, sizeof(r->error), "getrandom: %s", strerror(errno));
 		goto out;
@@ -746,6 +748,7 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 	}
 out:
 	explicit_bzero(key, sizeof(key));
+	secret_release();
 	if (open_)
 		window_edge(w, 0);
 	atomic_store(&shm->stop, 1);

@@ -9,6 +9,7 @@
 #ifndef IPSECPERF_TESTBED_PEER_H
 #define IPSECPERF_TESTBED_PEER_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,19 @@ int peer_parse_ip_link(const char *json, int *mtu, char *state, size_t len);
 
 /* Hex text to bytes; returns the byte count or -1 (odd length, not hex, more than max). */
 int peer_hex_decode(const char *hex, uint8_t *out, size_t max);
+
+/*
+ * The agent's next request out of buf, which holds *have bytes read from
+ * the run: the text before the first '\n', parsed as JSON. The line (it
+ * may hold a key) is wiped, the rest moved to the front, and the bytes the
+ * move leaves behind wiped too, so that buf beyond *have is all zeroes.
+ * 1 with *req (NULL when the line is not a JSON object; the caller
+ * decrefs), or 0 when buf holds no whole line yet.
+ */
+int peer_request_take(char *buf, size_t *have, json_t **req);
+
+/* From now on what jansson frees is wiped first: the agent's requests carry keys. */
+void peer_json_wipe_frees(void);
 
 /* Sum of the busy ticks of every "cpuN" line of /proc/stat text; -1 on no line. */
 long long peer_stat_busy_ticks(const char *text);

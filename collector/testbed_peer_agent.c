@@ -56,6 +56,7 @@
 #include "load.h"
 #include "probes.h"
 #include "log.h"
+#include "secret.h"
 #include "testbed_peer.h"
 #include "version.h"
 #include "xfrm.h"
@@ -71,6 +72,7 @@ const char help_peer_agent[] =
 
 #define AGENT_KEY_MAX 80
 #define AGENT_IDLE_S 120
+#define AGENT_LINE_MAX 65536 /* no request is longer: a longer line is not our peer */
 
 static struct {
 	pid_t rx;
@@ -79,24 +81,6 @@ static struct {
 	bool cpu_open;
 	struct probes *probes;
 } ag = { .rx = -1 };
-
-int peer_hex_decode(const char *hex, uint8_t *out, size_t max)
-{
-	size_t n = strlen(hex);
-
-	if (n % 2 || n / 2 > max)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned int v;
-		char two[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
-
-		if (!strchr("0123456789abcdefABCDEF", two[0]) || !strchr("0123456789abcdefABCDEF", two[1]) ||
-		    !two[0] || !two[1] || sscanf(two, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return (int)(n / 2);
-}
 
 static void answer(json_t *o)
 {
@@ -393,7 +377,7 @@ static int undo_record(const char *text)
 
 int cmd_peer_agent(int argc, char **argv)
 {
-	static char line[65536];
+	char *line;
 	size_t have = 0;
 
 	if (argc == 3 && !strcmp(argv[1], "--undo"))
@@ -411,20 +395,31 @@ int cmd_peer_agent(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	memset(ag.shm, 0, sizeof(*ag.shm));
+	/*
+	 * Any request may hold a key: the line buffer is a secret area (out of
+	 * core dumps, wiped; and the agent not dumpable while it lives), and
+	 * what jansson frees of a request is wiped first.
+	 */
+	peer_json_wipe_frees();
+	line = secret_alloc(AGENT_LINE_MAX);
+	if (!line) {
+		pr_warn("peer-agent: mmap: %s", strerror(errno));
+		munmap(ag.shm, sizeof(*ag.shm));
+		return EXIT_FAIL;
+	}
 	for (;;) {
-		char *nl = memchr(line, '\n', have);
 		json_t *req;
 		const char *op;
 
-		if (!nl) {
+		if (!peer_request_take(line, &have, &req)) {
 			struct pollfd pfd = { 0, POLLIN, 0 };
 			ssize_t n;
 
-			if (have == sizeof(line) - 1)
+			if (have == AGENT_LINE_MAX)
 				break; /* no request is this long: not our peer */
 			if (poll(&pfd, 1, AGENT_IDLE_S * 1000) <= 0)
 				break; /* the run is gone without closing our stdin */
-			n = read(0, line + have, sizeof(line) - 1 - have);
+			n = read(0, line + have, AGENT_LINE_MAX - have);
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0)
@@ -432,14 +427,8 @@ int cmd_peer_agent(int argc, char **argv)
 			have += n;
 			continue;
 		}
-		*nl = '\0';
-		req = json_loads(line, 0, NULL);
-		/* the request may hold a key: wipe the line once parsed */
-		explicit_bzero(line, nl + 1 - line);
-		have -= nl + 1 - line;
-		memmove(line, nl + 1, have);
 		if (!req) {
-			answer_err("a request that is not JSON");
+			answer_err("a request that is not a JSON object");
 			continue;
 		}
 		op = str(req, "op");
@@ -481,7 +470,7 @@ int cmd_peer_agent(int argc, char **argv)
 			answer_err("unknown request '%s'", op);
 		json_decref(req);
 	}
-	explicit_bzero(line, sizeof(line));
+	secret_free(line, AGENT_LINE_MAX);
 	rx_stop();
 	probes_close(ag.probes);
 	if (ag.cpu_open)

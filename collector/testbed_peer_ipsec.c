@@ -21,6 +21,7 @@
 #include "ipsec.h"
 #include "journal.h"
 #include "log.h"
+#include "secret.h"
 #include "testbed_peer_int.h"
 #include "xfrm.h"
 
@@ -182,9 +183,11 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 	ipsec_fill_sa(&probe, c, p->family, p->addr_tx, p->addr_rx, spi[0]);
 	size_t klen = xfrm_sa_key_len(&probe);
 
+	secret_hold(); /* until the keys, here and in the agent's request line, are wiped */
 	if (klen > sizeof(key[0]) ||
 	    (klen && (getrandom(key[0], klen, 0) != (ssize_t)klen || getrandom(key[1], klen, 0) != (ssize_t)klen))) {
 		snprintf(why, len, "cannot make keys: %s", klen > sizeof(key[0]) ? "too long" : strerror(errno));
+		secret_release();
 		return -1;
 	}
 
@@ -286,6 +289,7 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 		}
 	}
 	explicit_bzero(key, sizeof(key));
+	secret_release();
 	return rc;
 }
 

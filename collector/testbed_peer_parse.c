@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The peer testbed's parsers: ethtool's link report, ip -j addr, /proc/stat. Unit-tested. */
+/*
+ * The peer testbed's parsers: ethtool's link report, ip -j addr, /proc/stat,
+ * and the agent's requests. Unit-tested; the requests are fuzzed too
+ * (tests/fuzz/fuzz_peer_request.c).
+ */
 #include <jansson.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,4 +114,56 @@ long long peer_stat_busy_ticks(const char *text)
 			line++;
 	}
 	return lines ? sum : -1;
+}
+
+int peer_hex_decode(const char *hex, uint8_t *out, size_t max)
+{
+	size_t n = strlen(hex);
+
+	if (n % 2 || n / 2 > max)
+		return -1;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned int v;
+		char two[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
+
+		if (!strchr("0123456789abcdefABCDEF", two[0]) || !strchr("0123456789abcdefABCDEF", two[1]) ||
+		    !two[0] || !two[1] || sscanf(two, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return (int)(n / 2);
+}
+
+int peer_request_take(char *buf, size_t *have, json_t **req)
+{
+	char *nl = memchr(buf, '\n', *have);
+	size_t used, rest;
+
+	*req = NULL;
+	if (!nl)
+		return 0;
+	used = (size_t)(nl + 1 - buf);
+	rest = *have - used;
+	*req = json_loadb(buf, used - 1, 0, NULL);
+	if (*req && !json_is_object(*req)) {
+		json_decref(*req);
+		*req = NULL;
+	}
+	/* the line may hold a key: wipe it, and the copy of the rest that the move leaves behind */
+	memmove(buf, nl + 1, rest);
+	explicit_bzero(buf + rest, used);
+	*have = rest;
+	return 1;
+}
+
+static void wipe_free(void *p)
+{
+	if (p)
+		explicit_bzero(p, malloc_usable_size(p));
+	free(p);
+}
+
+void peer_json_wipe_frees(void)
+{
+	json_set_alloc_funcs(malloc, wipe_free);
 }

@@ -55,6 +55,13 @@ const char *vm_cache_dir(void);
 int vm_kernel_resolve(const char *spec, struct vm_kernel *k);
 
 /*
+ * Whether a debian:PACKAGE or FILE.deb spec has a name the cache can take
+ * (checked before anything is fetched, so that bad usage is exit 2); 0,
+ * or -1 with one line in why. Other specs are paths: 0.
+ */
+int vm_kernel_spec_check(const char *spec, char *why, size_t len);
+
+/*
  * Download a Debian package with apt-get download and unpack it into the
  * cache (kernel fetch). On success the unpacked folder is in dir.
  */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "options.h"
 #include "vm_util.h"
 
 #define COMPLETE_MARK ".ipsecperf-complete"
@@ -155,6 +157,21 @@ static int resolve_tree(const char *dir, struct vm_kernel *k)
 	return 0;
 }
 
+/*
+ * A package's name, or its .deb's without ".deb", names a folder of the
+ * cache, which a new unpack replaces: one path component of Debian's
+ * characters ('~' for backports' versions), never ".", ".." or a hidden
+ * name (the cache's own .unpack-* and .download-*), nor an option.
+ */
+static bool kernel_name_ok(const char *name, size_t n)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+~-";
+
+	return n > 0 && n < 200 && strspn(name, ok) >= n && name[0] != '.' && name[0] != '-';
+}
+
+#define KERNEL_NAME_RULE "letters, digits, '.', '_', '+', '~' and '-', not starting with '.' or '-'"
+
 static int unpack_name(const char *deb, char *name, size_t len)
 {
 	const char *b = strrchr(deb, '/');
@@ -162,9 +179,28 @@ static int unpack_name(const char *deb, char *name, size_t len)
 
 	b = b ? b + 1 : deb;
 	n = strlen(b);
-	if (n < 5 || strcmp(b + n - 4, ".deb"))
+	if (n < 5 || strcmp(b + n - 4, ".deb") || !kernel_name_ok(b, n - 4))
 		return -1;
 	vm_fmt(name, len, "%.*s", (int)(n - 4), b);
+	return 0;
+}
+
+int vm_kernel_spec_check(const char *spec, char *why, size_t len)
+{
+	size_t n = strlen(spec);
+	const char *shown = has_control_char(spec) ? "(a name with a control character)" : spec;
+	char name[256];
+
+	if (!strncmp(spec, "debian:", 7)) {
+		if (kernel_name_ok(spec + 7, n - 7))
+			return 0;
+		vm_fmt(why, len, "kernel %s: a package name takes %s", shown, KERNEL_NAME_RULE);
+		return -1;
+	}
+	if (n > 4 && !strcmp(spec + n - 4, ".deb") && unpack_name(spec, name, sizeof(name)) < 0) {
+		vm_fmt(why, len, "kernel %s: a .deb's name (without .deb) takes %s", shown, KERNEL_NAME_RULE);
+		return -1;
+	}
 	return 0;
 }
 
@@ -177,7 +213,7 @@ int vm_kernel_unpack_deb(const char *deb, char *dir, size_t dirlen)
 	int st;
 
 	if (unpack_name(deb, name, sizeof(name)) < 0) {
-		pr_warn("kernel %s: not a .deb file name", deb);
+		pr_warn("kernel %s: not a .deb file name (NAME.deb, NAME of %s)", deb, KERNEL_NAME_RULE);
 		return -1;
 	}
 	vm_fmt(final, sizeof(final), "%s/%s", cache, name);
@@ -261,8 +297,8 @@ int vm_kernel_fetch(const char *package, char *dir, size_t dirlen)
 	int st, err = -1;
 
 	package_name(package, pkg, sizeof(pkg));
-	if (strpbrk(pkg, "/ \t") || pkg[0] == '-') {
-		pr_warn("kernel fetch: '%s' is not a package name", package);
+	if (!kernel_name_ok(package, strlen(package))) {
+		pr_warn("kernel fetch: a package name takes %s", KERNEL_NAME_RULE);
 		return -1;
 	}
 	if (vm_mkdir_p(cache, 0755) < 0) {

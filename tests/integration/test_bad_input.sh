@@ -10,7 +10,8 @@ cd "$TMP" # a default results directory would land here
 expect_usage() { # what pattern -- argv...
 	local what=$1 pattern=$2
 	shift 3
-	"$@" > "$TMP/out" 2> "$TMP/err"
+	# bounded: input that hangs the program (a FIFO) fails this case, not the suite
+	timeout --kill-after=5 30 "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
 	local rc=$?
 	[ $rc = 2 ] || { cat "$TMP/err" >&2; fail "$what: exit $rc, not 2"; }
 	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$what: not one line"; }
@@ -58,6 +59,72 @@ expect_usage "no ethtool" "ethtool not found in PATH: install the ethtool packag
 # an existing, non-empty results directory is refused before anything changes
 mkdir -p "$TMP/full" && touch "$TMP/full/x"
 expect_usage "results dir" "exists and is not empty" -- "$IPSECPERF" run -o "$TMP/full" clear
+
+# hostile scenario files: a FIFO hangs a reader, /dev/zero fills its memory
+mkfifo "$TMP/fifo.ini"
+ln -s "$TOP/scenarios/clear.ini" "$TMP/link.ini"
+cp "$TOP/scenarios/clear.ini" "$TMP/...ini"
+head -c 70000 /dev/zero | tr '\0' ';' > "$TMP/big.ini"
+printf '[scenario]\ndescription = \033[31mred\n' > "$TMP/escape.ini"
+mkdir "$TMP/scenarios"
+mkfifo "$TMP/scenarios/clear.ini"
+ln -s /etc/passwd "$TMP/scenarios/no-gso.ini"
+expect_usage "fifo" "fifo.ini: is not a regular file" -- "$IPSECPERF" run "$TMP/fifo.ini"
+expect_usage "/dev/zero" "/dev/zero: is not a regular file" -- "$IPSECPERF" run /dev/zero
+expect_usage "symlink" "link.ini: is a symbolic link" -- "$IPSECPERF" run "$TMP/link.ini"
+expect_usage "dots" "not a usable scenario file name" -- "$IPSECPERF" run "$TMP/...ini"
+expect_usage "big" "big.ini: is larger than 65536 bytes" -- "$IPSECPERF" run "$TMP/big.ini"
+expect_usage "escape" "escape.ini:2: a control character" -- "$IPSECPERF" run "$TMP/escape.ini"
+expect_usage "name .." "'..' is not a scenario name" -- "$IPSECPERF" run ..
+expect_usage "name newline" "control character" -- "$IPSECPERF" run "$(printf 'clear\nx')"
+expect_usage "fifo in folder" "clear.ini: is not a regular file" -- env IPSECPERF_SCENARIOS="$TMP/scenarios" "$IPSECPERF" run clear
+expect_usage "symlink in folder" "no-gso.ini: is a symbolic link" -- env IPSECPERF_SCENARIOS="$TMP/scenarios" "$IPSECPERF" run no-gso
+expect_usage "list fifo" "is not a regular file" -- env IPSECPERF_SCENARIOS="$TMP/scenarios" "$IPSECPERF" list
+
+# a long option without its value names it, in every parser
+expect_usage "run --duration" "run: --duration needs a value" -- "$IPSECPERF" run --duration
+expect_usage "run -t" "run: -t needs a value" -- "$IPSECPERF" run clear -t
+expect_usage "run --dry-run=1" "run: --dry-run takes no value" -- "$IPSECPERF" run --dry-run=1 clear
+expect_usage "report --format" "report: --format needs a value" -- "$IPSECPERF" report --format
+expect_usage "report -c" "report: -c needs a value" -- "$IPSECPERF" report -c
+expect_usage "report --profile --top" "report --profile: --top needs a value" -- "$IPSECPERF" report --profile --top
+expect_usage "compare --threshold" "compare: --threshold needs a value" -- "$IPSECPERF" compare --threshold
+expect_usage "cleanup --dry-run=1" "cleanup: --dry-run takes no value" -- "$IPSECPERF" cleanup --dry-run=1
+expect_usage "probe --json=1" "probe: --json takes no value" -- "$IPSECPERF" probe --json=1
+
+# other bad values: one line each
+expect_usage "prefix-len 33" "--prefix-len 33 is too long for IPv4" -- "$IPSECPERF" run --prefix-len 33 clear
+expect_usage "ssh-option newline" "--ssh-option takes no control characters" -- "$IPSECPERF" run --testbed peer \
+	--peer localhost --dev lo --peer-dev lo --ssh-option "$(printf 'ProxyCommand=x\nHost *')" clear
+expect_usage "tag" "--tag takes letters" -- "$IPSECPERF" run --dry-run --tag a/b clear
+
+# output folders: not a non-empty one, not through a symlink, and -o's parent must exist
+mkdir "$TMP/empty" "$TMP/charts-full" && touch "$TMP/charts-full/x"
+ln -s "$TMP/empty" "$TMP/out-link"
+example=$(ls -d "$TOP"/results/examples/*/ | head -1)
+expect_usage "-o symlink" "out-link: is a symbolic link" -- "$IPSECPERF" run -o "$TMP/out-link" clear
+expect_usage "-o symlink/" "out-link/: is a symbolic link" -- "$IPSECPERF" run -o "$TMP/out-link/" clear
+expect_usage "-o parent" "its parent folder $TMP/missing does not exist" -- "$IPSECPERF" run -o "$TMP/missing/out" clear
+expect_usage "dry-run -o full" "exists and is not empty" -- "$IPSECPERF" run --dry-run -o "$TMP/full" clear
+expect_usage "dry-run -o parent" "does not exist" -- "$IPSECPERF" run --dry-run -o "$TMP/missing/out" clear
+expect_usage "report -c full" "charts-full: exists and is not empty" -- "$IPSECPERF" report -c "$TMP/charts-full" "$example"
+expect_usage "report -c symlink" "out-link: is a symbolic link" -- "$IPSECPERF" report -c "$TMP/out-link" "$example"
+[ -z "$(ls -A "$TMP/empty")" ] || fail "a refused output folder got files through its symlink"
+[ ! -e "$TMP/missing" ] || fail "-o made a missing parent folder"
+
+# kernel packages: a name that resolves to '.' or '..' never reaches the cache
+mkdir -p "$TMP/cache/linux-image-keep_1_amd64" && touch "$TMP/cache/linux-image-keep_1_amd64/canary"
+: > "$TMP/...deb"
+: > "$TMP/..deb"
+export IPSECPERF_CACHE="$TMP/cache"
+expect_usage "fetch .." "a package name takes letters" -- "$IPSECPERF" kernel fetch debian:..
+expect_usage "fetch ." "a package name takes letters" -- "$IPSECPERF" kernel fetch .
+expect_usage "fetch slash" "a package name takes letters" -- "$IPSECPERF" kernel fetch debian:../x
+expect_usage "show ...deb" "a .deb's name" -- "$IPSECPERF" kernel show "$TMP/...deb"
+expect_usage "show ..deb" "a .deb's name" -- "$IPSECPERF" kernel show "$TMP/..deb"
+expect_usage "run --kernel ...deb" "a .deb's name" -- "$IPSECPERF" run --testbed vm --kernel "$TMP/...deb" clear
+unset IPSECPERF_CACHE
+[ -e "$TMP/cache/linux-image-keep_1_amd64/canary" ] || fail "a bad package name removed the kernel cache"
 
 [ -z "$(ls -d "$TMP"/results 2>/dev/null)" ] || fail "bad input created a results directory"
 snapshot > "$TMP/after"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -80,6 +81,51 @@ static void scenario_errors(void **state)
 	expect_error("[scenario\n", ":1: syntax error");
 }
 
+static void expect_load_error(const char *path, const char *want)
+{
+	struct scenario sc;
+	char err[512];
+
+	assert_int_equal(scenario_load(path, &sc, err, sizeof(err)), -1);
+	if (!strstr(err, want) || strncmp(err, path, strlen(path)))
+		fail_msg("error '%s' lacks '%s' or the file name", err, want);
+}
+
+/* What a file must be before it is read: a FIFO would hang, /dev/zero fill the memory. */
+static void scenario_hostile_files(void **state)
+{
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", path[128], good[128];
+	char *big = calloc(1, 70001);
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo.ini", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	expect_load_error(path, ": is not a regular file");
+	unlink(path);
+	expect_load_error("/dev/zero", ": is not a regular file");
+	snprintf(good, sizeof(good), "%s/good.ini", dir);
+	f = fopen(good, "w");
+	assert_non_null(f);
+	fputs("[scenario]\ndescription = x\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/link.ini", dir);
+	assert_int_equal(symlink(good, path), 0);
+	expect_load_error(path, ": is a symbolic link");
+	unlink(path);
+	memset(big, ';', 70000);
+	expect_error(big, "bad.ini: is larger than 65536 bytes");
+	expect_error("[scenario]\ndescription = a\x1b[31m\n", "bad.ini:2: a control character");
+	expect_error("[scenario]\ndescription = \xff\n", "bad.ini: not UTF-8 text");
+	snprintf(path, sizeof(path), "%s/...ini", dir);
+	assert_int_equal(rename(good, path), 0);
+	expect_load_error(path, ": not a usable scenario file name");
+	unlink(path);
+	rmdir(dir);
+	free(big);
+}
+
 static void scenario_unknown_name(void **state)
 {
 	struct scenario sc;
@@ -92,6 +138,10 @@ static void scenario_unknown_name(void **state)
 	assert_int_equal(scenario_find("../etc", &sc, err, sizeof(err)), -1);
 	assert_int_equal(scenario_find("a b", &sc, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "not a scenario name"));
+	assert_int_equal(scenario_find("..", &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a scenario name"));
+	assert_int_equal(scenario_find("a\nb", &sc, err, sizeof(err)), -1);
+	assert_null(strchr(err, '\n'));
 	unsetenv("IPSECPERF_SCENARIOS");
 }
 
@@ -251,6 +301,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scenario_good),   cmocka_unit_test(scenario_errors),
 		cmocka_unit_test(scenario_unknown_name), cmocka_unit_test(ethtool_parse),
+		cmocka_unit_test(scenario_hostile_files),
 		cmocka_unit_test(iperf3_json),     cmocka_unit_test(proc_net_tcp),
 		cmocka_unit_test(proc_stat),       cmocka_unit_test(metrics),
 		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),

@@ -194,6 +194,46 @@ static void hex_decode(void **state)
 	assert_int_equal(peer_hex_decode("", b, sizeof(b)), 0);
 }
 
+/* Nothing of a request (a key) stays in the agent's line buffer once it is taken. */
+static void request_take_wipes(void **state)
+{
+	(void)state;
+	static const char key[] = "00112233445566778899aabbccddeeff";
+	char buf[256], text[256];
+	size_t have, all;
+	json_t *req;
+
+	all = (size_t)snprintf(text, sizeof(text), "{\"op\":\"sa-add\",\"key\":\"%s\"}\n[1]\nnot json\n{\"op\":\"pi", key);
+	memset(buf, 0x5a, sizeof(buf));
+	memcpy(buf, text, all);
+	have = all;
+
+	assert_int_equal(peer_request_take(buf, &have, &req), 1);
+	assert_non_null(req);
+	assert_string_equal(json_string_value(json_object_get(req, "key")), key);
+	json_decref(req);
+	/* the rest moved to the front; behind it zeroes, not the key nor a stale copy */
+	assert_memory_equal(buf, strchr(text, '\n') + 1, have);
+	for (size_t i = have; i < all; i++)
+		assert_int_equal(buf[i], 0);
+	assert_null(memmem(buf, sizeof(buf), "0011223344", 10));
+
+	assert_int_equal(peer_request_take(buf, &have, &req), 1);
+	assert_null(req); /* JSON, not an object */
+	assert_int_equal(peer_request_take(buf, &have, &req), 1);
+	assert_null(req); /* not JSON */
+	assert_int_equal(peer_request_take(buf, &have, &req), 0); /* half a line: wait for more */
+	assert_int_equal(have, strlen("{\"op\":\"pi"));
+	memcpy(buf + have, "ng\"}\n", 5);
+	have += 5;
+	assert_int_equal(peer_request_take(buf, &have, &req), 1);
+	assert_string_equal(json_string_value(json_object_get(req, "op")), "ping");
+	json_decref(req);
+	assert_int_equal(have, 0);
+	for (size_t i = 0; i < all; i++)
+		assert_int_equal(buf[i], 0);
+}
+
 static void stat_busy(void **state)
 {
 	(void)state;
@@ -218,6 +258,7 @@ int main(void)
 		cmocka_unit_test(ethtool_link),
 		cmocka_unit_test(ip_addr_and_link),
 		cmocka_unit_test(hex_decode),
+		cmocka_unit_test(request_take_wipes),
 		cmocka_unit_test(stat_busy),
 	};
 

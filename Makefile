@@ -21,7 +21,15 @@ TEST_FILTER ?=
 
 BUILD := build
 OBJDIR := $(BUILD)/obj
-VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+# The semantic version lives in one place, debian/changelog's top entry
+# (`dch -v X.Y.Z` makes a release). GITDESC is `git describe` of this tree;
+# a tree without git (a release tarball, the tree `make deb` builds in)
+# has it in .gitdesc, which `make dist` and `git archive` fill in.
+VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, ""); print $$2; exit }' debian/changelog)
+GITDESC := $(shell if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+	git describe --always --dirty --tags; else sed -n '/^\$$Format/d; /./{p;q;}' .gitdesc 2>/dev/null; fi)
+GITDESC := $(or $(GITDESC),unknown)
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 
 
 CFLAGS ?= -O2 -g
@@ -57,7 +65,9 @@ all: $(BUILD)/ipsecperf
 
 $(BUILD)/version.h: FORCE
 	@mkdir -p $(BUILD)
-	@printf '#define IPSECPERF_VERSION "%s"\n' "$(VERSION)" > $@.tmp
+	@printf '#define IPSECPERF_VERSION "%s"\n#define IPSECPERF_GITDESC "%s"\n%s\n' "$(VERSION)" "$(GITDESC)" \
+		'#define IPSECPERF_VERSION_FULL IPSECPERF_VERSION " (" IPSECPERF_GITDESC ")"' > $@.tmp
+	@printf '#define IPSECPERF_DEB "ipsecperf_%s_%s.deb"\n' "$(VERSION)" "$(DEB_ARCH)" >> $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 

@@ -22,7 +22,8 @@ static const char help_help[] =
 static const char help_version[] =
 	"usage: ipsecperf version\n"
 	"\n"
-	"Print the version (git describe of the build).\n";
+	"Print the version: ipsecperf X.Y.Z (the release) and, in brackets,\n"
+	"`git describe` of the tree it was built from.\n";
 
 const struct command commands[] = {
 	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts, NULL, NULL },
@@ -113,7 +114,7 @@ static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	printf("ipsecperf %s\n", IPSECPERF_VERSION);
+	printf("ipsecperf %s\n", IPSECPERF_VERSION_FULL);
 	return 0;
 }
 

@@ -214,7 +214,7 @@ static int family_of(const char *a)
 /* What installs this version on the peer, as a person would type it (docs/peer-testbed.md). */
 static const char *peer_install_command(const struct peer *p, char *buf, size_t len)
 {
-	snprintf(buf, len, "scp %s %s:/tmp/ && ssh %s apt-get install -y /tmp/%s, the .deb from `make deb`",
+	snprintf(buf, len, "scp %s %s:/tmp/ && ssh %s apt-get install -y --no-install-recommends /tmp/%s, the .deb from `make deb`",
 		 IPSECPERF_DEB, p->h.ssh_dest, p->h.ssh_dest, IPSECPERF_DEB);
 	return buf;
 }
@@ -228,7 +228,7 @@ static void peer_version_check(const struct peer *p, json_t *hello)
 {
 	const char *v = json_string_value(json_object_get(hello, "version"));
 	const char *git = json_string_value(json_object_get(hello, "git"));
-	char how[300];
+	char how[512];
 
 	if (!v || strcmp(v, IPSECPERF_VERSION))
 		pr_warn("run: the peer's ipsecperf is %s%s%s%s, this one %s; install this version there: %s",
@@ -338,10 +338,10 @@ static int peer_checks(struct peer *p, struct results_writer *res, char *why, si
 			}
 			peer_version_check(p, r);
 		} else {
-			char how[300];
+			char how[512];
 
 			snprintf(p->no_agent_why, sizeof(p->no_agent_why),
-				 "`%.80s peer-agent` does not run on the peer (%.200s); install ipsecperf there (%s) or give --peer-ipsecperf PATH",
+				 "`%.80s peer-agent` does not run on the peer (%.200s); install ipsecperf there (%.400s) or give --peer-ipsecperf PATH",
 				 prog, p->agent.lost ? p->agent.lost_why : "it did not answer",
 				 peer_install_command(p, how, sizeof(how)));
 			remote_session_close(&p->agent);

@@ -131,9 +131,13 @@ info "without ipsecperf on the peer: clear ok, tcp-md5 skipped with the reason"
 # the message says how to install it there, exactly
 semver=$(awk 'NR == 1 { gsub(/[()]/, ""); print $2; exit }' "$TOP/debian/changelog")
 deb="ipsecperf_${semver}_$(dpkg --print-architecture).deb"
-install_cmd="scp $deb root@$PEER_MGMT_P:/tmp/ && ssh root@$PEER_MGMT_P apt-get install -y /tmp/$deb"
+install_cmd="scp $deb root@$PEER_MGMT_P:/tmp/ && ssh root@$PEER_MGMT_P apt-get install -y --no-install-recommends /tmp/$deb"
 grep -qF "$install_cmd" "$TMP/noagent.err" ||
 	{ cat "$TMP/noagent.err" >&2; fail "without the agent: the warning does not give the install command '$install_cmd'"; }
+
+# every key of the peer's records and meta.json is on docs/results-format.md
+python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/res" "$TMP/noagent" >&2 ||
+	fail "the peer testbed writes keys docs/results-format.md does not have (above)"
 
 # --- a peer with another release of ipsecperf ------------------------------
 # A stand-in for the peer's program: the real agent, whose hello says 0.0.1.

@@ -264,7 +264,7 @@ demo-deps:
 	$(call apt_install,$(DEMO_PKGS))
 
 # What the tests of the above need besides: packaging, man, completion.
-DEB_PKGS += git python3 debhelper dpkg-dev fakeroot lintian man-db bash-completion
+DEB_PKGS += git python3 build-essential debhelper dpkg-dev fakeroot lintian man-db bash-completion
 
 clean:
 	rm -rf $(BUILD)

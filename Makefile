@@ -23,7 +23,15 @@ TEST_FILTER ?=
 
 BUILD := build
 OBJDIR := $(BUILD)/obj
-VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+# The semantic version lives in one place, debian/changelog's top entry
+# (`dch -v X.Y.Z` makes a release). GITDESC is `git describe` of this tree;
+# a tree without git (a release tarball, the tree `make deb` builds in)
+# has it in .gitdesc, which `make dist` and `git archive` fill in.
+VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, ""); print $$2; exit }' debian/changelog)
+GITDESC := $(shell if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+	git describe --always --dirty --tags; else sed -n '/^\$$Format/d; /./{p;q;}' .gitdesc 2>/dev/null; fi)
+GITDESC := $(or $(GITDESC),unknown)
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 
 
 # CFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 keeps working); what
@@ -62,8 +70,10 @@ all: $(BUILD)/ipsecperf
 
 $(BUILD)/version.h: FORCE
 	@mkdir -p $(BUILD)
-	@printf '#define IPSECPERF_VERSION "%s"\n' "$(VERSION)" > $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+	@printf '#define IPSECPERF_VERSION "%s"\n#define IPSECPERF_GITDESC "%s"\n%s\n' "$(VERSION)" "$(GITDESC)" \
+		'#define IPSECPERF_VERSION_FULL IPSECPERF_VERSION " (" IPSECPERF_GITDESC ")"' > $@.tmp
+	@printf '#define IPSECPERF_DEB "ipsecperf_%s_%s.deb"\n' "$(VERSION)" "$(DEB_ARCH)" >> $@.tmp
+	@$(update_if_changed)
 FORCE:
 
 $(BUILD)/vmlinux.h:
@@ -109,14 +119,17 @@ DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 	libjansson-dev libinih-dev libmnl-dev libbpf-dev libelf-dev zlib1g-dev \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
 	gnuplot-nox qemu-system-x86 busybox-static cpio openssh-server libclang-rt-14-dev
-deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
+define apt_install
+	@missing=$$(for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
 		echo "  DEPS     installing:" $$missing; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
+endef
+deps:
+	$(call apt_install,$(DEB_PKGS))
 
 unit: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do echo "  UNIT     $$t"; $$t || fail=1; done; exit $$fail
@@ -129,7 +142,7 @@ test: deps
 	$(MAKE) unit
 	$(MAKE) integration
 
-demo: deps
+demo: demo-deps
 	$(MAKE) all
 	$(BUILD)/ipsecperf run $(DEMO_ARGS) clear no-tso no-gso
 
@@ -164,6 +177,106 @@ fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	@echo "  FUZZ     $* for $(FUZZ_SECONDS) s"
 	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/$*.dict \
 		-artifact_prefix=$(BUILD)/fuzz/crash-$*/ $(BUILD)/fuzz/corpus-$* tests/fuzz/seeds/$*
+
+# ---- install, man pages, completion, release tarball, Debian package ----
+# `make install` and `make uninstall` honour PREFIX and DESTDIR. The
+# program finds its data relative to itself (../share/ipsecperf/ when
+# installed, the source folders from build/), so one build works from the
+# tree and from any PREFIX; PKGDATADIR is compiled in for a copy of the
+# program moved elsewhere.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/ipsecperf
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+PKGDATADIR := $(DATADIR)/ipsecperf
+INSTALL ?= install
+.PHONY: man install uninstall src-tree dist deb demo-deps
+
+# Replace $@ with $@.tmp only when they differ, so that its users rebuild only then.
+update_if_changed = cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(BUILD)/datadir.h: FORCE
+	@mkdir -p $(BUILD)
+	@printf '#define IPSECPERF_DATADIR "%s"\n' "$(PKGDATADIR)" > $@.tmp
+	@$(update_if_changed)
+$(OBJDIR)/collector/files.o: $(BUILD)/datadir.h
+
+# Man pages: made from the program's own help pages by tools/mkman.sh,
+# dated by the release's debian/changelog entry.
+MAN_DATE := $(shell date -u -d "$$(awk '/^ -- / { sub(/.*>  /, ""); print; exit }' debian/changelog)" +%F)
+all: man
+man: $(BUILD)/man/ipsecperf.1
+$(BUILD)/man/ipsecperf.1: $(BUILD)/ipsecperf tools/mkman.sh tools/help2roff.awk debian/changelog
+	$(call msg,MAN,$(BUILD)/man/)
+	$(Q)rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
+	$(Q)sh tools/mkman.sh $(BUILD)/ipsecperf $(BUILD)/man '$(VERSION)' '$(MAN_DATE)' '$(DOCDIR)'
+
+SCENARIO_FILES := $(wildcard scenarios/*.ini)
+TEMPLATE_FILES := $(wildcard analyze/templates/*)
+DOC_FILES := $(wildcard docs/*.md)
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDATADIR)/scenarios $(DESTDIR)$(PKGDATADIR)/templates \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DOCDIR)/docs
+	$(Q)$(INSTALL) -m 0755 $(BUILD)/ipsecperf $(DESTDIR)$(BINDIR)/ipsecperf
+	$(Q)$(INSTALL) -m 0644 $(SCENARIO_FILES) $(DESTDIR)$(PKGDATADIR)/scenarios/
+	$(Q)$(INSTALL) -m 0644 $(TEMPLATE_FILES) $(DESTDIR)$(PKGDATADIR)/templates/
+	$(Q)$(INSTALL) -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(Q)$(INSTALL) -m 0644 tools/ipsecperf.bash-completion $(DESTDIR)$(BASHCOMPDIR)/ipsecperf
+	$(Q)$(INSTALL) -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	$(Q)$(INSTALL) -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/docs/
+
+# What install made, and the folders of its own (shared ones such as man1 stay).
+uninstall:
+	$(call msg,UNINST,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/ipsecperf $(DESTDIR)$(BASHCOMPDIR)/ipsecperf \
+		$(DESTDIR)$(MANDIR)/man1/ipsecperf.1 $(DESTDIR)$(MANDIR)/man1/ipsecperf-*.1 \
+		$(addprefix $(DESTDIR)$(PKGDATADIR)/scenarios/,$(notdir $(SCENARIO_FILES))) \
+		$(addprefix $(DESTDIR)$(PKGDATADIR)/templates/,$(notdir $(TEMPLATE_FILES))) \
+		$(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOC_FILES)))
+	$(Q)for d in $(PKGDATADIR)/scenarios $(PKGDATADIR)/templates $(PKGDATADIR) $(DOCDIR)/docs $(DOCDIR); do \
+		[ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
+
+# The source tree of a release, without git: the files git knows (tracked,
+# or new and not ignored), or all but build/ where there is no git, and
+# .gitdesc holding this tree's git describe.
+SRC_TREE := $(BUILD)/src/ipsecperf-$(VERSION)
+src-tree:
+	$(call msg,TREE,$(SRC_TREE))
+	$(Q)rm -rf $(BUILD)/src && mkdir -p $(SRC_TREE)
+	$(Q)if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+		git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -; \
+	else tar --exclude=./build -cf - .; fi | tar -xf - -C $(SRC_TREE)
+	$(Q)printf '%s\n' '$(GITDESC)' > $(SRC_TREE)/.gitdesc
+
+# `make dist`: build/ipsecperf-X.Y.Z.tar.gz, which builds without git.
+dist: src-tree
+	$(call msg,TAR,$(BUILD)/ipsecperf-$(VERSION).tar.gz)
+	$(Q)tar -C $(BUILD)/src -czf $(BUILD)/ipsecperf-$(VERSION).tar.gz ipsecperf-$(VERSION)
+
+# `make deb`: build/ipsecperf_X.Y.Z_ARCH.deb with dpkg-buildpackage, in a
+# copy of the tree (it writes into the tree and beside it). No tests run
+# inside (debian/rules); `make test` is where they run.
+DEB_FILE := ipsecperf_$(VERSION)_$(DEB_ARCH).deb
+deb: src-tree
+	$(call msg,DEB,$(BUILD)/$(DEB_FILE))
+	$(Q)cd $(SRC_TREE) && DEB_BUILD_OPTIONS="nocheck $${DEB_BUILD_OPTIONS:-}" \
+		dpkg-buildpackage -b -us -uc $(if $(V),,> ../dpkg-buildpackage.log 2>&1) || \
+		{ tail -40 ../dpkg-buildpackage.log 2>/dev/null; exit 1; }
+	$(Q)cp $(BUILD)/src/$(DEB_FILE) $(BUILD)/
+
+# `make demo` needs only what builds the program and runs the netns
+# testbed: no qemu, no sshd, no test or packaging tools (`make deps` has all).
+DEMO_PKGS := gcc make clang bpftool libbpf-dev libelf-dev zlib1g-dev libssl-dev libjansson-dev \
+	libinih-dev libmnl-dev libtraceevent-dev iperf3 ethtool iproute2 kmod procps
+demo-deps:
+	$(call apt_install,$(DEMO_PKGS))
+
+# What the tests of the above need besides: packaging, man, completion.
+DEB_PKGS += git python3 build-essential debhelper dpkg-dev fakeroot lintian man-db bash-completion
 
 clean:
 	rm -rf $(BUILD)

@@ -19,7 +19,7 @@ const char *templates_dir(void)
 	static const char *const rels[] = { "../analyze/templates", "../share/ipsecperf/templates", NULL };
 	static char dir[PATH_MAX + 64];
 
-	return data_dir("IPSECPERF_TEMPLATES", rels, "bars.gp", "/usr/local/share/ipsecperf/templates", dir,
+	return data_dir("IPSECPERF_TEMPLATES", rels, "bars.gp", "templates", dir,
 			sizeof(dir));
 }
 

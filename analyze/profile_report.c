@@ -18,10 +18,11 @@
 #include "options.h"
 #include "profile.h"
 #include "results.h"
+#include "summary.h"
 
 const char help_report_profile[] =
 	"usage: ipsecperf report --profile [--base SCENARIO | --base-kernel K] [--top N]\n"
-	"                                  [--folded DIR] DIR...\n"
+	"                                  [--folded DIR] [-f FMT] DIR...\n"
 	"\n"
 	"From the profiles `ipsecperf run --profile` recorded: per scenario (and\n"
 	"kernel) the functions with the most samples, each with its share of the\n"
@@ -39,6 +40,9 @@ const char help_report_profile[] =
 	"                     scenario on kernel K (uname -r; DIRs of several kernels)\n"
 	"  --top N            functions per table (default 15)\n"
 	"  --folded DIR       where the merged folded stacks go\n"
+	"  -f, --format FMT   text (default, 72 columns) or json: {\"groups\": [the\n"
+	"                     top tables], \"diffs\": [the differences], \"folded\":\n"
+	"                     [the files written]} (docs/profiling.md)\n"
 	"\n"
 	"See docs/profiling.md for how to read the tables.\n";
 
@@ -233,9 +237,14 @@ static void print_top(FILE *f, const struct pgroup *g, int top, bool with_kernel
 	const struct prof_summary *s = &g->merged;
 	uint64_t busy = s->samples - s->idle;
 
-	fprintf(f, "\n%s%s%s: %d run%s, %llu samples at %d Hz (%llu busy, %llu idle)\n", g->scenario,
-		with_kernel ? " on " : "", with_kernel ? g->kernel : "", g->nruns, g->nruns == 1 ? "" : "s",
-		(unsigned long long)s->samples, g->hz, (unsigned long long)busy, (unsigned long long)s->idle);
+	char line[1024];
+	size_t off;
+
+	snprintf(line, sizeof(line), "%s%s%s: %d run%s, %llu samples at %d Hz (%llu busy, %llu idle)", g->scenario,
+		 with_kernel ? " on " : "", with_kernel ? g->kernel : "", g->nruns, g->nruns == 1 ? "" : "s",
+		 (unsigned long long)s->samples, g->hz, (unsigned long long)busy, (unsigned long long)s->idle);
+	fputc('\n', f);
+	fputs_wrapped(f, line, 0, 4);
 	if (isfinite(s->cpb))
 		fprintf(f, "cycles/byte of the run%s: %.2f (mean)\n", g->nruns == 1 ? "" : "s", s->cpb);
 	{
@@ -243,10 +252,13 @@ static void print_top(FILE *f, const struct pgroup *g, int top, bool with_kernel
 		size_t ncmds;
 
 		if (prof_commands(&g->folded, &cmds, &ncmds) == 0 && ncmds) {
-			fprintf(f, "busy samples by command:");
-			for (size_t i = 0; i < ncmds && i < 5; i++)
-				fprintf(f, "%s %s %.1f%%", i ? "," : "", cmds[i].name, 100 * cmds[i].share);
-			fprintf(f, "%s\n", ncmds > 5 ? ", ..." : "");
+			off = snprintf(line, sizeof(line), "busy samples by command:");
+			for (size_t i = 0; i < ncmds && i < 5 && off < sizeof(line); i++)
+				off += snprintf(line + off, sizeof(line) - off, "%s %s %.1f%%", i ? "," : "",
+						cmds[i].name, 100 * cmds[i].share);
+			if (ncmds > 5 && off < sizeof(line))
+				snprintf(line + off, sizeof(line) - off, ", ...");
+			fputs_wrapped(f, line, 0, 4);
 			prof_funcs_free(cmds, ncmds);
 		}
 	}
@@ -273,65 +285,124 @@ static void diff_row(FILE *f, const struct prof_diff_row *d)
 		kernel ? "k" : "u");
 }
 
-static int print_diff(FILE *f, const struct pgroup *base, const struct pgroup *g, int top, bool with_kernel)
+/* a figure for JSON: null when it is not a number */
+static json_t *num(double v)
 {
-	struct prof_diff_row *rows;
-	size_t n, shown = 0;
+	return isfinite(v) ? json_real(v) : json_null();
+}
 
+/* One scenario's top table for -f json: as a record's profile.top, and more. */
+static json_t *group_json(const struct pgroup *g, int top)
+{
+	json_t *o = prof_summary_json(&g->merged, top), *cmds = json_array();
+	struct prof_func *c;
+	size_t nc;
+
+	if (prof_commands(&g->folded, &c, &nc) == 0) {
+		for (size_t i = 0; i < nc; i++)
+			json_array_append_new(cmds, json_pack("{s:s, s:f}", "command", c[i].name, "share", c[i].share));
+		prof_funcs_free(c, nc);
+	}
+	json_object_update_new(o, json_pack("{s:s, s:s, s:i, s:i, s:o, s:o}", "kernel", g->kernel, "scenario",
+					    g->scenario, "runs", g->nruns, "hz", g->hz, "cycles_per_byte",
+					    num(g->merged.cpb), "commands", cmds));
+	return o;
+}
+
+static json_t *diff_json(const struct prof_diff_row *d)
+{
+	char buf[512];
+	bool kernel;
+	const char *name = prof_func_display(d->name, &kernel, buf, sizeof(buf));
+
+	return json_pack("{s:s, s:b, s:o, s:o, s:o}", "function", name, "kernel", kernel, "base_cycles_per_byte",
+			 num(d->base_cpb), "cycles_per_byte", num(d->cpb), "gain", num(d->gain));
+}
+
+/*
+ * The rows a difference shows, sorted by gain: the gains, up to top, then
+ * the five largest losses (rows[loss_from..n), the largest last).
+ */
+static void diff_pick(const struct prof_diff_row *rows, size_t n, int top, size_t *ngain, size_t *loss_from)
+{
+	size_t shown = 0, first = n;
+
+	while (shown < n && (int)shown < top && rows[shown].gain > 0)
+		shown++;
+	for (size_t k = 0; shown < n && k < 5 && k < n && rows[n - 1 - k].gain < 0; k++)
+		first = n - 1 - k;
+	*ngain = shown;
+	*loss_from = first;
+}
+
+/* g against base: printed, or with diffs (-f json) appended there. */
+static int print_diff(FILE *f, json_t *diffs, const struct pgroup *base, const struct pgroup *g, int top,
+		      bool with_kernel)
+{
 	bool by_kernel = !strcmp(base->scenario, g->scenario);
 	const char *cb = by_kernel ? base->kernel : base->scenario, *cg = by_kernel ? g->kernel : g->scenario;
+	struct prof_diff_row *rows;
+	size_t n, ngain, loss_from;
+	char line[1024];
 
 	if (prof_diff(&base->merged, &g->merged, &rows, &n) < 0)
 		return -1;
+	diff_pick(rows, n, top, &ngain, &loss_from);
+	if (diffs) {
+		json_t *gains = json_array(), *losses = json_array();
+
+		for (size_t i = 0; i < ngain; i++)
+			json_array_append_new(gains, diff_json(&rows[i]));
+		for (size_t i = n; i-- > loss_from;)
+			json_array_append_new(losses, diff_json(&rows[i]));
+		json_array_append_new(diffs, json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "kernel",
+						       g->kernel, "scenario", g->scenario, "base_kernel", base->kernel,
+						       "base_scenario", base->scenario, "base_cycles_per_byte",
+						       num(base->merged.cpb), "cycles_per_byte", num(g->merged.cpb),
+						       "gains", gains, "losses", losses));
+		free(rows);
+		return 0;
+	}
 	if (by_kernel)
-		fprintf(f, "\n%s on %s against %s: cycles/byte per function (self), by gain\n", g->scenario,
-			g->kernel, base->kernel);
+		snprintf(line, sizeof(line), "%s on %s against %s: cycles/byte per function (self), by gain",
+			 g->scenario, g->kernel, base->kernel);
 	else
-		fprintf(f, "\n%s against %s%s%s: cycles/byte per function (self), by gain\n", g->scenario,
-			base->scenario, with_kernel ? " on " : "", with_kernel ? g->kernel : "");
+		snprintf(line, sizeof(line), "%s against %s%s%s: cycles/byte per function (self), by gain",
+			 g->scenario, base->scenario, with_kernel ? " on " : "", with_kernel ? g->kernel : "");
+	fputc('\n', f);
+	fputs_wrapped(f, line, 0, 4);
 	if (!isfinite(base->merged.cpb) || !isfinite(g->merged.cpb)) {
 		fprintf(f, "(no cycles per byte in the records: nothing to compare)\n");
 		free(rows);
 		return 0;
 	}
 	fprintf(f, "%8.8s %8.8s %8s  %s\n", cb, cg, "gain", "function");
-	for (size_t i = 0; i < n && (int)shown < top; i++) {
-		if (rows[i].gain <= 0)
-			break;
+	for (size_t i = 0; i < ngain; i++)
 		diff_row(f, &rows[i]);
-		shown++;
-	}
-	if (shown < n && rows[n - 1].gain < 0) {
-		size_t first = n;
-
+	if (loss_from < n)
 		fprintf(f, "largest losses:\n");
-		/* the most negative rows are at the end */
-		for (size_t k = 0; k < 5 && k < n && rows[n - 1 - k].gain < 0; k++)
-			first = n - 1 - k;
-		for (size_t i = n; i-- > first;)
-			diff_row(f, &rows[i]);
-	}
+	for (size_t i = n; i-- > loss_from;)
+		diff_row(f, &rows[i]);
 	fprintf(f, "%8.3f %8.3f %+8.3f  %s\n", base->merged.cpb, g->merged.cpb,
 		g->merged.cpb - base->merged.cpb, "(all: the runs' cycles/byte)");
 	free(rows);
 	return 0;
 }
 
-static int write_folded(const char *dir, const struct pgroup *g, bool with_kernel, FILE *out)
+/* The merged folded stacks of g into dir; path gets the file's name. */
+static int write_folded(const char *dir, const struct pgroup *g, bool with_kernel, char *path, size_t len)
 {
-	char path[4096];
 	FILE *f;
 
 	if (with_kernel)
-		snprintf(path, sizeof(path), "%s/profile-%s-%s.folded", dir, g->kernel, g->scenario);
+		snprintf(path, len, "%s/profile-%s-%s.folded", dir, g->kernel, g->scenario);
 	else
-		snprintf(path, sizeof(path), "%s/profile-%s.folded", dir, g->scenario);
+		snprintf(path, len, "%s/profile-%s.folded", dir, g->scenario);
 	f = fopen(path, "w");
 	if (!f || prof_folded_write(f, &g->folded) < 0 || fclose(f) != 0) {
 		pr_warn("report: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	fprintf(out, "  %s\n", path);
 	return 0;
 }
 
@@ -343,6 +414,7 @@ int cmd_report_profile(int argc, char **argv)
 		{ "base-kernel", required_argument, NULL, 'k' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "folded", required_argument, NULL, 'F' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -351,11 +423,12 @@ int cmd_report_profile(int argc, char **argv)
 	char err[8192] = "";
 	bool with_kernel = false, base_given;
 	int c, top = 15, ret = EXIT_OK;
-	char *end;
+	json_t *out = NULL, *diffs = NULL, *folded = NULL;
+	char *end, path[4096];
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hf:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			break;
@@ -374,6 +447,14 @@ int cmd_report_profile(int argc, char **argv)
 			break;
 		case 'F':
 			folded_dir = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+				pr_warn("report: --format %s: not a format with --profile (text or json)", optarg);
+				return EXIT_USAGE;
+			}
+			if (!strcmp(optarg, "json"))
+				out = json_object();
 			break;
 		case 'h':
 			fputs(help_report_profile, stdout);
@@ -435,34 +516,68 @@ int cmd_report_profile(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	printf("CPU profiles (perf cpu-clock, all CPUs, measured window only).\n"
-	       "self%%: samples with the function as the leaf, of the busy samples;\n"
-	       "total%%: with it anywhere on the stack; cyc/B: self%% x cycles/byte.\n"
-	       "k: kernel, u: user space.\n");
-	if (r.skipped)
-		printf("%d ok run%s without a profile left out (first: %s)\n", r.skipped,
-		       r.skipped == 1 ? "" : "s", r.first_skip);
-	for (int i = 0; i < r.ng; i++)
-		print_top(stdout, &r.g[i], top, with_kernel);
+	if (out) {
+		json_t *groups = json_array();
+
+		diffs = json_array();
+		folded = json_array();
+		for (int i = 0; i < r.ng; i++)
+			json_array_append_new(groups, group_json(&r.g[i], top));
+		json_object_set_new(out, "groups", groups);
+		json_object_set_new(out, "skipped", json_integer(r.skipped));
+		json_object_set_new(out, "first_skipped", r.first_skip ? json_string(r.first_skip) : json_null());
+	} else {
+		printf("CPU profiles (perf cpu-clock, all CPUs, measured window only).\n"
+		       "self%%: samples with the function as the leaf, of the busy samples;\n"
+		       "total%%: with it anywhere on the stack; cyc/B: self%% x cycles/byte.\n"
+		       "k: kernel, u: user space.\n");
+		if (r.skipped) {
+			char line[8300];
+
+			snprintf(line, sizeof(line), "%d ok run%s without a profile left out (first: %s)", r.skipped,
+				 r.skipped == 1 ? "" : "s", r.first_skip);
+			fputs_wrapped(stdout, line, 0, 4);
+		}
+		for (int i = 0; i < r.ng; i++)
+			print_top(stdout, &r.g[i], top, with_kernel);
+	}
 	/* --base-kernel: each other kernel's scenario against the same scenario on that kernel */
 	for (int i = 0; i < r.ng && base_kernel; i++) {
 		const struct pgroup *base = group_of(&r, base_kernel, r.g[i].scenario);
 
 		if (strcmp(r.g[i].kernel, base_kernel) && base &&
-		    print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
+		    print_diff(stdout, diffs, base, &r.g[i], top, with_kernel) < 0)
 			ret = EXIT_FAIL;
 	}
 	for (int i = 0; i < r.ng && (!base_kernel || base_given); i++) {
 		const struct pgroup *base = group_of(&r, r.g[i].kernel, base_name);
 
 		if (strcmp(r.g[i].scenario, base_name) && base &&
-		    print_diff(stdout, base, &r.g[i], top, with_kernel) < 0)
+		    print_diff(stdout, diffs, base, &r.g[i], top, with_kernel) < 0)
 			ret = EXIT_FAIL;
 	}
-	printf("\nfolded stacks (flamegraph.pl FILE > FILE.svg):\n");
-	for (int i = 0; i < r.ng; i++)
-		if (write_folded(folded_dir ? folded_dir : argv[optind], &r.g[i], with_kernel, stdout) < 0)
+	if (!folded_dir)
+		folded_dir = argv[optind];
+	if (!out) {
+		snprintf(path, sizeof(path), "folded stacks in %s (flamegraph.pl FILE > FILE.svg):", folded_dir);
+		fputc('\n', stdout);
+		fputs_wrapped(stdout, path, 0, 4);
+	}
+	for (int i = 0; i < r.ng; i++) {
+		if (write_folded(folded_dir, &r.g[i], with_kernel, path, sizeof(path)) < 0)
 			ret = EXIT_FAIL;
+		else if (folded)
+			json_array_append_new(folded, json_string(path));
+		else
+			printf("  %s\n", strrchr(path, '/') + 1);
+	}
+	if (out) {
+		json_object_set_new(out, "diffs", diffs);
+		json_object_set_new(out, "folded", folded);
+		if (json_dumpf(out, stdout, JSON_INDENT(2)) < 0 || fputc('\n', stdout) == EOF)
+			ret = EXIT_FAIL;
+		json_decref(out);
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		pr_warn("report: cannot write standard output");
 		ret = EXIT_FAIL;

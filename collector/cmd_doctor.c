@@ -11,6 +11,7 @@
 #include <linux/netlink.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@
 #include "log.h"
 
 const char help_doctor[] =
-	"usage: ipsecperf doctor\n"
+	"usage: ipsecperf doctor [-f FMT]\n"
 	"\n"
 	"Print what this host can run, each found by probing the running kernel:\n"
 	"ESP (esp4, esp6) and each algorithm the scenarios use, esp4_offload,\n"
@@ -40,11 +41,36 @@ const char help_doctor[] =
 	"are looked up with modprobe -n, nothing is loaded or mounted.\n"
 	"\n"
 	"Exit status 0 (the report is information; a scenario that cannot run\n"
-	"here is skipped by `ipsecperf run` with the same reason).\n";
+	"here is skipped by `ipsecperf run` with the same reason).\n"
+	"\n"
+	"With -f json: {\"kernel\": {\"release\", \"version\"}, \"checks\": [{\"section\",\n"
+	"\"check\", \"verdict\", \"detail\"}, ...]}, verdict yes, likely, no or ?.\n";
+
+enum { O_FORMAT };
+
+const struct opt_def doctor_opts[] = {
+	[O_FORMAT] = OPT_DEF_FORMAT,
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+/* With -f json the rows gather here instead of being printed. */
+static json_t *checks;
+static const char *cur_section;
+
+static void section(const char *name)
+{
+	cur_section = name;
+	if (!checks)
+		printf("\n%s\n", name);
+}
 
 static void row(const char *what, const char *verdict, const char *detail)
 {
-	printf("  %-22s %-10s %s\n", what, verdict, detail ? detail : "");
+	if (checks)
+		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s}", "section", cur_section, "check",
+							 what, "verdict", verdict, "detail", detail ? detail : ""));
+	else
+		printf("  %-22s %-10s %s\n", what, verdict, detail ? detail : "");
 }
 
 static bool in_proc_crypto(const char *name)
@@ -282,28 +308,44 @@ static void version_row(const char *what, const char *prog, const char *arg)
 	free(err);
 }
 
+static int on_doctor_opt(int idx, const char *val, long ival, void *arg)
+{
+	int *json = arg;
+
+	(void)idx;
+	(void)ival;
+	return (*json = parse_format("doctor", val)) < 0 ? -1 : 0;
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	struct utsname u;
 	char why[256];
+	int json = 0, err = EXIT_OK;
+	int first = options_parse("doctor", doctor_opts, argc, argv, on_doctor_opt, &json);
 
-	(void)argv;
-	if (argc > 1) {
-		pr_warn("doctor: takes no arguments; see `ipsecperf doctor --help`");
+	if (first < 0)
+		return EXIT_USAGE;
+	if (first < argc) {
+		pr_warn("doctor: takes no arguments, not '%s'; see `ipsecperf doctor --help`", argv[first]);
 		return EXIT_USAGE;
 	}
 	uname(&u);
-	printf("kernel %s (%s)\n\nIPsec\n", u.release, u.version);
+	if (json)
+		checks = json_array();
+	else
+		printf("kernel %s (%s)\n", u.release, u.version);
+	section("IPsec");
 	xfrm_row();
 	kmod_row("esp4", "ESP (IPv4)");
 	kmod_row("esp6", "ESP (IPv6)");
 	kmod_row("esp4_offload", "ESP GSO (esp4_offload)");
 	kmod_row("esp6_offload", "ESP GSO (esp6_offload)");
-	printf("\nalgorithms (the scenarios' own)\n");
+	section("algorithms (the scenarios' own)");
 	for (const char *const *a = (const char *const[]){ "ecb(cipher_null)", "digest_null", "cbc(aes)",
 							   "hmac(sha256)", "rfc4106(gcm(aes))", NULL }; *a; a++)
 		crypto_row(*a);
-	printf("\nTCP authentication\n");
+	section("TCP authentication");
 	for (const char *const *m = (const char *const[]){ "md5", "ao", NULL }; *m; m++) {
 		int rc = tcp_auth_probe(*m, "hmac(sha1)", why, sizeof(why));
 
@@ -311,14 +353,14 @@ int cmd_doctor(int argc, char **argv)
 		    rc ? why : !strcmp(*m, "md5") ? "setsockopt TCP_MD5SIG works"
 						  : "setsockopt TCP_AO_ADD_KEY works (hmac(sha1))");
 	}
-	printf("\nobservation\n");
+	section("observation");
 	if (geteuid() == 0)
 		bpf_rows();
 	else
 		row("BPF", "?", "needs root to probe program types");
 	kprobe_row();
 	pmu_row();
-	printf("\nvirtualisation and tools\n");
+	section("virtualisation and tools");
 	kvm_row();
 	version_row("iperf3", "iperf3", "--version");
 	version_row("perf", "perf", "--version");
@@ -326,5 +368,14 @@ int cmd_doctor(int argc, char **argv)
 	version_row("iproute2", "ip", "-V");
 	version_row("ethtool", "ethtool", "--version");
 	version_row("modprobe", "modprobe", "--version");
-	return EXIT_OK;
+	if (json) {
+		json_t *o = json_pack("{s:{s:s, s:s}, s:o}", "kernel", "release", u.release, "version", u.version,
+				      "checks", checks);
+
+		if (!o || json_dumpf(o, stdout, JSON_INDENT(2)) < 0 || fputc('\n', stdout) == EOF)
+			err = EXIT_FAIL;
+		json_decref(o);
+		checks = NULL;
+	}
+	return err;
 }

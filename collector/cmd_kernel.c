@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `ipsecperf kernel`: the kernels the VM testbed boots. */
 #include <dirent.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,8 @@
 
 const char help_kernel[] =
 	"usage: ipsecperf kernel fetch debian:PACKAGE...\n"
-	"       ipsecperf kernel list\n"
-	"       ipsecperf kernel show KERNEL...\n"
+	"       ipsecperf kernel list [-f FMT]\n"
+	"       ipsecperf kernel show [-f FMT] KERNEL...\n"
 	"\n"
 	"Kernels for `ipsecperf run --testbed vm --kernel KERNEL`.\n"
 	"\n"
@@ -33,7 +34,41 @@ const char help_kernel[] =
 	"  IMAGE[:MODDIR]     a bzImage and its lib/modules/<release> folder\n"
 	"\n"
 	"The cache is $IPSECPERF_CACHE, or /var/cache/ipsecperf/kernels.\n"
-	"See docs/vm-testbed.md.\n";
+	"See docs/vm-testbed.md.\n"
+	"\n"
+	"With -f json, list prints [{\"spec\", \"release\", \"dir\"}, ...] and show\n"
+	"[{\"spec\", \"image\", \"release\", \"modules\", \"config\",\n"
+	"\"config_sha256\"}, ...], a missing one null.\n";
+
+enum { O_FORMAT };
+
+const struct opt_def kernel_opts[] = {
+	[O_FORMAT] = OPT_DEF_FORMAT,
+	{ NULL, 0, 0, 0, 0, NULL, NULL },
+};
+
+static int on_kernel_opt(int idx, const char *val, long ival, void *arg)
+{
+	int *json = arg;
+
+	(void)idx;
+	(void)ival;
+	return (*json = parse_format("kernel", val)) < 0 ? -1 : 0;
+}
+
+/* s, or JSON null when it is empty */
+static json_t *str_or_null(const char *s)
+{
+	return *s ? json_string(s) : json_null();
+}
+
+static int print_json(json_t *v)
+{
+	int err = !v || json_dumpf(v, stdout, JSON_INDENT(2)) < 0 || fputc('\n', stdout) == EOF;
+
+	json_decref(v);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
 
 /* Names the cache cannot take are bad usage, told before anything is fetched. */
 static int check_specs(int argc, char **argv, const char *prefix)
@@ -75,14 +110,15 @@ static int kernel_fetch(int argc, char **argv)
 	return err;
 }
 
-static int kernel_list(void)
+static int kernel_list(int json)
 {
 	const char *cache = vm_cache_dir();
 	struct dirent **ents;
 	int n = scandir(cache, &ents, NULL, alphasort);
+	json_t *all = json ? json_array() : NULL;
 
 	if (n < 0)
-		return 0; /* nothing cached yet */
+		return json ? print_json(all) : 0; /* nothing cached yet */
 	for (int i = 0; i < n; i++) {
 		char dir[4096];
 		struct vm_kernel k;
@@ -93,25 +129,34 @@ static int kernel_list(void)
 
 			vm_fmt(pkg, sizeof(pkg), "%s", ents[i]->d_name);
 			pkg[strcspn(pkg, "_")] = '\0';
-			if (vm_kernel_resolve(dir, &k) == 0)
+			if (vm_kernel_resolve(dir, &k) != 0)
+				;
+			else if (all)
+				json_array_append_new(all, json_pack("{s:s+, s:s, s:s}", "spec", "debian:", pkg,
+								     "release", k.release, "dir", dir));
+			else
 				printf("debian:%-44s %s\n", pkg, k.release);
 		}
 		free(ents[i]);
 	}
 	free(ents);
-	return 0;
+	return all ? print_json(all) : 0;
 }
 
-static int kernel_show(int argc, char **argv)
+static int kernel_show(int argc, char **argv, int json)
 {
+	json_t *all = json ? json_array() : NULL;
 	int err = 0;
 
 	if (argc < 1) {
 		pr_warn("kernel show: name a KERNEL; see `ipsecperf help kernel`");
+		json_decref(all);
 		return EXIT_USAGE;
 	}
-	if (check_specs(argc, argv, "") < 0)
+	if (check_specs(argc, argv, "") < 0) {
+		json_decref(all);
 		return EXIT_USAGE;
+	}
 	for (int i = 0; i < argc; i++) {
 		struct vm_kernel k;
 		char hash[65] = "";
@@ -122,31 +167,52 @@ static int kernel_show(int argc, char **argv)
 		}
 		if (*k.config)
 			vm_sha256_file(k.config, hash);
+		if (all) {
+			json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "spec", k.spec, "image",
+							     k.image, "release", k.release, "modules",
+							     str_or_null(*k.tree ? k.tree : k.moddir), "config",
+							     str_or_null(k.config), "config_sha256", str_or_null(hash)));
+			continue;
+		}
 		printf("kernel:  %s\nimage:   %s\nrelease: %s\nmodules: %s\nconfig:  %s%s%s%s\n\n",
 		       k.spec, k.image, k.release,
 		       *k.tree ? k.tree : *k.moddir ? k.moddir : "(none)",
 		       *k.config ? k.config : "(none)", *hash ? " (sha256 " : "", hash,
 		       *hash ? ")" : "");
 	}
+	if (all && print_json(all) != EXIT_OK)
+		err = EXIT_FAIL;
 	return err;
 }
 
 int cmd_kernel(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(help_kernel, stderr);
+	const char *action = argc > 1 ? argv[1] : NULL;
+	int json = 0, first;
+
+	if (!action || (strcmp(action, "fetch") && strcmp(action, "list") && strcmp(action, "show"))) {
+		pr_warn("kernel: %s%s%s: fetch, list or show; see `ipsecperf help kernel`",
+			action ? "unknown action '" : "name an action", action ? action : "", action ? "'" : "");
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "fetch"))
-		return kernel_fetch(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "list") && argc > 2) {
-		pr_warn("kernel list: takes no arguments; see `ipsecperf help kernel`");
+	/* the action's own options and operands: argv[1] stands for the program's name */
+	first = options_parse("kernel", kernel_opts, argc - 1, argv + 1, on_kernel_opt, &json);
+	if (first < 0)
 		return EXIT_USAGE;
+	first++;
+	if (!strcmp(action, "fetch")) {
+		if (json) {
+			pr_warn("kernel fetch: prints the folders it fills, one a line; -f is for list and show");
+			return EXIT_USAGE;
+		}
+		return kernel_fetch(argc - first, argv + first);
 	}
-	if (!strcmp(argv[1], "list"))
-		return kernel_list();
-	if (!strcmp(argv[1], "show"))
-		return kernel_show(argc - 2, argv + 2);
-	pr_warn("kernel: unknown action '%s'; see `ipsecperf help kernel`", argv[1]);
-	return EXIT_USAGE;
+	if (!strcmp(action, "list")) {
+		if (first < argc) {
+			pr_warn("kernel list: takes no arguments, not '%s'", argv[first]);
+			return EXIT_USAGE;
+		}
+		return kernel_list(json);
+	}
+	return kernel_show(argc - first, argv + first, json);
 }

@@ -9,7 +9,7 @@
 #include "probes.h"
 
 const char help_probe[] =
-	"usage: ipsecperf probe --list [--json]\n"
+	"usage: ipsecperf probe --list [-f FMT | --json]\n"
 	"\n"
 	"Load the probe set, attach every probe this kernel allows (to every\n"
 	"device, for a moment) and print, counter by counter, how it attaches:\n"
@@ -20,13 +20,17 @@ const char help_probe[] =
 	"during `ipsecperf run`. docs/probes.md says what each counter counts.\n"
 	"\n"
 	"Needs root (BPF, /proc/kallsyms addresses, /proc/kcore). Exit status:\n"
-	"0 listed, 2 bad usage.\n";
+	"0 listed, 2 bad usage.\n"
+	"\n"
+	"With -f json: {COUNTER: {\"available\", \"symbol\", \"reason\"}, ...}, the\n"
+	"symbol (how it attaches) when available, else the reason; the other null.\n";
 
-enum { O_LIST, O_JSON };
+enum { O_LIST, O_JSON, O_FORMAT };
 
 const struct opt_def probe_opts[] = {
 	[O_LIST] = { "list", 'l', OPT_FLAG, 0, 0, NULL, "list the counters and how each attaches here" },
-	[O_JSON] = { "json", 0, OPT_FLAG, 0, 0, NULL, "print JSON instead of a table" },
+	[O_JSON] = { "json", 0, OPT_FLAG, 0, 0, NULL, "print JSON instead of a table (-f json)" },
+	[O_FORMAT] = OPT_DEF_FORMAT,
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -40,10 +44,16 @@ static int on_probe_opt(int idx, const char *val, long ival, void *arg)
 
 	(void)val;
 	(void)ival;
+	int json;
+
 	if (idx == O_LIST)
 		a->list = true;
 	else if (idx == O_JSON)
 		a->json = true;
+	else if ((json = parse_format("probe", val)) < 0)
+		return -1;
+	else
+		a->json = json;
 	return 0;
 }
 

@@ -70,7 +70,7 @@ enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
 	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET, O_PROBE_COST,
 	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF, O_CPU_TX, O_CPU_RX,
-	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM,
+	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM, O_SCENARIO_DIR,
 };
 
 const struct opt_def run_opts[] = {
@@ -95,13 +95,14 @@ const struct opt_def run_opts[] = {
 	[O_DEV] = { "dev", 0, OPT_STRING, 0, 0, "IF", "this host's end of the link (peer testbed)" },
 	[O_PEER_DEV] = { "peer-dev", 0, OPT_STRING, 0, 0, "IF", "the peer's end of the link (peer testbed)" },
 	[O_SSH_OPTION] = { "ssh-option", 0, OPT_STRING, 0, 0, "OPT", "passed to ssh as -o OPT (repeatable)" },
-	[O_PEER_IPSECPERF] = { "peer-ipsecperf", 0, OPT_STRING, 0, 0, "PATH", "ipsecperf on the peer, for its agent (default ipsecperf in PATH)" },
+	[O_PEER_IPSECPERF] = { "peer-ipsecperf", 0, OPT_STRING, 0, 0, "PATH", "ipsecperf on the peer, for its agent (default: the installed one, in the peer's PATH)" },
 	[O_CPU_TX] = { "cpu-tx", 0, OPT_INT, 0, 4095, "N", "pin the sender to CPU N (peer testbed; docs/peer-testbed.md)" },
 	[O_CPU_RX] = { "cpu-rx", 0, OPT_INT, 0, 4095, "N", "pin the receiver on the peer to CPU N (peer testbed)" },
 	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
 	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 99)" },
 	[O_INTERLEAVE] = { "interleave", 0, OPT_FLAG, 0, 0, NULL, "vm: boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md" },
 	[O_REPEAT_FROM] = { "repeat-from", 0, OPT_INT, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)" },
+	[O_SCENARIO_DIR] = OPT_DEF_SCENARIO_DIR,
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -181,6 +182,7 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 	case O_PROFILE_HZ: c->profile_hz = ival; break;
 	case O_INTERLEAVE: c->interleave = true; break;
 	case O_REPEAT_FROM: c->repeat_from = (int)ival; break;
+	case O_SCENARIO_DIR: return scenario_dir_option("run", val);
 	}
 	return 0;
 }

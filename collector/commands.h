@@ -29,6 +29,7 @@ int cmd_list(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 extern const char help_doctor[];
+extern const struct opt_def doctor_opts[];
 int cmd_probe(int argc, char **argv);
 extern const char help_probe[];
 extern const struct opt_def probe_opts[];
@@ -39,7 +40,7 @@ extern const char help_peer_agent[];
 
 extern const char help_run[], help_list[], help_cleanup[];
 extern const char help_kernel[], help_guest[];
-extern const struct opt_def run_opts[], cleanup_opts[];
+extern const struct opt_def run_opts[], cleanup_opts[], list_opts[], kernel_opts[];
 
 /* analyze/: report.c and compare.c */
 int cmd_report(int argc, char **argv);

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datadir.h"
+
 char *file_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");
@@ -251,13 +253,21 @@ const char *data_dir(const char *env, const char *const rels[], const char *prob
 		if (slash)
 			*slash = '\0';
 		for (size_t i = 0; slash && rels[i]; i++) {
+			char real[PATH_MAX];
+
 			snprintf(path, sizeof(path), "%s/%s/%s", exe, rels[i], probe);
 			if (access(path, R_OK) == 0) {
-				snprintf(buf, len, "%s/%s", exe, rels[i]);
+				/* /usr/share/ipsecperf/..., not /usr/bin/../share/... in messages */
+				snprintf(path, sizeof(path), "%s/%s", exe, rels[i]);
+				snprintf(buf, len, "%s", realpath(path, real) ? real : path);
 				return buf;
 			}
 		}
 	}
-	snprintf(buf, len, "%s", fallback);
+	/* a copy of the program elsewhere: the data of the install it was built for */
+	if (fallback[0] == '/')
+		snprintf(buf, len, "%s", fallback);
+	else
+		snprintf(buf, len, "%s/%s", IPSECPERF_DATADIR, fallback);
 	return buf;
 }

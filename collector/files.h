@@ -42,8 +42,10 @@ int out_dir_open(const char *dir, char *why, size_t whylen);
 /*
  * A data folder of ipsecperf: $ENV if set, else the first of rels (each
  * relative to the folder of the running program, e.g. "../scenarios") that
- * holds probe ("" for the folder itself), else fallback. The result is
- * kept in buf (of len bytes) and returned.
+ * holds probe ("" for the folder itself), else fallback (when relative,
+ * under the data folder of the install the program was built for,
+ * PREFIX/share/ipsecperf). The result is kept in buf (of len bytes) and
+ * returned.
  */
 const char *data_dir(const char *env, const char *const rels[], const char *probe,
 		     const char *fallback, char *buf, size_t len);

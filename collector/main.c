@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ipsecperf: measure what IPsec costs Linux networking, and where. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +23,15 @@ static const char help_help[] =
 static const char help_version[] =
 	"usage: ipsecperf version\n"
 	"\n"
-	"Print the version (git describe of the build).\n";
+	"Print the version: ipsecperf X.Y.Z (the release) and, in brackets,\n"
+	"`git describe` of the tree it was built from.\n";
 
 const struct command commands[] = {
 	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts, NULL, NULL },
-	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, NULL, NULL, NULL },
+	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, list_opts, NULL, NULL },
 	{ "cleanup", cmd_cleanup, "undo the host changes of a run that was killed", help_cleanup, cleanup_opts, NULL, NULL },
-	{ "doctor", cmd_doctor, "print what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM, tools", help_doctor, NULL, NULL, NULL },
-	{ "kernel", cmd_kernel, "fetch and list kernels for the VM testbed", help_kernel, NULL, NULL, NULL },
+	{ "doctor", cmd_doctor, "print what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM, tools", help_doctor, doctor_opts, NULL, NULL },
+	{ "kernel", cmd_kernel, "fetch and list kernels for the VM testbed", help_kernel, kernel_opts, NULL, NULL },
 	{ "guest", cmd_guest, "the VM testbed's init (runs inside the VM only)", help_guest, NULL, NULL, NULL },
 	{ "peer-agent", cmd_peer_agent, "the peer testbed's helper on the far host (started through ssh)", help_peer_agent, NULL, NULL, NULL },
 	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL,
@@ -83,14 +85,40 @@ int command_wants_help(int argc, char **argv)
 	return command_has(argc, argv, "-h") || command_has(argc, argv, "--help");
 }
 
-static void usage(FILE *f)
+/* The program's page (ipsecperf(1) is made from it); full adds options and environment. */
+static void usage(FILE *f, bool full)
 {
-	fprintf(f, "usage: ipsecperf [-v] COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: ipsecperf [-v] COMMAND [ARGS]\n");
+	if (full)
+		fputs("\nMeasure what IPsec costs Linux networking, and where.\n"
+		      "A scenario matrix on a testbed (two network namespaces, two hosts,\n"
+		      "or a VM booted with any kernel), the kernel's own counts per packet,\n"
+		      "throughput and cycles per byte with their spread, reports for a\n"
+		      "netdev mail, and a verdict when one kernel is compared with another.\n"
+		      "\noptions:\n"
+		      "  -v, --verbose   more messages (twice: the VM guest's too)\n"
+		      "  -h, --help      this page\n"
+		      "  --version       print the version\n", f);
+	fprintf(f, "\ncommands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f, "\n`ipsecperf help COMMAND` or `ipsecperf COMMAND --help` for its page.\n"
 		   "Docs: docs/user-guide.md. Exit status: 0 ok, 1 a run failed or a\n"
 		   "regression was found, 2 bad usage or input.\n");
+	if (full)
+		fputs("\nenvironment:\n"
+		      "  IPSECPERF_SCENARIOS    the scenario folder (default: scenarios/ beside\n"
+		      "                         the program, or share/ipsecperf/scenarios of\n"
+		      "                         its install); run and list --scenario-dir too\n"
+		      "  IPSECPERF_TEMPLATES    the chart templates' folder (likewise)\n"
+		      "  IPSECPERF_CACHE        the VM testbed's kernels\n"
+		      "                         (default /var/cache/ipsecperf/kernels)\n"
+		      "  IPSECPERF_JOURNAL_DIR  the journals of runs (default /run/ipsecperf)\n"
+		      "  IPSECPERF_VM_*         the VM testbed's: _ACCEL, _TIMEOUT, _APPEND and\n"
+		      "                         _MODULES (docs/vm-testbed.md)\n"
+		      "  IPSECPERF_PROBE_BACKEND\n"
+		      "                         raw-tp or perf: the probes' backend, for tests\n"
+		      "                         (docs/probes.md)\n", f);
 }
 
 static int cmd_help(int argc, char **argv)
@@ -98,7 +126,7 @@ static int cmd_help(int argc, char **argv)
 	const struct command *c;
 
 	if (argc < 2) {
-		usage(stdout);
+		usage(stdout, true);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	c = command_find(argv[1]);
@@ -113,7 +141,7 @@ static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	printf("ipsecperf %s\n", IPSECPERF_VERSION);
+	printf("ipsecperf %s\n", IPSECPERF_VERSION_FULL);
 	return 0;
 }
 
@@ -126,7 +154,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			log_verbose++;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
+			usage(stdout, true);
 			return 0;
 		} else if (!strcmp(argv[i], "--version")) {
 			return cmd_version(0, NULL);
@@ -136,7 +164,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i == argc) {
-		usage(stderr);
+		usage(stderr, false);
 		return EXIT_USAGE;
 	}
 	c = command_find(argv[i]);

@@ -120,3 +120,13 @@ int options_parse(const char *cmd, const struct opt_def *defs, int argc, char **
 	}
 	return optind;
 }
+
+int parse_format(const char *cmd, const char *val)
+{
+	if (!strcmp(val, "json"))
+		return 1;
+	if (!strcmp(val, "text"))
+		return 0;
+	pr_warn("%s: --format %s: not a format (text or json)", cmd, val);
+	return -1;
+}

@@ -43,4 +43,9 @@ bool has_control_char(const char *s);
 /* Parse a whole decimal number within [min, max]; -1 when it is not one. */
 int parse_long_range(const char *s, long min, long max, long *out);
 
+/* -f/--format of the commands that print either text or JSON. */
+#define OPT_DEF_FORMAT { "format", 'f', OPT_STRING, 0, 0, "FMT", "text (default) or json" }
+/* Its value: 1 for json, 0 for text; -1 (one line said) for anything else. */
+int parse_format(const char *cmd, const char *val);
+
 #endif

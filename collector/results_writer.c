@@ -219,8 +219,9 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 						      cfg->scenarios[i].text ? cfg->scenarios[i].text : ""));
 	uname(&u);
 	res->meta = json_pack(
-		"{s:i, s:s, s:o, s:s, s:o, s:i, s:s, s:[o], s:o, s:o, s:{s:i, s:i, s:i}, s:o, s:f, s:s}",
-		"version", 1, "tool_version", IPSECPERF_VERSION, "command", cmdline, "host", u.nodename,
+		"{s:i, s:s, s:s, s:s, s:o, s:s, s:o, s:i, s:s, s:[o], s:o, s:o, s:{s:i, s:i, s:i}, s:o, s:f, s:s}",
+		"version", 1, "tool_version", IPSECPERF_VERSION_FULL, "tool_semver", IPSECPERF_VERSION,
+		"tool_git", IPSECPERF_GITDESC, "command", cmdline, "host", u.nodename,
 		"cpu_model", cpu_model(), "cpu_count", cpu_count(), "testbed", testbed, "kernels",
 		kernel_info(), "iperf3_version", tool_version((char *[]){ "iperf3", "--version", NULL }),
 		"scenarios", scen, "params", "duration_s", cfg->duration_s, "omit_s", cfg->omit_s,

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "files.h"
+#include "log.h"
 #include "options.h"
 
 /* Scenario files are a few hundred bytes; this bounds what a wrong file costs. */
@@ -339,8 +341,24 @@ const char *scenario_dir(void)
 	static const char *const rels[] = { "../scenarios", "../share/ipsecperf/scenarios", NULL };
 	static char dir[PATH_MAX + 64];
 
-	return data_dir("IPSECPERF_SCENARIOS", rels, "", "/usr/local/share/ipsecperf/scenarios", dir,
+	return data_dir("IPSECPERF_SCENARIOS", rels, "", "scenarios", dir,
 			sizeof(dir));
+}
+
+int scenario_dir_option(const char *cmd, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		pr_warn("%s: --scenario-dir %s: %s", cmd, dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		pr_warn("%s: --scenario-dir %s: not a folder", cmd, dir);
+		return -1;
+	}
+	/* an environment variable, so that every lookup (and a child) sees one folder */
+	return setenv("IPSECPERF_SCENARIOS", dir, 1);
 }
 
 static int names_in_dir(char ***names, int *n)

@@ -212,6 +212,34 @@ static int family_of(const char *a)
 }
 
 /* Deliverable 3: link up, speed and MTU alike on both ends, the peer reachable, the tools there. */
+/* What installs this version on the peer, as a person would type it (docs/peer-testbed.md). */
+static const char *peer_install_command(const struct peer *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "scp %s %s:/tmp/ && ssh %s apt-get install -y --no-install-recommends /tmp/%s, the .deb from `make deb`",
+		 IPSECPERF_DEB, p->h.ssh_dest, p->h.ssh_dest, IPSECPERF_DEB);
+	return buf;
+}
+
+/*
+ * The agent's hello names its release and its git describe. Another release
+ * may speak another protocol: say so, with the fix; the same release built
+ * from another tree is only worth a note.
+ */
+static void peer_version_check(const struct peer *p, json_t *hello)
+{
+	const char *v = json_string_value(json_object_get(hello, "version"));
+	const char *git = json_string_value(json_object_get(hello, "git"));
+	char how[512];
+
+	if (!v || strcmp(v, IPSECPERF_VERSION))
+		pr_warn("run: the peer's ipsecperf is %s%s%s%s, this one %s; install this version there: %s",
+			v ? v : "of unknown version", git ? " (" : "", git ? git : "", git ? ")" : "",
+			IPSECPERF_VERSION_FULL, peer_install_command(p, how, sizeof(how)));
+	else if (!git || strcmp(git, IPSECPERF_GITDESC))
+		pr_info("run: the peer's ipsecperf is %s (%s), this one %s", v, git ? git : "unknown",
+			IPSECPERF_VERSION_FULL);
+}
+
 static int peer_checks(struct peer *p, struct results_writer *res, char *why, size_t len)
 {
 	const struct run_config *c = p->cfg;
@@ -301,8 +329,6 @@ static int peer_checks(struct peer *p, struct results_writer *res, char *why, si
 		json_t *r = remote_session_call(&p->agent, "{\"op\":\"hello\"}", AGENT_TIMEOUT_MS);
 
 		if (r && json_is_true(json_object_get(r, "ok"))) {
-			const char *v = json_string_value(json_object_get(r, "version"));
-
 			p->have_agent = true;
 			if (c->cpu_rx >= json_integer_value(json_object_get(r, "ncpu"))) {
 				snprintf(why, len, "--cpu-rx %d: the peer has %d CPUs (0-%d)", c->cpu_rx,
@@ -311,12 +337,14 @@ static int peer_checks(struct peer *p, struct results_writer *res, char *why, si
 				json_decref(r);
 				return -1;
 			}
-			if (v && strcmp(v, IPSECPERF_VERSION))
-				pr_info("run: the peer's ipsecperf is %s, this one %s", v, IPSECPERF_VERSION);
+			peer_version_check(p, r);
 		} else {
+			char how[512];
+
 			snprintf(p->no_agent_why, sizeof(p->no_agent_why),
-				 "`%.80s peer-agent` does not run on the peer (%.200s); install ipsecperf there or give --peer-ipsecperf PATH",
-				 prog, p->agent.lost ? p->agent.lost_why : "it did not answer");
+				 "`%.80s peer-agent` does not run on the peer (%.200s); install ipsecperf there (%.400s) or give --peer-ipsecperf PATH",
+				 prog, p->agent.lost ? p->agent.lost_why : "it did not answer",
+				 peer_install_command(p, how, sizeof(how)));
 			remote_session_close(&p->agent);
 		}
 		json_decref(r);

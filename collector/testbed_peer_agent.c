@@ -210,8 +210,8 @@ static void op_hello(void)
 	struct utsname u;
 
 	uname(&u);
-	answer(json_pack("{s:b, s:s, s:s, s:i, s:f, s:i}", "ok", 1, "version", IPSECPERF_VERSION, "kernel",
-			 u.release, "ncpu", cpu_count(), "tsc_hz", tsc_hz(), "pid", (int)getpid()));
+	answer(json_pack("{s:b, s:s, s:s, s:s, s:i, s:f, s:i}", "ok", 1, "version", IPSECPERF_VERSION, "git",
+			 IPSECPERF_GITDESC, "kernel", u.release, "ncpu", cpu_count(), "tsc_hz", tsc_hz(), "pid", (int)getpid()));
 }
 
 static void op_tcp_auth_check(json_t *req)

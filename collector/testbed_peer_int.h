@@ -22,7 +22,7 @@ struct peer {
 	/* the agent: one ssh session for the whole run */
 	struct remote_session agent;
 	bool have_agent;
-	char no_agent_why[400];
+	char no_agent_why[800];
 	char kernel[128], peer_kernel[128];
 	/* ssh reaches the peer over the link under test: ESP policies would take it too */
 	bool ssh_on_link;

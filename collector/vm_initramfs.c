@@ -693,9 +693,10 @@ static const struct opt_def *opt_long(const char *name, size_t len)
 static void forward(json_t *argv, const struct opt_def *d, const char *val)
 {
 	/* the guest runs on its own netns testbed and writes to /out */
-	/* and the repeats, which guest_config() gives each boot itself (--interleave) */
+	/* and the repeats, which guest_config() gives each boot itself (--interleave); */
+	/* its scenario files are copied in, so this host's --scenario-dir means nothing there */
 	static const char *const host_only[] = { "testbed", "kernel", "output", "dry-run", "quiet",
-						  "interleave", "repeat", "repeat-from", NULL };
+						  "interleave", "repeat", "repeat-from", "scenario-dir", NULL };
 	char opt[80];
 
 	for (int i = 0; host_only[i]; i++)

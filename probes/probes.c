@@ -854,9 +854,17 @@ int probes_list(FILE *f, bool as_json)
 	if (as_json) {
 		json_t *o = json_object();
 
-		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+		/* unavailable: no symbol, and the reason apart (the table says "unavailable: why") */
+		for (int c = 0; c < IPP_NR_COUNTERS; c++) {
+			const char *why = p->how[c];
+
+			if (!strncmp(why, "unavailable: ", 13))
+				why += 13;
 			json_object_set_new(o, probe_counter_names[c],
-					    json_pack("{s:b, s:s}", "available", p->avail[c], "symbol", p->how[c]));
+					    json_pack("{s:b, s:s?, s:s?}", "available", p->avail[c], "symbol",
+						      p->avail[c] ? p->how[c] : NULL, "reason",
+						      p->avail[c] ? NULL : *why ? why : "not attached"));
+		}
 		json_dumpf(o, f, JSON_INDENT(2));
 		fputc('\n', f);
 		json_decref(o);

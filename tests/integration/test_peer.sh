@@ -128,6 +128,32 @@ peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
 assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after the run without the agent"
 assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after the run without the agent"
 info "without ipsecperf on the peer: clear ok, tcp-md5 skipped with the reason"
+# the message says how to install it there, exactly
+semver=$(awk 'NR == 1 { gsub(/[()]/, ""); print $2; exit }' "$TOP/debian/changelog")
+deb="ipsecperf_${semver}_$(dpkg --print-architecture).deb"
+install_cmd="scp $deb root@$PEER_MGMT_P:/tmp/ && ssh root@$PEER_MGMT_P apt-get install -y --no-install-recommends /tmp/$deb"
+grep -qF "$install_cmd" "$TMP/noagent.err" ||
+	{ cat "$TMP/noagent.err" >&2; fail "without the agent: the warning does not give the install command '$install_cmd'"; }
+
+# every key of the peer's records and meta.json is on docs/results-format.md
+python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/res" "$TMP/noagent" >&2 ||
+	fail "the peer testbed writes keys docs/results-format.md does not have (above)"
+
+# --- a peer with another release of ipsecperf ------------------------------
+# A stand-in for the peer's program: the real agent, whose hello says 0.0.1.
+cat > "$TMP/other-release" << EOF
+#!/bin/sh
+"$IPSECPERF" "\$@" | sed -u -E '1s/"version": ?"[^"]*"/"version": "0.0.1"/'
+EOF
+chmod +x "$TMP/other-release"
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --peer-ipsecperf "$TMP/other-release" -t 1 -O 1 -r 1 \
+	-o "$TMP/other" clear > "$TMP/other.out" 2> "$TMP/other.err"
+rc=$?
+[ $rc = 0 ] || { cat "$TMP/other.err" >&2; fail "with another release on the peer: exit $rc"; }
+grep -q "the peer's ipsecperf is 0\.0\.1 .*this one $semver (.*install this version there: " "$TMP/other.err" &&
+	grep -qF "$install_cmd" "$TMP/other.err" ||
+	{ cat "$TMP/other.err" >&2; fail "another release on the peer: no warning with the install command"; }
+info "another release on the peer: said so, with '$install_cmd'"
 
 # --- checks before a run ---------------------------------------------------
 ip -n "$PEER_NS_P" link set "$PEER_DEV_P" mtu 1400

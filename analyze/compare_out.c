@@ -234,8 +234,8 @@ int compare_text(FILE *f, const struct comparison *c)
 	fputs("flags ", f);
 	fputs_wrapped_at(f, line, 6, 6);
 	if (notes_find(c->notes, "emulated", NULL)) {
-		fputs("caution ", f);
-		fputs_wrapped_at(f, notes_find(c->notes, "emulated", NULL)->text, 8, 8);
+		fputs("caution: ", f);
+		fputs_wrapped_at(f, notes_find(c->notes, "emulated", NULL)->text, 9, 6);
 	}
 	for (int i = 0; i < c->nrows; i++) {
 		const struct pair_row *r = &c->rows[i];
@@ -338,12 +338,12 @@ int compare_md(FILE *f, const struct comparison *c)
 		const struct side *s = pass ? c->n : c->b;
 
 		for (int i = 0; i < s->nsrc; i++) {
-			fprintf(f, "%s: `", s->name);
+			fprintf(f, "%s: ", s->name);
 			md_cell(f, s->src[i].dir);
 			compare_dir_line(s, i, line, sizeof(line));
-			fprintf(f, "`, ");
+			fprintf(f, " (");
 			md_cell(f, line);
-			fprintf(f, "\n\n");
+			fprintf(f, ")\n\n");
 		}
 	}
 	fprintf(f, "test: %s, alpha %g; **R**: %s worse by more than %g%% with p < %g; **I**: better by as much\n\n",

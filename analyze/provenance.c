@@ -252,12 +252,13 @@ static void first_difference(const char *a, const char *b, char *da, char *db, s
 	snprintf(db, len, "?");
 }
 
+/* Does the note name this scenario already (as a word)? */
 static bool mentions(const char *text, const char *scenario)
 {
 	size_t n = strlen(scenario);
 
-	for (const char *p = text; (p = strstr(p, "scenario ")); p++)
-		if (!strncmp(p + 9, scenario, n) && strchr(" ,.:", p[9 + n]))
+	for (const char *p = text; (p = strstr(p, scenario)); p++)
+		if (p > text && p[-1] == ' ' && strchr(" ,.:'", p[n]))
 			return true;
 	return false;
 }
@@ -275,9 +276,15 @@ static void mismatch(struct prov_check *pc, enum prov_field f, const struct prov
 
 		if (!per_scenario(f) || mentions(text, scenario))
 			return;
-		if (strstr(text, " Also in scenario ")) {
-			pc->notes->v[pc->note_of[f]].text[strlen(text) - 1] = '\0'; /* the final '.' */
-			notes_append(pc->notes, pc->note_of[f], ", scenario %s.", scenario);
+		if (strstr(text, " Also in scenario")) {
+			char *t = pc->notes->v[pc->note_of[f]].text, *one = strstr(t, " Also in scenario ");
+
+			t[strlen(t) - 1] = '\0'; /* the final '.', which makes room for: */
+			if (one) { /* a second: "scenarios" */
+				memmove(one + 18, one + 17, strlen(one + 17) + 1);
+				one[17] = 's';
+			}
+			notes_append(pc->notes, pc->note_of[f], ", %s.", scenario);
 		} else {
 			notes_append(pc->notes, pc->note_of[f], " Also in scenario %s.", scenario);
 		}
@@ -385,6 +392,6 @@ void prov_print_refused(const struct prov_check *pc, const char *cmd)
 		pr_warn("%s: not comparable: %s", cmd, pc->notes->v[pc->note_of[f]].text);
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", *list ? "," : "", names[f]);
 	}
-	pr_warn("%s: runs measured differently are not compared; measure alike, or accept the difference with --allow-mismatch %s",
+	pr_warn("%s: runs not measured alike are neither pooled nor compared; measure alike, or accept the difference with --allow-mismatch %s",
 		cmd, list);
 }

@@ -117,7 +117,7 @@ check_field() { # field synth-options...
 	[ $rc = 2 ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$field: exit $rc, not 2"; }
 	[ -s "$TMP/out" ] && { cat "$TMP/out" >&2; fail "$field: refused, yet a table on stdout"; }
 	[ "$(grep -c 'not comparable: ' "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$field: not one note"; }
-	grep -qE "^ipsecperf: compare: not comparable: ([a-z0-9_]+ of )?$field( of scenario [a-z-]+| [a-z-]+.s definition)? differs: .* in base $TMP/base, .* in new $TMP/f-$field\.( Also in scenario .*)?\$" "$TMP/err" ||
+	grep -qE "^ipsecperf: compare: not comparable: ([a-z0-9_]+ of )?$field( of scenario [a-z-]+| [a-z-]+.s definition)? differs: .* in base $TMP/base, .* in new $TMP/f-$field\.( Also in scenarios? .*)?\$" "$TMP/err" ||
 		{ cat "$TMP/err" >&2; fail "$field: no note naming it and both directories"; }
 	grep -q -- "--allow-mismatch $field\$" "$TMP/err" || { cat "$TMP/err" >&2; fail "$field: no way out named"; }
 	grep -qw -- "$field" "$TMP/help" || fail "$field: not in compare --help"

@@ -193,7 +193,7 @@ static void text_side(FILE *f, const struct side *s, const struct side *other)
 		if (as_other)
 			continue;
 		compare_dir_line(s, i, line, sizeof(line));
-		fputs_wrapped(f, line, 6, 6);
+		fputs_wrapped(f, line, 8, 8);
 	}
 }
 

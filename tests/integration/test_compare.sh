@@ -313,7 +313,7 @@ expect 1 '^esp-null: n 10 vs 10$' "$TMP/base" "$TMP/b2" -- "$TMP/slow" "$TMP/s2"
 for d in base b2 slow s2; do
 	grep -q "^      $TMP/$d\$\|^base  $TMP/$d\$\|^new   $TMP/$d\$" "$TMP/out" || { cat "$TMP/out" >&2; fail "pooled: $d not in the header"; }
 done
-[ "$(grep -c '^      testbed netns, host synth' "$TMP/out")" = 4 ] || { cat "$TMP/out" >&2; fail "pooled: not 4 provenance lines"; }
+[ "$(grep -c '^        testbed netns, host synth' "$TMP/out")" = 4 ] || { cat "$TMP/out" >&2; fail "pooled: not 4 provenance lines"; }
 "$IPSECPERF" compare -f json "$TMP/base" "$TMP/b2" -- "$TMP/slow" "$TMP/s2" > "$TMP/j8"
 json_notes "$TMP/j8" 'assert len(j["base_dirs"]) == 2 and len(j["new_dirs"]) == 2 and j["regressions"] == 1, j'
 # refused where a side's directories differ, and allowed

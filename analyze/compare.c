@@ -3,7 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,25 +11,37 @@
 #include <string.h>
 
 #include "commands.h"
+#include "compare_int.h"
 #include "log.h"
-#include "report.h"
+#include "pool.h"
+#include "provenance.h"
 #include "results.h"
-#include "summary.h"
 
 const char help_compare[] =
 	"usage: ipsecperf compare [OPTIONS] BASE NEW\n"
+	"       ipsecperf compare [OPTIONS] BASE... -- NEW...\n"
 	"       ipsecperf compare --simulate [--trials N] [--seed S] [--threshold PCT]\n"
 	"\n"
-	"Compare two results directories, kernel by kernel: for each scenario and\n"
+	"Compare results directories, kernel by kernel: for each scenario and\n"
 	"metric (throughput, cycles per byte, each per-packet counter) the base and\n"
-	"new medians with their CV, the change in percent, and its p-value from\n"
-	"a test suited to small samples: Mann-Whitney U, exact (default), or\n"
-	"Welch's t. The table reads like the kernel test robot's.\n"
+	"new medians with their CV, the change in percent, whether that is better\n"
+	"or worse for the metric, and its p-value from a test suited to small\n"
+	"samples: Mann-Whitney U, exact (default), or Welch's t. The table reads\n"
+	"like the kernel test robot's. Several directories a side (one per CI\n"
+	"job or machine) are pooled, each one's provenance shown apart.\n"
+	"\n"
+	"First compare checks that the runs were measured alike: the same host,\n"
+	"CPU model and count, testbed, accelerator, duration, warm-up, load,\n"
+	"scenario definitions, --profile, ipsecperf and iperf3 versions. Each\n"
+	"field that differs is one note, and compare stops (exit 2) unless the\n"
+	"field is allowed with --allow-mismatch. BASE and NEW holding the same\n"
+	"runs is an error too.\n"
 	"\n"
 	"Exit status 1 when a selected metric is worse by more than the threshold\n"
-	"with p < alpha (a regression), 0 when none is, 2 for bad usage or input.\n"
+	"with p < alpha (a regression), 0 when none is, 2 for bad usage or input\n"
+	"or sides that are not comparable.\n"
 	"\n"
-	"options:\n"
+	"options (before the directories):\n"
 	"  -m, --metric LIST    metrics that decide the exit status, comma separated\n"
 	"                       (repeatable): throughput, cycles_per_byte (or cpb),\n"
 	"                       a counter name, or all (default: throughput,\n"
@@ -42,11 +54,23 @@ const char help_compare[] =
 	"                       this compares two kernels of one run\n"
 	"      --common         compare the scenarios both sides have; without it,\n"
 	"                       different scenario sets are an error\n"
-	"  -f, --format FMT     text (default, 72 columns), md, csv or json\n"
+	"      --allow-mismatch FIELD,...\n"
+	"                       compare although these differ (repeatable): host,\n"
+	"                       cpu_model, cpu_count, testbed, accel, duration,\n"
+	"                       omit, load, scenario, profile, tool_version,\n"
+	"                       iperf3_version, or all\n"
+	"  -f, --format FMT     text (default, 80 columns), md, csv, json or junit\n"
+	"                       (JUnit XML for CI: one testcase per kernel,\n"
+	"                       scenario and selected metric; docs/ci.md)\n"
 	"      --simulate       print the false-positive and detection rates of the\n"
 	"                       gate for simulated runs (see docs/compare.md)\n"
 	"      --trials N       simulated comparisons per row (default 20000)\n"
 	"      --seed S         seed of the simulation (default 1)\n"
+	"\n"
+	"Flags: R a regression (fails the gate), I an improvement beyond the\n"
+	"threshold on a selected metric, - and + significantly worse and better.\n"
+	"Every note (mismatches, fields not recorded, too few runs, run order,\n"
+	"--common) is in the text and in -f json and junit.\n"
 	"\n"
 	"Kernels are paired by name; when each side has exactly one kernel, those\n"
 	"two are paired. Runs whose status is not ok are left out and counted.\n"
@@ -170,35 +194,7 @@ static int simulate(FILE *f, int trials, unsigned long long seed, double alpha, 
 	return ferror(f) ? -1 : 0;
 }
 
-/* ---- matching two results directories ---- */
-
-struct side {
-	const char *dir;
-	struct results r;
-	struct run_group *g;
-	int ng;
-	const char **kernels;
-	int nk;
-};
-
-struct pair_row {
-	const char *kernel_base, *kernel_new, *scenario;
-	const struct run_group *gb, *gn;
-	struct metric m;
-	bool selected;
-	struct verdict v;
-};
-
-struct opts {
-	char **metrics;
-	int nmetrics;
-	bool all_metrics;
-	double threshold, alpha;
-	enum compare_test test;
-	const char *base_kernel, *new_kernel;
-	bool common;
-	const char *format;
-};
+/* ---- matching the two sides ---- */
 
 static bool metric_selected(const struct opts *o, const struct metric *m)
 {
@@ -217,15 +213,23 @@ static bool metric_selected(const struct opts *o, const struct metric *m)
 	return false;
 }
 
-static int load_side(struct side *s, const char *dir, const char *only_kernel)
+/* For messages: the side's runs.jsonl, or its directories. */
+static const char *side_where(const struct side *s, char *buf, size_t len)
 {
-	char err[1024];
+	if (s->nsrc == 1)
+		snprintf(buf, len, "%s", s->src[0].runs_path);
+	else
+		snprintf(buf, len, "%s (%d directories)", s->name, s->nsrc);
+	return buf;
+}
 
-	s->dir = dir;
-	if (results_load(dir, &s->r, err, sizeof(err)) < 0) {
-		pr_warn("%s", err);
+static int load_side(struct side *s, const char *name, char **dirs, int ndirs, const char *only_kernel)
+{
+	char where[PATH_MAX + 64];
+
+	s->name = name;
+	if (pool_load(dirs, ndirs, &s->src, &s->nsrc, &s->r) < 0)
 		return -1;
-	}
 	if (results_groups(&s->r, &s->g, &s->ng) < 0 || results_kernels(&s->r, &s->kernels, &s->nk) < 0) {
 		pr_warn("compare: out of memory");
 		return -1;
@@ -237,8 +241,9 @@ static int load_side(struct side *s, const char *dir, const char *only_kernel)
 			if (!strcmp(s->kernels[k], only_kernel))
 				break;
 		if (k == s->nk) {
-			pr_warn("compare: %s: no runs of kernel '%s' (it has: %s%s)", s->r.runs_path,
-				only_kernel, s->kernels[0], s->nk > 1 ? ", ..." : "");
+			pr_warn("compare: %s: no runs of kernel '%s' (it has: %s%s)",
+				side_where(s, where, sizeof(where)), only_kernel, s->kernels[0],
+				s->nk > 1 ? ", ..." : "");
 			return -1;
 		}
 		s->kernels[0] = s->kernels[k];
@@ -251,7 +256,7 @@ static void free_side(struct side *s)
 {
 	results_groups_free(s->g, s->ng);
 	free(s->kernels);
-	results_free(&s->r);
+	pool_free(s->src, s->nsrc, &s->r);
 }
 
 static const struct run_group *find_group(const struct side *s, const char *kernel, const char *scen)
@@ -298,21 +303,21 @@ static int pair_kernels(const struct side *b, const struct side *n, const char *
 	return np;
 mismatch:
 	{
-		char lb[512] = "", ln[512] = "";
+		char lb[512] = "", ln[512] = "", wb[PATH_MAX + 64], wn[PATH_MAX + 64];
 
 		for (int i = 0; i < b->nk; i++)
 			snprintf(lb + strlen(lb), sizeof(lb) - strlen(lb), "%s%s", i ? ", " : "", b->kernels[i]);
 		for (int i = 0; i < n->nk; i++)
 			snprintf(ln + strlen(ln), sizeof(ln) - strlen(ln), "%s%s", i ? ", " : "", n->kernels[i]);
 		pr_warn("compare: the kernels differ: %s has %s; %s has %s; choose one of each with --base-kernel and --new-kernel",
-			b->r.runs_path, lb, n->r.runs_path, ln);
+			side_where(b, wb, sizeof(wb)), lb, side_where(n, wn, sizeof(wn)), ln);
 	}
 	return -1;
 }
 
 /* Scenario sets of one kernel pair must match unless --common. */
 static int check_scenarios(const struct side *b, const char *kb, const struct side *n,
-			   const char *kn, bool common)
+			   const char *kn, bool common, struct notes *notes)
 {
 	char only[1024] = "";
 	int missing = 0;
@@ -323,13 +328,15 @@ static int check_scenarios(const struct side *b, const char *kb, const struct si
 
 		for (int i = 0; i < x->ng; i++) {
 			const struct run_group *g = &x->g[i];
+			const struct run_record *first;
 
 			if (strcmp(g->kernel, kx) || find_group(y, ky, g->scenario))
 				continue;
 			missing++;
+			first = &x->r.runs[g->idx[0]];
 			snprintf(only + strlen(only), sizeof(only) - strlen(only),
-				 "%s%s only in %s (line %d)", *only ? "; " : "", g->scenario, x->r.runs_path,
-				 x->r.runs[g->idx[0]].line);
+				 "%s%s only in %s (line %d)", *only ? "; " : "", g->scenario,
+				 x->src[first->source].runs_path, first->line);
 		}
 	}
 	if (missing && !common) {
@@ -338,7 +345,7 @@ static int check_scenarios(const struct side *b, const char *kb, const struct si
 		return -1;
 	}
 	if (missing)
-		pr_info("compare: --common: left out %s", only);
+		notes_add(notes, "common", NULL, "--common left out %s.", only);
 	return 0;
 }
 
@@ -355,14 +362,41 @@ static int add_pair_row(struct pair_row **rows, int *n, int *cap, struct pair_ro
 	return 0;
 }
 
+/* Can this row's runs reach p < alpha at all? If not, say why. */
+static void decidability(struct pair_row *row, const struct opts *o)
+{
+	int na = row->v.base.n, nb = row->v.new.n;
+	double min_p;
+
+	row->decidable = false;
+	if (!na || !nb) {
+		snprintf(row->undecided, sizeof(row->undecided), "no value in %s",
+			 !na && !nb ? "either side" : !na ? "base" : "new");
+		return;
+	}
+	if (o->test == TEST_MW && (min_p = mann_whitney_min_p(na, nb)) >= o->alpha) {
+		snprintf(row->undecided, sizeof(row->undecided),
+			 "too few runs: n %d vs %d, where Mann-Whitney's smallest p is %.3f, not below %g",
+			 na, nb, min_p, o->alpha);
+		return;
+	}
+	if (isnan(row->v.p)) {
+		snprintf(row->undecided, sizeof(row->undecided),
+			 "no p-value: n %d vs %d (Welch's t needs 2 runs a side and some spread)", na, nb);
+		return;
+	}
+	row->decidable = true;
+}
+
 static int build_rows(const struct side *b, const struct side *n, const char **kb, const char **kn,
-		      int npairs, const struct opts *o, struct pair_row **rows_out, int *nrows_out)
+		      int npairs, const struct opts *o, struct notes *notes, struct pair_row **rows_out,
+		      int *nrows_out)
 {
 	struct pair_row *rows = NULL;
 	int nrows = 0, cap = 0;
 
 	for (int p = 0; p < npairs; p++) {
-		if (check_scenarios(b, kb[p], n, kn[p], o->common) < 0)
+		if (check_scenarios(b, kb[p], n, kn[p], o->common, notes) < 0)
 			goto out_fail;
 		for (int i = 0; i < b->ng; i++) {
 			const struct run_group *gb = &b->g[i], *gn;
@@ -402,6 +436,7 @@ static int build_rows(const struct side *b, const struct side *n, const char **k
 					stats_compute(vb, nb, &row.v.new);
 					row.v.change = row.v.p = row.v.p_mw = row.v.p_welch = NAN;
 				}
+				decidability(&row, o);
 				free(va);
 				free(vb);
 				if (met.kind == METRIC_COUNTER && na == 0 && nb == 0)
@@ -422,58 +457,138 @@ out_fail:
 	return -1;
 }
 
-/* ---- output ---- */
+/* ---- are the sides comparable? ---- */
 
-static const char *fmt_p(char *buf, size_t len, double p)
+/* The same run: a record identical in what it measured and when. */
+static int run_cmp(const void *x, const void *y)
 {
-	if (isnan(p))
-		snprintf(buf, len, "-");
-	else if (p < 0.0001)
-		snprintf(buf, len, "<1e-4");
-	else
-		snprintf(buf, len, "%.4f", p);
-	return buf;
+	const struct run_record *a = *(const struct run_record *const *)x;
+	const struct run_record *b = *(const struct run_record *const *)y;
+	int c;
+
+	if ((c = strcmp(a->scenario, b->scenario)) || (c = (a->repeat > b->repeat) - (a->repeat < b->repeat)))
+		return c;
+	if (!a->start != !b->start)
+		return a->start ? 1 : -1;
+	if (a->start && (c = strcmp(a->start, b->start)))
+		return c;
+	if ((c = (int)a->status - (int)b->status))
+		return c;
+	if ((c = (a->throughput_bps > b->throughput_bps) - (a->throughput_bps < b->throughput_bps)))
+		return c;
+	return (a->bytes > b->bytes) - (a->bytes < b->bytes);
 }
 
-static const char *fmt_change(char *buf, size_t len, double c)
+static int kernel_runs(const struct side *s, const char *k, const struct run_record ***out)
 {
-	if (isnan(c))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%+.1f%%", c);
-	return buf;
+	int n = 0;
+
+	*out = calloc(s->r.nruns + 1, sizeof(**out));
+	if (!*out)
+		return -1;
+	for (int i = 0; i < s->r.nruns; i++)
+		if (!strcmp(s->r.runs[i].kernel, k))
+			(*out)[n++] = &s->r.runs[i];
+	qsort(*out, n, sizeof(**out), run_cmp);
+	return n;
 }
 
-static const char *fmt_cv(char *buf, size_t len, const struct stats *s)
+/* A directory given on both sides, or NULL. */
+static const char *dir_on_both(const struct side *b, const struct side *n)
 {
-	if (isnan(s->cv))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.0f%%", 100 * s->cv);
-	return buf;
+	for (int i = 0; i < b->nsrc; i++)
+		for (int j = 0; j < n->nsrc; j++)
+			if (pool_same_dir(b->src[i].dir, n->src[j].dir))
+				return b->src[i].dir;
+	return NULL;
 }
 
-static char flag_of(const struct pair_row *r)
+/*
+ * BASE and NEW must not share runs: the same directory (or a copy of it)
+ * on both sides with the same kernel compares runs with themselves.
+ */
+static int check_not_same(const struct side *b, const struct side *n, const char *kb, const char *kn)
 {
-	if (r->selected && r->v.regression)
-		return 'R';
-	return r->v.significant ? '*' : ' ';
-}
+	const struct run_record **rb = NULL, **rn = NULL;
+	int nb, nn, shared = 0, i = 0, j = 0, err = 0;
+	const char *both = dir_on_both(b, n);
+	char why[PATH_MAX + 100];
 
-static void selected_list(const struct opts *o, char *buf, size_t len)
-{
-	buf[0] = '\0';
-	if (o->all_metrics) {
-		snprintf(buf, len, "all metrics");
-		return;
+	if (strcmp(kb, kn))
+		return 0;
+	nb = kernel_runs(b, kb, &rb);
+	nn = kernel_runs(n, kn, &rn);
+	if (nb < 0 || nn < 0) {
+		pr_warn("compare: out of memory");
+		err = -1;
+		goto out_free;
 	}
-	for (int i = 0; i < o->nmetrics; i++)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", o->metrics[i]);
+	while (i < nb && j < nn) {
+		int c = run_cmp(&rb[i], &rn[j]);
+
+		if (!c) {
+			shared++;
+			i++;
+			j++;
+		} else if (c < 0) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	if (!shared)
+		goto out_free;
+	if (both)
+		snprintf(why, sizeof(why), "%s is on both sides", both);
+	else
+		snprintf(why, sizeof(why), "identical records in both: one directory is a copy of the other");
+	if (shared == nb && shared == nn)
+		pr_warn("compare: BASE and NEW are the same runs of kernel %s (%s): a comparison with itself says nothing; compare two kernels of one directory with --base-kernel and --new-kernel, or directories of two runs",
+			kb, why);
+	else
+		pr_warn("compare: %d runs of kernel %s are on both sides (%s): a run cannot be its own base",
+			shared, kb, why);
+	err = -1;
+out_free:
+	free(rb);
+	free(rn);
+	return err;
 }
 
-static const char *test_name(enum compare_test t)
+/*
+ * The provenance of what is pooled or compared: each side's directories
+ * among themselves where they share runs (so that a note names the side
+ * whose directories differ), then base against new for each kernel pair
+ * and scenario compared.
+ */
+static void check_comparable(struct prov_check *pc, const struct side *b, const struct side *n,
+			     const struct pair_row *rows, int nrows)
 {
-	return t == TEST_MW ? "Mann-Whitney U (exact, two-sided)" : "Welch's t (two-sided)";
+	for (int i = 0; i < nrows; i++) {
+		if (i && rows[i].gb == rows[i - 1].gb && rows[i].gn == rows[i - 1].gn)
+			continue;
+		prov_check_group(pc, "base", b->src, b->nsrc, &b->r, rows[i].gb);
+		prov_check_group(pc, "new", n->src, n->nsrc, &n->r, rows[i].gn);
+	}
+	for (int i = 0; i < nrows; i++) {
+		unsigned long long sb, sn;
+
+		if (i && rows[i].gb == rows[i - 1].gb && rows[i].gn == rows[i - 1].gn)
+			continue;
+		sb = pool_group_sources(&b->r, rows[i].gb);
+		sn = pool_group_sources(&n->r, rows[i].gn);
+		for (int x = 0; x < b->nsrc && x < POOL_MAX_DIRS; x++)
+			for (int y = 0; y < n->nsrc && y < POOL_MAX_DIRS; y++) {
+				if (!(sb & (1ULL << x)) || !(sn & (1ULL << y)))
+					continue;
+				prov_check_pair(pc,
+						&(struct prov_src){ .side = "base", .src = b->src, .all = &b->r,
+								    .s = x, .kernel = rows[i].kernel_base },
+						&(struct prov_src){ .side = "new", .src = n->src, .all = &n->r,
+								    .s = y, .kernel = rows[i].kernel_new },
+						rows[i].scenario);
+			}
+	}
 }
 
 /*
@@ -511,209 +626,41 @@ static bool kernels_ran_in_sequence(const struct side *s, const char *ka, const 
 	return strcmp(a_max, b_min) < 0 || strcmp(b_max, a_min) < 0;
 }
 
-static int print_text(FILE *f, const struct side *b, const struct side *n, const struct pair_row *rows,
-		      int nrows, const struct opts *o, int nreg)
+/* The notes on what was compared: order of runs, runs not ok, too few runs, emulation. */
+static void add_notes(struct notes *notes, const struct side *b, const struct side *n,
+		      const struct pair_row *rows, int nrows, const struct opts *o)
 {
-	const char *kb = NULL, *kn = NULL, *scen = NULL;
-	char sel[512], line[1024];
-	bool too_few = false;
-	int nzero = 0;
+	char few[1024] = "";
+	int nb_bad = 0, nn_bad = 0;
 
-	fprintf(f, "ipsecperf compare\n");
-	snprintf(line, sizeof(line), "%s (%s)", b->dir,
-		 b->r.meta.tool_version ? b->r.meta.tool_version : "version not recorded");
-	fputs("base  ", f);
-	fputs_wrapped_at(f, line, 6, 6);
-	snprintf(line, sizeof(line), "%s (%s)", n->dir,
-		 n->r.meta.tool_version ? n->r.meta.tool_version : "version not recorded");
-	fputs("new   ", f);
-	fputs_wrapped_at(f, line, 6, 6);
-	selected_list(o, sel, sizeof(sel));
-	snprintf(line, sizeof(line), "%s; * p < %g; R: %s worse by more than %g%% with p < %g",
-		 test_name(o->test), o->alpha, sel, o->threshold, o->alpha);
-	fputs("test  ", f);
-	fputs_wrapped_at(f, line, 6, 6);
+	if (nrows && dir_on_both(b, n) && strcmp(rows[0].kernel_base, rows[0].kernel_new) &&
+	    kernels_ran_in_sequence(b, rows[0].kernel_base, rows[0].kernel_new))
+		notes_add(notes, "run_order", NULL,
+			  "all runs of %s came before or after all runs of %s: a change of the host during the run (load, other guests) cannot be told from a change of kernel. Interleave the kernels, or repeat the run in the other order.",
+			  rows[0].kernel_base, rows[0].kernel_new);
 	for (int i = 0; i < nrows; i++) {
 		const struct pair_row *r = &rows[i];
-		char bm[32], bc[16], ch[32], nm[32], nc[16], p[16];
-		int d;
 
-		if (r->kernel_base != kb || r->kernel_new != kn) {
-			kb = r->kernel_base;
-			kn = r->kernel_new;
-			scen = NULL;
-			if (!strcmp(kb, kn))
-				snprintf(line, sizeof(line), "\nkernel %s", kb);
-			else
-				snprintf(line, sizeof(line), "\nkernel %s -> %s", kb, kn);
-			fputs_wrapped(f, line, 0, 7);
-			fprintf(f, "\n%9s %4s %8s %9s %4s %6s  %s\n", "base", "%cv", "%change", "new", "%cv",
-				"p", "metric");
-			fprintf(f, "%9s %4s %8s %9s %4s %6s  %s\n", "---------", "----", "--------",
-				"---------", "----", "------", "------------------------");
-		}
-		if (r->scenario != scen) {
-			int nb_bad = r->gb->n - r->gb->n_ok, nn_bad = r->gn->n - r->gn->n_ok;
-
-			scen = r->scenario;
-			snprintf(line, sizeof(line), "%s: n %d vs %d", scen, r->gb->n_ok, r->gn->n_ok);
-			if (nb_bad || nn_bad)
-				snprintf(line + strlen(line), sizeof(line) - strlen(line),
-					 " (not ok: %d base, %d new)", nb_bad, nn_bad);
-			if (r->gb->n_ok && r->gn->n_ok && o->test == TEST_MW &&
-			    mann_whitney_min_p(r->gb->n_ok, r->gn->n_ok) >= o->alpha) {
-				too_few = true;
-				snprintf(line + strlen(line), sizeof(line) - strlen(line),
-					 "; too few runs to reach p < %g", o->alpha);
-			}
-			fputs_wrapped(f, line, 0, 4);
-		}
-		/* a counter at zero in every run of both sides says nothing here */
-		if (r->m.kind == METRIC_COUNTER && r->v.base.n && r->v.new.n && r->v.base.max == 0 &&
-		    r->v.base.min == 0 && r->v.new.max == 0 && r->v.new.min == 0) {
-			nzero++;
+		if (i && r->gb == rows[i - 1].gb && r->gn == rows[i - 1].gn)
 			continue;
-		}
-		d = fmt_decimals(r->v.base.median);
-		if (r->m.kind == METRIC_COUNTER && d < 2)
-			d = 2;
-		fprintf(f, "%9s %4s %8s %9s %4s %6s%c %s\n", fmt_num(bm, sizeof(bm), r->v.base.median, d),
-			fmt_cv(bc, sizeof(bc), &r->v.base), fmt_change(ch, sizeof(ch), r->v.change),
-			fmt_num(nm, sizeof(nm), r->v.new.median, d), fmt_cv(nc, sizeof(nc), &r->v.new),
-			fmt_p(p, sizeof(p), r->v.p), flag_of(r),
-			r->m.kind == METRIC_THROUGHPUT ? "throughput Gbit/s"
-			: r->m.kind == METRIC_CPB      ? "cycles/byte"
-						       : r->m.counter);
+		nb_bad += r->gb->n - r->gb->n_ok;
+		nn_bad += r->gn->n - r->gn->n_ok;
+		if (r->gb->n_ok && r->gn->n_ok && o->test == TEST_MW &&
+		    mann_whitney_min_p(r->gb->n_ok, r->gn->n_ok) >= o->alpha)
+			snprintf(few + strlen(few), sizeof(few) - strlen(few), "%s%s (n %d vs %d)",
+				 *few ? ", " : "", r->scenario, r->gb->n_ok, r->gn->n_ok);
 	}
-	fputc('\n', f);
-	if (nzero) {
-		snprintf(line, sizeof(line),
-			 "Not shown: %d counter row%s at zero in every run on both sides (in -f json and csv).",
-			 nzero, nzero > 1 ? "s" : "");
-		fputs_wrapped(f, line, 0, 0);
-	}
-	if (!strcmp(b->dir, n->dir) && nrows &&
-	    strcmp(rows[0].kernel_base, rows[0].kernel_new) &&
-	    kernels_ran_in_sequence(b, rows[0].kernel_base, rows[0].kernel_new)) {
-		snprintf(line, sizeof(line),
-			 "note: all runs of %s came before or after all runs of %s: a change of the host during the run (load, other guests) cannot be told from a change of kernel. Interleave the kernels, or repeat the run in the other order.",
-			 rows[0].kernel_base, rows[0].kernel_new);
-		fputs_wrapped(f, line, 0, 6);
-	}
-	if (too_few) {
-		snprintf(line, sizeof(line),
-			 "note: with the run counts marked above, Mann-Whitney's smallest possible p is %.3f or more, so no change there can be significant; rerun with --repeat 5 or more (n = 5 against 5 gives p >= 0.008).",
-			 o->alpha);
-		fputs_wrapped(f, line, 0, 6);
-	}
-	if (nreg)
-		fprintf(f, "verdict: %d regression%s (exit status 1)\n", nreg, nreg > 1 ? "s" : "");
-	else
-		fprintf(f, "verdict: no regression beyond %g%% with p < %g\n", o->threshold, o->alpha);
-	for (int i = 0; i < nrows && nreg; i++) {
-		const struct pair_row *r = &rows[i];
-		char nbuf[160], p[16];
-
-		if (!(r->selected && r->v.regression))
-			continue;
-		snprintf(line, sizeof(line), "REGRESSION %s%s%s %s %s %+.1f%% (p %s)", r->kernel_base,
-			 strcmp(r->kernel_base, r->kernel_new) ? " -> " : "",
-			 strcmp(r->kernel_base, r->kernel_new) ? r->kernel_new : "", r->scenario,
-			 metric_name(&r->m, nbuf, sizeof(nbuf)), r->v.change, fmt_p(p, sizeof(p), r->v.p));
-		fputs_wrapped(f, line, 2, 6);
-	}
-	return ferror(f) ? -1 : 0;
-}
-
-static int print_csv(FILE *f, const struct pair_row *rows, int nrows)
-{
-	fprintf(f, "kernel_base,kernel_new,scenario,metric,unit,selected,n_base,n_new,median_base,"
-		   "median_new,cv_base,cv_new,min_base,max_base,min_new,max_new,change_pct,p_mw,p_welch,"
-		   "significant,regression\n");
-	for (int i = 0; i < nrows; i++) {
-		const struct pair_row *r = &rows[i];
-		char name[160];
-		double v[] = { r->v.base.median, r->v.new.median, r->v.base.cv, r->v.new.cv,
-			       r->v.base.min, r->v.base.max, r->v.new.min, r->v.new.max,
-			       r->v.change, r->v.p_mw, r->v.p_welch };
-
-		/* kernel and scenario names are [^,"\n] in practice; quote anyway */
-		fprintf(f, "\"%s\",\"%s\",\"%s\",%s,%s,%d,%d,%d", r->kernel_base, r->kernel_new, r->scenario,
-			metric_name(&r->m, name, sizeof(name)), metric_unit(&r->m), r->selected,
-			r->v.base.n, r->v.new.n);
-		for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
-			fputc(',', f);
-			if (!isnan(v[j]))
-				fprintf(f, "%.10g", v[j]);
-		}
-		fprintf(f, ",%d,%d\n", r->v.significant, r->selected && r->v.regression);
-	}
-	return ferror(f) ? -1 : 0;
-}
-
-static json_t *jnum_c(double v)
-{
-	return isnan(v) ? json_null() : isinf(v) ? json_string(v > 0 ? "inf" : "-inf") : json_real(v);
-}
-
-static int print_json(FILE *f, const struct side *b, const struct side *n, const struct pair_row *rows,
-		      int nrows, const struct opts *o, int nreg)
-{
-	json_t *root, *arr = json_array();
-	int ret;
-
-	for (int i = 0; i < nrows; i++) {
-		const struct pair_row *r = &rows[i];
-		char name[160];
-
-		json_array_append_new(arr, json_pack(
-			"{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:{s:i, s:o, s:o, s:o, s:o}, s:{s:i, s:o, s:o, s:o, s:o}, s:o, s:o, s:o, s:b, s:b}",
-			"kernel_base", r->kernel_base, "kernel_new", r->kernel_new, "scenario", r->scenario,
-			"metric", metric_name(&r->m, name, sizeof(name)), "unit", metric_unit(&r->m),
-			"higher_is_better", metric_higher_is_better(&r->m), "selected", r->selected,
-			"base", "n", r->v.base.n, "median", jnum_c(r->v.base.median), "min", jnum_c(r->v.base.min),
-			"max", jnum_c(r->v.base.max), "cv", jnum_c(r->v.base.cv),
-			"new", "n", r->v.new.n, "median", jnum_c(r->v.new.median), "min", jnum_c(r->v.new.min),
-			"max", jnum_c(r->v.new.max), "cv", jnum_c(r->v.new.cv),
-			"change_pct", jnum_c(r->v.change), "p_mw", jnum_c(r->v.p_mw), "p_welch", jnum_c(r->v.p_welch),
-			"significant", r->v.significant, "regression", r->selected && r->v.regression));
-	}
-	root = json_pack("{s:i, s:s, s:s, s:s, s:f, s:f, s:o, s:i}", "version", 1, "base", b->dir, "new",
-			 n->dir, "test", o->test == TEST_MW ? "mann-whitney" : "welch", "alpha", o->alpha,
-			 "threshold_pct", o->threshold, "rows", arr, "regressions", nreg);
-	ret = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	fputc('\n', f);
-	json_decref(root);
-	return ret < 0 || ferror(f) ? -1 : 0;
-}
-
-static int print_md(FILE *f, const struct side *b, const struct side *n, const struct pair_row *rows,
-		    int nrows, const struct opts *o, int nreg)
-{
-	char sel[512];
-
-	selected_list(o, sel, sizeof(sel));
-	fprintf(f, "# ipsecperf compare\n\nbase: `%s`, new: `%s`; test: %s; **R**: %s worse by more than %g%% with p < %g\n\n",
-		b->dir, n->dir, test_name(o->test), sel, o->threshold, o->alpha);
-	fprintf(f, "| kernel | scenario | metric | n | base median | base CV | change | new median | new CV | p (MW) | p (Welch) | |\n"
-		   "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-	for (int i = 0; i < nrows; i++) {
-		const struct pair_row *r = &rows[i];
-		char bm[32], bc[16], ch[32], nm[32], nc[16], p1[16], p2[16], name[160];
-		int d = fmt_decimals(r->v.base.median);
-
-		fprintf(f, "| %s%s%s | %s | %s | %d vs %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			r->kernel_base, strcmp(r->kernel_base, r->kernel_new) ? " &rarr; " : "",
-			strcmp(r->kernel_base, r->kernel_new) ? r->kernel_new : "", r->scenario,
-			metric_name(&r->m, name, sizeof(name)), r->v.base.n, r->v.new.n,
-			fmt_num(bm, sizeof(bm), r->v.base.median, d), fmt_cv(bc, sizeof(bc), &r->v.base),
-			fmt_change(ch, sizeof(ch), r->v.change), fmt_num(nm, sizeof(nm), r->v.new.median, d),
-			fmt_cv(nc, sizeof(nc), &r->v.new), fmt_p(p1, sizeof(p1), r->v.p_mw),
-			fmt_p(p2, sizeof(p2), r->v.p_welch),
-			flag_of(r) == 'R' ? "**R**" : flag_of(r) == '*' ? "\\*" : "");
-	}
-	fprintf(f, "\nverdict: %s\n", nreg ? "**regression**" : "no regression");
-	return ferror(f) ? -1 : 0;
+	if (*few)
+		notes_add(notes, "too_few_runs", NULL,
+			  "with these run counts Mann-Whitney's smallest possible p is %g or more, so no change can be significant in %s; rerun with --repeat 5 or more (n = 5 against 5 gives p >= 0.008).",
+			  o->alpha, few);
+	if (nb_bad || nn_bad)
+		notes_add(notes, "not_ok", NULL,
+			  "runs not ok are left out of every figure: %d in base, %d in new (`ipsecperf report` lists them).",
+			  nb_bad, nn_bad);
+	if (compare_emulated(b) || compare_emulated(n))
+		notes_add(notes, "emulated", NULL,
+			  "under TCG the absolute figures are those of an emulated CPU; ratios between scenarios of the same run still hold.");
 }
 
 /* ---- the command ---- */
@@ -731,9 +678,44 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
 	return 0;
 }
 
+/* A metric asked for by name must exist somewhere. */
+static int check_metrics_exist(const struct opts *o, const struct pair_row *rows, int nrows)
+{
+	for (int i = 0; i < o->nmetrics; i++) {
+		bool found = false;
+
+		for (int r = 0; r < nrows && !found; r++) {
+			struct opts single = { .metrics = &o->metrics[i], .nmetrics = 1 };
+
+			found = metric_selected(&single, &rows[r].m);
+		}
+		if (!found) {
+			pr_warn("compare: --metric %s: no such metric in both directories (throughput, cycles_per_byte or a counter they share)",
+				o->metrics[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int write_out(const struct comparison *c)
+{
+	const char *fmt = c->o->format;
+
+	if (!strcmp(fmt, "csv"))
+		return compare_csv(stdout, c);
+	if (!strcmp(fmt, "json"))
+		return compare_json(stdout, c);
+	if (!strcmp(fmt, "junit"))
+		return compare_junit(stdout, c);
+	if (!strcmp(fmt, "md"))
+		return compare_md(stdout, c);
+	return compare_text(stdout, c);
+}
+
 int cmd_compare(int argc, char **argv)
 {
-	enum { O_TEST = 256, O_BASEK, O_NEWK, O_COMMON, O_SIM, O_TRIALS, O_SEED };
+	enum { O_TEST = 256, O_BASEK, O_NEWK, O_COMMON, O_SIM, O_TRIALS, O_SEED, O_ALLOW };
 	static const struct option lopts[] = {
 		{ "metric", required_argument, NULL, 'm' },
 		{ "threshold", required_argument, NULL, 't' },
@@ -743,6 +725,7 @@ int cmd_compare(int argc, char **argv)
 		{ "base-kernel", required_argument, NULL, O_BASEK },
 		{ "new-kernel", required_argument, NULL, O_NEWK },
 		{ "common", no_argument, NULL, O_COMMON },
+		{ "allow-mismatch", required_argument, NULL, O_ALLOW },
 		{ "simulate", no_argument, NULL, O_SIM },
 		{ "trials", required_argument, NULL, O_TRIALS },
 		{ "seed", required_argument, NULL, O_SEED },
@@ -750,12 +733,15 @@ int cmd_compare(int argc, char **argv)
 	};
 	struct opts o = { .threshold = 5, .alpha = 0.05, .test = TEST_MW, .format = "text" };
 	char *metric_buf[64], *copies[64];
-	int ncopies = 0, c, ret = EXIT_USAGE, npairs, nrows = 0, nreg = 0;
+	int ncopies = 0, c, ret = EXIT_USAGE, npairs, nrows = 0, nbase;
 	bool sim = false;
 	double trials = 20000, seed = 1;
 	struct side b = { 0 }, n = { 0 };
 	const char **kb = NULL, **kn = NULL;
 	struct pair_row *rows = NULL;
+	struct notes notes = { 0 };
+	struct prov_check pc;
+	struct comparison cmp = { .b = &b, .n = &n, .o = &o, .notes = &notes };
 
 	o.metrics = metric_buf;
 	optind = 0;
@@ -806,6 +792,10 @@ int cmd_compare(int argc, char **argv)
 		case O_COMMON:
 			o.common = true;
 			break;
+		case O_ALLOW:
+			if (prov_parse_allow("compare", optarg, &o.allow) < 0)
+				goto out_usage;
+			break;
 		case O_SIM:
 			sim = true;
 			break;
@@ -836,50 +826,64 @@ int cmd_compare(int argc, char **argv)
 		o.metrics[o.nmetrics++] = "cycles_per_byte";
 	}
 	if (strcmp(o.format, "text") && strcmp(o.format, "md") && strcmp(o.format, "csv") &&
-	    strcmp(o.format, "json")) {
-		pr_warn("compare: --format %s: text, md, csv or json expected", o.format);
+	    strcmp(o.format, "json") && strcmp(o.format, "junit")) {
+		pr_warn("compare: --format %s: text, md, csv, json or junit expected", o.format);
 		goto out_usage;
 	}
-	if (argc - optind != 2) {
-		pr_warn("compare: two results directories expected; usage: ipsecperf compare [OPTIONS] BASE NEW");
+	/* BASE NEW, or BASE... -- NEW... (a "--" before BASE is getopt's) */
+	for (nbase = 0; optind + nbase < argc && strcmp(argv[optind + nbase], "--"); nbase++)
+		;
+	if (optind + nbase == argc) {
+		if (nbase != 2) {
+			pr_warn("compare: two results directories expected; usage: ipsecperf compare [OPTIONS] BASE NEW, or BASE... -- NEW...");
+			goto out_usage;
+		}
+		nbase = 1;
+	} else if (!nbase || optind + nbase + 1 == argc) {
+		pr_warn("compare: results directories expected on both sides of --; usage: ipsecperf compare [OPTIONS] BASE... -- NEW...");
 		goto out_usage;
 	}
-	if (load_side(&b, argv[optind], o.base_kernel) < 0 ||
-	    load_side(&n, argv[optind + 1], o.new_kernel) < 0)
+	if (load_side(&b, "base", argv + optind, nbase, o.base_kernel) < 0)
+		goto out;
+	optind += nbase + !strcmp(argv[optind + nbase], "--");
+	if (load_side(&n, "new", argv + optind, argc - optind, o.new_kernel) < 0)
 		goto out;
 	npairs = pair_kernels(&b, &n, &kb, &kn);
 	if (npairs < 0)
 		goto out;
-	if (build_rows(&b, &n, kb, kn, npairs, &o, &rows, &nrows) < 0)
-		goto out;
-	/* a metric asked for by name must exist somewhere */
-	for (int i = 0; i < o.nmetrics; i++) {
-		bool found = false;
-
-		for (int r = 0; r < nrows && !found; r++) {
-			struct metric one = rows[r].m;
-			struct opts single = { .metrics = &o.metrics[i], .nmetrics = 1 };
-
-			found = metric_selected(&single, &one);
-		}
-		if (!found) {
-			pr_warn("compare: --metric %s: no such metric in both directories (throughput, cycles_per_byte or a counter they share)",
-				o.metrics[i]);
+	for (int p = 0; p < npairs; p++)
+		if (check_not_same(&b, &n, kb[p], kn[p]) < 0)
 			goto out;
-		}
+	if (build_rows(&b, &n, kb, kn, npairs, &o, &notes, &rows, &nrows) < 0)
+		goto out;
+	if (check_metrics_exist(&o, rows, nrows) < 0)
+		goto out;
+	prov_check_init(&pc, &notes, o.allow);
+	check_comparable(&pc, &b, &n, rows, nrows);
+	if (prov_refused(&pc)) {
+		prov_print_refused(&pc, "compare");
+		cmp.refused = true;
+		cmp.exit_status = EXIT_USAGE;
+		/* CI reads why from the document it asked for */
+		if (!strcmp(o.format, "json") || !strcmp(o.format, "junit"))
+			write_out(&cmp);
+		goto out;
 	}
-	for (int i = 0; i < nrows; i++)
-		nreg += rows[i].selected && rows[i].v.regression;
-	if (!strcmp(o.format, "csv"))
-		c = print_csv(stdout, rows, nrows);
-	else if (!strcmp(o.format, "json"))
-		c = print_json(stdout, &b, &n, rows, nrows, &o, nreg);
-	else if (!strcmp(o.format, "md"))
-		c = print_md(stdout, &b, &n, rows, nrows, &o, nreg);
-	else
-		c = print_text(stdout, &b, &n, rows, nrows, &o, nreg);
-	ret = c < 0 ? EXIT_FAIL : nreg ? EXIT_FAIL : EXIT_OK;
+	add_notes(&notes, &b, &n, rows, nrows, &o);
+	for (int i = 0; i < nrows; i++) {
+		const struct pair_row *r = &rows[i];
+
+		cmp.nreg += r->selected && r->v.regression;
+		cmp.nimp += r->selected && r->v.improvement;
+		cmp.nundecided += r->selected && !r->decidable;
+	}
+	cmp.rows = rows;
+	cmp.nrows = nrows;
+	cmp.exit_status = cmp.nreg ? EXIT_FAIL : EXIT_OK;
+	c = write_out(&cmp);
+	ret = c < 0 ? EXIT_FAIL : cmp.exit_status;
 out:
+	notes_free(&notes);
 	free(rows);
 	free(kb);
 	free(kn);

@@ -13,14 +13,20 @@
 #include "commands.h"
 #include "files.h"
 #include "log.h"
+#include "pool.h"
 #include "profile.h"
+#include "provenance.h"
 #include "summary.h"
 
 const char help_report[] =
 	"usage: ipsecperf report [OPTIONS] DIR...\n"
 	"\n"
 	"Report on one or more results directories (written by `ipsecperf run`).\n"
-	"Several DIRs are merged, so runs of different kernels sit side by side.\n"
+	"Several DIRs are merged, so runs of different kernels sit side by side;\n"
+	"runs of one kernel and scenario from several DIRs (one per CI job or\n"
+	"machine) are pooled, but only if they were measured alike (host, CPU,\n"
+	"testbed, accelerator, duration, warm-up, load, scenario definition,\n"
+	"--profile, tool versions: see `ipsecperf help compare`); else exit 2.\n"
 	"Every figure carries n (ok runs), the median and its spread: min-max,\n"
 	"a 95% confidence interval of the mean (Student t) and the coefficient of\n"
 	"variation (CV). A scenario whose CV exceeds 5% gets a warning.\n"
@@ -32,6 +38,9 @@ const char help_report[] =
 	"  -c, --charts DIR   also draw the charts with gnuplot into DIR (new, or\n"
 	"                     empty; no symlink): PNG and SVG, with their data\n"
 	"                     files and scripts to re-plot\n"
+	"  --allow-mismatch FIELD,...\n"
+	"                     pool although these fields differ (the names of\n"
+	"                     `ipsecperf help compare`, or all)\n"
 	"  --profile          instead: the CPU profiles of `run --profile`, top\n"
 	"                     functions per scenario and the difference against\n"
 	"                     --base SCENARIO (default the first) or the same\n"
@@ -111,30 +120,11 @@ static int add_row(struct report *rep, int *cap, const struct run_group *g, stru
 
 int report_load(struct report *rep, char *const dirs[], int ndirs)
 {
-	char err[1024];
 	int cap = 0;
 
 	memset(rep, 0, sizeof(*rep));
-	rep->src = calloc(ndirs, sizeof(*rep->src));
-	if (!rep->src)
+	if (pool_load(dirs, ndirs, &rep->src, &rep->nsrc, &rep->all) < 0)
 		return -1;
-	for (int i = 0; i < ndirs; i++) {
-		if (results_load(dirs[i], &rep->src[i], err, sizeof(err)) < 0) {
-			pr_warn("%s", err);
-			goto out_free;
-		}
-		rep->nsrc++;
-		/* the first run's start stands for the run's, when meta.json has none */
-		if (!rep->src[i].meta.created && rep->src[i].runs[0].start)
-			rep->src[i].meta.created = strdup(rep->src[i].runs[0].start);
-		for (int j = 0; j < i; j++)
-			if (!strcmp(dirs[i], dirs[j])) {
-				pr_warn("%s: given twice", dirs[i]);
-				goto out_free;
-			}
-		if (results_merge(&rep->all, &rep->src[i]) < 0)
-			goto out_nomem;
-	}
 	if (results_groups(&rep->all, &rep->groups, &rep->ngroups) < 0 ||
 	    results_kernels(&rep->all, &rep->kernels, &rep->nkernels) < 0)
 		goto out_nomem;
@@ -173,17 +163,26 @@ int report_load(struct report *rep, char *const dirs[], int ndirs)
 	return 0;
 out_nomem:
 	pr_warn("report: out of memory");
-out_free:
 	report_free(rep);
+	return -1;
+}
+
+int report_check_pool(struct report *rep, unsigned allow)
+{
+	struct prov_check pc;
+
+	prov_check_init(&pc, &rep->notes, allow);
+	prov_check_pool(&pc, NULL, rep->src, rep->nsrc, &rep->all);
+	if (!prov_refused(&pc))
+		return 0;
+	prov_print_refused(&pc, "report");
 	return -1;
 }
 
 void report_free(struct report *rep)
 {
-	for (int i = 0; i < rep->nsrc; i++)
-		results_free(&rep->src[i]);
-	free(rep->src);
-	results_free(&rep->all);
+	pool_free(rep->src, rep->nsrc, &rep->all);
+	notes_free(&rep->notes);
 	results_groups_free(rep->groups, rep->ngroups);
 	free(rep->kernels);
 	free(rep->rows);
@@ -286,6 +285,14 @@ static void text_header(FILE *f, const struct report *rep)
 			fprintf(f, "%-9s ", kv[j].key);
 			fputs_wrapped_at(f, kv[j].val, 10, 10);
 		}
+	}
+	for (int i = 0; i < rep->notes.n; i++) {
+		char line[4096];
+
+		snprintf(line, sizeof(line), "%s: %s",
+			 rep->notes.v[i].allowed ? "mismatch (allowed)" : "note", rep->notes.v[i].text);
+		fputc('\n', f);
+		fputs_wrapped(f, line, 0, 6);
 	}
 	fputc('\n', f);
 }
@@ -713,6 +720,7 @@ int report_json(FILE *f, const struct report *rep)
 	json_object_set_new(root, "sources", sources);
 	json_object_set_new(root, "rows", rows);
 	json_object_set_new(root, "not_ok", bad);
+	json_object_set_new(root, "notes", notes_json(&rep->notes));
 	ret = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	fputc('\n', f);
 	json_decref(root);
@@ -901,12 +909,15 @@ static int rm_rf_charts(const char *dir, char **names, int n)
 
 int cmd_report(int argc, char **argv)
 {
+	enum { O_ALLOW = 256 };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "charts", required_argument, NULL, 'c' },
+		{ "allow-mismatch", required_argument, NULL, O_ALLOW },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned allow = 0;
 	const char *format = "text", *output = NULL, *charts = NULL;
 	char tmpdir[] = "/tmp/ipsecperf-charts-XXXXXX", why[256];
 	struct report rep;
@@ -930,6 +941,10 @@ int cmd_report(int argc, char **argv)
 		case 'c':
 			charts = optarg;
 			break;
+		case O_ALLOW:
+			if (prov_parse_allow("report", optarg, &allow) < 0)
+				return EXIT_USAGE;
+			break;
 		default:
 			options_getopt_error("report", c, argv);
 			return EXIT_USAGE;
@@ -950,6 +965,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (report_load(&rep, argv + optind, argc - optind) < 0)
 		return EXIT_USAGE;
+	if (report_check_pool(&rep, allow) < 0) {
+		report_free(&rep);
+		return EXIT_USAGE;
+	}
 	if (!charts && !strcmp(format, "html")) {
 		if (!mkdtemp(tmpdir)) {
 			pr_warn("report: %s: %s", tmpdir, strerror(errno));

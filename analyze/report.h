@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "notes.h"
 #include "results.h"
 #include "stats.h"
 
@@ -28,11 +29,19 @@ struct report {
 	int nkernels;
 	struct report_row *rows;
 	int nrows;
+	struct notes notes;         /* directories pooled although they differ, fields not recorded */
 };
 
 /* Load and merge DIRs; -1 after printing the reason. */
 int report_load(struct report *rep, char *const dirs[], int ndirs);
 void report_free(struct report *rep);
+
+/*
+ * Runs of one kernel and scenario from several DIRs are pooled only if
+ * they were measured alike (provenance.h); fields in allow may differ.
+ * -1 after printing each refused difference.
+ */
+int report_check_pool(struct report *rep, unsigned allow);
 
 int report_text(FILE *f, const struct report *rep);
 int report_markdown(FILE *f, const struct report *rep);

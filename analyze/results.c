@@ -161,6 +161,8 @@ static void record_free(struct run_record *rec)
 	free(rec->scenario);
 	free(rec->reason);
 	free(rec->start);
+	free(rec->load);
+	free(rec->accel);
 	for (int i = 0; i < rec->ncounters; i++) {
 		free(rec->counters[i].name);
 		free(rec->counters[i].symbol);
@@ -205,6 +207,32 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 		}
 		c->where = NULL;
 		rc->symbol = xstrdup(sym);
+	}
+	return 0;
+}
+
+/* What compare checks for comparability: the load, the guest's accelerator, --profile. */
+static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
+{
+	json_t *prof = json_object_get(o, "profile");
+	const char *s;
+	bool has;
+
+	if (get_str(c, o, "load", false, &s) < 0)
+		return -1;
+	rec->load = xstrdup(s);
+	if (get_str(c, o, "accel", false, &s) < 0)
+		return -1;
+	if (!s && json_is_object(json_object_get(o, "vm")) &&
+	    get_str(c, json_object_get(o, "vm"), "accel", false, &s) < 0)
+		return -1;
+	rec->accel = xstrdup(s);
+	if (json_is_object(prof)) {
+		rec->profiled = true;
+		if (get_num(c, prof, "hz", false, &has, &rec->profile_hz) < 0)
+			return -1;
+		if (!has)
+			rec->profile_hz = 0;
 	}
 	return 0;
 }
@@ -278,6 +306,8 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 	if (method && strcmp(method, "pmu") && strcmp(method, "estimated"))
 		return bad(c, "unknown cycles_method '%.40s' (pmu or estimated)", method);
 	rec->cycles_estimated = method && !strcmp(method, "estimated");
+	if (parse_record_setup(c, o, rec) < 0)
+		return -1;
 	return parse_counters(c, o, rec);
 }
 
@@ -447,6 +477,55 @@ static char *as_text(json_t *v)
 
 #define KEYS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
+static void add_accel(struct results_meta *m, json_t *release, json_t *accel)
+{
+	struct meta_accel *na;
+
+	if (!json_is_string(release) || !json_is_string(accel))
+		return;
+	na = realloc(m->accels, (m->naccels + 1) * sizeof(*na));
+	if (!na)
+		return;
+	m->accels = na;
+	na[m->naccels].release = xstrdup(json_string_value(release));
+	na[m->naccels++].accel = xstrdup(json_string_value(accel));
+}
+
+/*
+ * What compare checks beyond the header's fields: the warm-up, the guests'
+ * accelerators and the scenarios' texts. Anything of another shape is left
+ * out (the field is then "not recorded"), as for the other meta fields.
+ */
+static void parse_meta_setup(json_t *root, struct results_meta *m)
+{
+	json_t *v, *x;
+	size_t i;
+
+	v = find_key(root, KEYS("omit_s", "omit"));
+	if (json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) < 1e9) {
+		m->has_omit = true;
+		m->omit_s = json_number_value(v);
+	}
+	v = json_object_get(root, "accel");
+	if (json_is_string(v))
+		m->accel = xstrdup(json_string_value(v));
+	json_array_foreach(json_object_get(root, "kernels"), i, x)
+		add_accel(m, json_object_get(x, "release"), json_object_get(json_object_get(x, "vm"), "accel"));
+	json_array_foreach(json_object_get(root, "vm"), i, x)
+		add_accel(m, json_object_get(x, "release"), json_object_get(x, "accel"));
+	v = json_object_get(root, "scenarios");
+	if (!json_is_array(v) || !(m->scenarios = calloc(json_array_size(v) + 1, sizeof(*m->scenarios))))
+		return;
+	json_array_foreach(v, i, x) {
+		json_t *name = json_object_get(x, "name"), *text = json_object_get(x, "text");
+
+		if (!json_is_string(name) || !json_is_string(text))
+			continue;
+		m->scenarios[m->nscenarios].name = xstrdup(json_string_value(name));
+		m->scenarios[m->nscenarios++].text = xstrdup(json_string_value(text));
+	}
+}
+
 int results_parse_meta(const char *name, const char *buf, size_t len, struct results_meta *m,
 		       char *err, size_t errlen)
 {
@@ -513,6 +592,7 @@ int results_parse_meta(const char *name, const char *buf, size_t len, struct res
 				free(t);
 		}
 	}
+	parse_meta_setup(root, m);
 	json_decref(root);
 	return 0;
 }
@@ -529,6 +609,17 @@ void results_meta_free(struct results_meta *m)
 	for (int i = 0; i < m->nkernels; i++)
 		free(m->kernels[i]);
 	free(m->kernels);
+	free(m->accel);
+	for (int i = 0; i < m->naccels; i++) {
+		free(m->accels[i].release);
+		free(m->accels[i].accel);
+	}
+	free(m->accels);
+	for (int i = 0; i < m->nscenarios; i++) {
+		free(m->scenarios[i].name);
+		free(m->scenarios[i].text);
+	}
+	free(m->scenarios);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -761,15 +852,20 @@ int results_merge(struct results *dst, struct results *src)
 {
 	struct run_record *nr;
 
-	if (!src->nruns)
+	if (!src->nruns) {
+		dst->nmerged++;
 		return 0;
+	}
 	nr = realloc(dst->runs, (dst->nruns + src->nruns) * sizeof(*nr));
 	if (!nr)
 		return -1;
 	memcpy(nr + dst->nruns, src->runs, src->nruns * sizeof(*nr));
+	for (int i = 0; i < src->nruns; i++)
+		nr[dst->nruns + i].source = dst->nmerged;
 	dst->runs = nr;
 	dst->nruns += src->nruns;
 	dst->runs_cap = dst->nruns;
+	dst->nmerged++;
 	free(src->runs);
 	src->runs = NULL;
 	src->nruns = src->runs_cap = 0;

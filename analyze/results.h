@@ -34,6 +34,22 @@ struct run_record {
 	bool cycles_estimated;      /* cycles_method == "estimated" */
 	struct run_counter *counters;
 	int ncounters;
+	/* what compare checks for comparability (analyze/provenance.c) */
+	char *load;                 /* "iperf3" or "stream"; NULL if absent */
+	char *accel;                /* the guest's accelerator ("tcg", "kvm"): "accel" or vm.accel */
+	bool profiled;              /* the record has a "profile" (run --profile) */
+	double profile_hz;          /* its samples per second, 0 if not recorded */
+	int source;                 /* the results_merge() that brought it, from 0 */
+};
+
+/* A guest kernel's accelerator, from meta.json's kernels[].vm or vm[]. */
+struct meta_accel {
+	char *release, *accel;
+};
+
+/* A scenario as run: its name and its file's text, from meta.json's scenarios[]. */
+struct meta_scenario {
+	char *name, *text;
 };
 
 /* Provenance from meta.json; any field may be NULL (or 0) if absent. */
@@ -44,6 +60,13 @@ struct results_meta {
 	int repeat;
 	char **kernels;             /* as listed in meta.json */
 	int nkernels;
+	bool has_omit;
+	double omit_s;              /* iperf3's warm-up, params.omit_s */
+	char *accel;                /* a top-level "accel", where a writer records one */
+	struct meta_accel *accels;
+	int naccels;
+	struct meta_scenario *scenarios;
+	int nscenarios;
 };
 
 struct results {
@@ -53,6 +76,7 @@ struct results {
 	struct run_record *runs;
 	int nruns;
 	int runs_cap;               /* allocated records */
+	int nmerged;                /* results_merge() calls into this one */
 };
 
 /* A (kernel, scenario) pair, in order of first appearance in runs.jsonl. */
@@ -80,7 +104,10 @@ int results_parse_meta(const char *name, const char *buf, size_t len, struct res
 		       char *err, size_t errlen);
 void results_meta_free(struct results_meta *m);
 
-/* Move src's runs to the end of dst (src keeps its meta). Returns 0 or -1. */
+/*
+ * Move src's runs to the end of dst (src keeps its meta); they get source
+ * dst->nmerged, which then counts one more. Returns 0 or -1.
+ */
 int results_merge(struct results *dst, struct results *src);
 
 /* Group runs by (kernel, scenario); caller frees with results_groups_free. */

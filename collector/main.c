@@ -36,7 +36,7 @@ const struct command commands[] = {
 	{ "peer-agent", cmd_peer_agent, "the peer testbed's helper on the far host (started through ssh)", help_peer_agent, NULL, NULL, NULL },
 	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL,
 	  "--profile", help_report_profile },
-	{ "compare", cmd_compare, "compare two results directories; exit 1 on a regression", help_compare, NULL, NULL, NULL },
+	{ "compare", cmd_compare, "compare kernels across results directories; exit 1 on a regression", help_compare, NULL, NULL, NULL },
 	{ "probe", cmd_probe, "list the kernel counters this kernel gives and how each attaches", help_probe, probe_opts, NULL, NULL },
 	{ "help", cmd_help, "print a command's help page", help_help, NULL, NULL, NULL },
 	{ "version", cmd_version, "print the version", help_version, NULL, NULL, NULL },

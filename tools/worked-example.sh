@@ -106,7 +106,7 @@ $(cat "$out/compare.txt")
   "regression" (-35%, p 0.0003) and the esp-null "improvement" (+221%)
   are of that kind; the per-packet counters, which do not depend on load,
   do not move (kmalloc_esp_output: 0.9998 against 1.0000 per packet,
-  significant at p 0.03 and 0.0% in size). A gate needs a quiet host,
+  significant at p 0.03 and 0.02% in size). A gate needs a quiet host,
   KVM, and runs of the two kernels interleaved.
 EOF2
 } > docs/example.md

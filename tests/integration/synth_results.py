@@ -6,11 +6,25 @@ and compare tests: no root, no network, deterministic for a seed.
 usage: synth_results.py DIR [--seed N] [--kernels a,b] [--scenarios x,y]
        [--repeat N] [--cv F] [--scale scenario=F ...] [--cpb-scale scenario=F ...]
        [--fail scenario:repeat ...] [--noisy scenario]
+       provenance, as compare checks it:
+       [--host H] [--cpu-model M] [--cpu-count N] [--testbed T] [--accel A]
+       [--duration S] [--omit S] [--load scenario=stream ...]
+       [--define scenario:key=value ...] [--profile HZ] [--tool-version V]
+       [--iperf3-version V] [--old] (meta.json as older versions wrote it:
+       no scenario texts, no accelerator, no warm-up)
 """
 import argparse, json, os, random
 
 BASE = {"clear": (9.2e9, 1.2), "no-tso": (8.9e9, 1.4), "no-gso": (3.5e9, 3.1),
         "esp-null": (1.9e9, 6.0), "esp-gcm": (1.1e9, 11.0)}
+
+def scenario_text(name, extra):
+    """A scenario file as run writes it into meta.json, with a comment to ignore."""
+    lines = ["; synthetic scenario %s" % name, "[scenario]",
+             "description = synthetic %s" % name, "", "[offload]", "tso = on"]
+    for key, value in extra:
+        lines.append("%s = %s" % (key, value))
+    return "\n".join(lines) + "\n"
 
 def main():
     ap = argparse.ArgumentParser()
@@ -24,20 +38,49 @@ def main():
     ap.add_argument("--cpb-scale", action="append", default=[])
     ap.add_argument("--fail", action="append", default=[])
     ap.add_argument("--noisy", action="append", default=[])
+    ap.add_argument("--host", default="synth")
+    ap.add_argument("--cpu-model", default="Synthetic CPU")
+    ap.add_argument("--cpu-count", type=int, default=2)
+    ap.add_argument("--testbed")
+    ap.add_argument("--accel", default="tcg")
+    ap.add_argument("--duration", type=float, default=10)
+    ap.add_argument("--omit", type=float, default=1)
+    ap.add_argument("--load", action="append", default=[])
+    ap.add_argument("--define", action="append", default=[])
+    ap.add_argument("--profile", type=int, default=0)
+    ap.add_argument("--tool-version", default="synthetic")
+    ap.add_argument("--iperf3-version", default="iperf 3.12")
+    ap.add_argument("--old", action="store_true")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     scale = {k: float(v) for k, v in (s.split("=") for s in a.scale)}
     cscale = {k: float(v) for k, v in (s.split("=") for s in a.cpb_scale)}
     fails = {tuple(f.split(":")) for f in a.fail}
+    loads = dict(s.split("=") for s in a.load)
+    defines = {}
+    for d in a.define:
+        scen, kv = d.split(":", 1)
+        defines.setdefault(scen, []).append(tuple(kv.split("=", 1)))
     kernels = a.kernels.split(",")
     scen = a.scenarios.split(",")
+    testbed = a.testbed or ("vm" if len(kernels) > 1 else "netns")
+    vm = testbed == "vm"
     os.makedirs(os.path.join(a.dir, "raw"), exist_ok=True)
-    meta = {"version": 1, "tool_version": "synthetic",
+    meta = {"version": 1, "tool_version": a.tool_version,
             "command": ["ipsecperf", "run", "--repeat", str(a.repeat)] + scen,
-            "host": "synth", "cpu_model": "Synthetic CPU", "cpu_count": 2,
-            "testbed": "vm" if len(kernels) > 1 else "netns",
-            "kernels": [{"release": k} for k in kernels], "iperf3_version": "iperf 3.12",
-            "params": {"duration_s": 10, "omit_s": 1, "repeat": a.repeat}}
+            "host": a.host, "cpu_model": a.cpu_model, "cpu_count": a.cpu_count,
+            "testbed": testbed,
+            "kernels": [{"release": k} for k in kernels], "iperf3_version": a.iperf3_version,
+            "params": {"duration_s": a.duration, "omit_s": a.omit, "repeat": a.repeat}}
+    if not a.old:
+        meta["scenarios"] = [{"name": s, "file": "/synth/%s.ini" % s,
+                              "text": scenario_text(s, defines.get(s, []))} for s in scen]
+        if vm:
+            for k in meta["kernels"]:
+                k["vm"] = {"accel": a.accel, "spec": "synthetic"}
+            meta["vm"] = [{"release": k, "accel": a.accel} for k in kernels]
+    else:
+        del meta["params"]["omit_s"]
     with open(os.path.join(a.dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     seq = 0
@@ -48,8 +91,10 @@ def main():
                     # kernel after kernel, as the VM testbed runs them
                     rec = {"version": 1, "kernel": k, "scenario": s, "repeat": r,
                            "start": "2026-11-29T19:%02d:%02dZ" % (seq // 4, seq % 4 * 15),
-                           "duration_s": 10.0}
+                           "duration_s": a.duration}
                     seq += 1
+                    if vm and not a.old:
+                        rec["vm"] = {"accel": a.accel}
                     if (s, str(r)) in fails:
                         rec.update(status="failed", reason="iperf3 exited with status 1")
                     else:
@@ -58,13 +103,16 @@ def main():
                         tp = t * scale.get(s, 1) * rnd.gauss(1, cv)
                         cpb = c * cscale.get(s, 1) * rnd.gauss(1, cv)
                         esp = s.startswith("esp")
-                        rec.update(status="ok", throughput_bps=tp, bytes=tp * 10 / 8,
+                        rec.update(status="ok", load=loads.get(s, "iperf3"), throughput_bps=tp,
+                                   bytes=tp * 10 / 8,
                                    cycles_method="estimated", cycles_per_byte=cpb,
                                    counters={
                                        "esp_output": {"count": 1000 if esp else None,
                                                       "per_packet": 1.0 if esp else None,
                                                       "symbol": "kprobe" if esp else "unavailable: no ESP in this scenario"},
                                        "xmit_skbs": {"count": 500, "per_packet": rnd.gauss(0.5, 0.005), "symbol": "tracepoint"}})
+                        if a.profile:
+                            rec["profile"] = {"status": "ok", "hz": a.profile, "samples": 100}
                     f.write(json.dumps(rec) + "\n")
 
 main()

@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # ipsecperf compare on synthetic results directories: the exit status (0 no
 # regression, 1 regression, 2 bad input), metric direction, --metric,
-# --threshold, kernel and scenario matching. No root needed.
+# --threshold, kernel and scenario matching; the comparability checks
+# (a note per field, --allow-mismatch, BASE = NEW), the better/worse column
+# and flags, improvements in the verdict, the notes in JSON, the JUnit
+# XML's structure, several directories a side, and report's pooling.
+# No root needed.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 IPSECPERF=${IPSECPERF:-"$TOP/build/ipsecperf"}
@@ -46,11 +50,11 @@ expect 1 'REGRESSION .* esp-null throughput' --test welch "$TMP/n3a" "$TMP/n3b"
 # a counter can be selected by name
 expect 0 'xmit_skbs' --metric xmit_skbs "$TMP/base" "$TMP/aa"
 
-# text output: 72 columns, ASCII
+# text output: 80 columns, ASCII; the flag in its own column, after better/worse
 "$IPSECPERF" compare "$TMP/base" "$TMP/slow" > "$TMP/text"
-awk 'length($0) > 72 { bad = 1 } END { exit bad }' "$TMP/text" || fail "compare text wider than 72 columns"
+awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$TMP/text" || fail "compare text wider than 80 columns"
 LC_ALL=C grep -q '[^ -~]' "$TMP/text" && fail "compare text is not ASCII"
-grep -qE '^ +[0-9.]+ +[0-9]+% +-[0-9.]+% +[0-9.]+ +[0-9]+% 0\.0079R throughput Gbit/s' "$TMP/text" ||
+grep -qE '^ +[0-9.]+ +[0-9]+% +-[0-9.]+% +[0-9.]+ +[0-9]+% +0\.0079 worse +R +throughput Gbit/s' "$TMP/text" ||
 	{ cat "$TMP/text" >&2; fail "no R row for the regression"; }
 
 # json and csv agree with the text
@@ -85,6 +89,250 @@ expect 2 '--threshold x: a number' --threshold x "$TMP/base" "$TMP/aa"
 cp -r "$TMP/aa" "$TMP/broken"
 printf '{"version":1,"kernel":"6.1.0-28-cloud-amd64","scen' >> "$TMP/broken/runs.jsonl"
 expect 2 'broken/runs.jsonl:16: truncated record' "$TMP/base" "$TMP/broken"
+
+# better/worse and flags: direction known per metric; - and + apart from R and I
+"$IPSECPERF" compare "$TMP/base" "$TMP/fast" > "$TMP/text"
+grep -qE '^ +[0-9.]+ +[0-9]+% +\+[0-9.]+% +[0-9.]+ +[0-9]+% +0\.0079 better +I +throughput Gbit/s' "$TMP/text" ||
+	{ cat "$TMP/text" >&2; fail "no I row for the improvement"; }
+grep -q '^verdict: no regression beyond 5% with p < 0.05, 1 improvement$' "$TMP/text" ||
+	{ cat "$TMP/text" >&2; fail "verdict lacks the improvement"; }
+grep -qE '^  improvement 6\.1\.0-28-cloud-amd64 esp-null throughput \+[0-9]+\.[0-9]% \(p 0\.0079\)' "$TMP/text" ||
+	{ cat "$TMP/text" >&2; fail "improvement not listed"; }
+expect 1 '^ +[0-9.]+ +[0-9]+% +\+[0-9.]+% +[0-9.]+ +[0-9]+% +0\.0079 worse +R +cycles/byte' "$TMP/base" "$TMP/cpb"
+# -3%: significant, below the threshold: '-', not R; not in the verdict
+expect 0 '^ +[0-9.]+ +[0-9]+% +-[0-9.]+% +[0-9.]+ +[0-9]+% +0\.0079 worse +- +throughput Gbit/s' "$TMP/base" "$TMP/little"
+grep -q '^  REGRESSION\|^  improvement' "$TMP/out" && fail "little: a change below the threshold in the verdict"
+# lower cycles per byte is better
+synth "$TMP/lesscpb" --seed 13 --cpb-scale clear=0.8
+expect 0 '^ +[0-9.]+ +[0-9]+% +-[0-9.]+% +[0-9.]+ +[0-9]+% +0\.0079 better +I +cycles/byte' "$TMP/base" "$TMP/lesscpb"
+
+# comparability: one note per field that differs, exit 2 unless allowed
+"$IPSECPERF" compare --help > "$TMP/help" || fail "compare --help"
+check_field() { # field synth-options...
+	local field=$1
+	shift
+	synth "$TMP/f-$field" --seed 2 "$@"
+	"$IPSECPERF" compare "$TMP/base" "$TMP/f-$field" > "$TMP/out" 2> "$TMP/err"
+	local rc=$?
+	[ $rc = 2 ] || { cat "$TMP/out" "$TMP/err" >&2; fail "$field: exit $rc, not 2"; }
+	[ -s "$TMP/out" ] && { cat "$TMP/out" >&2; fail "$field: refused, yet a table on stdout"; }
+	[ "$(grep -c 'not comparable: ' "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$field: not one note"; }
+	grep -qE "^ipsecperf: compare: not comparable: ([a-z0-9_]+ of )?$field( of scenario [a-z-]+| [a-z-]+.s definition)? differs: .* in base $TMP/base, .* in new $TMP/f-$field\.( Also in scenarios? .*)?\$" "$TMP/err" ||
+		{ cat "$TMP/err" >&2; fail "$field: no note naming it and both directories"; }
+	grep -q -- "--allow-mismatch $field\$" "$TMP/err" || { cat "$TMP/err" >&2; fail "$field: no way out named"; }
+	grep -qw -- "$field" "$TMP/help" || fail "$field: not in compare --help"
+	expect 0 "^mismatch \\(allowed\\): ([a-z0-9_]+ of )?$field" --allow-mismatch "$field" "$TMP/base" "$TMP/f-$field"
+}
+synth "$TMP/vm1" --testbed vm --seed 1
+synth "$TMP/vm-kvm" --testbed vm --accel kvm --seed 2
+check_field host --host other-host
+check_field cpu_model --cpu-model "Other CPU"
+check_field cpu_count --cpu-count 4
+check_field testbed --testbed peer
+check_field duration --duration 5
+check_field omit --omit 3
+check_field load --load esp-null=stream
+check_field scenario --define esp-null:esp-gso=on
+check_field profile --profile 99
+check_field tool_version --tool-version v2.0
+check_field iperf3_version --iperf3-version "iperf 3.16"
+# accel: two VM runs, TCG against KVM
+expect 2 "not comparable: accel differs: tcg in base $TMP/vm1, kvm in new $TMP/vm-kvm" "$TMP/vm1" "$TMP/vm-kvm"
+expect 0 'mismatch \(allowed\): accel differs' --allow-mismatch accel "$TMP/vm1" "$TMP/vm-kvm"
+grep -qw accel "$TMP/help" || fail "accel: not in compare --help"
+# the scenario's definition by content: comments, spacing, description do not count
+"$IPSECPERF" compare --allow-mismatch scenario "$TMP/base" "$TMP/f-scenario" | tr '\n' ' ' | tr -s ' ' |
+	grep -q "mismatch (allowed): scenario esp-null's definition differs: nothing in base .*, 'esp-gso=on' in new" ||
+	fail "scenario: first difference not shown"
+python3 - "$TMP/aa/meta.json" <<'PY' || fail "rewrite aa's scenario texts"
+import json, sys
+m = json.load(open(sys.argv[1]))
+for s in m["scenarios"]:
+    s["text"] = s["text"].replace("tso = on", "tso=on   ; a comment").replace("description = ", "description = other ")
+json.dump(m, open(sys.argv[1], "w"))
+PY
+expect 0 'verdict: no regression' "$TMP/base" "$TMP/aa"
+grep -q 'scenario' <(grep '^mismatch' "$TMP/out") && fail "a comment or description counted as a definition change"
+# two fields: two notes, one line to allow both; all allows all
+synth "$TMP/two-fields" --seed 2 --host h2 --duration 60
+expect 2 'accept the difference with --allow-mismatch host,duration$' "$TMP/base" "$TMP/two-fields"
+[ "$(grep -c 'not comparable: ' "$TMP/out")" = 2 ] || { cat "$TMP/out" >&2; fail "two fields: not two notes"; }
+expect 0 'verdict: no regression' --allow-mismatch all "$TMP/base" "$TMP/two-fields"
+expect 0 'verdict: no regression' --allow-mismatch host --allow-mismatch duration "$TMP/base" "$TMP/two-fields"
+expect 2 "--allow-mismatch bogus: 'bogus' is not a field" --allow-mismatch bogus "$TMP/base" "$TMP/aa"
+# directories of older versions: what is not recorded is said, not guessed
+synth "$TMP/old1" --old --seed 1 --testbed vm
+synth "$TMP/old2" --old --seed 2 --testbed vm
+expect 0 'verdict: no regression' "$TMP/old1" "$TMP/old2"
+for want in "note: scenario is not recorded in base $TMP/old1 for scenario clear: not checked\." \
+	"note: accel is not recorded in base $TMP/old1: not checked\." "testbed vm \(accelerator not recorded\)"; do
+	tr '\n' ' ' < "$TMP/out" | tr -s ' ' | grep -qE "$want" || { cat "$TMP/out" >&2; fail "old: lacks /$want/"; }
+done
+
+# BASE = NEW: the same directory, another path to it, or a copy
+expect 2 "BASE and NEW are the same runs of kernel 6.1.0-28-cloud-amd64 \\($TMP/base is on both sides\\)" "$TMP/base" "$TMP/base"
+expect 2 'BASE and NEW are the same runs .* is on both sides' "$TMP/base" "$TMP/../$(basename "$TMP")/base/"
+cp -r "$TMP/base" "$TMP/copy"
+expect 2 'BASE and NEW are the same runs .*identical records in both: one directory is a copy' "$TMP/base" "$TMP/copy"
+expect 2 'runs of kernel 6.1.0-28-cloud-amd64 are on both sides' "$TMP/base" -- "$TMP/aa" "$TMP/copy"
+
+# JSON carries every note, with a code
+json_notes() { # file python-assertions
+	python3 - "$1" "$2" <<'PY' || fail "json notes: $2"
+import json, sys
+j = json.load(open(sys.argv[1]))
+codes = [n["code"] for n in j["notes"]]
+assert all(n["text"] for n in j["notes"]), j["notes"]
+exec(sys.argv[2])
+PY
+}
+"$IPSECPERF" compare -f json "$TMP/n3a" "$TMP/n3b" > "$TMP/j1"
+json_notes "$TMP/j1" 'assert "too_few_runs" in codes, codes; assert j["undecided"] == 6 and j["exit_status"] == 0, j
+assert all(not r["decidable"] and "too few runs" in r["undecided"] for r in j["rows"] if r["selected"])'
+"$IPSECPERF" compare -f json --base-kernel k1 --new-kernel k2 "$TMP/two" "$TMP/two" > "$TMP/j2"
+json_notes "$TMP/j2" 'assert "run_order" in codes, codes; assert "emulated" in codes, codes'
+"$IPSECPERF" compare -f json --common "$TMP/base" "$TMP/fewer" > "$TMP/j3"
+json_notes "$TMP/j3" 'assert "common" in codes, codes'
+synth "$TMP/failing" --seed 14 --fail clear:2
+"$IPSECPERF" compare -f json "$TMP/base" "$TMP/failing" > "$TMP/j4"
+json_notes "$TMP/j4" 'assert "not_ok" in codes, codes'
+"$IPSECPERF" compare -f json --allow-mismatch host "$TMP/base" "$TMP/f-host" > "$TMP/j5"
+json_notes "$TMP/j5" '
+m = [n for n in j["notes"] if n["code"] == "mismatch"]
+assert len(m) == 1 and m[0]["field"] == "host" and m[0]["allowed"] is True, m
+assert j["base_dirs"][0]["host"] == "synth" and j["new_dirs"][0]["host"] == "other-host", j["new_dirs"]'
+"$IPSECPERF" compare -f json "$TMP/base" "$TMP/f-host" > "$TMP/j6" 2> /dev/null
+[ $? = 2 ] || fail "json: refused mismatch: exit status"
+json_notes "$TMP/j6" '
+assert j["status"] == "not_comparable" and j["exit_status"] == 2 and j["rows"] == [], j
+assert [n["allowed"] for n in j["notes"] if n["code"] == "mismatch"] == [False]'
+"$IPSECPERF" compare -f json "$TMP/base" "$TMP/fast" > "$TMP/j7"
+json_notes "$TMP/j7" '
+assert j["improvements"] == 1 and j["regressions"] == 0, j
+r = [r for r in j["rows"] if r["improvement"]][0]
+assert r["scenario"] == "esp-null" and r["metric"] == "throughput" and r["flag"] == "I" and r["direction"] == "better", r
+assert all(r["direction"] in ("better", "worse", "same") for r in j["rows"])'
+
+# JUnit: the structure of the JUnit schema (Jenkins xunit's junit-10.xsd)
+junit() { # name expect-rc compare-args...
+	local name=$1 want=$2
+	shift 2
+	"$IPSECPERF" compare -f junit "$@" > "$TMP/$name.xml" 2> /dev/null
+	local rc=$?
+	[ $rc = "$want" ] || fail "junit $name: exit $rc, not $want"
+	if command -v xmllint > /dev/null; then
+		xmllint --noout "$TMP/$name.xml" || fail "junit $name: not well-formed XML"
+	fi
+}
+junit slow 1 "$TMP/base" "$TMP/slow"
+junit few 0 "$TMP/n3a" "$TMP/n3b"
+junit refused 2 "$TMP/base" "$TMP/f-duration"
+synth "$TMP/esc-a" --seed 1 --kernels "k&<\"'>1"
+synth "$TMP/esc-b" --seed 3 --kernels "k&<\"'>1" --scale esp-null=0.9
+junit escaped 1 "$TMP/esc-a" "$TMP/esc-b"
+python3 - "$TMP" <<'PY' || fail "junit structure"
+import sys, xml.etree.ElementTree as ET
+tmp = sys.argv[1]
+# elements, their allowed attributes (required ones first) and children, after junit-10.xsd
+SCHEMA = {
+    "testsuites": (set(), {"name", "time", "tests", "failures", "errors"}, {"testsuite"}),
+    "testsuite": ({"name", "tests", "failures", "errors"},
+                  {"group", "time", "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url"},
+                  {"testsuite", "properties", "testcase", "system-out", "system-err"}),
+    "properties": (set(), set(), {"property"}),
+    "property": ({"name", "value"}, set(), set()),
+    "testcase": ({"name"}, {"time", "classname", "group"}, {"skipped", "error", "failure", "system-out", "system-err"}),
+    "failure": (set(), {"type", "message"}, set()),
+    "error": (set(), {"type", "message"}, set()),
+    "skipped": (set(), {"type", "message"}, set()),
+    "system-out": (set(), set(), set()),
+    "system-err": (set(), set(), set()),
+}
+def check(e):
+    assert e.tag in SCHEMA, e.tag
+    req, opt, kids = SCHEMA[e.tag]
+    assert req <= set(e.attrib), (e.tag, req - set(e.attrib))
+    assert set(e.attrib) <= req | opt, (e.tag, set(e.attrib) - req - opt)
+    for c in e:
+        assert c.tag in kids, (e.tag, c.tag)
+        check(c)
+    if "time" in e.attrib:
+        float(e.attrib["time"])
+def counts(suite):
+    cases = suite.findall("testcase")
+    n = lambda tag: sum(1 for c in cases if c.find(tag) is not None)
+    assert int(suite.get("tests")) == len(cases), suite.get("name")
+    assert int(suite.get("failures")) == n("failure"), suite.get("name")
+    assert int(suite.get("errors")) == n("error"), suite.get("name")
+    assert int(suite.get("skipped", "0")) == n("skipped"), suite.get("name")
+    return len(cases), n("failure"), n("error")
+def load(name):
+    root = ET.parse("%s/%s.xml" % (tmp, name)).getroot()
+    assert root.tag == "testsuites"
+    check(root)
+    t = [counts(s) for s in root.findall("testsuite")]
+    assert int(root.get("tests")) == sum(x[0] for x in t)
+    assert int(root.get("failures")) == sum(x[1] for x in t)
+    assert int(root.get("errors")) == sum(x[2] for x in t)
+    return root
+# a regression: a failure with the figures; one testcase per scenario x selected metric
+r = load("slow")
+suites = r.findall("testsuite")
+assert suites[0].get("name") == "ipsecperf compare: comparability" and int(suites[0].get("errors")) == 0
+k = suites[1]
+assert k.get("name") == "ipsecperf compare 6.1.0-28-cloud-amd64", k.get("name")
+assert sorted((c.get("classname"), c.get("name")) for c in k.findall("testcase")) == sorted(
+    (s, m) for s in ("clear", "no-gso", "esp-null") for m in ("throughput", "cycles_per_byte"))
+f = [c for c in k.findall("testcase") if c.find("failure") is not None]
+assert len(f) == 1 and f[0].get("classname") == "esp-null" and f[0].get("name") == "throughput"
+fl = f[0].find("failure")
+assert fl.get("type") == "regression" and fl.get("message").startswith("esp-null throughput -"), fl.attrib
+assert "(p 0.0079): worse by more than 5% with p < 0.05" in fl.get("message"), fl.attrib
+assert "base median" in fl.text and "new median" in fl.text and "n 5" in fl.text, fl.text
+# too few runs: skipped with the reason, never passed
+r = load("few")
+k = r.findall("testsuite")[1]
+sk = [c.find("skipped") for c in k.findall("testcase")]
+assert len(sk) == 6 and all(s is not None and "too few runs" in s.get("message") for s in sk), sk
+assert "too_few_runs" in r.findall("testsuite")[0].find("system-out").text
+# a refused mismatch: the comparability suite's error, no metric suites
+r = load("refused")
+suites = r.findall("testsuite")
+assert len(suites) == 1 and suites[0].get("errors") == "1"
+e = [c for c in suites[0].findall("testcase") if c.find("error") is not None]
+assert len(e) == 1 and e[0].get("name") == "duration" and "differs" in e[0].find("error").get("message")
+# strings from results directories are escaped
+r = load("escaped")
+assert r.findall("testsuite")[1].get("name") == "ipsecperf compare k&<\"'>1", r.findall("testsuite")[1].get("name")
+PY
+
+# several directories a side: pooled, each one's provenance shown
+synth "$TMP/b2" --seed 21
+synth "$TMP/s2" --seed 22 --scale esp-null=0.90
+expect 1 '^esp-null: n 10 vs 10$' "$TMP/base" "$TMP/b2" -- "$TMP/slow" "$TMP/s2"
+for d in base b2 slow s2; do
+	grep -q "^      $TMP/$d\$\|^base  $TMP/$d\$\|^new   $TMP/$d\$" "$TMP/out" || { cat "$TMP/out" >&2; fail "pooled: $d not in the header"; }
+done
+[ "$(grep -c '^        testbed netns, host synth' "$TMP/out")" = 4 ] || { cat "$TMP/out" >&2; fail "pooled: not 4 provenance lines"; }
+"$IPSECPERF" compare -f json "$TMP/base" "$TMP/b2" -- "$TMP/slow" "$TMP/s2" > "$TMP/j8"
+json_notes "$TMP/j8" 'assert len(j["base_dirs"]) == 2 and len(j["new_dirs"]) == 2 and j["regressions"] == 1, j'
+# refused where a side's directories differ, and allowed
+synth "$TMP/b3" --seed 23 --host elsewhere
+expect 2 "not comparable: host differs: synth in base $TMP/base, elsewhere in base $TMP/b3" "$TMP/base" "$TMP/b3" -- "$TMP/aa"
+expect 0 'mismatch \(allowed\): host differs' --allow-mismatch host "$TMP/base" "$TMP/b3" -- "$TMP/aa"
+expect 2 'given twice' "$TMP/base" "$TMP/base" -- "$TMP/aa"
+expect 2 'results directories expected on both sides of --' "$TMP/base" --
+expect 0 'verdict: no regression' -- "$TMP/base" "$TMP/aa"
+
+# report pools directories only where they were measured alike
+"$IPSECPERF" report "$TMP/base" "$TMP/b2" > "$TMP/rep" || fail "report: two comparable directories"
+grep -qE '^esp-null +10 ' "$TMP/rep" || { cat "$TMP/rep" >&2; fail "report: runs not pooled"; }
+"$IPSECPERF" report "$TMP/base" "$TMP/b3" > "$TMP/rep" 2> "$TMP/err"
+[ $? = 2 ] || fail "report: pooled a different host"
+grep -q "^ipsecperf: report: not comparable: host differs: synth in $TMP/base, elsewhere in $TMP/b3" "$TMP/err" ||
+	{ cat "$TMP/err" >&2; fail "report: no note"; }
+"$IPSECPERF" report --allow-mismatch host "$TMP/base" "$TMP/b3" > "$TMP/rep" || fail "report --allow-mismatch"
+grep -q '^mismatch (allowed): host differs' "$TMP/rep" || { cat "$TMP/rep" >&2; fail "report: allowed mismatch not noted"; }
 
 # the simulation runs and is reproducible
 "$IPSECPERF" compare --simulate --trials 200 > "$TMP/sim1" || fail "simulate"

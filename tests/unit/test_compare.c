@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for analyze/compare.c: the decision and the simulation. */
+/*
+ * Unit tests for analyze/compare.c: the decision and the simulation; the
+ * flags and better/worse of its writers; analyze/provenance.c, which says
+ * whether two sets of runs were measured alike.
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "commands.h"
 #include "compare.h"
+#include "compare_int.h"
+#include "provenance.h"
 
 static void test_direction(void **state)
 {
@@ -82,6 +92,169 @@ static void test_simulation(void **state)
 	assert_true(a.gate > 0.95);
 }
 
+static void test_flags(void **state)
+{
+	double base[] = { 10.0, 10.1, 9.9, 10.05, 9.95 };
+	double low[] = { 9.0, 9.1, 8.9, 9.05, 8.95 };      /* -10% */
+	double lit[] = { 9.7, 9.8, 9.6, 9.75, 9.65 };       /* -3% */
+	struct pair_row r = { .selected = true };
+
+	(void)state;
+	/* throughput down 10%: a regression, worse */
+	compare_decide(base, 5, low, 5, true, TEST_MW, 0.05, 5, &r.v);
+	assert_int_equal(compare_flag(&r), 'R');
+	assert_string_equal(compare_direction(&r), "worse");
+	/* cycles per byte down 10%: an improvement, better */
+	compare_decide(base, 5, low, 5, false, TEST_MW, 0.05, 5, &r.v);
+	assert_int_equal(compare_flag(&r), 'I');
+	assert_string_equal(compare_direction(&r), "better");
+	/* the same, not a gate metric: significant, yet neither R nor I */
+	r.selected = false;
+	assert_int_equal(compare_flag(&r), '+');
+	compare_decide(base, 5, low, 5, true, TEST_MW, 0.05, 5, &r.v);
+	assert_int_equal(compare_flag(&r), '-');
+	/* -3%: significant, below the threshold */
+	r.selected = true;
+	compare_decide(base, 5, lit, 5, true, TEST_MW, 0.05, 5, &r.v);
+	assert_int_equal(compare_flag(&r), '-');
+	/* not significant: no flag, the direction all the same */
+	compare_decide(base, 3, lit, 3, true, TEST_MW, 0.05, 5, &r.v);
+	assert_int_equal(compare_flag(&r), ' ');
+	assert_string_equal(compare_direction(&r), "worse");
+	compare_decide(base, 5, base, 5, true, TEST_MW, 0.05, 5, &r.v);
+	assert_string_equal(compare_direction(&r), "same");
+	r.v.change = NAN;
+	assert_null(compare_direction(&r));
+}
+
+/* Two directories as the reader gives them, pooled as pool_load does. */
+struct two {
+	struct results src[2], all;
+};
+
+static void two_load(struct two *t, const char *meta0, const char *runs0, const char *meta1,
+		     const char *runs1)
+{
+	const char *metas[2] = { meta0, meta1 }, *runs[2] = { runs0, runs1 };
+	char err[512];
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < 2; i++) {
+		t->src[i].dir = strdup(i ? "B" : "A");
+		assert_int_equal(results_parse_meta("meta.json", metas[i], strlen(metas[i]), &t->src[i].meta,
+						    err, sizeof(err)), 0);
+		assert_int_equal(results_parse_runs("runs.jsonl", runs[i], strlen(runs[i]), &t->src[i], err,
+						    sizeof(err)), 0);
+		assert_int_equal(results_merge(&t->all, &t->src[i]), 0);
+	}
+}
+
+static void two_free(struct two *t)
+{
+	results_free(&t->src[0]);
+	results_free(&t->src[1]);
+	results_free(&t->all);
+}
+
+#define META(extra)                                                                                \
+	"{\"version\":1,\"host\":\"h\",\"cpu_model\":\"c\",\"cpu_count\":2,\"testbed\":\"vm\","   \
+	"\"tool_version\":\"v1\",\"iperf3_version\":\"iperf 3.12\",\"params\":{\"duration_s\":10," \
+	"\"omit_s\":1}" extra "}"
+#define RUN(extra)                                                                                 \
+	"{\"version\":1,\"kernel\":\"k\",\"scenario\":\"esp-null\",\"repeat\":1,\"status\":\"ok\","  \
+	"\"throughput_bps\":1e9" extra "}\n"
+
+static void test_provenance_values(void **state)
+{
+	char meta_a[512], meta_b[512], va[512], vb[512];
+	struct two t;
+	struct prov_src a = { .src = t.src, .all = &t.all, .s = 0, .kernel = "k" };
+	struct prov_src b = { .src = t.src, .all = &t.all, .s = 1, .kernel = "k" };
+
+	(void)state;
+	/* the same definition, written differently */
+	snprintf(meta_a, sizeof(meta_a), META(",\"kernels\":[{\"release\":\"k\",\"vm\":{\"accel\":\"kvm\"}}],"
+					       "\"scenarios\":[{\"name\":\"esp-null\",\"text\":\"%s\"}]"),
+		 "; the study's ESP case\\n[scenario]\\ndescription = one\\n\\n[ipsec]\\nproto = esp ; inline\\nmode = transport\\n");
+	snprintf(meta_b, sizeof(meta_b), META(",\"scenarios\":[{\"name\":\"esp-null\",\"text\":\"%s\"}]"),
+		 "[scenario]\\ndescription=another\\n[ipsec]\\n  proto=esp\\nmode =  transport  \\n");
+	two_load(&t, meta_a, RUN(",\"load\":\"iperf3\",\"vm\":{\"accel\":\"tcg\"}"), meta_b,
+		 RUN(",\"load\":\"stream\",\"profile\":{\"hz\":99}"));
+	assert_int_equal(t.all.runs[0].source, 0);
+	assert_int_equal(t.all.runs[1].source, 1);
+	/* the scenario by content: comments, spacing and the description do not count */
+	assert_string_equal(prov_value(&a, "esp-null", PROV_SCENARIO, va, sizeof(va)),
+			    prov_value(&b, "esp-null", PROV_SCENARIO, vb, sizeof(vb)));
+	assert_string_equal(va, "[scenario]\n[ipsec]\nproto=esp\nmode=transport\n");
+	/* run --probe-overhead's second half is the same scenario */
+	assert_non_null(prov_value(&a, "esp-null+noprobes", PROV_SCENARIO, va, sizeof(va)));
+	assert_null(prov_value(&a, "clear", PROV_SCENARIO, va, sizeof(va)));
+	/* the record's accelerator first, then meta.json's for the kernel */
+	assert_string_equal(prov_value(&a, "esp-null", PROV_ACCEL, va, sizeof(va)), "tcg");
+	assert_null(prov_value(&b, "esp-null", PROV_ACCEL, vb, sizeof(vb)));
+	free(t.all.runs[0].accel);
+	t.all.runs[0].accel = NULL;
+	assert_string_equal(prov_value(&a, "esp-null", PROV_ACCEL, va, sizeof(va)), "kvm");
+	assert_string_equal(prov_value(&a, "esp-null", PROV_LOAD, va, sizeof(va)), "iperf3");
+	assert_string_equal(prov_value(&b, "esp-null", PROV_LOAD, vb, sizeof(vb)), "stream");
+	assert_string_equal(prov_value(&a, "esp-null", PROV_PROFILE, va, sizeof(va)), "off");
+	assert_string_equal(prov_value(&b, "esp-null", PROV_PROFILE, vb, sizeof(vb)), "on (99 Hz)");
+	assert_string_equal(prov_value(&a, "esp-null", PROV_DURATION, va, sizeof(va)), "10 s");
+	assert_string_equal(prov_value(&a, "esp-null", PROV_OMIT, va, sizeof(va)), "1 s");
+	assert_string_equal(prov_value(&a, "esp-null", PROV_CPU_COUNT, va, sizeof(va)), "2");
+	two_free(&t);
+}
+
+static void test_provenance_check(void **state)
+{
+	struct notes notes = { 0 };
+	struct prov_check pc;
+	struct two t;
+	struct prov_src a = { .side = "base", .src = t.src, .all = &t.all, .s = 0, .kernel = "k" };
+	struct prov_src b = { .side = "new", .src = t.src, .all = &t.all, .s = 1, .kernel = "k" };
+	unsigned allow = 0;
+
+	(void)state;
+	two_load(&t, META(""), RUN(""),
+		 "{\"version\":1,\"host\":\"h2\",\"cpu_model\":\"c\",\"cpu_count\":2,\"testbed\":\"netns\","
+		 "\"tool_version\":\"v1\",\"params\":{\"duration_s\":60}}",
+		 RUN(""));
+	assert_int_equal(prov_parse_allow("compare", "host,omit", &allow), 0);
+	prov_check_init(&pc, &notes, allow);
+	prov_check_pair(&pc, &a, &b, "esp-null");
+	prov_check_pair(&pc, &a, &b, "esp-null"); /* found again: no second note */
+	/* host, testbed and duration differ; accel is not recorded for the vm side */
+	assert_int_equal(pc.differ, 1u << PROV_HOST | 1u << PROV_TESTBED | 1u << PROV_DURATION);
+	assert_int_equal(prov_refused(&pc), 1u << PROV_TESTBED | 1u << PROV_DURATION);
+	assert_true(pc.unrecorded & (1u << PROV_OMIT));
+	assert_true(pc.unrecorded & (1u << PROV_IPERF3));
+	assert_true(pc.unrecorded & (1u << PROV_ACCEL));
+	assert_true(pc.unrecorded & (1u << PROV_SCENARIO));
+	assert_int_equal(notes.n, 3 + __builtin_popcount(pc.unrecorded));
+	assert_string_equal(notes_find(&notes, "mismatch", "duration")->text,
+			    "duration differs: 10 s in base A, 60 s in new B.");
+	assert_true(notes_find(&notes, "mismatch", "host")->allowed);
+	assert_false(notes_find(&notes, "mismatch", "testbed")->allowed);
+	assert_non_null(strstr(notes_find(&notes, "not_recorded", "omit")->text, "in new B"));
+	notes_free(&notes);
+	two_free(&t);
+}
+
+static void test_allow_and_help(void **state)
+{
+	unsigned allow = 0;
+
+	(void)state;
+	assert_int_equal(prov_parse_allow("compare", "all", &allow), 0);
+	assert_int_equal(allow, (1u << PROV_NFIELDS) - 1);
+	allow = 0;
+	assert_int_equal(prov_parse_allow("compare", "bogus", &allow), -1);
+	assert_int_equal(prov_parse_allow("compare", "hos", &allow), -1);
+	/* compare --help names every field --allow-mismatch takes */
+	for (int f = 0; f < PROV_NFIELDS; f++)
+		assert_non_null(strstr(help_compare, prov_field_name(f)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +262,10 @@ int main(void)
 		cmocka_unit_test(test_not_significant),
 		cmocka_unit_test(test_zero_base),
 		cmocka_unit_test(test_simulation),
+		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_provenance_values),
+		cmocka_unit_test(test_provenance_check),
+		cmocka_unit_test(test_allow_and_help),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -140,7 +140,7 @@ $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c analyze/results.c analyze/
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
 $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/scenario.c collector/log.c \
-		collector/scenario.h
+		collector/files.c collector/scenario.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih

@@ -95,6 +95,36 @@ const char *results_printable(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+void results_scrub(json_t *v)
+{
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, x)
+			results_scrub(x);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			results_scrub(x);
+	} else if (json_is_string(v)) {
+		size_t n = json_string_length(v), o = 0;
+		const char *s = json_string_value(v);
+		char *t;
+
+		if (!results_bad_char(s, n) || !(t = malloc(n + 1)))
+			return;
+		for (i = 0; i < n; i++) {
+			const char *p = results_bad_char(s + i, n - i);
+
+			t[o++] = p == s + i ? ' ' : s[i];
+			i += p == s + i && (unsigned char)s[i] == 0xc2; /* a C1 control is two bytes */
+		}
+		json_string_setn(v, t, o);
+		free(t);
+	}
+}
+
 int results_check_field(const char *file, int line, const char *field, const char *s, size_t len,
 			char *err, size_t errlen)
 {

@@ -14,6 +14,7 @@
 #ifndef IPSECPERF_RESULTS_H
 #define IPSECPERF_RESULTS_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -115,6 +116,13 @@ const char *results_bad_char(const char *s, size_t len);
  */
 int results_check_field(const char *file, int line, const char *field, const char *s, size_t len,
 			char *err, size_t errlen);
+
+/*
+ * Replace each control character in the strings of v (a record about to
+ * be written) by a space: a tool's stderr in a "reason" may span lines,
+ * and what ipsecperf writes must pass its own reader.
+ */
+void results_scrub(json_t *v);
 
 /* The warning about a torn last line that results_parse_runs left out (none if none). */
 void results_warn_torn(const char *path, const struct results *r);

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "exec.h"
 #include "files.h"
 #include "log.h"
@@ -48,9 +50,17 @@ static int copy_file(const char *from, const char *to)
 	return ret;
 }
 
-/* gnuplot single-quoted string: a quote is doubled */
-static void gp_str(FILE *f, const char *s)
+/*
+ * A name from the results as a gnuplot single-quoted string. Inside one,
+ * gnuplot substitutes nothing (no backquotes, no @macros, no backslash
+ * escapes) and only a quote ends it, written twice to stand for itself; a
+ * newline would end the command, so a control character is refused here
+ * too, although the reader never lets one through.
+ */
+static int gp_str(FILE *f, const char *s)
 {
+	if (results_bad_char(s, strlen(s)))
+		return -1;
 	fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '\'')
@@ -58,6 +68,7 @@ static void gp_str(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('\'', f);
+	return 0;
 }
 
 /* run gnuplot in dir (so the scripts' relative paths hold), argv only */
@@ -91,77 +102,84 @@ struct chart {
 	struct metric m;
 };
 
-/* scenarios of all kernels, in first-appearance order */
-static int scenario_list(const struct report *rep, const char ***out)
+/*
+ * Scenarios of all kernels, in first-appearance order, and for each group
+ * (by its index in rep->groups) its scenario's number.
+ */
+static int scenario_list(const struct report *rep, const char ***out, int **group_scen)
 {
 	const char **s = calloc(rep->ngroups + 1, sizeof(*s));
+	int *gs = calloc(rep->ngroups + 1, sizeof(*gs));
+	json_t *seen = json_object();
 	int n = 0;
 
-	if (!s)
-		return -1;
+	if (!s || !gs || !seen)
+		goto out_nomem;
 	for (int i = 0; i < rep->ngroups; i++) {
-		int j;
+		json_t *j = json_object_get(seen, rep->groups[i].scenario);
 
-		for (j = 0; j < n; j++)
-			if (!strcmp(s[j], rep->groups[i].scenario))
-				break;
-		if (j == n)
+		if (!j) {
+			if (json_object_set_new(seen, rep->groups[i].scenario, json_integer(n)) < 0)
+				goto out_nomem;
 			s[n++] = rep->groups[i].scenario;
+			gs[i] = n - 1;
+		} else {
+			gs[i] = (int)json_integer_value(j);
+		}
 	}
+	json_decref(seen);
 	*out = s;
+	*group_scen = gs;
 	return n;
+out_nomem:
+	json_decref(seen);
+	free(s);
+	free(gs);
+	return -1;
 }
 
-static const struct report_row *find_row(const struct report *rep, const char *kernel,
-					 const char *scenario, const struct metric *m)
+/*
+ * The chart's row of each scenario (of nscen) and kernel: cell[s * nk + k],
+ * NULL where there is none; one pass over the rows.
+ */
+static const struct report_row **chart_cells(const struct report *rep, const struct chart *c,
+					     const int *group_scen, int nscen)
 {
-	for (int i = 0; i < rep->nrows; i++) {
+	const struct report_row **cell = calloc((size_t)nscen * rep->nkernels + 1, sizeof(*cell));
+
+	for (int i = 0; cell && i < rep->nrows; i++) {
 		const struct report_row *r = &rep->rows[i];
 
-		if (r->m.kind == m->kind && !strcmp(r->g->kernel, kernel) &&
-		    !strcmp(r->g->scenario, scenario) &&
-		    (m->kind != METRIC_COUNTER || !strcmp(r->m.counter, m->counter)))
-			return r;
+		if (r->m.kind == c->m.kind && (c->m.kind != METRIC_COUNTER || !strcmp(r->m.counter, c->m.counter)))
+			cell[(size_t)group_scen[r->g - rep->groups] * rep->nkernels + r->k] = r;
 	}
-	return NULL;
+	return cell;
 }
 
-/* Write NAME.dat and NAME.vars.gp; 0 if written, 1 if there is nothing to plot. */
+/*
+ * Write NAME.dat (numbers only) and NAME.vars.gp (the names, as gnuplot
+ * strings); 0 if written, 1 if there is nothing to plot.
+ */
 static int write_chart(const struct report *rep, const char *dir, const struct chart *c,
-		       const char **scen, int nscen)
+		       const char **scen, const int *group_scen, int nscen)
 {
+	const struct report_row **cell = chart_cells(rep, c, group_scen, nscen);
 	char path[PATH_MAX + 200];
 	bool any = false;
+	int err = -1;
 	FILE *f;
 
+	if (!cell)
+		return -1;
 	snprintf(path, sizeof(path), "%s/%s.dat", dir, c->name);
 	f = fopen(path, "w");
 	if (!f)
-		return -1;
-	fprintf(f, "# %s: scenario, label, then per kernel: median min max\n", c->name);
+		goto out;
+	fprintf(f, "# %s: scenario number, then per kernel: median min max\n", c->name);
 	for (int s = 0; s < nscen; s++) {
-		char label[256];
-		int nmin = -1, nmax = -1;
-
+		fprintf(f, "%d", s + 1);
 		for (int k = 0; k < rep->nkernels; k++) {
-			const struct report_row *r = find_row(rep, rep->kernels[k], scen[s], &c->m);
-
-			if (!r || !r->s.n)
-				continue;
-			if (nmin < 0 || r->s.n < nmin)
-				nmin = r->s.n;
-			if (r->s.n > nmax)
-				nmax = r->s.n;
-		}
-		if (nmin < 0)
-			snprintf(label, sizeof(label), "%s (n=0)", scen[s]);
-		else if (nmin == nmax)
-			snprintf(label, sizeof(label), "%s (n=%d)", scen[s], nmin);
-		else
-			snprintf(label, sizeof(label), "%s (n=%d-%d)", scen[s], nmin, nmax);
-		fprintf(f, "%s \"%s\"", scen[s], label);
-		for (int k = 0; k < rep->nkernels; k++) {
-			const struct report_row *r = find_row(rep, rep->kernels[k], scen[s], &c->m);
+			const struct report_row *r = cell[(size_t)s * rep->nkernels + k];
 
 			if (!r || !r->s.n) {
 				fprintf(f, " - - -");
@@ -173,35 +191,72 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 		fputc('\n', f);
 	}
 	if (fclose(f) != 0)
-		return -1;
+		goto out;
 	if (!any) {
 		unlink(path);
-		return 1;
+		err = 1;
+		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, c->name);
 	f = fopen(path, "w");
 	if (!f)
-		return -1;
+		goto out;
+	err = 0;
 	fprintf(f, "# settings of chart %s, for bars.gp; written by ipsecperf report\n", c->name);
 	fprintf(f, "datafile = ");
-	gp_str(f, c->name);
+	err |= gp_str(f, c->name);
 	fprintf(f, ".'.dat'\noutfile = ");
-	gp_str(f, c->name);
+	err |= gp_str(f, c->name);
 	fprintf(f, "\ntitle = ");
-	gp_str(f, c->title);
+	err |= gp_str(f, c->title);
 	fprintf(f, "\nylabel = ");
-	gp_str(f, c->ylabel);
-	fprintf(f, "\nnk = %d\nkernels = '", rep->nkernels);
-	for (int k = 0; k < rep->nkernels; k++)
-		fprintf(f, "%s%s", k ? " " : "", rep->kernels[k]);
-	fprintf(f, "'\n");
-	return fclose(f) == 0 ? 0 : -1;
+	err |= gp_str(f, c->ylabel);
+	fprintf(f, "\nnk = %d\narray kernel[nk]\n", rep->nkernels);
+	for (int k = 0; k < rep->nkernels; k++) {
+		fprintf(f, "kernel[%d] = ", k + 1);
+		err |= gp_str(f, rep->kernels[k]);
+		fputc('\n', f);
+	}
+	fprintf(f, "ns = %d\narray label[ns]\n", nscen);
+	for (int s = 0; s < nscen; s++) {
+		char label[1024];
+		int nmin = -1, nmax = -1;
+
+		for (int k = 0; k < rep->nkernels; k++) {
+			const struct report_row *r = cell[(size_t)s * rep->nkernels + k];
+
+			if (!r || !r->s.n)
+				continue;
+			if (nmin < 0 || r->s.n < nmin)
+				nmin = r->s.n;
+			if (r->s.n > nmax)
+				nmax = r->s.n;
+		}
+		if (nmin < 0)
+			snprintf(label, sizeof(label), "%.900s (n=0)", scen[s]);
+		else if (nmin == nmax)
+			snprintf(label, sizeof(label), "%.900s (n=%d)", scen[s], nmin);
+		else
+			snprintf(label, sizeof(label), "%.900s (n=%d-%d)", scen[s], nmin, nmax);
+		fprintf(f, "label[%d] = ", s + 1);
+		err |= gp_str(f, label);
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0 || err) {
+		if (err)
+			errno = EINVAL; /* a control character: never in a script */
+		err = -1;
+	}
+out:
+	free(cell);
+	return err;
 }
 
 int report_charts(const struct report *rep, const char *dir, char ***names_out)
 {
 	char from[PATH_MAX + 16], to[PATH_MAX + 16];
 	const char **scen = NULL;
+	int *group_scen = NULL;
 	struct chart *charts;
 	char **names, why[256];
 	int nscen, ncharts = 0, nnames = 0, dfd;
@@ -212,12 +267,6 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 		pr_warn("report: gnuplot not found: cannot draw charts (install gnuplot-nox)");
 		return -1;
 	}
-	for (int k = 0; k < rep->nkernels; k++)
-		if (strchr(rep->kernels[k], ' ') || strchr(rep->kernels[k], '\'')) {
-			pr_warn("report: kernel name '%s' has a space or quote; charts need plain names",
-				rep->kernels[k]);
-			return -1;
-		}
 	/* a new or empty folder of ours, never through a symlink (cmd_report checked it first) */
 	dfd = out_dir_open(dir, why, sizeof(why));
 	if (dfd < 0) {
@@ -232,7 +281,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			from, to, strerror(errno));
 		return -1;
 	}
-	nscen = scenario_list(rep, &scen);
+	nscen = scenario_list(rep, &scen, &group_scen);
 	charts = calloc(rep->nrows + 2, sizeof(*charts));
 	names = calloc(rep->nrows + 2, sizeof(*names));
 	if (nscen < 0 || !charts || !names)
@@ -263,7 +312,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 	}
 	for (int i = 0; i < ncharts; i++) {
 		char vars[160];
-		int w = write_chart(rep, dir, &charts[i], scen, nscen);
+		int w = write_chart(rep, dir, &charts[i], scen, group_scen, nscen);
 
 		if (w < 0) {
 			pr_warn("report: cannot write chart %s in %s: %s", charts[i].name, dir, strerror(errno));
@@ -296,6 +345,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 		chmod(to, 0755);
 	}
 	free(scen);
+	free(group_scen);
 	free(charts);
 	*names_out = names;
 	return nnames;
@@ -306,6 +356,7 @@ out_fail:
 		free(names[i]);
 	free(names);
 	free(scen);
+	free(group_scen);
 	free(charts);
 	return -1;
 }

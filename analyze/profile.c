@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results.h"
+
 void prof_folded_free(struct prof_folded *f)
 {
 	for (size_t i = 0; i < f->n; i++)
@@ -279,6 +281,11 @@ int prof_folded_parse(const char *name, const char *text, struct prof_folded *ou
 		char *line, *e;
 
 		lineno++;
+		if (lineno > PROF_MAX_STACKS) {
+			snprintf(err, errlen, "%s:%d: more than %d stacks; refusing to read more", name, lineno,
+				 PROF_MAX_STACKS);
+			return -1;
+		}
 		line = strndup(p, n);
 		p = nl ? nl + 1 : NULL;
 		if (!line) {
@@ -288,6 +295,13 @@ int prof_folded_parse(const char *name, const char *text, struct prof_folded *ou
 		if (!*line) {
 			free(line);
 			continue;
+		}
+		/* a stack is shown in tables and written to files: data, never a terminal's command */
+		if (results_bad_char(line, n)) {
+			snprintf(err, errlen, "%s:%d: a control character (0x%02x) in a stack; folded stacks hold none",
+				 name, lineno, (unsigned char)*results_bad_char(line, n));
+			free(line);
+			return -1;
 		}
 		sp = strrchr(line, ' ');
 		errno = 0;

@@ -48,7 +48,12 @@ uint64_t prof_folded_total(const struct prof_folded *f);
  */
 long prof_fold_perf_script(const char *text, struct prof_folded *out, char *err, size_t errlen);
 
-/* Read "stack count" lines; -1 with "name:LINE: why" in err on a malformed line. */
+/*
+ * Read "stack count" lines; -1 with "name:LINE: why" in err on a malformed
+ * line, a control character, or more than PROF_MAX_STACKS lines (a
+ * profile has a few thousand; the limit bounds the memory a file costs).
+ */
+#define PROF_MAX_STACKS 4000000
 int prof_folded_parse(const char *name, const char *text, struct prof_folded *out, char *err,
 		      size_t errlen);
 int prof_folded_write(FILE *f, const struct prof_folded *folded);

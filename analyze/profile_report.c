@@ -6,14 +6,15 @@
  * flame-graph tools.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "files.h"
 #include "log.h"
 #include "options.h"
 #include "profile.h"
@@ -59,6 +60,7 @@ struct preport {
 	struct pgroup *g;
 	int ng;
 	int skipped; /* ok runs without a usable profile */
+	size_t nstacks; /* stacks read, of all runs */
 	char *first_skip;
 };
 
@@ -104,63 +106,80 @@ static void preport_free(struct preport *r)
 	free(r->first_skip);
 }
 
-static char *read_text(const char *path, char *err, size_t errlen)
+/* A string of a record that the report shows or uses, checked as data ("FILE:LINE: why"). */
+static int check_text(const char *path, int line, const char *field, const char *v, char *err,
+		      size_t errlen)
 {
-	char *buf = file_read(path, NULL);
-
-	if (!buf)
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-	return buf;
+	return v ? results_check_field(path, line, field, v, strlen(v), err, errlen) : 0;
 }
 
 /* One record: its profile, reduced, into its group. 1 = no usable profile. */
-static int add_record(struct preport *r, const char *dir, json_t *rec, int line, char *err,
-		      size_t errlen)
+static int add_record(struct preport *r, const char *dir, const char *runs_path, json_t *rec,
+		      int line, char *err, size_t errlen)
 {
 	json_t *prof = json_object_get(rec, "profile"), *cpbj = json_object_get(rec, "cycles_per_byte");
 	const char *kernel = json_string_value(json_object_get(rec, "kernel"));
 	const char *scenario = json_string_value(json_object_get(rec, "scenario"));
 	const char *status = json_string_value(json_object_get(rec, "status"));
 	const char *rel = json_string_value(json_object_get(prof, "folded"));
+	const char *pstatus = json_string_value(json_object_get(prof, "status"));
+	const char *why = json_string_value(json_object_get(prof, "reason"));
 	struct prof_folded folded = { 0 };
 	struct prof_summary s, *runs;
 	struct pgroup *g;
-	char path[4096], *text;
+	char path[4096], vmrel[600], *text;
+	size_t len;
 
-	if (!kernel || !scenario || !status) {
-		snprintf(err, errlen, "%s/runs.jsonl:%d: no kernel, scenario or status", dir, line);
+	/* kernel, scenario and status passed results_parse_runs's checks */
+	if (check_text(runs_path, line, "\"profile.folded\"", rel, err, errlen) < 0 ||
+	    check_text(runs_path, line, "\"profile.status\"", pstatus, err, errlen) < 0 ||
+	    check_text(runs_path, line, "\"profile.reason\"", why, err, errlen) < 0)
 		return -1;
-	}
 	if (strcmp(status, "ok"))
 		return 0;
-	if (!prof || !rel || strcmp(json_string_value(json_object_get(prof, "status")) ?: "", "ok")) {
+	if (!prof || !rel || strcmp(pstatus ?: "", "ok")) {
 		if (!r->first_skip) {
-			const char *why = json_string_value(json_object_get(prof, "reason"));
-
-			snprintf(path, sizeof(path), "%s/runs.jsonl:%d: %s", dir, line,
+			snprintf(path, sizeof(path), "%.3000s:%d: %.900s", runs_path, line,
 				 prof ? (why ? why : "no folded stacks") : "recorded without --profile");
 			r->first_skip = strdup(path);
 		}
 		r->skipped++;
 		return 1;
 	}
-	if (strstr(rel, "..") || rel[0] == '/') {
-		snprintf(err, errlen, "%s/runs.jsonl:%d: profile.folded must be a path inside the results directory", dir, line);
-		return -1;
-	}
+	/*
+	 * The VM testbed brings a guest's raw/ files home into raw/<release>/;
+	 * the kernel names a folder there only if it is a plain name.
+	 */
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	/* the VM testbed brings a guest's raw/ files home into raw/<release>/ */
-	if (access(path, F_OK) != 0 && !strncmp(rel, "raw/", 4) && !strchr(rel + 4, '/'))
-		snprintf(path, sizeof(path), "%s/raw/%s/%s", dir, kernel, rel + 4);
-	text = read_text(path, err, errlen);
+	if (access(path, F_OK) != 0 && !strncmp(rel, "raw/", 4) && !strchr(rel + 4, '/') &&
+	    results_name_ok(kernel) && strlen(kernel) + strlen(rel) < sizeof(vmrel) - 8) {
+		snprintf(vmrel, sizeof(vmrel), "raw/%s/%s", kernel, rel + 4);
+		rel = vmrel;
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	}
+	/* each component a plain name, no link followed: never a path outside */
+	text = results_read(dir, rel, &len, err, errlen);
 	if (!text)
 		return -1;
+	if (memchr(text, '\0', len)) {
+		snprintf(err, errlen, "%s: holds a NUL byte; folded stacks are text", path);
+		free(text);
+		return -1;
+	}
 	if (prof_folded_parse(path, text, &folded, err, errlen) < 0) {
 		free(text);
 		prof_folded_free(&folded);
 		return -1;
 	}
 	free(text);
+	/* each group keeps its runs' stacks until the end: bound them all */
+	r->nstacks += folded.n;
+	if (r->nstacks > PROF_MAX_STACKS) {
+		snprintf(err, errlen, "%s: more than %d stacks in the profiles read so far; refusing to read more",
+			 path, PROF_MAX_STACKS);
+		prof_folded_free(&folded);
+		return -1;
+	}
 	g = group_get(r, kernel, scenario);
 	if (!g || prof_reduce(&folded, json_is_number(cpbj) ? json_number_value(cpbj) : NAN, &s) < 0)
 		goto nomem;
@@ -183,16 +202,40 @@ nomem:
 	return -1;
 }
 
+/*
+ * The directory is checked by the results reader first (meta.json, and
+ * runs.jsonl's strings, duplicates, limits, a torn last line), so that
+ * report --profile refuses what report refuses; then each record's
+ * "profile" is read.
+ */
 static int load_dir(struct preport *r, const char *dir, char *err, size_t errlen)
 {
+	struct results checked = { 0 };
 	char path[4096], *text, *p;
 	int line = 0, ret = 0;
+	size_t len;
 
+	if (results_check_dir(dir, err, errlen) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	text = results_read(dir, "meta.json", &len, err, errlen);
+	if (!text || results_parse_meta(path, text, len, &checked.meta, err, errlen) < 0) {
+		free(text);
+		return -1;
+	}
+	results_meta_free(&checked.meta);
+	free(text);
 	snprintf(path, sizeof(path), "%s/runs.jsonl", dir);
-	text = read_text(path, err, errlen);
+	text = results_read(dir, "runs.jsonl", &len, err, errlen);
 	if (!text)
 		return -1;
-	for (p = text; p && *p && ret >= 0;) {
+	if (results_parse_runs(path, text, len, &checked, err, errlen) < 0) {
+		results_free(&checked);
+		free(text);
+		return -1;
+	}
+	results_warn_torn(path, &checked);
+	for (p = text; p && *p && ret >= 0 && line + 1 != checked.torn_line;) {
 		char *nl = strchr(p, '\n');
 		json_error_t jerr;
 		json_t *rec;
@@ -200,18 +243,17 @@ static int load_dir(struct preport *r, const char *dir, char *err, size_t errlen
 		line++;
 		if (nl)
 			*nl = '\0';
-		if (*p) {
-			rec = json_loads(p, 0, &jerr);
-			if (!json_is_object(rec)) {
-				snprintf(err, errlen, "%s:%d: %s", path, line, rec ? "not an object" : jerr.text);
-				ret = -1;
-			} else if (add_record(r, dir, rec, line, err, errlen) < 0) {
-				ret = -1;
-			}
-			json_decref(rec);
+		rec = json_loads(p, 0, &jerr);
+		if (!json_is_object(rec)) {
+			snprintf(err, errlen, "%s:%d: %s", path, line, rec ? "not an object" : jerr.text);
+			ret = -1;
+		} else if (add_record(r, dir, path, rec, line, err, errlen) < 0) {
+			ret = -1;
 		}
+		json_decref(rec);
 		p = nl ? nl + 1 : NULL;
 	}
+	results_free(&checked);
 	free(text);
 	return ret;
 }
@@ -389,18 +431,59 @@ static int print_diff(FILE *f, json_t *diffs, const struct pgroup *base, const s
 	return 0;
 }
 
-/* The merged folded stacks of g into dir; path gets the file's name. */
-static int write_folded(const char *dir, const struct pgroup *g, bool with_kernel, char *path, size_t len)
+/*
+ * name as a part of a file name (after "profile-", so never "." or ".."):
+ * [A-Za-z0-9._+-] kept, anything else '_'
+ */
+static void file_part(char *out, size_t len, const char *name)
 {
-	FILE *f;
+	size_t i;
 
+	for (i = 0; name[i] && i + 1 < len; i++)
+		out[i] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-", name[i]) ?
+				 name[i] : '_';
+	out[i] = '\0';
+}
+
+/*
+ * profile-<kernel>-<scenario>.folded: the names made plain, so that none
+ * becomes a path (one already written, in the set written, gets the
+ * group's number); written into a new file or a regular one of one link,
+ * never through a symbolic link.
+ */
+static int write_folded(const char *dir, const struct preport *r, int i, bool with_kernel,
+			json_t *written, char *path, size_t len)
+{
+	const struct pgroup *g = &r->g[i];
+	char name[600], k[256], sc[256];
+	struct stat st;
+	int fd;
+	FILE *f = NULL;
+
+	file_part(k, sizeof(k), g->kernel);
+	file_part(sc, sizeof(sc), g->scenario);
 	if (with_kernel)
-		snprintf(path, len, "%s/profile-%s-%s.folded", dir, g->kernel, g->scenario);
+		snprintf(name, sizeof(name), "profile-%s-%s", k, sc);
 	else
-		snprintf(path, len, "%s/profile-%s.folded", dir, g->scenario);
-	f = fopen(path, "w");
+		snprintf(name, sizeof(name), "profile-%s", sc);
+	if (json_object_get(written, name))
+		snprintf(name + strlen(name), sizeof(name) - strlen(name), "-%d", i + 1);
+	json_object_set_new(written, name, json_true());
+	snprintf(path, len, "%s/%s.folded", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)) {
+		errno = EEXIST;
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0 && ftruncate(fd, 0) == 0)
+		f = fdopen(fd, "w");
 	if (!f || prof_folded_write(f, &g->folded) < 0 || fclose(f) != 0) {
-		pr_warn("report: %s: %s", path, strerror(errno));
+		pr_warn("report: %s: %s", path,
+			errno == ELOOP || errno == EEXIST ? "a link or not a regular file; not written" :
+							    strerror(errno));
+		if (!f && fd >= 0)
+			close(fd);
 		return -1;
 	}
 	return 0;
@@ -420,6 +503,7 @@ int cmd_report_profile(int argc, char **argv)
 	};
 	const char *base_name = NULL, *base_kernel = NULL, *folded_dir = NULL;
 	struct preport r = { 0 };
+	json_t *written;
 	char err[8192] = "";
 	bool with_kernel = false, base_given;
 	int c, top = 15, ret = EXIT_OK;
@@ -563,14 +647,16 @@ int cmd_report_profile(int argc, char **argv)
 		fputc('\n', stdout);
 		fputs_wrapped(stdout, path, 0, 4);
 	}
+	written = json_object();
 	for (int i = 0; i < r.ng; i++) {
-		if (write_folded(folded_dir, &r.g[i], with_kernel, path, sizeof(path)) < 0)
+		if (!written || write_folded(folded_dir, &r, i, with_kernel, written, path, sizeof(path)) < 0)
 			ret = EXIT_FAIL;
 		else if (folded)
 			json_array_append_new(folded, json_string(path));
 		else
 			printf("  %s\n", strrchr(path, '/') + 1);
 	}
+	json_decref(written);
 	if (out) {
 		json_object_set_new(out, "diffs", diffs);
 		json_object_set_new(out, "folded", folded);

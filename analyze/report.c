@@ -89,7 +89,7 @@ static const char *first_unavailable(const struct results *r, const struct run_g
 	return NULL;
 }
 
-static int add_row(struct report *rep, int *cap, const struct run_group *g, struct metric m)
+static int add_row(struct report *rep, int *cap, int k, const struct run_group *g, struct metric m)
 {
 	struct report_row *row;
 	double *v;
@@ -108,6 +108,7 @@ static int add_row(struct report *rep, int *cap, const struct run_group *g, stru
 	row = &rep->rows[rep->nrows++];
 	memset(row, 0, sizeof(*row));
 	row->g = g;
+	row->k = k;
 	row->m = m;
 	n = group_values(&rep->all, g, &m, v);
 	stats_compute(v, n, &row->s);
@@ -139,8 +140,8 @@ int report_load(struct report *rep, char *const dirs[], int ndirs)
 
 			if (strcmp(g->kernel, rep->kernels[k]))
 				continue;
-			if (add_row(rep, &cap, g, (struct metric){ .kind = METRIC_THROUGHPUT }) < 0 ||
-			    add_row(rep, &cap, g, (struct metric){ .kind = METRIC_CPB }) < 0)
+			if (add_row(rep, &cap, k, g, (struct metric){ .kind = METRIC_THROUGHPUT }) < 0 ||
+			    add_row(rep, &cap, k, g, (struct metric){ .kind = METRIC_CPB }) < 0)
 				goto out_nomem;
 			if (!have_base) {
 				have_base = true;
@@ -152,7 +153,7 @@ int report_load(struct report *rep, char *const dirs[], int ndirs)
 			if (group_counters(&rep->all, g, &names, &nn) < 0)
 				goto out_nomem;
 			for (int c = 0; c < nn; c++)
-				if (add_row(rep, &cap, g,
+				if (add_row(rep, &cap, k, g,
 					    (struct metric){ .kind = METRIC_COUNTER, .counter = names[c] }) < 0) {
 					free(names);
 					goto out_nomem;
@@ -311,10 +312,11 @@ static void text_spread(FILE *f, const struct report *rep)
 		for (int i = 0; i < rep->nrows; i++) {
 			const struct report_row *row = &rep->rows[i];
 			char mean[32];
-			int d = fmt_decimals(row->s.mean), r;
+			int d, r;
 
-			if (row->m.kind == METRIC_COUNTER || strcmp(row->g->kernel, rep->kernels[k]))
+			if (row->m.kind == METRIC_COUNTER || row->k != k)
 				continue;
+			d = fmt_decimals(row->s.mean);
 			if ((r = tab_row(&t)) < 0)
 				break;
 			tab_set(&t, r, 0, "%s", row->m.kind == METRIC_THROUGHPUT ? row->g->scenario : "");
@@ -341,17 +343,28 @@ static const char *row_reason(const struct report_row *row)
 	return row->unavailable ? row->unavailable : "no value recorded";
 }
 
-/* Has this counter no value in any scenario of the kernel? */
-static bool counter_empty_on_kernel(const struct report *rep, const char *kernel, const char *counter)
+/*
+ * The counters with a value in some scenario of the kernel, as a set (a
+ * jansson object): one pass over the rows, so that asking about each
+ * counter does not cost another.
+ */
+static json_t *counters_with_value(const struct report *rep, int k)
 {
-	for (int i = 0; i < rep->nrows; i++) {
+	json_t *set = json_object();
+
+	for (int i = 0; set && i < rep->nrows; i++) {
 		const struct report_row *r = &rep->rows[i];
 
-		if (r->m.kind == METRIC_COUNTER && r->s.n && !strcmp(r->g->kernel, kernel) &&
-		    !strcmp(r->m.counter, counter))
-			return false;
+		if (r->m.kind == METRIC_COUNTER && r->s.n && r->k == k)
+			json_object_set_new(set, r->m.counter, json_true());
 	}
-	return true;
+	return set;
+}
+
+/* Has this counter no value in any scenario of the kernel? */
+static bool counter_empty_on_kernel(json_t *with_value, const char *counter)
+{
+	return !json_object_get(with_value, counter);
 }
 
 static int note_index(const char **notes, int *nnotes, const char *reason)
@@ -378,6 +391,7 @@ static void text_counters(FILE *f, const struct report *rep)
 	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
 		const char *last = NULL, *notes[32], *kernel = rep->kernels[k];
+		json_t *with_value = counters_with_value(rep, k);
 		int nnotes = 0, nrows = 0;
 
 		static const char *const heads[] = { "scenario", "counter", "n", "median", "min-max" };
@@ -391,8 +405,8 @@ static void text_counters(FILE *f, const struct report *rep)
 			char med[32], rng[64];
 			int d, r;
 
-			if (row->m.kind != METRIC_COUNTER || strcmp(row->g->kernel, kernel) ||
-			    counter_empty_on_kernel(rep, kernel, row->m.counter))
+			if (row->m.kind != METRIC_COUNTER || row->k != k ||
+			    counter_empty_on_kernel(with_value, row->m.counter))
 				continue;
 			if ((r = tab_row(&t)) < 0)
 				break;
@@ -421,26 +435,26 @@ static void text_counters(FILE *f, const struct report *rep)
 		tab_free(&t);
 		/* counters this kernel gave no value for at all: one line per reason */
 		for (int pass = 0; pass < 2; pass++) {
-			const char *done[64];
+			const struct report_row *done[64]; /* each counter's first row */
 			int ndone = 0;
 
 			for (int i = 0; i < rep->nrows; i++) {
 				const struct report_row *row = &rep->rows[i];
 				int j;
 
-				if (row->m.kind != METRIC_COUNTER || strcmp(row->g->kernel, kernel) ||
-				    !counter_empty_on_kernel(rep, kernel, row->m.counter))
+				if (row->m.kind != METRIC_COUNTER || row->k != k ||
+				    !counter_empty_on_kernel(with_value, row->m.counter))
 					continue;
 				if (pass == 0) {
 					note_index(notes, &nnotes, row_reason(row));
 					continue;
 				}
 				for (j = 0; j < ndone; j++)
-					if (!strcmp(done[j], row->m.counter))
+					if (!strcmp(done[j]->m.counter, row->m.counter))
 						break;
 				if (j < ndone || ndone == 64)
 					continue;
-				done[ndone++] = row->m.counter;
+				done[ndone++] = row;
 			}
 			if (pass == 0 || !ndone)
 				continue;
@@ -451,18 +465,11 @@ static void text_counters(FILE *f, const struct report *rep)
 				bool hit = false;
 
 				for (int j = 0; j < ndone; j++) {
-					const struct report_row *first = NULL;
-
-					for (int i = 0; i < rep->nrows && !first; i++)
-						if (rep->rows[i].m.kind == METRIC_COUNTER &&
-						    !strcmp(rep->rows[i].g->kernel, kernel) &&
-						    !strcmp(rep->rows[i].m.counter, done[j]))
-							first = &rep->rows[i];
-					if (!first || strcmp(row_reason(first), notes[nt]))
+					if (strcmp(row_reason(done[j]), notes[nt]))
 						continue;
 					if (len < (int)sizeof(line))
 						len += snprintf(line + len, sizeof(line) - len, "%s %s",
-								hit ? "," : "", done[j]);
+								hit ? "," : "", done[j]->m.counter);
 					hit = true;
 				}
 				if (hit)
@@ -475,6 +482,7 @@ static void text_counters(FILE *f, const struct report *rep)
 			snprintf(line, sizeof(line), "note %d: %s", j + 1, notes[j]);
 			fputs_wrapped(f, line, 0, 8);
 		}
+		json_decref(with_value);
 	}
 }
 
@@ -494,10 +502,28 @@ int report_text(FILE *f, const struct report *rep)
 static void md_cell(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		if (*s == '|' || *s == '\\' || *s == '*' || *s == '_' || *s == '`')
+		/* < > & too: a renderer must not take a name for HTML */
+		if (strchr("|\\*_`<>&", *s))
 			fputc('\\', f);
 		fputc(*s == '\n' ? ' ' : *s, f);
 	}
+}
+
+/* s as a code span: fenced by more backquotes than it holds in a row */
+static void md_code(FILE *f, const char *s)
+{
+	int run = 0, longest = 0;
+
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (int i = 0; i <= longest; i++)
+		fputc('`', f);
+	fprintf(f, longest ? " %s " : "%s", s);
+	for (int i = 0; i <= longest; i++)
+		fputc('`', f);
 }
 
 int report_markdown(FILE *f, const struct report *rep)
@@ -512,7 +538,7 @@ int report_markdown(FILE *f, const struct report *rep)
 		for (int j = 0; j < n; j++) {
 			fprintf(f, "| %s | ", kv[j].key);
 			if (!strcmp(kv[j].key, "command"))
-				fprintf(f, "`%s`", kv[j].val); /* backquoted: shown verbatim */
+				md_code(f, kv[j].val); /* shown verbatim */
 			else
 				md_cell(f, kv[j].val);
 			fprintf(f, " |\n");
@@ -737,6 +763,7 @@ static void html_esc(FILE *f, const char *s)
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f);
 		}
 	}

@@ -13,6 +13,7 @@
 /* One figure of the report: a metric of one (kernel, scenario). */
 struct report_row {
 	const struct run_group *g;
+	int k;                      /* g's kernel: index into report.kernels */
 	struct metric m;
 	struct stats s;
 	double ratio;               /* median / the first scenario's (throughput); else NAN */

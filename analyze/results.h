@@ -3,15 +3,34 @@
  * Reader of a results directory (DESIGN.md, "Results directory"): meta.json
  * and runs.jsonl, parsed with jansson. A malformed record is rejected with
  * "FILE:LINE: why"; nothing is guessed. Unknown keys are ignored.
+ *
+ * A results directory may come from someone else: its strings are data.
+ * Every string the reader keeps is refused if it holds a control character
+ * (below 0x20, tab included, 0x7f, U+0080-U+009F) or a NUL, with the file,
+ * line and field; so no name can end a quoted string in a gnuplot script,
+ * a line of a report or a path, nor steer a terminal. Files are read
+ * without following symbolic links, and only regular ones.
  */
 #ifndef IPSECPERF_RESULTS_H
 #define IPSECPERF_RESULTS_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #define RESULTS_RECORD_VERSION 1
 #define RESULTS_MAX_FILE (256L << 20) /* larger files are refused, not truncated */
+/*
+ * Distinct names one runs.jsonl may hold; more is refused with the line.
+ * A run has a few kernels, a dozen scenarios and counters; the limits keep
+ * a crafted file from making the reports' tables and charts (one chart per
+ * counter, one bar per kernel) take hours.
+ */
+#define RESULTS_MAX_KERNELS 128
+#define RESULTS_MAX_SCENARIOS 128
+#define RESULTS_MAX_GROUPS 2048
+#define RESULTS_MAX_COUNTERS 64
+#define RESULTS_MAX_RUNS 1000000 /* records of one file: about 0.5 GB in memory */
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
 
@@ -77,6 +96,7 @@ struct results {
 	int nruns;
 	int runs_cap;               /* allocated records */
 	int nmerged;                /* results_merge() calls into this one */
+	int torn_line;              /* an incomplete last line left out (0: none) */
 };
 
 /* A (kernel, scenario) pair, in order of first appearance in runs.jsonl. */
@@ -95,14 +115,57 @@ int results_load(const char *dir, struct results *r, char *err, size_t errlen);
 void results_free(struct results *r);
 
 /*
- * The parsers on their own, for tests and fuzzing: name is the file name used
- * in messages. runs are appended to r.
+ * The parsers on their own, for tests, fuzzing and the VM testbed's guest
+ * records: name is the file name used in messages. runs are appended to r.
+ * A last line without a newline that is not JSON (a run killed while it
+ * wrote it) is left out, and its number is put in r->torn_line for the
+ * caller to warn about; any other malformed line is an error.
  */
 int results_parse_runs(const char *name, const char *buf, size_t len, struct results *r,
 		       char *err, size_t errlen);
 int results_parse_meta(const char *name, const char *buf, size_t len, struct results_meta *m,
 		       char *err, size_t errlen);
 void results_meta_free(struct results_meta *m);
+
+/*
+ * The first control character, NUL or C1 control (as a byte pointer) of
+ * s[0..len), or NULL: what a string read from results must not hold.
+ */
+const char *results_bad_char(const char *s, size_t len);
+
+/*
+ * 0 if s[0..len) is data; else -1 with "FILE:LINE: FIELD holds a control
+ * character (0x0a at byte 3); ..." in err (line 0: left out). The value
+ * itself is never put in the message.
+ */
+int results_check_field(const char *file, int line, const char *field, const char *s, size_t len,
+			char *err, size_t errlen);
+
+/*
+ * Replace each control character in the strings of v (a record about to
+ * be written) by a space: a tool's stderr in a "reason" may span lines,
+ * and what ipsecperf writes must pass its own reader.
+ */
+void results_scrub(json_t *v);
+
+/* The warning about a torn last line that results_parse_runs left out (none if none). */
+void results_warn_torn(const char *path, const struct results *r);
+
+/* s for a message, control characters and backslashes as \xHH; in buf. */
+const char *results_printable(const char *s, char *buf, size_t len);
+
+/* May s be a file name on its own? [A-Za-z0-9._+-], not "." or "..". */
+bool results_name_ok(const char *s);
+
+/* -1 with the reason in err if the path dir holds a control character. */
+int results_check_dir(const char *dir, char *err, size_t errlen);
+
+/*
+ * DIR/REL, whole and NUL-terminated (*len its length): each component of
+ * REL a plain name (results_name_ok), none a symbolic link, the file
+ * regular and at most RESULTS_MAX_FILE; NULL with "DIR/REL: why" in err.
+ */
+char *results_read(const char *dir, const char *rel, size_t *len, char *err, size_t errlen);
 
 /*
  * Move src's runs to the end of dst (src keeps its meta); they get source

@@ -17,6 +17,7 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "results.h"
 #include "version.h"
 
 void iso8601_now(char *buf, size_t len)
@@ -243,8 +244,11 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 
 int writer_append(struct results_writer *res, json_t *record)
 {
-	char *line = json_dumps(record, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	char *line;
 	int err = 0;
+
+	results_scrub(record); /* a tool's multi-line message in a reason */
+	line = json_dumps(record, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 
 	if (!line || dprintf(res->runs_fd, "%s\n", line) < 0 || fsync(res->runs_fd) < 0) {
 		pr_warn("results: cannot append to %s/runs.jsonl: %s", res->dir, strerror(errno));

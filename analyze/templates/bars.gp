@@ -9,9 +9,12 @@
 #     cd DIR && gnuplot -e "fmt='png'" NAME.vars.gp bars.gp
 #
 # Settings a NAME.vars.gp gives: datafile, outfile (without extension),
-# title, ylabel, nk (number of kernels), kernels (their names, space
-# separated). Data columns: 1 scenario, 2 label, then for kernel k (from 1)
-# 3k median, 3k+1 min, 3k+2 max; "-" marks a missing value.
+# title, ylabel, nk (number of kernels) and kernel[1..nk] (their names),
+# ns (number of scenarios) and label[1..ns] (their tic labels, with n).
+# Names are gnuplot strings in single quotes, never script text. The data
+# file holds only numbers: column 1 the scenario's number (its label is
+# label[n]), then for kernel k (from 1) 3k-1 median, 3k min, 3k+1 max;
+# "-" marks a missing value.
 
 if (!exists("fmt")) fmt = 'png'
 if (fmt eq 'svg') {
@@ -34,5 +37,5 @@ set grid ytics
 set xtics noenhanced nomirror rotate by -20 left
 set bars front
 
-plot for [k=1:nk] datafile using (column(3*k)):(column(3*k+1)):(column(3*k+2)):xticlabels(2) \
-	title word(kernels, k)
+plot for [k=1:nk] datafile using (column(3*k-1)):(column(3*k)):(column(3*k+1)) \
+	:xticlabels(label[int(column(1))]) title kernel[k]

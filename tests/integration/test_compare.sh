@@ -86,9 +86,16 @@ expect 2 'ipsecperf: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
 expect 2 'two results directories expected' "$TMP/base"
 expect 2 '--metric bogus: no such metric' --metric bogus "$TMP/base" "$TMP/aa"
 expect 2 '--threshold x: a number' --threshold x "$TMP/base" "$TMP/aa"
+# a last line torn by a killed run: a warning, the 15 whole records are compared
+cp -r "$TMP/aa" "$TMP/torn"
+printf '{"version":1,"kernel":"6.1.0-28-cloud-amd64","scen' >> "$TMP/torn/runs.jsonl"
+expect 0 'verdict: no regression' "$TMP/base" "$TMP/torn"
+grep -qE '^ipsecperf: .*/torn/runs.jsonl:16: the last record is incomplete .*using the 15 records before it' "$TMP/out" ||
+	{ cat "$TMP/out" >&2; fail "torn line: no warning naming the file and line"; }
+# ... but a torn line with records after it is an error, as any malformed line
 cp -r "$TMP/aa" "$TMP/broken"
-printf '{"version":1,"kernel":"6.1.0-28-cloud-amd64","scen' >> "$TMP/broken/runs.jsonl"
-expect 2 'broken/runs.jsonl:16: truncated record' "$TMP/base" "$TMP/broken"
+sed -i '7s/"scenario".*$/"scen/' "$TMP/broken/runs.jsonl"
+expect 2 'broken/runs.jsonl:7: not a JSON object' "$TMP/base" "$TMP/broken"
 
 # better/worse and flags: direction known per metric; - and + apart from R and I
 "$IPSECPERF" compare "$TMP/base" "$TMP/fast" > "$TMP/text"

@@ -82,10 +82,20 @@ expect_bad() { # what pattern args...
 	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$what: not one line"; }
 	grep -qE -e "^ipsecperf: $pattern" "$TMP/err" || { cat "$TMP/err" >&2; fail "$what: lacks /$pattern/"; }
 }
+# a last line torn by a killed run: one warning naming file and line, the
+# whole records reported
 cp -r "$TMP/a" "$TMP/trunc"
 head -c -40 "$TMP/a/runs.jsonl" > "$TMP/trunc/runs.jsonl"
 n=$(wc -l < "$TMP/a/runs.jsonl")
-expect_bad "truncated" "$TMP/trunc/runs.jsonl:$n: truncated record" "$TMP/trunc"
+"$IPSECPERF" report "$TMP/trunc" > "$TMP/trunc.txt" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "torn: exit $?"; }
+[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "torn: not one line"; }
+grep -qE "^ipsecperf: $TMP/trunc/runs.jsonl:$n: the last record is incomplete .* using the $((n - 1)) records before it" \
+	"$TMP/err" || { cat "$TMP/err" >&2; fail "torn: no warning naming the file and line"; }
+grep -q '^kernel 6.12.43' "$TMP/trunc.txt" || fail "torn: the whole records are not reported"
+head -c -40 "$TMP/a/runs.jsonl" > "$TMP/trunc/runs.jsonl"
+printf '\n' >> "$TMP/trunc/runs.jsonl"
+tail -1 "$TMP/a/runs.jsonl" >> "$TMP/trunc/runs.jsonl"
+expect_bad "torn, then more" "$TMP/trunc/runs.jsonl:$n: not a JSON object" "$TMP/trunc"
 cp -r "$TMP/a" "$TMP/v2"
 sed -i '7s/"version": 1/"version": 2/' "$TMP/v2/runs.jsonl"
 expect_bad "version" "$TMP/v2/runs.jsonl:7: unknown record version 2" "$TMP/v2"

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A results directory from someone else is data (issue 12, item 2). A
+# control character in a kernel name, a scenario name, a tag or any other
+# string the reports use is refused: exit 2, one line naming the file, the
+# line and the field, and nothing is written or run (no output file, no
+# chart folder, no file made by a gnuplot payload). Names with quotes,
+# backquotes, $, ; and spaces are drawn as they are and run nothing. Paths
+# in a record never leave the directory. No root needed.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+IPSECPERF=${IPSECPERF:-"$TOP/build/ipsecperf"}
+SYNTH="$TOP/tests/integration/synth_results.py"
+export IPSECPERF_TEMPLATES=${IPSECPERF_TEMPLATES:-"$TOP/analyze/templates"}
+TMP=$(mktemp -d /tmp/ipsecperf-test-hostile.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$IPSECPERF" ] || fail "build/ipsecperf missing: run make"
+command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }
+cd "$TMP" || fail "cd $TMP" # a payload with a relative path would land here
+
+# What a gnuplot script would run if a name reached it as code: a newline
+# ends the quoted string, then system(), backquotes and a shell escape.
+PWN="$TMP/PWNED"
+PAYLOAD=$(printf "6.1'\nsystem(\"touch %s-system\")\n\`touch %s-bq\`\n!touch %s-bang\nx='" "$PWN" "$PWN" "$PWN")
+
+synth() { python3 "$SYNTH" "$@" > /dev/null || fail "synth $*"; }
+# set a field of the records (all, or line N) or of meta.json with a Python expression
+mutate() { # dir 'python statements on r (record), n (line) or m (meta)'
+	python3 - "$@" <<'EOF' || fail "mutate $1"
+import json, os, sys
+d, code = sys.argv[1], sys.argv[2]
+recs = [json.loads(l) for l in open(os.path.join(d, "runs.jsonl"))]
+m = json.load(open(os.path.join(d, "meta.json")))
+for n, r in enumerate(recs, 1):
+    exec(code, {"r": r, "n": n, "m": m, "PAYLOAD": os.environ["PAYLOAD"]})
+with open(os.path.join(d, "runs.jsonl"), "w") as f:
+    for r in recs:
+        f.write(json.dumps(r) + "\n")
+json.dump(m, open(os.path.join(d, "meta.json"), "w"), indent=1)
+EOF
+}
+export PAYLOAD
+
+nothing_made() { # what
+	[ -z "$(find "$TMP" -maxdepth 1 -name 'PWNED*')" ] || fail "$1: a payload ran ($(find "$TMP" -maxdepth 1 -name 'PWNED*'))"
+	[ -e "$TMP/out" ] && fail "$1: $TMP/out was made"
+	return 0
+}
+
+ALL=("report" "report -f html" "report -f md" "report -f csv" "report -f json"
+	"report -c $TMP/out/charts" "report -f html -o $TMP/out/r.html"
+	"report -f html -c $TMP/out/charts -o $TMP/out/r.html"
+	"compare $TMP/good" "compare --reverse" "report --profile" "report --profile --folded $TMP/out")
+PROFILE=("report --profile" "report --profile --folded $TMP/out")
+# each command of $2 (an array's name) with DIR: exit 2, one line on stderr
+# that matches, nothing on stdout, nothing made
+refused() { # what cmds pattern dir
+	local what=$1 pattern=$3 dir=$4 rc
+	local -n cmds=$2
+	for c in "${cmds[@]}"; do
+		local -a argv
+		read -r -a argv <<< "$c"
+		if [ "${argv[*]}" = "compare --reverse" ]; then
+			argv=(compare "$dir" "$TMP/good")
+		else
+			argv+=("$dir")
+		fi
+		"$IPSECPERF" "${argv[@]}" > "$TMP/stdout" 2> "$TMP/stderr"
+		rc=$?
+		[ $rc = 2 ] || { cat "$TMP/stderr" >&2; fail "$what: ${argv[0]} ${argv[1]}: exit $rc, not 2"; }
+		[ "$(wc -l < "$TMP/stderr")" = 1 ] || { cat -A "$TMP/stderr" >&2; fail "$what: $c: not one line"; }
+		LC_ALL=C grep -q '[^ -~]' "$TMP/stderr" && { cat -A "$TMP/stderr" >&2; fail "$what: $c: the message holds a control character"; }
+		grep -qE -e "^ipsecperf: $pattern" "$TMP/stderr" ||
+			{ cat "$TMP/stderr" >&2; fail "$what: $c: lacks /$pattern/"; }
+		[ -s "$TMP/stdout" ] && { head -3 "$TMP/stdout" >&2; fail "$what: $c: wrote a report"; }
+		nothing_made "$what: $c"
+	done
+	return 0
+}
+
+synth "$TMP/good" --repeat 3
+# a profile per record, for report --profile: a folded file in raw/
+python3 - "$TMP/good" <<'EOF' || fail "profiles"
+import json, os, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(os.path.join(d, "runs.jsonl"))]
+for r in recs:
+    rel = "raw/%s-r%d-profile.folded" % (r["scenario"], r["repeat"])
+    with open(os.path.join(d, rel), "w") as f:
+        f.write("iperf3;entry_SYSCALL_64_[k];tcp_sendmsg_[k] 40\nswapper;do_idle_[k];default_idle_[k] 10\n")
+    r["profile"] = {"status": "ok", "folded": rel, "hz": 99}
+with open(os.path.join(d, "runs.jsonl"), "w") as f:
+    for r in recs:
+        f.write(json.dumps(r) + "\n")
+EOF
+"$IPSECPERF" report --profile --folded "$TMP/folded-good" "$TMP/good" > /dev/null 2>&1
+[ -e "$TMP/folded-good" ] || mkdir "$TMP/folded-good"
+"$IPSECPERF" report --profile --folded "$TMP/folded-good" "$TMP/good" > /dev/null ||
+	fail "report --profile on the good directory"
+
+# 1. a hostile kernel name in runs.jsonl (meta.json as it was)
+cp -r "$TMP/good" "$TMP/kernel"
+mutate "$TMP/kernel" 'if n == 3: r["kernel"] = PAYLOAD'
+refused "kernel" ALL ".*/kernel/runs.jsonl:3: \"kernel\" holds a control character \(0x0a at byte 4\)" "$TMP/kernel"
+# ... and in meta.json's list of kernels
+cp -r "$TMP/good" "$TMP/metakernel"
+mutate "$TMP/metakernel" 'm["kernels"][0]["release"] = PAYLOAD'
+refused "meta kernel" ALL ".*/metakernel/meta.json:[0-9]+: \"kernels\[0\].release\" holds a control character" "$TMP/metakernel"
+
+# 2. a hostile scenario name
+cp -r "$TMP/good" "$TMP/scenario"
+mutate "$TMP/scenario" 'if n == 2: r["scenario"] = "clear" + PAYLOAD'
+refused "scenario" ALL ".*/scenario/runs.jsonl:2: \"scenario\" holds a control character \(0x0a at byte 9\)" "$TMP/scenario"
+
+# 3. a hostile tag: in the directory's name (results/<time>-<testbed>-<tag>),
+# and in meta.json's command line (run ... --tag TAG)
+tagdir="$TMP/20261129T190000-netns-x"$'\n''system("touch PWNED-tag")' # relative: we are in $TMP
+cp -r "$TMP/good" "$tagdir"
+refused "tag in the name" ALL ".*/20261129T190000-netns-x\\\\x0asystem.*: the directory's name holds a control character \(0x0a" "$tagdir"
+rm -rf "$tagdir"
+cp -r "$TMP/good" "$TMP/tag"
+mutate "$TMP/tag" 'm["command"] = ["ipsecperf", "run", "--tag", PAYLOAD, "clear"]'
+refused "tag in meta.json" ALL ".*/tag/meta.json:[0-9]+: \"command\[3\]\" holds a control character" "$TMP/tag"
+
+# 4. every other string the reports show: runs.jsonl and meta.json, a
+# terminal's escape (ESC, and the C1 CSI), tab, DEL
+i=0
+for change in 'r["reason"] = "a\x1b[2Jb"; r["status"] = "failed"' 'r["start"] = "2026\t11"' \
+	'r["counters"]["xmit_skbs"]["symbol"] = "tp\x7f"' 'r["cycles_method"] = "pmu\r"' \
+	'r["counters"]["x\ny"] = {}' 'm["host"] = "box\x9b31m"' 'm["cpu_model"] = "cpu\x00"' \
+	'm["tool_version"] = "v\x07"' 'm["testbed"] = "netns\n"' 'm["iperf3_version"] = "\x1b]0;t\x07"'; do
+	i=$((i + 1))
+	cp -r "$TMP/good" "$TMP/s$i"
+	mutate "$TMP/s$i" "if n == 2: $change"
+	refused "string $i ($change)" ALL ".*/s$i/(runs.jsonl:2|meta.json:[0-9]+): (counters\.[a-z_]+: )?(\".*\"|a counter's name) holds a control character|.*/s$i/runs.jsonl:2: not a JSON object|.*meta.json:[0-9]+: not valid JSON" "$TMP/s$i"
+done
+
+# 5. paths in a record stay inside the directory and follow no link
+cp -r "$TMP/good" "$TMP/path"
+mutate "$TMP/path" 'if n == 1: r["profile"]["folded"] = "raw/../../good/raw/clear-r1-profile.folded"'
+refused "folded path" PROFILE ".*/path/raw/\.\./\.\./good/raw/clear-r1-profile.folded: '\.\.' is not a plain file name" "$TMP/path"
+cp -r "$TMP/good" "$TMP/link"
+ln -sf /etc/passwd "$TMP/link/raw/clear-r1-profile.folded"
+refused "folded symlink" PROFILE ".*/link/raw/clear-r1-profile.folded: clear-r1-profile.folded is a symbolic link" "$TMP/link"
+cp -r "$TMP/good" "$TMP/rawlink"
+rm -rf "$TMP/rawlink/raw" && ln -s "$TMP/good/raw" "$TMP/rawlink/raw"
+refused "raw/ a symlink" PROFILE ".*/rawlink/raw/clear-r1-profile.folded: raw is a symbolic link" "$TMP/rawlink"
+cp -r "$TMP/good" "$TMP/stack"
+printf 'iperf3;x\033[2J_[k] 3\n' >> "$TMP/stack/raw/clear-r2-profile.folded"
+refused "folded stack" PROFILE ".*/stack/raw/clear-r2-profile.folded:3: a control character \(0x1b\) in a stack" "$TMP/stack"
+cp -r "$TMP/good" "$TMP/fifo"
+rm "$TMP/fifo/runs.jsonl" && mkfifo "$TMP/fifo/runs.jsonl"
+refused "runs.jsonl a FIFO" ALL ".*/fifo/runs.jsonl: not a regular file" "$TMP/fifo"
+# a kernel named like a path: its folded stacks land in --folded, as a plain name
+cp -r "$TMP/good" "$TMP/slash"
+mutate "$TMP/slash" 'r["kernel"] = "../../../x"'
+mkdir "$TMP/folded"
+"$IPSECPERF" report --profile --folded "$TMP/folded" "$TMP/good" "$TMP/slash" > "$TMP/stdout" 2> "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "kernel ../../../x: report --profile exit $?"; }
+[ -s "$TMP/folded/profile-.._.._.._x-clear.folded" ] ||
+	{ ls -la "$TMP/folded" >&2; fail "kernel ../../../x: folded stacks not under a plain name"; }
+[ "$(find "$TMP" -name 'profile-*.folded' -newer "$TMP/slash/meta.json" | grep -vc "^$TMP/folded/")" = 0 ] ||
+	fail "kernel ../../../x: a folded file outside --folded"
+# a planted symlink where report --profile writes: not written through
+ln -s "$TMP/victim" "$TMP/good/profile-clear.folded"
+"$IPSECPERF" report --profile "$TMP/good" > /dev/null 2> "$TMP/stderr"
+[ $? = 1 ] || fail "folded output a symlink: exit not 1"
+[ -e "$TMP/victim" ] && fail "folded output written through a symlink"
+grep -q 'profile-clear.folded: a link or not a regular file; not written' "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "folded output a symlink: no message"; }
+rm "$TMP/good/profile-clear.folded"
+
+# 6. names with quotes, backquotes, $, ;, spaces and HTML: drawn as they
+# are, and nothing runs (the backquotes, $() and system() would make files)
+AWK="$TMP/AWK"
+awkward="6.1 \"dq\" 'sq' \`touch $AWK-bq\` \$(touch $AWK-dollar); system(\"touch $AWK-system\") @x <b>&amp; \\"
+cp -r "$TMP/good" "$TMP/awkward"
+AWKWARD=$awkward python3 - "$TMP/awkward" <<'EOF' || fail "awkward"
+import json, os, sys
+d = sys.argv[1]
+recs = [json.loads(l) for l in open(os.path.join(d, "runs.jsonl"))]
+for r in recs:
+    r["kernel"] = os.environ["AWKWARD"]
+    if r["scenario"] == "no-gso":
+        r["scenario"] = "no 'gso' `x`"
+with open(os.path.join(d, "runs.jsonl"), "w") as f:
+    for r in recs:
+        f.write(json.dumps(r) + "\n")
+EOF
+"$IPSECPERF" report -f html -c "$TMP/charts" -o "$TMP/awkward.html" "$TMP/awkward" "$TMP/good" \
+	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "awkward: report -c exit $?"; }
+for f in throughput.png throughput.svg cycles_per_byte.svg counter-xmit_skbs.svg; do
+	[ -s "$TMP/charts/$f" ] || fail "awkward: $f missing"
+done
+(cd "$TMP/charts" && ./replot.sh > /dev/null 2>&1) || fail "awkward: replot.sh"
+"$IPSECPERF" report -f md "$TMP/awkward" > /dev/null || fail "awkward: report -f md"
+"$IPSECPERF" compare "$TMP/awkward" "$TMP/awkward" > /dev/null || fail "awkward: compare"
+"$IPSECPERF" report --profile --folded "$TMP/charts" "$TMP/awkward" > /dev/null || fail "awkward: report --profile"
+[ -z "$(find "$TMP" -name 'AWK*')" ] || fail "awkward: a name ran as code ($(find "$TMP" -name 'AWK*'))"
+python3 - "$TMP/charts/throughput.svg" "$TMP/awkward.html" "$awkward" <<'EOF' || fail "awkward: names not shown as they are"
+import html, sys
+svg, page, name = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+# gnuplot's SVG escapes < and &; the legend shows the name whole
+assert name.replace("&", "&amp;").replace("<", "&lt;") in svg, "kernel name not in the chart's legend"
+assert "no 'gso' `x` (n=3)" in svg, "scenario label not in the chart"
+assert "<b>" not in page, "the HTML page holds the name's <b> as markup"
+assert html.escape(name, quote=True).replace("&#x27;", "&#39;") in page, "the HTML page lacks the escaped name"
+EOF
+exit 0

@@ -12,6 +12,7 @@
 #   V=1               show the full commands
 #   DEMO_ARGS=...     options for `make demo` (default: 10 s, 3 repeats)
 #   TEST_FILTER=...   run only integration tests whose name matches
+#   PREFIX=/usr/local where `make install` puts the program (DESTDIR=... stages it)
 
 CC ?= cc
 CLANG ?= clang
@@ -263,7 +264,7 @@ dist: src-tree
 DEB_FILE := ipsecperf_$(VERSION)_$(DEB_ARCH).deb
 deb: src-tree
 	$(call msg,DEB,$(BUILD)/$(DEB_FILE))
-	$(Q)cd $(SRC_TREE) && DEB_BUILD_OPTIONS="nocheck $${DEB_BUILD_OPTIONS:-}" \
+	$(Q)cd $(SRC_TREE) && DEB_BUILD_OPTIONS="nocheck parallel=$$(nproc) $${DEB_BUILD_OPTIONS:-}" \
 		dpkg-buildpackage -b -us -uc $(if $(V),,> ../dpkg-buildpackage.log 2>&1) || \
 		{ tail -40 ../dpkg-buildpackage.log 2>/dev/null; exit 1; }
 	$(Q)cp $(BUILD)/src/$(DEB_FILE) $(BUILD)/

@@ -65,6 +65,9 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .DELETE_ON_ERROR:
+# The BPF object and skeleton are intermediates of the build; keep them, or
+# every `make` would make them again and rebuild every object after them.
+.SECONDARY: $(SKELS) $(BPF_OBJS)
 .PHONY: all deps test unit integration demo clean asan fuzz
 
 all: $(BUILD)/ipsecperf

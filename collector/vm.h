@@ -90,6 +90,23 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out);
 
+/*
+ * May the vm testbed try KVM here? No when IPSECPERF_VM_ACCEL=tcg or
+ * /dev/kvm does not open (why says which); IPSECPERF_VM_ACCEL=kvm says yes
+ * even without /dev/kvm, and qemu decides.
+ */
+bool vm_kvm_allowed(char *why, size_t len);
+
+/*
+ * Ask qemu itself whether KVM runs a guest: a firmware of a few hundred
+ * bytes, under -accel kvm -cpu host as a run uses, that enters long mode
+ * and runs 10 million instructions (milliseconds on a working KVM), within
+ * 3 s. Returns 1 (it ran), 0 (it did not: why quotes qemu or says it took
+ * too long) or -1 (cannot tell: no qemu, or qemu cannot run the test under
+ * TCG either). dir is a folder for the firmware file.
+ */
+int vm_kvm_probe(const char *dir, char *why, size_t len);
+
 struct results_writer;
 
 /*

@@ -748,11 +748,19 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 			ginfo = NULL;
 		}
 	}
-	release = ginfo ? json_string_value(json_object_get(ginfo, "release")) : k.release;
-	if (strcmp(release, k.release))
-		pr_warn("vm: %s booted as %s", k.release, release);
-	vm_fmt(out->release, sizeof(out->release), "%s", release);
-	release = out->release;
+	/*
+	 * The host names the kernel (uname -r as its image, tree or package
+	 * tells it): records and raw/ are keyed by it, and a guest that says
+	 * otherwise could write as another kernel of the run.
+	 */
+	release = k.release;
+	if (ginfo && strcmp(json_string_value(json_object_get(ginfo, "release")), release)) {
+		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": release %s is not this kernel's own %s",
+		       json_string_value(json_object_get(ginfo, "release")), release);
+		refused = true;
+		json_decref(ginfo);
+		ginfo = NULL;
+	}
 	if (g.meta && !refused && guest_meta_kernel(g.meta, g.meta_len, release, &gkernel, why, sizeof(why)) < 0) {
 		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: %s", why);
 		refused = true;
@@ -784,17 +792,21 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	}
 	if (!refused && g.runs) {
 		if (merge_runs(GUEST_RUNDIR "/runs.jsonl", g.runs, g.runs_len, cfg, release, runs, vm,
-			       seen, out, why, sizeof(why)) < 0)
+			       seen, out, why, sizeof(why)) < 0) {
 			vm_fmt(b.why, sizeof(b.why), "the guest's record was refused: %s", why);
+			refused = true;
+		}
 	} else if (!refused && !tarmap) {
 		/* no tar: the records sent as they were written, if any */
 		size_t len = 0;
 		char *buf = vm_read_file(live, &len);
 
 		if (buf && merge_runs("live.jsonl", buf, len, cfg, release, runs, vm, seen, out, why,
-				      sizeof(why)) < 0)
+				      sizeof(why)) < 0) {
 			vm_fmt(b.why + strlen(b.why), sizeof(b.why) - strlen(b.why), "%sthe guest's record was refused: %s",
 			       *b.why ? "; " : "", why);
+			refused = true;
+		}
 		free(buf);
 	}
 
@@ -817,6 +829,11 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 			pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/%s/console%s.log",
 				release, grc, resultsdir, rawrel, boot_sfx);
 		err = 0;
+	}
+	/* a guest that broke a rule is not the source of anything in meta.json */
+	if (refused) {
+		json_decref(ginfo);
+		ginfo = NULL;
 	}
 	if (ginfo || !*b.why)
 		out->kernel_meta = kernel_entry(&k, release, ginfo, gkernel, vm);

@@ -34,7 +34,7 @@ struct vm_kernel {
 
 /* What one kernel's VM did, for the caller's summary. */
 struct vm_stats {
-	char release[128];      /* uname -r reported by the guest (or the host's guess) */
+	char release[128];      /* uname -r, as the kernel's image, tree or package tells it */
 	char accel[8];          /* "kvm" or "tcg" */
 	char accel_why[160];    /* why this accelerator, e.g. "/dev/kvm: no such file" */
 	double boot_to_init_s;  /* qemu start to the guest's init running */

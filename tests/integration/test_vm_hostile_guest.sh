@@ -22,9 +22,10 @@ mkdir -p "$guests" "$w/a" "$TMP/bin"
 out="$w/a/out"
 # (at most 8 kernels a run; the device node is in "all", whose first refusal it is)
 names="link dotdot release setuid ctrl flood all"
+more="claim meta" # a second run: release and meta.json of another kernel
 
 # the stand-in guests: a bzImage header naming its release, and what each sends
-python3 - "$guests" "$w" "$rel61" $names << 'EOF'
+python3 - "$guests" "$w" "$rel61" $names $more << 'EOF'
 import io, json, os, sys, tarfile
 guests, w, rel61, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 
@@ -55,6 +56,9 @@ def entry(t, name, data=b"", mode=0o644, type=tarfile.REGTYPE, link=""):
 
 def archive(path, release, hostile):
     with tarfile.open(path, "w", format=tarfile.GNU_FORMAT) as t:
+        if "meta" in hostile:
+            meta = {"version": 1, "kernels": [{"release": release, "version": "Linux\u001b]0;x\u0007"}]}
+            entry(t, "./run/meta.json", json.dumps(meta).encode())
         entry(t, "./", type=tarfile.DIRTYPE, mode=0o755)
         entry(t, "./guest.json", json.dumps({"rc": 0, "release": release, "proc_version": "Linux"}).encode())
         entry(t, "./run/", type=tarfile.DIRTYPE)
@@ -88,6 +92,10 @@ for n in names:
     elif n == "flood":
         console = init
         open(d + "/flood", "w").close()
+    elif n == "claim":
+        archive(d + "/tar", rel61, [])
+    elif n == "meta":
+        archive(d + "/tar", rel, ["meta"])
     elif n == "all":
         archive(d + "/tar", "../../x", ["dev", "link", "dotdot"])
     else:
@@ -157,6 +165,25 @@ expect flood "the guest wrote more than 64 MiB on its console; stopped it"
 expect all "the guest's results were refused: results.tar: entry 6 (./run/raw/null): a character device; only regular files and folders are taken"
 [ "$(reason "$rel61")" = "ok " ] || { cat "$TMP/stderr" >&2; fail "$rel61 did not run ok after the stand-ins"; }
 [ "$(wc -l < "$out/runs.jsonl")" = 8 ] || fail "not one record per kernel"
+
+# a second run: a guest that says it is another kernel, a meta.json with an escape
+kernels=()
+for n in $more; do
+	kernels+=(--kernel "$guests/hostile-$n/bzImage")
+done
+PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run --testbed vm "${kernels[@]}" \
+	--duration 1 --omit 0 --repeat 1 -o "$w/a/out2" clear > "$TMP/stdout2" 2> "$TMP/stderr2"
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/stderr2" >&2; fail "the second run exited $rc, not 1"; }
+out1=$out out=$w/a/out2
+expect claim "guest.json: release $rel61 is not this kernel's own 6.1.0-hostile-claim"
+expect meta "run/meta.json: its kernel: a string holds a control character (0x1b at byte 5)"
+[ "$(jq_lines "$out/runs.jsonl" 'r["kernel"]' | sort | tr '\n' ' ')" = "6.1.0-hostile-claim 6.1.0-hostile-meta " ] ||
+	fail "a record names the kernel a guest claimed to be"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["kernels"] == []' "$out/meta.json" ||
+	fail "meta.json keeps a refused guest's kernel"
+rm -rf "$out"
+out=$out1
 
 # nothing outside the results directory; inside it, plain files and folders
 [ "$(ls -A "$w")" = a ] && [ "$(ls -A "$w/a")" = out ] ||

@@ -2,26 +2,15 @@
 /* Checks on what a VM guest sends back (guest_check.h). */
 #include "guest_check.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "guest_tar.h"
+#include "log.h"
 #include "results.h"
 #include "vm_guest.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* ---- the archive ---- */
 
@@ -90,7 +79,7 @@ static int str_clean(const char *s, size_t n, char *why, size_t whylen)
 		if (c < 0x20 || c == 0x7f ||
 		    (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
 		     (unsigned char)s[i + 1] <= 0x9f))
-			return fail(why, whylen, "a string holds a control character (0x%02x at byte %zu)",
+			return msg_err(why, whylen, "a string holds a control character (0x%02x at byte %zu)",
 				    c == 0xc2 ? (unsigned char)s[i + 1] : c, i);
 	}
 	return 0;
@@ -103,7 +92,7 @@ static int clean(json_t *v, int depth, char *why, size_t whylen)
 	size_t i;
 
 	if (depth > GUEST_JSON_DEPTH)
-		return fail(why, whylen, "nested more than %d deep", GUEST_JSON_DEPTH);
+		return msg_err(why, whylen, "nested more than %d deep", GUEST_JSON_DEPTH);
 	switch (json_typeof(v)) {
 	case JSON_STRING:
 		return str_clean(json_string_value(v), json_string_length(v), why, whylen);
@@ -133,17 +122,17 @@ int guest_info_check(json_t *info, char *why, size_t whylen)
 	char show[GUEST_NAME_MAX + 8];
 
 	if (!json_is_object(info))
-		return fail(why, whylen, "not a JSON object");
+		return msg_err(why, whylen, "not a JSON object");
 	if (!json_is_string(rel))
-		return fail(why, whylen, "\"release\" is missing or not a string");
+		return msg_err(why, whylen, "\"release\" is missing or not a string");
 	if (!guest_name_ok(json_string_value(rel)))
-		return fail(why, whylen, "\"release\" '%s' is not a plain name ([A-Za-z0-9._+-], not . or .., at most %d)",
+		return msg_err(why, whylen, "\"release\" '%s' is not a plain name ([A-Za-z0-9._+-], not . or .., at most %d)",
 			    guest_printable(json_string_value(rel), json_string_length(rel), show, sizeof(show)),
 			    GUEST_NAME_MAX);
 	if (!json_is_integer(json_object_get(info, "rc")))
-		return fail(why, whylen, "\"rc\" is missing or not an integer");
+		return msg_err(why, whylen, "\"rc\" is missing or not an integer");
 	if (pv && (!json_is_string(pv) || json_string_length(pv) > GUEST_PROC_VERSION_MAX))
-		return fail(why, whylen, "\"proc_version\" is not a string of at most %d bytes",
+		return msg_err(why, whylen, "\"proc_version\" is not a string of at most %d bytes",
 			    GUEST_PROC_VERSION_MAX);
 	return guest_json_clean(info, why, whylen);
 }
@@ -159,7 +148,7 @@ int guest_meta_kernel(const char *buf, size_t len, const char *release, json_t *
 
 	*entry = NULL;
 	if (results_parse_meta(GUEST_RUNDIR "/meta.json", buf, len, &m, err, sizeof(err)) < 0)
-		return fail(why, whylen, "%s", err);
+		return msg_err(why, whylen, "%s", err);
 	results_meta_free(&m);
 	root = json_loadb(buf, len, 0, NULL);
 	list = json_object_get(root, "kernels");
@@ -171,9 +160,9 @@ int guest_meta_kernel(const char *buf, size_t len, const char *release, json_t *
 		goto out;
 	r = json_string_value(json_object_get(e, "release"));
 	if (guest_json_clean(e, w, sizeof(w)) < 0)
-		rc = fail(why, whylen, GUEST_RUNDIR "/meta.json: its kernel: %s", w);
+		rc = msg_err(why, whylen, GUEST_RUNDIR "/meta.json: its kernel: %s", w);
 	else if (r && strcmp(r, release))
-		rc = fail(why, whylen, GUEST_RUNDIR "/meta.json: its kernel is release %.*s, not the guest's own %s",
+		rc = msg_err(why, whylen, GUEST_RUNDIR "/meta.json: its kernel is release %.*s, not the guest's own %s",
 			  GUEST_NAME_MAX, r, release);
 	else
 		*entry = json_deep_copy(e);
@@ -200,11 +189,11 @@ int guest_records_check(const char *name, const char *buf, size_t len, const cha
 		int bad = 0;
 
 		if (strcmp(r.runs[n].kernel, release))
-			bad = fail(why, whylen, "%s:%d: kernel '%s' is not the guest's own release %s", name,
+			bad = msg_err(why, whylen, "%s:%d: kernel '%s' is not the guest's own release %s", name,
 				   n + 1, guest_printable(r.runs[n].kernel, strlen(r.runs[n].kernel), show,
 							  sizeof(show)), release);
 		else if (guest_json_clean(o, w, sizeof(w)) < 0)
-			bad = fail(why, whylen, "%s:%d: %s", name, n + 1, w);
+			bad = msg_err(why, whylen, "%s:%d: %s", name, n + 1, w);
 		json_decref(o);
 		if (bad)
 			break;

@@ -9,25 +9,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
+
 #define BLOCK 512
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 bool guest_name_ok(const char *s)
 {
@@ -126,7 +116,7 @@ static char *clean_path(char *p, char *why, size_t whylen)
 	int depth = 0;
 
 	if (*p == '/') {
-		fail(why, whylen, "an absolute path");
+		msg_err(why, whylen, "an absolute path");
 		return NULL;
 	}
 	while (p[0] == '.' && p[1] == '/')
@@ -139,7 +129,7 @@ static char *clean_path(char *p, char *why, size_t whylen)
 	if (!n)
 		return p;
 	if (n > GUEST_TAR_MAX_PATH) {
-		fail(why, whylen, "a path longer than %d bytes", GUEST_TAR_MAX_PATH);
+		msg_err(why, whylen, "a path longer than %d bytes", GUEST_TAR_MAX_PATH);
 		return NULL;
 	}
 	for (c = p; c; c = slash ? slash + 1 : NULL) {
@@ -155,11 +145,11 @@ static char *clean_path(char *p, char *why, size_t whylen)
 		if (slash)
 			*slash = '/';
 		if (!ok) {
-			fail(why, whylen, "'%s' is not a plain name ([A-Za-z0-9._+-], not . or ..)", show);
+			msg_err(why, whylen, "'%s' is not a plain name ([A-Za-z0-9._+-], not . or ..)", show);
 			return NULL;
 		}
 		if (++depth > GUEST_TAR_MAX_DEPTH) {
-			fail(why, whylen, "more than %d folders deep", GUEST_TAR_MAX_DEPTH);
+			msg_err(why, whylen, "more than %d folders deep", GUEST_TAR_MAX_DEPTH);
 			return NULL;
 		}
 	}
@@ -188,31 +178,31 @@ int guest_tar_parse(const void *buf, size_t len, guest_tar_fn fn, void *ctx, cha
 		if (len - off < BLOCK) {
 			if (len == off && !have_long)
 				break;
-			return fail(err, errlen, "entry %d: the archive is cut short", idx + 1);
+			return msg_err(err, errlen, "entry %d: the archive is cut short", idx + 1);
 		}
 		if (zero_block(h)) {
 			if (have_long)
-				return fail(err, errlen, "entry %d: a long name and no entry for it", idx);
+				return msg_err(err, errlen, "entry %d: a long name and no entry for it", idx);
 			break; /* the end; what follows is padding */
 		}
 		idx++;
 		if (memcmp(h + 257, "ustar", 5))
-			return fail(err, errlen, "entry %d: not a ustar or GNU tar header", idx);
+			return msg_err(err, errlen, "entry %d: not a ustar or GNU tar header", idx);
 		if (!checksum_ok(h))
-			return fail(err, errlen, "entry %d: the header's checksum is wrong", idx);
+			return msg_err(err, errlen, "entry %d: the header's checksum is wrong", idx);
 		if (octal(h + 124, 12, &size) < 0)
-			return fail(err, errlen, "entry %d: the size field is not an octal number", idx);
+			return msg_err(err, errlen, "entry %d: the size field is not an octal number", idx);
 		if (size > GUEST_TAR_MAX_FILE)
-			return fail(err, errlen, "entry %d: %llu bytes, more than the %ld MiB a file may have",
+			return msg_err(err, errlen, "entry %d: %llu bytes, more than the %ld MiB a file may have",
 				    idx, (unsigned long long)size, GUEST_TAR_MAX_FILE >> 20);
 		span = BLOCK + (size + BLOCK - 1) / BLOCK * BLOCK;
 		if (span > len - off)
-			return fail(err, errlen, "entry %d: the archive is cut short", idx);
+			return msg_err(err, errlen, "entry %d: the archive is cut short", idx);
 		type = (char)h[156];
 		if (type == 'L') {
 			/* GNU: this entry's data is the next one's name */
 			if (size > GUEST_TAR_MAX_PATH + 1)
-				return fail(err, errlen, "entry %d: a long name of %llu bytes (at most %d)",
+				return msg_err(err, errlen, "entry %d: a long name of %llu bytes (at most %d)",
 					    idx, (unsigned long long)size, GUEST_TAR_MAX_PATH);
 			memcpy(longname, h + BLOCK, size);
 			longname[size] = '\0';
@@ -232,32 +222,32 @@ int guest_tar_parse(const void *buf, size_t len, guest_tar_fn fn, void *ctx, cha
 		if (type == '5')
 			e.dir = true;
 		else if (type != '0' && type != '\0')
-			return fail(err, errlen, "entry %d (%s): %s; only regular files and folders are taken",
+			return msg_err(err, errlen, "entry %d (%s): %s; only regular files and folders are taken",
 				    idx, show, type_name(type, tbuf, sizeof(tbuf)));
 		if (e.dir && size)
-			return fail(err, errlen, "entry %d (%s): a folder with data", idx, show);
+			return msg_err(err, errlen, "entry %d (%s): a folder with data", idx, show);
 		p = clean_path(path, why, sizeof(why));
 		if (!p)
-			return fail(err, errlen, "entry %d (%s): %s", idx, show, why);
+			return msg_err(err, errlen, "entry %d (%s): %s", idx, show, why);
 		if (!*p) {
 			if (!e.dir)
-				return fail(err, errlen, "entry %d (%s): a file without a name", idx, show);
+				return msg_err(err, errlen, "entry %d (%s): a file without a name", idx, show);
 			off += span;
 			continue; /* "./": the folder it is all unpacked into */
 		}
 		if (++entries > GUEST_TAR_MAX_ENTRIES)
-			return fail(err, errlen, "entry %d: more than %d files and folders", idx,
+			return msg_err(err, errlen, "entry %d: more than %d files and folders", idx,
 				    GUEST_TAR_MAX_ENTRIES);
 		total += size;
 		if (total > (size_t)GUEST_TAR_MAX_TOTAL)
-			return fail(err, errlen, "entry %d (%s): more than %ld MiB in all", idx, show,
+			return msg_err(err, errlen, "entry %d (%s): more than %ld MiB in all", idx, show,
 				    GUEST_TAR_MAX_TOTAL >> 20);
 		e.path = p;
 		e.data = h + BLOCK;
 		e.size = size;
 		why[0] = '\0';
 		if (fn && fn(&e, ctx, why, sizeof(why)) < 0)
-			return fail(err, errlen, "entry %d (%s): %s", idx, show, why);
+			return msg_err(err, errlen, "entry %d (%s): %s", idx, show, why);
 		off += span;
 	}
 	return entries;
@@ -271,30 +261,30 @@ int guest_open_dir(int dirfd, const char *rel, char *err, size_t errlen)
 	int fd;
 
 	if (strlen(rel) >= sizeof(buf))
-		return fail(err, errlen, "%.40s...: a path longer than %d bytes", rel, GUEST_TAR_MAX_PATH);
+		return msg_err(err, errlen, "%.40s...: a path longer than %d bytes", rel, GUEST_TAR_MAX_PATH);
 	memcpy(buf, rel, strlen(rel) + 1);
 	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "cannot open the folder to write into: %s", strerror(errno));
+		return msg_err(err, errlen, "cannot open the folder to write into: %s", strerror(errno));
 	while (*buf && (comp = strsep(&pos, "/"))) {
 		int next;
 
 		if (!guest_name_ok(comp)) {
 			close(fd);
-			return fail(err, errlen, "%s: not a plain name", rel);
+			return msg_err(err, errlen, "%s: not a plain name", rel);
 		}
 		if (mkdirat(fd, comp, 0755) < 0 && errno != EEXIST) {
-			fail(err, errlen, "cannot make %s: %s", rel, strerror(errno));
+			msg_err(err, errlen, "cannot make %s: %s", rel, strerror(errno));
 			close(fd);
 			return -1;
 		}
 		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0) {
 			if (errno == ELOOP || errno == ENOTDIR)
-				fail(err, errlen, "%s: %s is a symbolic link or not a folder; never followed",
+				msg_err(err, errlen, "%s: %s is a symbolic link or not a folder; never followed",
 				     rel, comp);
 			else
-				fail(err, errlen, "%s: %s", rel, strerror(errno));
+				msg_err(err, errlen, "%s: %s", rel, strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -313,19 +303,19 @@ int guest_write_file(int dirfd, const char *rel, const void *data, size_t len, c
 	int pfd, fd, e = 0;
 
 	if (strlen(rel) >= sizeof(parent))
-		return fail(err, errlen, "%.40s...: a path longer than %d bytes", rel, GUEST_TAR_MAX_PATH);
+		return msg_err(err, errlen, "%.40s...: a path longer than %d bytes", rel, GUEST_TAR_MAX_PATH);
 	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - rel) : 0, rel);
 	if (!guest_name_ok(name))
-		return fail(err, errlen, "%s: not a plain name", rel);
+		return msg_err(err, errlen, "%s: not a plain name", rel);
 	pfd = guest_open_dir(dirfd, parent, err, errlen);
 	if (pfd < 0)
 		return -1;
 	fd = openat(pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			fail(err, errlen, "%s exists already; it is not replaced", rel);
+			msg_err(err, errlen, "%s exists already; it is not replaced", rel);
 		else
-			fail(err, errlen, "cannot create %s: %s", rel, strerror(errno));
+			msg_err(err, errlen, "cannot create %s: %s", rel, strerror(errno));
 		close(pfd);
 		return -1;
 	}
@@ -345,6 +335,6 @@ int guest_write_file(int dirfd, const char *rel, const void *data, size_t len, c
 		e = errno;
 	close(pfd);
 	if (e)
-		return fail(err, errlen, "cannot write %s: %s", rel, strerror(e));
+		return msg_err(err, errlen, "cannot write %s: %s", rel, strerror(e));
 	return 0;
 }

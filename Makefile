@@ -284,3 +284,19 @@ DEB_PKGS += git python3 build-essential debhelper dpkg-dev fakeroot lintian man-
 
 clean:
 	rm -rf $(BUILD)
+
+# The guest channel's libFuzzer target: the tar a VM guest sends back and
+# what it holds, as the host reads and checks them (guest_tar.c,
+# guest_check.c); run by `make fuzz` with the others.
+.PHONY: fuzz-run-guest
+$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/guest_tar.c collector/guest_check.c \
+		analyze/results.c collector/log.c collector/guest_tar.h collector/guest_check.h analyze/results.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
+fuzz: fuzz-run-guest
+fuzz-run-guest: $(BUILD)/fuzz/fuzz_guest
+	@mkdir -p $(BUILD)/fuzz/corpus-guest $(BUILD)/fuzz/crash-guest
+	@echo "  FUZZ     guest for $(FUZZ_SECONDS) s"
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/guest.dict \
+		-artifact_prefix=$(BUILD)/fuzz/crash-guest/ $(BUILD)/fuzz/corpus-guest tests/fuzz/seeds/guest

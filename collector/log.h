@@ -4,6 +4,7 @@
 #define IPSECPERF_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 extern int log_verbose; /* -v count */
 
@@ -16,6 +17,12 @@ void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * that it fits in one "ipsecperf: <what>: <why>" line.
  */
 void msg_trim(char *s);
+
+/*
+ * Write a message into err (as snprintf, errlen may be 0) and return -1,
+ * for parsers that report into a caller's buffer: return msg_err(...).
+ */
+int msg_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Exit statuses of DESIGN.md. */
 enum {

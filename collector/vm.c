@@ -3,7 +3,9 @@
  * The VM testbed, host side: for one kernel, build the initramfs, boot qemu
  * (KVM when it really runs this kernel, TCG otherwise), follow the console,
  * stop a guest that panics or hangs, and bring its records and raw files
- * into the host's results directory.
+ * into the host's results directory. What the guest sends is data from an
+ * untrusted source: read with the host's own tar reader (guest_tar.c) and
+ * checked (guest_check.c) before anything of it is kept.
  */
 #include "vm.h"
 
@@ -14,12 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "exec.h"
+#include "guest_check.h"
+#include "guest_tar.h"
 #include "journal.h"
 #include "log.h"
 #include "signals.h"
@@ -27,35 +32,52 @@
 #include "vm_util.h"
 
 #define TAIL_LINES 15
+/* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */
+#define KVM_INIT_TIMEOUT_S 10
+#define TCG_INIT_TIMEOUT_S 60
+/* what a guest may write on its console and its record port (the tar: GUEST_TAR_MAX_STREAM) */
+#define CONSOLE_MAX (64L << 20)
+#define LIVE_MAX (64L << 20)
 
 /* ---- the accelerator ---- */
 
-/* KVM is tried once per process; after it fails, every kernel uses TCG. */
-static int kvm_state = -1; /* -1 untried, 0 unusable, 1 works */
-static char kvm_why[160];
+/*
+ * Decided once per process, for every kernel and every --interleave round:
+ * qemu is asked first (vm_kvm_probe), then the first boot under KVM shows
+ * whether it runs a kernel. A KVM boot that ends before the guest's init
+ * is booted again under TCG; when TCG reaches the init, KVM is the culprit
+ * and every later boot uses TCG.
+ */
+static int kvm_state = -1; /* -1 not known yet, 0 unusable, 1 usable */
+static char kvm_why[256];
 
-static bool want_kvm(void)
+static bool want_kvm(const char *workdir, bool dry)
 {
-	const char *force = getenv("IPSECPERF_VM_ACCEL");
-	int fd;
+	char why[224];
 
-	if (force && !strcmp(force, "tcg")) {
-		vm_fmt(kvm_why, sizeof(kvm_why), "IPSECPERF_VM_ACCEL=tcg");
-		return false;
-	}
-	if (kvm_state == 0)
-		return false;
-	/* =kvm: try KVM even without a /dev/kvm we can open (qemu decides) */
-	if (force && !strcmp(force, "kvm"))
-		return true;
-	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		vm_fmt(kvm_why, sizeof(kvm_why), "/dev/kvm: %s", strerror(errno));
+	if (kvm_state >= 0)
+		return kvm_state;
+	if (!vm_kvm_allowed(why, sizeof(why))) {
+		vm_fmt(kvm_why, sizeof(kvm_why), "%s", why);
 		kvm_state = 0;
 		return false;
 	}
-	close(fd);
-	return true;
+	if (dry)
+		return true;
+	switch (vm_kvm_probe(workdir, why, sizeof(why))) {
+	case 1:
+		pr_debug("vm: %s", why);
+		kvm_state = 1;
+		return true;
+	case 0:
+		vm_fmt(kvm_why, sizeof(kvm_why), "KVM cannot run guests here: %s", why);
+		pr_warn("vm: %s; using TCG", kvm_why);
+		kvm_state = 0;
+		return false;
+	default:
+		pr_debug("vm: cannot tell whether KVM runs guests here (%s); the first boot will", why);
+		return true;
+	}
 }
 
 /* ---- following the console ---- */
@@ -73,6 +95,7 @@ struct console {
 	char panic_line[256];
 };
 
+/* line: printable ASCII only (console_poll), so it may go into messages and records */
 static void console_line(struct console *c, const char *line, double t)
 {
 	if (!*line)
@@ -110,8 +133,9 @@ static void console_poll(struct console *c, double t)
 				c->partial[c->plen] = '\0';
 				console_line(c, c->partial, t);
 				c->plen = 0;
-			} else if (ch != '\r' && (ch == '\t' || (unsigned char)ch >= ' ')) {
-				c->partial[c->plen++] = ch;
+			} else if (ch != '\r') {
+				/* the guest's bytes reach a terminal and the records: no control characters */
+				c->partial[c->plen++] = ch == '\t' ? ' ' : ch >= ' ' && ch < 0x7f ? ch : '?';
 			}
 		}
 	}
@@ -141,38 +165,6 @@ static char *console_tail(struct console *c)
 	return s;
 }
 
-/* Does the qemu log say KVM cannot run this guest? */
-static bool kvm_failed(const char *qlog, char *why, size_t len)
-{
-	char *text = vm_read_file(qlog, NULL), *p;
-	bool bad = false;
-
-	if (!text)
-		return false;
-	p = strstr(text, "KVM internal error");
-	if (!p)
-		p = strstr(text, "emulation failure");
-	if (!p)
-		p = strstr(text, "failed to initialize kvm");
-	if (!p)
-		p = strstr(text, "Could not access KVM");
-	if (p) {
-		char *bol = p;
-
-		while (bol > text && bol[-1] != '\n')
-			bol--;
-		/* "KVM internal error. Suberror: 1" is followed by what it was */
-		size_t l1 = strcspn(bol, "\n");
-		const char *next = bol[l1] ? bol + l1 + 1 : bol + l1;
-
-		vm_fmt(why, len, "%.*s%s%.*s", (int)l1, bol, *next ? " " : "",
-		       (int)strcspn(next, "\n"), next);
-		bad = true;
-	}
-	free(text);
-	return bad;
-}
-
 /* ---- one boot ---- */
 
 struct boot {
@@ -184,7 +176,8 @@ struct boot {
 	double total_s;
 	int qemu_status;       /* exit status, or -1 when we stopped it */
 	char why[512];         /* why it failed; "" when the guest finished */
-	bool kvm_broken;       /* it was KVM that failed, retry with TCG */
+	bool kvm_broken;       /* a KVM boot that ended before the guest's init: retry with TCG */
+	bool flood;            /* the guest sent more than a serial file may hold */
 };
 
 static int nr_cpus(void)
@@ -263,10 +256,31 @@ static double proc_cpu_s(pid_t pid)
 	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
 }
 
+/* Has the guest written more than its serial files may hold? Then why says so. */
+static bool serial_flood(struct boot *b)
+{
+	struct stat st;
+	const char *what = NULL;
+	long max = 0;
+
+	if (fstat(b->con.fd, &st) == 0 && st.st_size > CONSOLE_MAX)
+		what = "console", max = CONSOLE_MAX;
+	else if (stat(b->tar_path, &st) == 0 && st.st_size > GUEST_TAR_MAX_STREAM)
+		what = "results port", max = GUEST_TAR_MAX_STREAM;
+	else if (stat(b->live_path, &st) == 0 && st.st_size > LIVE_MAX)
+		what = "record port", max = LIVE_MAX;
+	if (!what)
+		return false;
+	vm_fmt(b->why, sizeof(b->why), "the guest wrote more than %ld MiB on its %s; stopped it",
+	       max >> 20, what);
+	b->flood = true;
+	return true;
+}
+
 static int boot_once(struct boot *b, bool dry)
 {
 	char *argv[40], smp[16], append[1024], ser0[PATH_MAX + 8], ser1[PATH_MAX + 8],
-		ser2[PATH_MAX + 8];
+		ser2[PATH_MAX + 8], qmsg[200] = "";
 	struct spawn_opts o = { .cpu = -1, .stdout_fd = -1, .stderr_fd = -1 };
 	double t0, t;
 	pid_t pid;
@@ -276,6 +290,7 @@ static int boot_once(struct boot *b, bool dry)
 	memset(&b->con, 0, sizeof(b->con));
 	b->why[0] = '\0';
 	b->kvm_broken = false;
+	b->flood = false;
 	b->qemu_status = 0;
 	build_argv(b, argv, 40, smp, append, ser0, ser1, ser2);
 	if (dry) {
@@ -322,10 +337,6 @@ static int boot_once(struct boot *b, bool dry)
 			b->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 			break;
 		}
-		if (b->kvm && !b->con.t_init && kvm_failed(b->qlog_path, b->why, sizeof(b->why))) {
-			b->kvm_broken = true;
-			break;
-		}
 		if (b->con.panic) {
 			/* panic=-1 reboots at once and -no-reboot ends qemu; give it a moment */
 			if (!b->con.t_panic)
@@ -333,11 +344,11 @@ static int boot_once(struct boot *b, bool dry)
 			if (t - b->con.t_panic > 3)
 				break;
 		}
+		if (serial_flood(b))
+			break;
 		if (!b->con.t_init && t > b->boot_timeout_s) {
 			vm_fmt(b->why, sizeof(b->why),
 				 "the guest did not reach its init within %d s", b->boot_timeout_s);
-			if (b->kvm)
-				b->kvm_broken = true;
 			break;
 		}
 		if (t > b->total_timeout_s) {
@@ -354,6 +365,8 @@ static int boot_once(struct boot *b, bool dry)
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
+	/* what qemu said, read before stopping it (it then says that it was stopped) */
+	vm_first_line(b->qlog_path, qmsg, sizeof(qmsg));
 	if (waitpid(pid, &st, WNOHANG) == 0) {
 		exec_stop(pid, 2000);
 		stopped = true;
@@ -365,17 +378,24 @@ static int boot_once(struct boot *b, bool dry)
 	if (b->con.panic) {
 		vm_fmt(b->why, sizeof(b->why), "kernel panic: %s", b->con.panic_line);
 	} else if (!*b->why && !b->con.t_done) {
-		char qmsg[256] = "";
-		char *qtext = vm_read_file(b->qlog_path, NULL);
+		char status[32] = "";
 
-		if (qtext) {
-			vm_fmt(qmsg, sizeof(qmsg), "%s", qtext);
-			qmsg[strcspn(qmsg, "\n")] = '\0';
-			free(qtext);
-		}
-		vm_fmt(b->why, sizeof(b->why), "qemu %s before the guest finished%s%s",
-			 stopped ? "was stopped" : "exited", *qmsg ? ": " : "", qmsg);
+		if (!stopped)
+			vm_fmt(status, sizeof(status), " with status %d", b->qemu_status);
+		vm_fmt(b->why, sizeof(b->why), "qemu %s%s before the guest %s%s%s",
+		       stopped ? "was stopped" : "exited", status,
+		       b->con.t_init ? "finished" : "reached its init", *qmsg ? ": " : "", qmsg);
+	} else if (b->kvm && !b->con.t_init && *qmsg) {
+		vm_fmt(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why), "; qemu said: %s", qmsg);
 	}
+	/*
+	 * Under KVM, whatever ended the boot before the guest's init (qemu
+	 * exiting, a time-out, a message never seen before) may be KVM's
+	 * doing; a boot under TCG tells. Not when we were asked to stop, or the
+	 * guest flooded its ports: that is the guest's doing.
+	 */
+	if (b->kvm && !b->con.t_init && !stop_requested() && !b->flood)
+		b->kvm_broken = true;
 out_close:
 	if (b->con.fd >= 0)
 		close(b->con.fd);
@@ -388,7 +408,7 @@ out_close:
 
 static int append_line(const char *path, const char *line)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	size_t len = strlen(line);
 	int err = 0;
 
@@ -441,38 +461,54 @@ static int append_failed(const char *runs, const struct run_config *cfg, const c
 	return n;
 }
 
-/* Append the guest's records; count them by status; note their scenarios. */
-static int merge_runs(const char *guest_runs, const char *runs, json_t *vm, json_t *seen,
-		      struct vm_stats *out)
+/* Is this a run of cfg's (scenario, repeat), as this boot was asked for? */
+static bool run_asked(const struct run_config *cfg, const char *scenario, json_t *repeat)
 {
-	char *buf = vm_read_file(guest_runs, NULL), *line, *save = NULL;
-	int lineno = 0;
+	json_int_t r = json_integer_value(repeat);
 
-	if (!buf)
-		return -1;
+	if (!scenario || !json_is_integer(repeat) || r < cfg->repeat_from ||
+	    r >= cfg->repeat_from + (cfg->repeat > 0 ? cfg->repeat : 1))
+		return false;
+	for (int i = 0; i < cfg->nscenarios; i++)
+		if (!strcmp(cfg->scenarios[i].name, scenario))
+			return true;
+	return false;
+}
+
+/*
+ * Append the guest's records (buf: name's text) as the results reader and
+ * guest_records_check pass them, for runs this boot was asked for; count
+ * them by status; note their scenarios. The first record refused ends it:
+ * -1 with why naming its line.
+ */
+static int merge_runs(const char *name, const char *buf, size_t len, const struct run_config *cfg,
+		      const char *release, const char *runs, json_t *vm, json_t *seen,
+		      struct vm_stats *out, char *why, size_t whylen)
+{
+	const char *last = len ? memrchr(buf, '\n', len) : NULL;
+	size_t pos = 0;
+	int nok;
+
 	/* a line the guest had not finished when it stopped is no record */
-	if (strrchr(buf, '\n'))
-		strrchr(buf, '\n')[1] = '\0';
-	else
-		buf[0] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		json_error_t jerr;
-		json_t *rec = json_loads(line, 0, &jerr);
-		const char *status, *scen;
+	len = last ? (size_t)(last - buf) + 1 : 0;
+	nok = guest_records_check(name, buf, len, release, why, whylen);
+	for (int i = 0; i < nok; i++) {
+		size_t end = (const char *)memchr(buf + pos, '\n', len - pos) - buf;
+		json_t *rec = json_loadb(buf + pos, end - pos, 0, NULL);
+		const char *status = json_string_value(json_object_get(rec, "status"));
+		const char *scen = json_string_value(json_object_get(rec, "scenario"));
 		char *text;
 
-		lineno++;
-		if (!json_is_object(rec)) {
-			pr_warn("vm: %s:%d: %s; line left out", guest_runs, lineno, jerr.text);
+		pos = end + 1;
+		if (!run_asked(cfg, scen, json_object_get(rec, "repeat"))) {
+			vm_fmt(why, whylen, "%s:%d: scenario %s, repeat %lld is not a run this VM was asked for",
+			       name, i + 1, scen ? scen : "?", (long long)json_integer_value(json_object_get(rec, "repeat")));
 			json_decref(rec);
-			continue;
+			break;
 		}
 		json_object_set(rec, "vm", vm);
 		json_object_set_new(rec, "testbed", json_string("vm"));
-		status = json_string_value(json_object_get(rec, "status"));
-		scen = json_string_value(json_object_get(rec, "scenario"));
-		if (scen)
-			json_object_set_new(seen, scen, json_true());
+		json_object_set_new(seen, scen, json_true());
 		text = json_dumps(rec, JSON_COMPACT);
 		if (text && append_line(runs, text) == 0) {
 			/* a skipped run (the kernel cannot run it) is not a failure */
@@ -486,27 +522,17 @@ static int merge_runs(const char *guest_runs, const char *runs, json_t *vm, json
 		free(text);
 		json_decref(rec);
 	}
-	free(buf);
-	return 0;
+	return *why ? -1 : 0;
 }
 
-/* The kernel entry: the guest's own (its meta.json), else what we know. */
-static json_t *kernel_entry(const char *gdir, const struct vm_kernel *k, const char *release,
-			    json_t *ginfo, json_t *vm)
+/* The kernel entry: the guest's own (from its meta.json, checked), else what we know. */
+static json_t *kernel_entry(const struct vm_kernel *k, const char *release, json_t *ginfo,
+			    json_t *gkernel, json_t *vm)
 {
-	char path[PATH_MAX + 32], hash[65] = "";
-	json_t *meta, *list, *entry = NULL;
+	char hash[65] = "";
+	json_t *entry = gkernel ? json_incref(gkernel) : NULL;
 
-	vm_fmt(path, sizeof(path), "%s/" GUEST_RUNDIR "/meta.json", gdir);
-	meta = json_load_file(path, 0, NULL);
-	list = json_object_get(meta, "kernels");
-	if (json_is_array(list) && json_array_size(list))
-		entry = json_deep_copy(json_array_get(list, 0));
-	else if (json_is_object(json_object_get(meta, "kernel")))
-		entry = json_deep_copy(json_object_get(meta, "kernel"));
-	json_decref(meta);
-	if (!json_is_object(entry)) {
-		json_decref(entry);
+	if (!entry) {
 		entry = json_pack("{s:s}", "release", release);
 		if (json_string_value(json_object_get(ginfo, "proc_version")))
 			json_object_set(entry, "proc_version", json_object_get(ginfo, "proc_version"));
@@ -518,22 +544,51 @@ static json_t *kernel_entry(const char *gdir, const struct vm_kernel *k, const c
 	return entry;
 }
 
-static int copy_tree(const char *src, const char *dst)
+/* The guest's tar, mapped (it may be large); NULL with why. */
+static void *map_file(const char *path, size_t *len, char *why, size_t whylen)
 {
-	char from[PATH_MAX + 4];
-	char *out = NULL;
-	int st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	void *p = NULL;
 
-	if (!vm_is_dir(src))
-		return 0;
-	if (vm_mkdir_p(dst, 0755) < 0)
-		return -1;
-	vm_fmt(from, sizeof(from), "%s/.", src);
-	st = vm_run_in(NULL, (char *[]){ "cp", "-R", from, (char *)dst, NULL }, &out);
-	if (st != 0)
-		pr_warn("vm: cannot copy %s to %s: %s", src, dst, out ? out : "");
-	free(out);
-	return st == 0 ? 0 : -1;
+	if (fd < 0) {
+		vm_fmt(why, whylen, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		vm_fmt(why, whylen, "the guest sent nothing");
+	else if (st.st_size > GUEST_TAR_MAX_STREAM)
+		vm_fmt(why, whylen, "more than %ld MiB", GUEST_TAR_MAX_STREAM >> 20);
+	else if ((p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+		vm_fmt(why, whylen, "%s", strerror(errno)), p = NULL;
+	else
+		*len = st.st_size;
+	close(fd);
+	return p;
+}
+
+/* Keep the console (at most CONSOLE_MAX of it) as raw/<release>/name; a warning if it cannot be. */
+static void keep_console(int rawfd, const char *src, const char *name)
+{
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL, err[300];
+	size_t max = 0, n = 0;
+	ssize_t got;
+
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		max = st.st_size < CONSOLE_MAX ? (size_t)st.st_size : CONSOLE_MAX;
+		buf = malloc(max + 1);
+	}
+	while (buf && n < max && ((got = read(fd, buf + n, max - n)) > 0 || (got < 0 && errno == EINTR)))
+		n += got > 0 ? got : 0;
+	if (!buf)
+		pr_warn("vm: cannot keep %s: %s", name, strerror(errno));
+	else if (guest_write_file(rawfd, name, buf, n, err, sizeof(err)) < 0)
+		pr_warn("vm: cannot keep %s: %s", name, err);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
 }
 
 /* ---- one kernel ---- */
@@ -564,26 +619,36 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char work[PATH_MAX];
-	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], qlog[PATH_MAX], gdir[PATH_MAX];
-	char live[PATH_MAX];
-	char runs[PATH_MAX], rawdir[PATH_MAX + 160], path[PATH_MAX * 2], boot_sfx[24] = "";
+	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], qlog[PATH_MAX];
+	char live[PATH_MAX], kvm_fail[600] = "", why[512];
+	char runs[PATH_MAX], rawrel[GUEST_NAME_MAX + 8], name[64], boot_sfx[24] = "";
 	const char *release;
 	struct vm_kernel k;
 	struct boot b = { 0 };
-	json_t *vm = NULL, *seen = json_object(), *ginfo = NULL;
-	char *tail = NULL, *tout = NULL;
+	struct guest_out g = { 0 };
+	json_t *vm = NULL, *seen = json_object(), *ginfo = NULL, *gkernel = NULL;
+	char *tail = NULL;
+	void *tarmap = NULL;
+	size_t tarlen = 0;
 	double t_build;
-	int err = -1;
+	bool refused = false;
+	int err = -1, resfd = -1, rawfd = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->boot_to_first_byte_s = -1;
 	vm_fmt(out->release, sizeof(out->release), "%s", kernel_spec);
 	vm_fmt(runs, sizeof(runs), "%s/runs.jsonl", resultsdir);
 
+	if (kernel && !guest_name_ok(kernel->release)) {
+		guest_printable(kernel->release, strlen(kernel->release), out->release, sizeof(out->release));
+		pr_warn("vm: %s: its release '%s' is not a plain name ([A-Za-z0-9._+-]); it names the kernel's folder under raw/",
+			kernel_spec, out->release);
+		kernel = NULL;
+	}
 	if (!kernel) {
 		vm = json_pack("{s:s}", "spec", kernel_spec);
 		if (!cfg->dry_run)
-			out->runs_failed += append_failed(runs, cfg, kernel_spec, seen,
+			out->runs_failed += append_failed(runs, cfg, out->release, seen,
 							  "vm: the kernel could not be prepared", vm);
 		goto out_free;
 	}
@@ -601,7 +666,6 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	vm_fmt(tar, sizeof(tar), "%s/results.tar", work);
 	vm_fmt(live, sizeof(live), "%s/live.jsonl", work);
 	vm_fmt(qlog, sizeof(qlog), "%s/qemu.log", work);
-	vm_fmt(gdir, sizeof(gdir), "%s/guest", work);
 
 	t_build = vm_now();
 	if (vm_initramfs_build(cfg, &k, work, initrd) < 0) {
@@ -626,9 +690,9 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	b.tar_path = tar;
 	b.live_path = live;
 	b.qlog_path = qlog;
-	b.kvm = want_kvm();
+	b.kvm = want_kvm(work, cfg->dry_run);
 	for (;;) {
-		b.boot_timeout_s = b.kvm ? 20 : 60;
+		b.boot_timeout_s = b.kvm ? KVM_INIT_TIMEOUT_S : TCG_INIT_TIMEOUT_S;
 		b.total_timeout_s = default_total_timeout(cfg, b.kvm);
 		if (cfg->dry_run) {
 			boot_once(&b, true);
@@ -637,20 +701,25 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		}
 		if (!cfg->quiet)
 			pr_info("vm: %s: booting under %s%s%s%s", k.release, b.kvm ? "KVM" : "TCG",
-				b.kvm ? "" : " (", b.kvm ? "" : kvm_why, b.kvm ? "" : ")");
+				b.kvm ? "" : " (", b.kvm ? "" : *kvm_fail ? "KVM did not bring it to its init" : kvm_why,
+				b.kvm ? "" : ")");
 		boot_once(&b, false);
-		if (!(b.kvm && b.kvm_broken))
+		if (!b.kvm_broken)
 			break;
-		kvm_state = 0;
-		vm_fmt(kvm_why, sizeof(kvm_why), "KVM cannot run this kernel here: %.120s", b.why);
-		pr_warn("vm: %s: %s; falling back to TCG", k.release, kvm_why);
+		vm_fmt(kvm_fail, sizeof(kvm_fail), "KVM did not bring %s to its init: %s", k.release, b.why);
+		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
 		b.kvm = false;
 	}
-	if (b.kvm)
+	if (b.kvm) {
 		kvm_state = 1;
+	} else if (*kvm_fail && b.con.t_init) {
+		/* TCG brought the kernel KVM did not to its init: KVM it was */
+		kvm_state = 0;
+		vm_fmt(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
+	}
 	vm_fmt(out->accel, sizeof(out->accel), "%s", b.kvm ? "kvm" : "tcg");
 	vm_fmt(out->accel_why, sizeof(out->accel_why), "%s",
-		 b.kvm ? "/dev/kvm runs this kernel" : kvm_why);
+		 b.kvm ? "KVM runs this kernel" : *kvm_fail ? kvm_fail : kvm_why);
 	out->boot_to_init_s = b.con.t_init;
 	/* the first measured byte comes --omit seconds after the load's first */
 	out->boot_to_first_byte_s = b.con.t_first ? b.con.t_first + (cfg->omit_s > 0 ? cfg->omit_s : 0) : -1;
@@ -658,54 +727,97 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	out->cpu_to_init_s = b.con.cpu_init;
 	out->cpu_to_first_byte_s = b.con.cpu_first;
 	vm = vm_info(&b, &k);
+	refused = b.flood;
 
-	/* the guest's results, when it sent them */
+	/* the guest's results, when it sent them: read as data, checked before any is kept */
 	if (!*b.why) {
-		if (vm_mkdir_p(gdir, 0755) < 0 ||
-		    vm_run_in(NULL, (char *[]){ "tar", "-x", "-f", tar, "-C", gdir, NULL }, &tout) != 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's results did not arrive whole: %s",
-				 tout ? tout : "tar failed");
+		tarmap = map_file(tar, &tarlen, why, sizeof(why));
+		if (!tarmap) {
+			vm_fmt(b.why, sizeof(b.why), "the guest's results did not arrive whole: %s", why);
+		} else if (guest_out_scan(tarmap, tarlen, &g, why, sizeof(why)) < 0) {
+			vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: results.tar: %s", why);
+			refused = true;
 		}
 	}
-	vm_fmt(path, sizeof(path), "%s/" GUEST_INFO, gdir);
-	ginfo = json_load_file(path, 0, NULL);
-	release = json_string_value(json_object_get(ginfo, "release"));
-	if (release)
-		vm_fmt(out->release, sizeof(out->release), "%s", release);
-	if (release && strcmp(release, k.release))
-		pr_warn("vm: %s booted as %s", k.release, release);
-	release = out->release;
+	if (g.info && !refused) {
+		ginfo = json_loadb(g.info, g.info_len, JSON_REJECT_DUPLICATES, NULL);
+		if (guest_info_check(ginfo, why, sizeof(why)) < 0) {
+			vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": %s", why);
+			refused = true;
+			json_decref(ginfo);
+			ginfo = NULL;
+		}
+	}
+	/*
+	 * The host names the kernel (uname -r as its image, tree or package
+	 * tells it): records and raw/ are keyed by it, and a guest that says
+	 * otherwise could write as another kernel of the run.
+	 */
+	release = k.release;
+	if (ginfo && strcmp(json_string_value(json_object_get(ginfo, "release")), release)) {
+		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": release %s is not this kernel's own %s",
+		       json_string_value(json_object_get(ginfo, "release")), release);
+		refused = true;
+		json_decref(ginfo);
+		ginfo = NULL;
+	}
+	if (g.meta && !refused && guest_meta_kernel(g.meta, g.meta_len, release, &gkernel, why, sizeof(why)) < 0) {
+		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: %s", why);
+		refused = true;
+	}
 
-	vm_fmt(rawdir, sizeof(rawdir), "%s/raw/%s", resultsdir, release);
-	vm_mkdir_p(rawdir, 0755);
+	/* raw/<release>/, opened without following a link */
+	vm_fmt(rawrel, sizeof(rawrel), "raw/%s", release);
+	resfd = open(resultsdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (resfd < 0)
+		vm_fmt(why, sizeof(why), "%s", strerror(errno));
+	else
+		rawfd = guest_open_dir(resfd, rawrel, why, sizeof(why));
+	if (rawfd < 0)
+		pr_warn("vm: %s/%s: %s", resultsdir, rawrel, why);
 	/* --interleave boots a kernel once per repeat: a console log and guest info each */
 	if (cfg->interleave)
 		vm_fmt(boot_sfx, sizeof(boot_sfx), "-r%d", cfg->repeat_from);
-	vm_fmt(path, sizeof(path), "%s/console%s.log", rawdir, boot_sfx);
-	if (vm_copy_file(con, path) < 0)
-		pr_warn("vm: cannot keep the console log in %s: %s", path, strerror(errno));
-	vm_fmt(path, sizeof(path), "%s/" GUEST_RUNDIR "/raw", gdir);
-	copy_tree(path, rawdir);
-	vm_fmt(path, sizeof(path), "%s/" GUEST_INFO, gdir);
-	if (vm_is_file(path)) {
-		char dst[PATH_MAX * 2];
-
-		vm_fmt(dst, sizeof(dst), "%s/vm-guest%s.json", rawdir, boot_sfx);
-		vm_copy_file(path, dst);
+	vm_fmt(name, sizeof(name), "console%s.log", boot_sfx);
+	if (rawfd >= 0)
+		keep_console(rawfd, con, name);
+	if (tarmap && !refused && rawfd >= 0) {
+		if (guest_out_raw(tarmap, tarlen, rawfd, why, sizeof(why)) < 0) {
+			vm_fmt(b.why, sizeof(b.why), "the guest's raw files were not kept: %s", why);
+			refused = true;
+		}
+		vm_fmt(name, sizeof(name), "vm-guest%s.json", boot_sfx);
+		if (g.info && guest_write_file(rawfd, name, g.info, g.info_len, why, sizeof(why)) < 0)
+			pr_warn("vm: %s: %s", rawrel, why);
 	}
-	vm_fmt(path, sizeof(path), "%s/" GUEST_RUNDIR "/runs.jsonl", gdir);
-	if (vm_is_file(path))
-		merge_runs(path, runs, vm, seen, out);
-	else if (vm_is_file(live))
+	if (!refused && g.runs) {
+		if (merge_runs(GUEST_RUNDIR "/runs.jsonl", g.runs, g.runs_len, cfg, release, runs, vm,
+			       seen, out, why, sizeof(why)) < 0) {
+			vm_fmt(b.why, sizeof(b.why), "the guest's record was refused: %s", why);
+			refused = true;
+		}
+	} else if (!refused && !tarmap) {
 		/* no tar: the records sent as they were written, if any */
-		merge_runs(live, runs, vm, seen, out);
+		size_t len = 0;
+		char *buf = vm_read_file(live, &len);
+
+		if (buf && merge_runs("live.jsonl", buf, len, cfg, release, runs, vm, seen, out, why,
+				      sizeof(why)) < 0) {
+			vm_fmt(b.why + strlen(b.why), sizeof(b.why) - strlen(b.why), "%sthe guest's record was refused: %s",
+			       *b.why ? "; " : "", why);
+			refused = true;
+		}
+		free(buf);
+	}
 
 	if (*b.why) {
 		char reason[700];
 
+		/* it may quote the guest or qemu: printable ASCII only, for the terminal and the records */
+		guest_printable(b.why, strlen(b.why), b.why, sizeof(b.why));
 		tail = console_tail(&b.con);
-		pr_warn("vm: %s: %s; the last console lines (all in %s/console%s.log):\n%s", release,
-			b.why, rawdir, boot_sfx, tail ? tail : "");
+		pr_warn("vm: %s: %s; the last console lines (all in %s/%s/console%s.log):\n%s", release,
+			b.why, resultsdir, rawrel, boot_sfx, tail ? tail : "");
 		vm_fmt(reason, sizeof(reason), "vm: %s", b.why);
 		out->runs_failed += append_failed(runs, cfg, release, seen, reason, vm);
 	} else {
@@ -714,13 +826,17 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		out->runs_failed += append_failed(runs, cfg, release, seen,
 						  "vm: the guest's collector wrote no record for it", vm);
 		if (grc != 0)
-			pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/console%s.log",
-				release, grc, rawdir, boot_sfx);
+			pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/%s/console%s.log",
+				release, grc, resultsdir, rawrel, boot_sfx);
 		err = 0;
 	}
-	if (ginfo || !*b.why) {
-		out->kernel_meta = kernel_entry(gdir, &k, release, ginfo, vm);
+	/* a guest that broke a rule is not the source of anything in meta.json */
+	if (refused) {
+		json_decref(ginfo);
+		ginfo = NULL;
 	}
+	if (ginfo || !*b.why)
+		out->kernel_meta = kernel_entry(&k, release, ginfo, gkernel, vm);
 	if (!cfg->quiet) {
 		char fb[128];
 
@@ -740,13 +856,19 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		pr_info("vm: %s: %s, boot to init %s, boot to first measured byte %s, total %.1f s",
 			release, b.kvm ? "KVM" : "TCG", ini, fb, out->total_s);
 	}
+	if (rawfd >= 0)
+		close(rawfd);
+	if (resfd >= 0)
+		close(resfd);
+	if (tarmap)
+		munmap(tarmap, tarlen);
 out_rm:
 	vm_rm_rf(work);
 out_free:
 	free(tail);
-	free(tout);
 	json_decref(vm);
 	json_decref(seen);
 	json_decref(ginfo);
+	json_decref(gkernel);
 	return err;
 }

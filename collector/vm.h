@@ -34,7 +34,7 @@ struct vm_kernel {
 
 /* What one kernel's VM did, for the caller's summary. */
 struct vm_stats {
-	char release[128];      /* uname -r reported by the guest (or the host's guess) */
+	char release[128];      /* uname -r, as the kernel's image, tree or package tells it */
 	char accel[8];          /* "kvm" or "tcg" */
 	char accel_why[160];    /* why this accelerator, e.g. "/dev/kvm: no such file" */
 	double boot_to_init_s;  /* qemu start to the guest's init running */
@@ -96,6 +96,23 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 /* vm_run_kernel for a kernel resolved already (NULL: it could not be). */
 int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out);
+
+/*
+ * May the vm testbed try KVM here? No when IPSECPERF_VM_ACCEL=tcg or
+ * /dev/kvm does not open (why says which); IPSECPERF_VM_ACCEL=kvm says yes
+ * even without /dev/kvm, and qemu decides.
+ */
+bool vm_kvm_allowed(char *why, size_t len);
+
+/*
+ * Ask qemu itself whether KVM runs a guest: a firmware of a few hundred
+ * bytes, under -accel kvm -cpu host as a run uses, that enters long mode
+ * and runs 10 million instructions (milliseconds on a working KVM), within
+ * 3 s. Returns 1 (it ran), 0 (it did not: why quotes qemu or says it took
+ * too long) or -1 (cannot tell: no qemu, or qemu cannot run the test under
+ * TCG either). dir is a folder for the firmware file.
+ */
+int vm_kvm_probe(const char *dir, char *why, size_t len);
 
 struct results_writer;
 

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guest_tar.h"
+
 bool vm_is_dir(const char *path)
 {
 	struct stat st;
@@ -229,6 +231,25 @@ int vm_run_in(const char *dir, char *const argv[], char **out)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+void vm_first_line(const char *path, char *out, size_t len)
+{
+	char buf[4096], *p;
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	out[0] = '\0';
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = buf + strspn(buf, "\r\n\t ");
+	p[strcspn(p, "\r\n")] = '\0';
+	guest_printable(p, strlen(p), out, len);
 }
 
 double vm_now(void)

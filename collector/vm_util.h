@@ -42,6 +42,12 @@ int vm_run_in(const char *dir, char *const argv[], char **out);
  */
 int vm_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * The first line a program wrote into the log file path (its first 4 KiB),
+ * printable ASCII only, into out; "" if none.
+ */
+void vm_first_line(const char *path, char *out, size_t len);
+
 /* Seconds on CLOCK_MONOTONIC. */
 double vm_now(void);
 

@@ -157,12 +157,12 @@ FUZZ_SECONDS ?= 600
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
 	-Icollector -Ianalyze -I$(BUILD)
 $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c analyze/results.c analyze/stats.c \
-		analyze/summary.c collector/log.c $(wildcard analyze/*.h)
+		analyze/summary.c collector/log.c collector/files.c $(BUILD)/datadir.h $(wildcard analyze/*.h)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
 $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/scenario.c collector/log.c \
-		collector/files.c collector/options.c collector/scenario.h collector/files.h
+		collector/files.c collector/options.c collector/scenario.h collector/files.h $(BUILD)/datadir.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
@@ -171,10 +171,19 @@ $(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbe
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
+# The guest channel: the tar a VM guest sends back and what it holds, as the
+# host reads and checks them (guest_tar.c, guest_check.c).
+$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/guest_tar.c collector/guest_check.c \
+		analyze/results.c collector/log.c collector/files.c $(BUILD)/datadir.h \
+		collector/guest_tar.h collector/guest_check.h analyze/results.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
 
 # One target per line, so that adding one is a line of its own.
 FUZZ_TARGETS := results scenario
 FUZZ_TARGETS += peer_request
+FUZZ_TARGETS += guest
 fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
 fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*
@@ -284,19 +293,3 @@ DEB_PKGS += git python3 build-essential debhelper dpkg-dev fakeroot lintian man-
 
 clean:
 	rm -rf $(BUILD)
-
-# The guest channel's libFuzzer target: the tar a VM guest sends back and
-# what it holds, as the host reads and checks them (guest_tar.c,
-# guest_check.c); run by `make fuzz` with the others.
-.PHONY: fuzz-run-guest
-$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/guest_tar.c collector/guest_check.c \
-		analyze/results.c collector/log.c collector/guest_tar.h collector/guest_check.h analyze/results.h
-	$(call msg,FUZZCC,$@)
-	@mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
-fuzz: fuzz-run-guest
-fuzz-run-guest: $(BUILD)/fuzz/fuzz_guest
-	@mkdir -p $(BUILD)/fuzz/corpus-guest $(BUILD)/fuzz/crash-guest
-	@echo "  FUZZ     guest for $(FUZZ_SECONDS) s"
-	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/guest.dict \
-		-artifact_prefix=$(BUILD)/fuzz/crash-guest/ $(BUILD)/fuzz/corpus-guest tests/fuzz/seeds/guest

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
 
 __attribute__((format(printf, 3, 4)))
@@ -148,10 +149,7 @@ void results_warn_torn(const char *path, const struct results *r)
 
 bool results_name_ok(const char *s)
 {
-	size_t n = strlen(s);
-
-	return n && n <= 255 && strcmp(s, ".") && strcmp(s, "..") &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") == n;
+	return plain_name_ok(s, 255);
 }
 
 /* ---- reading files ---- */

@@ -13,6 +13,14 @@
 
 #include "datadir.h"
 
+bool plain_name_ok(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+
+	return n && n <= max && strcmp(s, ".") && strcmp(s, "..") &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") == n;
+}
+
 char *file_read(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "r");

@@ -11,6 +11,13 @@
  * so /proc and tracefs files (which report size 0) work too. NULL with
  * errno set when it cannot be opened or read.
  */
+/*
+ * May s be one path component that input chose (a kernel's release, a file
+ * a guest sent, a name in a results directory)? [A-Za-z0-9._+-], 1 to max
+ * bytes, not "." or "..": it can then name nothing but itself.
+ */
+bool plain_name_ok(const char *s, size_t max);
+
 char *file_read(const char *path, size_t *len);
 
 /*

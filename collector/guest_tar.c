@@ -15,16 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
 
 #define BLOCK 512
 
 bool guest_name_ok(const char *s)
 {
-	size_t n = strnlen(s, GUEST_NAME_MAX + 1);
-
-	return n && n <= GUEST_NAME_MAX && strcmp(s, ".") && strcmp(s, "..") &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") == n;
+	return plain_name_ok(s, GUEST_NAME_MAX);
 }
 
 const char *guest_printable(const char *s, size_t n, char *out, size_t outlen)

@@ -256,8 +256,18 @@ int remote_undo_argv(json_t *r)
 	for (size_t i = 0; i < n; i++)
 		argv[i] = (char *)json_string_value(json_array_get(a, i));
 	st = remote_run(&h, argv, NULL, &err);
+	msg_trim(err);
+	if (st == JOURNAL_LEFT_EXIT && n >= 3 && argv[1] && argv[2] && !strcmp(argv[1], "peer-agent") &&
+	    !strcmp(argv[2], "--undo")) {
+		/* the agent's undo could not be done safely and says why: never retried */
+		const char *msg = err && *err ? err : "left as it is";
+
+		pr_warn("undo on %s: %s", h.ssh_dest, strncmp(msg, "ipsecperf: ", 11) ? msg : msg + 11);
+		free(err);
+		free(argv);
+		return JOURNAL_LEFT;
+	}
 	if (st != 0) {
-		msg_trim(err);
 		/* say which change on which host is left, as a command a person can run */
 		char *cmd = shell_join(argv);
 

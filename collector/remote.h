@@ -11,6 +11,8 @@
  * Changes on the peer are journaled locally as "remote-argv" records that
  * carry the ssh destination and options, so that the undo (and `ipsecperf
  * cleanup`, after a SIGKILL) runs on the machine the change was made on.
+ * They go to the peer journal folder, which outlives a reboot of this host
+ * (journal_dir.h).
  */
 #ifndef IPSECPERF_REMOTE_H
 #define IPSECPERF_REMOTE_H

@@ -193,6 +193,22 @@ int journal_cancel(int s)
 	return 0;
 }
 
+int journal_amend(int s, json_t *undo)
+{
+	int err;
+
+	if (dry || !opened || s <= 0 || s > seq) {
+		json_decref(undo);
+		return dry ? 0 : -1;
+	}
+	json_object_set_new(undo, "amend", json_integer(s));
+	err = write_line(jf[seq_file[s]].fd, undo);
+	json_decref(undo);
+	if (err)
+		pr_warn("journal: cannot write %s: %s", jf[seq_file[s]].path, strerror(errno));
+	return err;
+}
+
 int journal_hostwide(char *why, size_t len)
 {
 	if (dry || hostwide_locked())
@@ -292,7 +308,7 @@ static char *read_all(int fd)
  */
 static json_t *journal_read(int fd, const char *path, int which, int *bad)
 {
-	json_t *recs = json_array(), *done = json_object();
+	json_t *recs = json_array(), *done = json_object(), *amends = json_object();
 	char *text = read_all(fd), *line, *next;
 	int lineno = 0;
 
@@ -322,6 +338,15 @@ static json_t *journal_read(int fd, const char *path, int which, int *bad)
 			json_decref(r);
 			continue;
 		}
+		if (r && (d = json_object_get(r, "amend")) && json_is_integer(d) &&
+		    json_is_string(json_object_get(r, "kind"))) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(d));
+			json_object_del(r, "amend");
+			json_object_set_new(amends, key, r); /* the last one counts */
+			continue;
+		}
 		if (!json_is_object(r) || !json_is_integer(json_object_get(r, "seq")) ||
 		    !json_is_string(json_object_get(r, "kind"))) {
 			pr_warn("journal: %s line %d cannot be read (%s): the change it records is not undone; the journal is kept",
@@ -335,16 +360,22 @@ static json_t *journal_read(int fd, const char *path, int which, int *bad)
 	}
 	free(text);
 
-	/* drop records that were already undone (or never made) */
+	/* drop records that were already undone (or never made); amend the others */
 	for (size_t i = json_array_size(recs); i-- > 0;) {
+		json_t *r = json_array_get(recs, i), *a;
 		char key[32];
 
-		snprintf(key, sizeof(key), "%lld",
-			 (long long)json_integer_value(json_object_get(json_array_get(recs, i), "seq")));
-		if (json_object_get(done, key))
+		snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(json_object_get(r, "seq")));
+		if (json_object_get(done, key)) {
 			json_array_remove(recs, i);
+		} else if ((a = json_object_get(amends, key))) {
+			json_object_set(a, "seq", json_object_get(r, "seq"));
+			json_object_set(a, "_file", json_object_get(r, "_file"));
+			json_array_set(recs, i, a);
+		}
 	}
 	json_decref(done);
+	json_decref(amends);
 	return recs;
 }
 

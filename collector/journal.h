@@ -56,6 +56,14 @@ int journal_last(void);
 int journal_cancel(int seq);
 
 /*
+ * Replace record seq (journaled earlier) with undo, keeping its place in
+ * the undo order: for an undo that is known only after the changes that
+ * must be undone before it (the modules a scenario's SAs loaded). Until
+ * the amendment is on disk the record stays as it was. Steals undo; 0 or -1.
+ */
+int journal_amend(int seq, json_t *undo);
+
+/*
  * Before a change to what the whole host shares (kernel modules, offloads
  * of a device outside our namespaces): take the host-wide lock
  * (hostwide.h). It is given back when the journal has undone every change

@@ -8,8 +8,9 @@
  * which the kernel loads esp4, xfrm_user and crypto modules on demand).
  * The window is held under the host-wide lock (journal_hostwide), so no
  * other ipsecperf run loads a module inside it. Opening journals a
- * "modules" record with the list before; closing journals one with the
- * modules that appeared ("loaded") and cancels the first. The undo of
+ * "modules" record with the list before; closing amends it to the modules
+ * that appeared ("loaded"), keeping its place in the undo order: after
+ * the SAs that use them are deleted. The undo of
  * "loaded" unloads exactly those, each with rmmod (its dependencies loaded
  * by others stay) and only while unused. A "before" record that was never
  * closed (the run died inside its window) cannot tell its run's modules
@@ -35,11 +36,13 @@ json_t *kmod_new_since(json_t *before, json_t *now);
 /*
  * A window on one host: list() gives its loaded modules (NULL: none, a
  * kernel without modules), journal() journals an undo record for that
- * host (stealing it); this host's are kmod_window_here().
+ * host, amend() replaces record seq with one (journal_amend; both steal
+ * the record); this host's are kmod_window_here().
  */
 struct kmod_window {
 	json_t *(*list)(void *arg);
 	int (*journal)(void *arg, json_t *rec);
+	int (*amend)(void *arg, int seq, json_t *rec);
 	void *arg;
 	json_t *before;
 	int seq;

@@ -69,6 +69,9 @@ pid_t remote_spawn(const struct host *h, char *const argv[], const struct spawn_
  */
 int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv[], char **err);
 
+/* The "remote-argv" record that runs undo_argv on h (remote_do journals it). */
+json_t *remote_undo_record(const struct host *h, char *const undo_argv[]);
+
 /* Print the ssh command a person could type for argv on h. */
 void remote_print(FILE *f, const struct host *h, char *const argv[]);
 

@@ -41,18 +41,25 @@ static const char *fam_tag(int family)
 	return family == AF_INET ? "4" : "6";
 }
 
-/* The undo of a change on the peer: the agent runs ipsec.c's undo of rec there. */
-static int journal_remote(struct peer *p, json_t *rec)
+/* The undo of a change on the peer: the agent runs ipsec.c's undo of rec there (steals rec). */
+static json_t *agent_undo(struct peer *p, json_t *rec)
 {
 	char *text = json_dumps(rec, JSON_COMPACT);
-	int err;
+	json_t *r;
 
 	json_decref(rec);
 	if (!text)
-		return -1;
-	err = remote_do(&p->h, NULL, (char *[]){ (char *)p->prog, "peer-agent", "--undo", text, NULL }, NULL);
+		return NULL;
+	r = remote_undo_record(&p->h, (char *[]){ (char *)p->prog, "peer-agent", "--undo", text, NULL });
 	free(text);
-	return err;
+	return r;
+}
+
+static int journal_remote(struct peer *p, json_t *rec)
+{
+	json_t *r = agent_undo(p, rec);
+
+	return r ? journal_add(r) : -1;
 }
 
 /* The spec as the agent reads it (agent_sa_spec in testbed_peer_agent.c). */
@@ -79,6 +86,13 @@ static json_t *peer_modules(void *arg)
 static int peer_journal(void *arg, json_t *rec)
 {
 	return journal_remote(arg, rec);
+}
+
+static int peer_amend(void *arg, int seq, json_t *rec)
+{
+	json_t *r = agent_undo(arg, rec);
+
+	return r ? journal_amend(seq, r) : -1;
 }
 
 /* The ESP GSO module in the state the scenario needs, on one host; 0, 1 (skip) or -1. */
@@ -331,7 +345,7 @@ static int apply_in_windows(struct peer *p, const struct ipsec_config *c, const 
 int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
 {
 	const struct ipsec_config *c = &sc->ipsec;
-	struct kmod_window here, there = { .list = peer_modules, .journal = peer_journal, .arg = p };
+	struct kmod_window here, there = { .list = peer_modules, .journal = peer_journal, .amend = peer_amend, .arg = p };
 	int rc;
 
 	memset(&cur, 0, sizeof(cur));

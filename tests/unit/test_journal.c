@@ -4,6 +4,7 @@
  * - an xfrm policy that is there before the run is named and left alone,
  *   through the journal's undo too; one the run made is undone; an add the
  *   kernel refused leaves no undo behind (root, in a private namespace);
+ * - an amended journal record keeps its place in the undo order;
  * - the modules window: only what appeared between its open and its close
  *   is the run's, never what was loaded before or after;
  * - the host-wide lock: a second holder fails with --no-wait, naming the
@@ -150,6 +151,32 @@ static void refused_add_leaves_no_undo(void **state)
 	assert_int_equal(journal_undo_all(), 0);
 }
 
+/*
+ * An amended record keeps its place: the modules a scenario's SAs loaded
+ * are known after the SAs, and must be unloaded after the SAs are gone.
+ */
+static void amend_keeps_undo_order(void **state)
+{
+	char order[128], script[256];
+	char *text;
+
+	(void)state;
+	snprintf(order, sizeof(order), "%s/order", jdir);
+	assert_int_equal(journal_open(false), 0);
+	assert_int_equal(journal_add(json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "sh", "-c", "exit 1")), 0);
+	int first = journal_last();
+
+	snprintf(script, sizeof(script), "echo sa >> %s", order);
+	assert_int_equal(journal_add(json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "sh", "-c", script)), 0);
+	snprintf(script, sizeof(script), "echo modules >> %s", order);
+	assert_int_equal(journal_amend(first, json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "sh", "-c", script)), 0);
+	assert_int_equal(journal_undo_all(), 0);
+	text = file_read(order, NULL);
+	assert_non_null(text);
+	assert_string_equal(text, "sa\nmodules\n");
+	free(text);
+}
+
 /* ---- the modules window, with a scripted host ---- */
 
 static json_t *script[2];
@@ -169,9 +196,15 @@ static int fake_journal(void *arg, json_t *rec)
 	return 0;
 }
 
+static int fake_amend(void *arg, int seq, json_t *rec)
+{
+	(void)seq;
+	return fake_journal(arg, rec);
+}
+
 static void modules_window_is_exact(void **state)
 {
-	struct kmod_window w = { .list = fake_list, .journal = fake_journal };
+	struct kmod_window w = { .list = fake_list, .journal = fake_journal, .amend = fake_amend };
 	json_t *before_list, *loaded;
 
 	(void)state;
@@ -373,6 +406,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(existing_policy_left_alone, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(refused_add_leaves_no_undo, jdir_setup, jdir_teardown),
+		cmocka_unit_test_setup_teardown(amend_keeps_undo_order, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(modules_window_is_exact, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(hostwide_no_wait_names_holder, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(measuring_overlaps, jdir_setup, jdir_teardown),

@@ -85,7 +85,9 @@ int ipsec_add_journaled(const struct xfrm_add *a, int *kerr, char *kmsg, size_t 
 	there = a->exists(a->arg);
 	if (there < 0) {
 		json_decref(a->undo);
-		snprintf(why, len, "cannot tell whether %s is there%s: %s", a->what, a->where, strerror(-there));
+		snprintf(why, len, "cannot tell whether %s is there%s: %s", a->what, a->where,
+			 there == -EOPNOTSUPP ? "its ipsecperf cannot look (older than this one? install the same there)"
+					      : strerror(-there));
 		return -1;
 	}
 	if (there == 0) {

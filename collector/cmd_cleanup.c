@@ -11,10 +11,18 @@ const char help_cleanup[] =
 	"usage: ipsecperf cleanup [--dry-run]\n"
 	"\n"
 	"A run journals every change it makes to the host before making it\n"
-	"(in /run/ipsecperf/journal-PID.jsonl) and undoes it at the end, also\n"
-	"after Ctrl-C or SIGTERM. A run killed with SIGKILL cannot: this\n"
-	"command undoes, newest first, what the journals of dead runs hold.\n"
-	"Journals of runs still going are left alone.\n";
+	"(in /run/ipsecperf/journal-PID-START.jsonl; changes on the peer\n"
+	"testbed's other host in /var/lib/ipsecperf/journal, which outlives a\n"
+	"reboot of this host) and undoes it at the end, also after Ctrl-C or\n"
+	"SIGTERM. A run killed with SIGKILL cannot: this command undoes, newest\n"
+	"first, what the journals of dead runs hold. Journals of runs still\n"
+	"going are left alone.\n"
+	"\n"
+	"A journal folder must be root's with mode 0700, and a journal a regular\n"
+	"file owned by root: anything else is refused (a journal is run as\n"
+	"root). A line that cannot be read is reported and its journal kept.\n"
+	"Exit status: 0 all undone, 1 something could not be undone (said\n"
+	"above), 2 bad usage or a journal folder refused (nothing done).\n";
 
 static bool dry;
 
@@ -49,7 +57,9 @@ int cmd_cleanup(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	failures = journal_cleanup_stale(dry, &found);
-	if (!found)
+	if (failures < 0)
+		return EXIT_USAGE;
+	if (!found && !failures)
 		printf("nothing to clean up in %s\n", journal_dir());
 	else if (!dry)
 		printf("undid %d journal(s)%s\n", found, failures ? ", with failures (see above)" : "");

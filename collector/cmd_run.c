@@ -13,9 +13,11 @@
 #include "cpu.h"
 #include "exec.h"
 #include "ipsec.h"
+#include "hostwide.h"
 #include "journal.h"
 #include "load.h"
 #include "log.h"
+#include "measuring.h"
 #include "offload.h"
 #include "probes.h"
 #include "profile_run.h"
@@ -70,7 +72,7 @@ enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
 	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET, O_PROBE_COST,
 	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF, O_CPU_TX, O_CPU_RX,
-	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM, O_SCENARIO_DIR,
+	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM, O_SCENARIO_DIR, O_NO_WAIT,
 };
 
 const struct opt_def run_opts[] = {
@@ -103,6 +105,7 @@ const struct opt_def run_opts[] = {
 	[O_INTERLEAVE] = { "interleave", 0, OPT_FLAG, 0, 0, NULL, "vm: boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md" },
 	[O_REPEAT_FROM] = { "repeat-from", 0, OPT_INT, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)" },
 	[O_SCENARIO_DIR] = OPT_DEF_SCENARIO_DIR,
+	[O_NO_WAIT] = { "no-wait", 0, OPT_FLAG, 0, 0, NULL, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -183,6 +186,7 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 	case O_INTERLEAVE: c->interleave = true; break;
 	case O_REPEAT_FROM: c->repeat_from = (int)ival; break;
 	case O_SCENARIO_DIR: return scenario_dir_option("run", val);
+	case O_NO_WAIT: hostwide_set_no_wait(true); break;
 	}
 	return 0;
 }
@@ -340,6 +344,7 @@ static void measure_window(void *arg, int open)
 
 	if (open) {
 		m->sa_open = sa_read(m->sa_why, sizeof(m->sa_why));
+		measuring_window(true);
 		probes_window(m->probes, 1);
 		profile_window(m->prof, 1);
 		cpu_start(&m->cpu);
@@ -347,6 +352,7 @@ static void measure_window(void *arg, int open)
 		cpu_stop(&m->cpu);
 		profile_window(m->prof, 0);
 		probes_window(m->probes, 0);
+		measuring_window(false);
 		m->sa_close = sa_read(m->sa_why, sizeof(m->sa_why));
 	}
 }
@@ -431,6 +437,7 @@ static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct re
 		record_load(rec, tb, &lr, &m.cpu);
 		json_object_set_new(rec, "load", json_string(sc->load));
 	}
+	measuring_record(rec, sc->name, repeat);
 	probes_load_mark(m.probes, 0);
 	/* the SAs' own counters: proof that the traffic went through them */
 	if (ipsec_counters_record(rec, m.sa_why, sizeof(m.sa_why)) < 0 &&
@@ -607,6 +614,7 @@ int cmd_run(int argc, char **argv)
 	struct run_ctx ctx;
 	struct results_writer res = { .runs_fd = -1 };
 	int failed, undo_failures, ret;
+	json_t *concurrent;
 
 	/* the results directory is checked in --dry-run too, as a real run would */
 	if (parse_run_args(&ctx, argc, argv) < 0 || (ctx.cfg.dry_run && writer_check(&ctx.cfg, ctx.cfg.testbed) < 0)) {
@@ -619,6 +627,7 @@ int cmd_run(int argc, char **argv)
 		if (geteuid() != 0)
 			why = "run: needs root (it creates network namespaces and sets offloads); try sudo";
 		if (why || check_tools() < 0 || writer_check(&ctx.cfg, ctx.cfg.testbed) < 0 ||
+		    journal_check(!strcmp(ctx.cfg.testbed, "peer")) < 0 ||
 		    writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0) {
 			if (why)
 				pr_warn("%s", why);
@@ -633,6 +642,9 @@ int cmd_run(int argc, char **argv)
 		run_config_free(&ctx.cfg);
 		return EXIT_FAIL;
 	}
+	/* the vm testbed measures in its guests, whose windows this host does not see */
+	if (!ctx.cfg.dry_run && strcmp(ctx.cfg.testbed, "vm"))
+		measuring_open();
 	if (!strcmp(ctx.cfg.testbed, "vm"))
 		failed = vm_run_matrix(&ctx.cfg, &res);
 	else if (!strcmp(ctx.cfg.testbed, "peer"))
@@ -640,6 +652,12 @@ int cmd_run(int argc, char **argv)
 	else
 		failed = run_matrix(&ctx, &res);
 	undo_failures = journal_undo_all();
+	measuring_close();
+	concurrent = measuring_report();
+	if (concurrent && res.meta) {
+		json_object_set_new(res.meta, "concurrent_runs", json_incref(concurrent));
+		writer_write_meta(&res);
+	}
 	writer_close(&res);
 	run_config_free(&ctx.cfg);
 
@@ -658,6 +676,9 @@ int cmd_run(int argc, char **argv)
 	fflush(stderr);
 	if (summary_print(stdout, res.dir) < 0)
 		ret = EXIT_FAIL;
+	fflush(stdout);
+	measuring_warn();
+	json_decref(concurrent);
 	if (!strcmp(ctx.cfg.testbed, "vm") && vm_print_summary(stdout, res.dir) < 0)
 		ret = EXIT_FAIL;
 	if (ctx.overhead) {

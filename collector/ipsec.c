@@ -16,6 +16,7 @@
 
 #include "exec.h"
 #include "journal.h"
+#include "kmod.h"
 #include "log.h"
 #include "secret.h"
 #include "xfrm.h"
@@ -33,230 +34,9 @@ static struct {
 	} sa[4];
 } cur;
 
-/* ---- kernel modules ---- */
-
-static int read_int_file(const char *path, int *out)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fscanf(f, "%d", out) == 1;
-	fclose(f);
-	return ok ? 0 : -1;
-}
-
-static int in_modules_builtin(const char *name)
-{
-	struct utsname u;
-	char path[512], line[512], want[128];
-	FILE *f;
-	int found = 0;
-
-	uname(&u);
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.builtin", u.release);
-	snprintf(want, sizeof(want), "/%s.ko", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		size_t n = strlen(line), w = strlen(want);
-
-		found = n >= w && !strcmp(line + n - w, want);
-	}
-	fclose(f);
-	return found;
-}
-
-enum kmod_state kmod_state(const char *name, int *refcnt)
-{
-	char path[256];
-	struct stat st;
-
-	if (refcnt)
-		*refcnt = 0;
-	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
-	if (stat(path, &st) == 0) {
-		snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
-		if (refcnt)
-			read_int_file(path, refcnt);
-		return KMOD_LOADED;
-	}
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	if (stat(path, &st) == 0 || in_modules_builtin(name))
-		return KMOD_BUILTIN;
-	if (exec_have("modprobe") &&
-	    exec_run(NULL, (char *[]){ "modprobe", "-n", "-q", (char *)name, NULL }, NULL, NULL) == 0)
-		return KMOD_LOADABLE;
-	return KMOD_MISSING;
-}
-
-const char *kmod_state_name(enum kmod_state s)
-{
-	static const char *const names[] = { "missing", "loadable module", "loaded", "built in" };
-
-	return names[s];
-}
-
-/* Names of loaded modules, from /proc/modules; NULL when there is none (monolithic kernel). */
-static json_t *loaded_modules(json_t *refcnts)
-{
-	FILE *f = fopen("/proc/modules", "r");
-	char line[1024];
-	json_t *a;
-
-	if (!f)
-		return NULL;
-	a = json_array();
-	while (fgets(line, sizeof(line), f)) {
-		char name[128];
-		int ref;
-
-		if (sscanf(line, "%127s %*s %d", name, &ref) == 2) {
-			json_array_append_new(a, json_string(name));
-			if (refcnts)
-				json_object_set_new(refcnts, name, json_integer(ref));
-		}
-	}
-	fclose(f);
-	return a;
-}
-
-int kmod_journal_snapshot(void)
-{
-	json_t *mods;
-
-	if (journal_dry_run())
-		return 0;
-	mods = loaded_modules(NULL);
-	if (!mods)
-		return 0; /* no loadable modules: nothing can be loaded on demand */
-	return journal_add(json_pack("{s:s, s:o}", "kind", "modules", "before", mods));
-}
-
-static bool in_array(json_t *a, const char *s)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(a, i, v)
-		if (!strcmp(json_string_value(v), s))
-			return true;
-	return false;
-}
-
-/*
- * Unload what was loaded since the snapshot and is unused, until nothing
- * more goes. Deleted SAs free their crypto transforms from a work queue,
- * so a module can stay busy for a moment after the SAs are gone: wait up
- * to 3 s for such references to drop.
- */
-int kmod_undo_snapshot(json_t *r)
-{
-	json_t *before = json_object_get(r, "before");
-	int err = 0;
-
-	for (int pass = 0; pass < 30; pass++) {
-		json_t *refs = json_object();
-		json_t *now = loaded_modules(refs);
-		int removed = 0;
-		char busy[512] = "";
-		size_t off = 0, i;
-		json_t *v;
-
-		json_array_foreach(now, i, v) {
-			const char *name = json_string_value(v);
-			char *msg = NULL;
-
-			if (in_array(before, name))
-				continue;
-			if (json_integer_value(json_object_get(refs, name)) != 0) {
-				if (off < sizeof(busy))
-					off += snprintf(busy + off, sizeof(busy) - off, " %s", name);
-				continue;
-			}
-			if (exec_run(NULL, (char *[]){ "modprobe", "-r", (char *)name, NULL }, NULL, &msg) == 0) {
-				removed++;
-			} else {
-				if (off < sizeof(busy))
-					off += snprintf(busy + off, sizeof(busy) - off, " %s", name);
-				if (pass == 29) {
-					pr_warn("undo: modprobe -r %s failed: %s", name, msg && *msg ? msg : "no message");
-					err = -1;
-				}
-			}
-			free(msg);
-		}
-		json_decref(now);
-		json_decref(refs);
-		if (!busy[0])
-			break;
-		if (pass == 29)
-			pr_warn("undo: modules loaded during the run are still in use, left loaded:%s", busy);
-		else if (!removed)
-			nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
-	}
-	return err;
-}
-
-/* Load or unload a module, journaled; 0, or 1 (skip) with why. */
-static int kmod_set(const char *name, bool load, char *why, size_t len)
-{
-	int ref;
-	enum kmod_state st = kmod_state(name, &ref); /* read-only: also in dry-run */
-	char *err = NULL;
-	int rc;
-
-	if (journal_dry_run()) {
-		/* what a run does where it can, and what this host would make of it */
-		bool needed = load ? st != KMOD_LOADED && st != KMOD_BUILTIN : st == KMOD_LOADED || st == KMOD_BUILTIN;
-
-		if (needed || st == KMOD_MISSING)
-			printf("# %s here: %s%s\n", name, kmod_state_name(st),
-			       (load ? st == KMOD_MISSING : st == KMOD_BUILTIN) ? " (a run here skips this scenario)" : "");
-		if (needed && st != KMOD_BUILTIN)
-			host_do(NULL, load ? (char *[]){ "modprobe", (char *)name, NULL }
-					   : (char *[]){ "modprobe", "-r", (char *)name, NULL },
-				load ? (char *[]){ "modprobe", "-r", (char *)name, NULL }
-				     : (char *[]){ "modprobe", (char *)name, NULL }, NULL);
-		return 0;
-	}
-	if (load) {
-		if (st == KMOD_LOADED || st == KMOD_BUILTIN)
-			return 0;
-		if (st == KMOD_MISSING) {
-			snprintf(why, len, "this kernel has no %s (neither built in nor a loadable module)", name);
-			return 1;
-		}
-	} else {
-		if (st == KMOD_MISSING || st == KMOD_LOADABLE)
-			return 0;
-		if (st == KMOD_BUILTIN) {
-			snprintf(why, len, "%s is built into this kernel and cannot be unloaded", name);
-			return 1;
-		}
-		if (ref > 0) {
-			snprintf(why, len, "%s is loaded and in use (refcount %d): cannot unload it", name, ref);
-			return 1;
-		}
-	}
-	rc = host_do(NULL, load ? (char *[]){ "modprobe", (char *)name, NULL }
-				: (char *[]){ "modprobe", "-r", (char *)name, NULL },
-		     load ? (char *[]){ "modprobe", "-r", (char *)name, NULL }
-			  : (char *[]){ "modprobe", (char *)name, NULL },
-		     &err);
-	if (rc < 0)
-		snprintf(why, len, "cannot %s %s: %s", load ? "load" : "unload", name,
-			 err && *err ? err : "modprobe failed");
-	free(err);
-	return rc < 0 ? 1 : 0;
-}
-
 /* ---- SAs and policies ---- */
 
-static int journal_sa(const char *netns, const struct xfrm_sa_spec *s)
+json_t *ipsec_sa_record(const char *netns, const struct xfrm_sa_spec *s)
 {
 	char spi[16];
 	json_t *r;
@@ -266,18 +46,126 @@ static int journal_sa(const char *netns, const struct xfrm_sa_spec *s)
 		      "dst", s->dst, "spi", spi, "proto", "esp");
 	if (netns)
 		json_object_set_new(r, "netns", json_string(netns));
-	return journal_add(r);
+	return r;
 }
 
-static int journal_policy(const char *netns, const struct xfrm_pol_spec *p)
+static const char *dir_name(int dir)
+{
+	return dir == XFRM_POLICY_IN ? "in" : dir == XFRM_POLICY_OUT ? "out" : "fwd";
+}
+
+json_t *ipsec_policy_record(const char *netns, const struct xfrm_pol_spec *p)
 {
 	json_t *r = json_pack("{s:s, s:i, s:s, s:s, s:s}", "kind", "xfrm-policy", "family",
-			      p->family == AF_INET ? 4 : 6, "src", p->src, "dst", p->dst, "dir",
-			      p->dir == XFRM_POLICY_IN ? "in" : p->dir == XFRM_POLICY_OUT ? "out" : "fwd");
+			      p->family == AF_INET ? 4 : 6, "src", p->src, "dst", p->dst, "dir", dir_name(p->dir));
 
 	if (netns)
 		json_object_set_new(r, "netns", json_string(netns));
-	return journal_add(r);
+	return r;
+}
+
+void ipsec_policy_name(char *buf, size_t len, const struct xfrm_pol_spec *p)
+{
+	snprintf(buf, len, "policy %s %s -> %s", dir_name(p->dir), p->src, p->dst);
+}
+
+void ipsec_sa_name(char *buf, size_t len, const struct xfrm_sa_spec *s)
+{
+	snprintf(buf, len, "SA spi 0x%08x dst %s", s->spi, s->dst);
+}
+
+int ipsec_add_journaled(const struct xfrm_add *a, int *kerr, char *kmsg, size_t klen, char *why, size_t len)
+{
+	int there, seq;
+
+	*kerr = 0;
+	if (klen)
+		kmsg[0] = '\0';
+	if (journal_dry_run())
+		return a->journal(a->arg, a->undo) < 0 ? -1 : 0;
+	there = a->exists(a->arg);
+	if (there < 0) {
+		json_decref(a->undo);
+		snprintf(why, len, "cannot tell whether %s is there%s: %s", a->what, a->where,
+			 there == -EOPNOTSUPP ? "its ipsecperf cannot look (older than this one? install the same there)"
+					      : strerror(-there));
+		return -1;
+	}
+	if (there == 0) {
+		if (a->journal(a->arg, a->undo) < 0) {
+			snprintf(why, len, "cannot write the journal");
+			return -1;
+		}
+		seq = journal_last();
+		*kerr = a->add(a->arg, kmsg, klen);
+		if (!*kerr)
+			return 0;
+		/*
+		 * Not made: its undo would remove what is not ours (EEXIST: one
+		 * made since the look-up). -EPIPE: the peer was lost and may have
+		 * made it; the undo stays, for cleanup.
+		 */
+		if (*kerr != -EPIPE)
+			journal_cancel(seq);
+		if (*kerr != -EEXIST)
+			return -1;
+	} else {
+		json_decref(a->undo);
+	}
+	*kerr = 0;
+	snprintf(why, len, "%s is there already%s, not made by this run: left as it is (remove it, or run with other addresses)",
+		 a->what, a->where);
+	return 1;
+}
+
+/* This host's side of an xfrm add: a namespace's, or our own (NULL). */
+struct local_add {
+	const char *ns;
+	const struct xfrm_pol_spec *p;
+	const struct xfrm_sa_spec *s;
+	const uint8_t *key;
+};
+
+static int local_exists(void *arg)
+{
+	struct local_add *l = arg;
+
+	return l->p ? xfrm_policy_exists(l->ns, l->p) : xfrm_sa_exists(l->ns, l->s->family, l->s->dst, l->s->spi, l->s->proto);
+}
+
+static int local_journal(void *arg, json_t *undo)
+{
+	(void)arg;
+	return journal_add(undo);
+}
+
+static int local_add(void *arg, char *kmsg, size_t len)
+{
+	struct local_add *l = arg;
+
+	return l->p ? xfrm_policy_add(l->ns, l->p, kmsg, len) : xfrm_sa_add(l->ns, l->s, l->key, kmsg, len);
+}
+
+int ipsec_add_policy_here(const char *ns, const struct xfrm_pol_spec *p, const char *where, int *kerr,
+			  char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct local_add l = { .ns = ns, .p = p };
+	char what[200];
+	struct xfrm_add a = { what, where, ipsec_policy_record(ns, p), local_exists, local_journal, local_add, &l };
+
+	ipsec_policy_name(what, sizeof(what), p);
+	return ipsec_add_journaled(&a, kerr, kmsg, klen, why, len);
+}
+
+int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_t *key, const char *where,
+		      int *kerr, char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct local_add l = { .ns = ns, .s = s, .key = key };
+	char what[200];
+	struct xfrm_add a = { what, where, ipsec_sa_record(ns, s), local_exists, local_journal, local_add, &l };
+
+	ipsec_sa_name(what, sizeof(what), s);
+	return ipsec_add_journaled(&a, kerr, kmsg, klen, why, len);
 }
 
 static int rec_family(json_t *r)
@@ -419,48 +307,33 @@ static int make_policies(const struct testbed *tb, const struct ipsec_config *c,
 		for (int d = 0; d < 2; d++) {
 			struct xfrm_pol_spec p = { .family = family, .proto = IPPROTO_ESP, .tunnel = c->tunnel,
 						   .dir = d ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
-			char kmsg[200];
-			int err;
+			char kmsg[200], where[48];
+			int err, rc;
 
 			/* out: self -> peer; in: peer -> self */
 			snprintf(p.src, sizeof(p.src), "%s", d ? self[!i] : self[i]);
 			snprintf(p.dst, sizeof(p.dst), "%s", d ? self[i] : self[!i]);
 			if (journal_dry_run())
 				xfrm_policy_print(stdout, ns[i], &p);
-			if (journal_policy(ns[i], &p) < 0) {
-				snprintf(why, len, "cannot write the journal");
-				return -1;
-			}
-			if (journal_dry_run())
-				continue;
-			err = xfrm_policy_add(ns[i], &p, kmsg, sizeof(kmsg));
-			if (err) {
+			snprintf(where, sizeof(where), " in %s", ns[i]);
+			rc = ipsec_add_policy_here(ns[i], &p, where, &err, kmsg, sizeof(kmsg), why, len);
+			if (rc && err)
 				snprintf(why, len, "adding policy %s %s -> %s failed: %s%s%s", d ? "in" : "out",
 					 p.src, p.dst, strerror(-err), kmsg[0] ? ": " : "", kmsg);
-				return -1;
-			}
+			if (rc)
+				return rc;
 		}
 	return 0;
 }
 
-int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, size_t len)
+/* What ipsec_apply changes inside its modules window: esp4_offload, the policies and the SAs. */
+static int apply_in_window(const struct testbed *tb, const struct ipsec_config *c, int family, const char *esp,
+			   const char *offload, char *why, size_t len)
 {
-	const struct ipsec_config *c = &sc->ipsec;
-	int family = family_of(tb->addr_tx);
-	const char *esp = family == AF_INET ? "esp4" : "esp6";
-	char offload[32];
 	uint8_t key[2][2 * XFRM_KEY_MAX];
 	uint32_t spi[2];
-	int rc = 0;
+	int rc;
 
-	memset(&cur, 0, sizeof(cur));
-	if (!c->on)
-		return 0;
-	snprintf(offload, sizeof(offload), "%s_offload", esp);
-	if (kmod_journal_snapshot() < 0) {
-		snprintf(why, len, "cannot write the journal");
-		return -1;
-	}
 	/* esp4_offload loaded before the SAs keeps GSO over ESP: what esp-gso means */
 	rc = kmod_set(offload, c->esp_gso, why, len);
 	if (rc)
@@ -502,7 +375,7 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 		for (int side = 0; side < 2 && rc == 0; side++) {
 			const char *ns = side ? in_ns : out_ns;
 			struct xfrm_sa_spec *s = &cur.sa[cur.n].spec;
-			char kmsg[200];
+			char kmsg[200], where[48];
 			int err;
 
 			ipsec_fill_sa(s, c, family, src, dst, spi[d]);
@@ -511,21 +384,44 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 			cur.sa[cur.n].dir = side ? "in" : "out";
 			if (journal_dry_run())
 				xfrm_sa_print(stdout, ns, s);
-			if (journal_sa(ns, s) < 0) {
-				snprintf(why, len, "cannot write the journal");
-				rc = -1;
-				break;
-			}
 			cur.n++;
-			if (journal_dry_run())
-				continue;
-			err = xfrm_sa_add(ns, s, key[d], kmsg, sizeof(kmsg));
-			if (err)
+			snprintf(where, sizeof(where), " in %s", ns);
+			rc = ipsec_add_sa_here(ns, s, key[d], where, &err, kmsg, sizeof(kmsg), why, len);
+			if (rc && err)
 				rc = sa_error(err, kmsg, s, esp, why, len);
 		}
 	}
 	explicit_bzero(key, sizeof(key));
 	secret_release();
+	return rc;
+}
+
+int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, size_t len)
+{
+	const struct ipsec_config *c = &sc->ipsec;
+	int family = family_of(tb->addr_tx);
+	const char *esp = family == AF_INET ? "esp4" : "esp6";
+	struct kmod_window win;
+	char offload[32];
+	int rc = 0;
+
+	memset(&cur, 0, sizeof(cur));
+	if (!c->on)
+		return 0;
+	snprintf(offload, sizeof(offload), "%s_offload", esp);
+	/* modules are the whole host's: ours are those loaded inside the window, under the lock */
+	if (journal_hostwide(why, len) < 0)
+		return -1;
+	kmod_window_here(&win);
+	if (kmod_window_open(&win) < 0) {
+		snprintf(why, len, "cannot write the journal");
+		return -1;
+	}
+	rc = apply_in_window(tb, c, family, esp, offload, why, len);
+	if (kmod_window_close(&win) < 0 && rc == 0) {
+		snprintf(why, len, "cannot write the journal");
+		rc = -1;
+	}
 	if (journal_dry_run())
 		cur.n = 0;
 	return rc;

@@ -3,8 +3,8 @@
  * A scenario's [ipsec] section on a testbed: the ESP module state it needs
  * (esp4_offload loaded or not), two SAs per direction (one in each
  * namespace) and an in and an out policy in each namespace, all journaled
- * before they are made. The SAs' own counters prove the traffic went
- * through them.
+ * before they are made, and the modules loaded meanwhile (kmod.h). The
+ * SAs' own counters prove the traffic went through them.
  */
 #ifndef IPSECPERF_IPSEC_H
 #define IPSECPERF_IPSEC_H
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kmod.h"
 #include "scenario.h"
 #include "testbed.h"
 #include "xfrm.h"
@@ -37,12 +38,6 @@ int ipsec_counters_record(json_t *rec, char *why, size_t len);
 /* The verdict on a record's "sa" list: -1 with why when an SA counted nothing. */
 int ipsec_sa_check(json_t *sas, char *why, size_t len);
 
-/* Kernel module state, probed: never from version numbers. */
-enum kmod_state { KMOD_MISSING, KMOD_LOADABLE, KMOD_LOADED, KMOD_BUILTIN };
-enum kmod_state kmod_state(const char *name, int *refcnt);
-const char *kmod_state_name(enum kmod_state s);
-
-/* Journal undo handlers (rows in journal_kinds.c). */
 /* One SA of scenario c from src to dst (shared with the peer testbed). */
 void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
 		   const char *dst, uint32_t spi);
@@ -50,14 +45,49 @@ void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int fam
 /* Two different random SPIs above the reserved 1-255 (RFC 4303); no secret. */
 void ipsec_random_spis(uint32_t spi[2]);
 
-int ipsec_undo_state(json_t *r);
-int ipsec_undo_policy(json_t *r);
-int kmod_undo_snapshot(json_t *r);
+/* The undo records of an SA and a policy (netns NULL: the host's own namespace). */
+json_t *ipsec_sa_record(const char *netns, const struct xfrm_sa_spec *s);
+json_t *ipsec_policy_record(const char *netns, const struct xfrm_pol_spec *p);
+/* "SA spi 0x... dst ADDR", "policy out SRC -> DST": for messages. */
+void ipsec_sa_name(char *buf, size_t len, const struct xfrm_sa_spec *s);
+void ipsec_policy_name(char *buf, size_t len, const struct xfrm_pol_spec *p);
 
 /*
- * Journal the list of loaded modules, so that modules the kernel loads on
- * demand from here on (esp4, crypto templates) are unloaded at undo time.
+ * One xfrm object (a policy or an SA) added by this run, here or on the
+ * peer, always the same way: one that is there already is not this run's
+ * (adds are exclusive), so it is left alone and named, and the scenario
+ * skipped; else its undo is journaled, it is added, and the undo cancelled
+ * (journal_cancel) when the add failed. Journaling the undo before the add
+ * keeps a run killed in between from leaving the object behind; looking
+ * first keeps that undo from ever removing an object this run did not
+ * make (one that appeared between the look-up and the add fails the add
+ * with EEXIST, and is left alone as well).
  */
-int kmod_journal_snapshot(void);
+struct xfrm_add {
+	const char *what;  /* ipsec_*_name() */
+	const char *where; /* " in NS", " on the peer" */
+	json_t *undo;      /* the undo record (stolen) */
+	int (*exists)(void *arg);                      /* 1, 0, or -errno */
+	int (*journal)(void *arg, json_t *undo);       /* < 0: not written */
+	/* 0, or -errno and the kernel's message; -EPIPE: the outcome is unknown (the peer was lost) */
+	int (*add)(void *arg, char *kmsg, size_t len);
+	void *arg;
+};
+
+/*
+ * 0 added; 1 there already (why names it: skip the scenario); -1 failed:
+ * with *kerr the add's -errno (kmsg holds the kernel's message: the caller
+ * says what it means), or *kerr 0 and why says.
+ */
+int ipsec_add_journaled(const struct xfrm_add *a, int *kerr, char *kmsg, size_t klen, char *why, size_t len);
+/* The same on this host, in ns (NULL: our own namespace). */
+int ipsec_add_policy_here(const char *ns, const struct xfrm_pol_spec *p, const char *where, int *kerr,
+			  char *kmsg, size_t klen, char *why, size_t len);
+int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_t *key, const char *where,
+		      int *kerr, char *kmsg, size_t klen, char *why, size_t len);
+
+/* Journal undo handlers (rows in journal_kinds.c). */
+int ipsec_undo_state(json_t *r);
+int ipsec_undo_policy(json_t *r);
 
 #endif

@@ -61,7 +61,7 @@ static const struct {
 	{ "process", undo_process },
 	{ "xfrm-state", ipsec_undo_state },   /* ipsec.c: delete an SA by spi/dst */
 	{ "xfrm-policy", ipsec_undo_policy }, /* ipsec.c: delete a policy by selector/dir */
-	{ "modules", kmod_undo_snapshot },    /* ipsec.c: unload modules loaded since */
+	{ "modules", kmod_undo },             /* kmod.c: unload the modules a run loaded */
 	{ "remote-argv", remote_undo_argv },  /* remote.c: a command on the peer, through ssh */
 };
 

@@ -94,7 +94,7 @@ static int read_features_via(const struct offload_runner *r, const char *dev, st
 
 static int read_features(const char *netns, const char *dev, struct feature_state *f)
 {
-	struct offload_runner r = { local_run, local_change, (void *)netns, "" };
+	struct offload_runner r = { local_run, local_change, (void *)netns, "", !netns };
 
 	return read_features_via(&r, dev, f);
 }
@@ -163,7 +163,8 @@ int offload_check(const char *netns, const char *dev, const struct scenario *sc,
 int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 		  char *why, size_t whylen)
 {
-	struct offload_runner r = { local_run, local_change, (void *)netns, "" };
+	/* no namespace: the host's own device (the peer testbed's --dev) */
+	struct offload_runner r = { local_run, local_change, (void *)netns, "", !netns };
 
 	return offload_apply_via(&r, dev, sc, why, whylen);
 }
@@ -178,6 +179,9 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 
 	if (!sc->noffloads)
 		return 0;
+	/* before reading them: the values to restore are those no other run has changed */
+	if (r->shared && journal_hostwide(why, whylen) < 0)
+		return -1;
 	n = journal_dry_run() ? 0 : read_features_via(r, dev, f);
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read the offloads of %s", dev);

@@ -36,13 +36,16 @@ int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
  * Where the ethtool commands run. offload_apply runs them on this host (in
  * netns); the peer testbed passes a runner that runs them on the peer.
  * run: a command that changes nothing; change: a journaled change (host_do's
- * contract). where: for messages ("" or " on HOST").
+ * contract). where: for messages ("" or " on HOST"). shared: the device is
+ * not in a namespace of the run's own, so others may use it too: it is
+ * changed under the host-wide lock (journal_hostwide).
  */
 struct offload_runner {
 	int (*run)(void *arg, char *const argv[], char **out, char **err);
 	int (*change)(void *arg, char *const do_argv[], char *const undo_argv[], char **err);
 	void *arg;
 	const char *where;
+	bool shared;
 };
 
 int offload_apply_via(const struct offload_runner *r, const char *dev, const struct scenario *sc,

@@ -200,6 +200,17 @@ static json_t *host_json(const struct host *h)
 	return json_pack("{s:s, s:o}", "ssh_dest", h->ssh_dest, "ssh_opts", o);
 }
 
+json_t *remote_undo_record(const struct host *h, char *const undo_argv[])
+{
+	json_t *r = host_json(h), *a = json_array();
+
+	for (int i = 0; undo_argv[i]; i++)
+		json_array_append_new(a, json_string(undo_argv[i]));
+	json_object_set_new(r, "kind", json_string("remote-argv"));
+	json_object_set_new(r, "argv", a);
+	return r;
+}
+
 int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv[], char **err)
 {
 	char *errout = NULL;
@@ -207,16 +218,8 @@ int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv
 
 	if (journal_dry_run() && do_argv)
 		remote_print(stdout, h, do_argv);
-	if (undo_argv) {
-		json_t *r = host_json(h), *a = json_array();
-
-		for (int i = 0; undo_argv[i]; i++)
-			json_array_append_new(a, json_string(undo_argv[i]));
-		json_object_set_new(r, "kind", json_string("remote-argv"));
-		json_object_set_new(r, "argv", a);
-		if (journal_add(r) < 0)
-			return -1;
-	}
+	if (undo_argv && journal_add(remote_undo_record(h, undo_argv)) < 0)
+		return -1;
 	if (journal_dry_run() || !do_argv)
 		return 0;
 	if (log_verbose) {
@@ -256,8 +259,18 @@ int remote_undo_argv(json_t *r)
 	for (size_t i = 0; i < n; i++)
 		argv[i] = (char *)json_string_value(json_array_get(a, i));
 	st = remote_run(&h, argv, NULL, &err);
+	msg_trim(err);
+	if (st == JOURNAL_LEFT_EXIT && n >= 3 && argv[1] && argv[2] && !strcmp(argv[1], "peer-agent") &&
+	    !strcmp(argv[2], "--undo")) {
+		/* the agent's undo could not be done safely and says why: never retried */
+		const char *msg = err && *err ? err : "left as it is";
+
+		pr_warn("undo on %s: %s", h.ssh_dest, strncmp(msg, "ipsecperf: ", 11) ? msg : msg + 11);
+		free(err);
+		free(argv);
+		return JOURNAL_LEFT;
+	}
 	if (st != 0) {
-		msg_trim(err);
 		/* say which change on which host is left, as a command a person can run */
 		char *cmd = shell_join(argv);
 

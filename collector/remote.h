@@ -11,6 +11,8 @@
  * Changes on the peer are journaled locally as "remote-argv" records that
  * carry the ssh destination and options, so that the undo (and `ipsecperf
  * cleanup`, after a SIGKILL) runs on the machine the change was made on.
+ * They go to the peer journal folder, which outlives a reboot of this host
+ * (journal_dir.h).
  */
 #ifndef IPSECPERF_REMOTE_H
 #define IPSECPERF_REMOTE_H
@@ -66,6 +68,9 @@ pid_t remote_spawn(const struct host *h, char *const argv[], const struct spawn_
  * with the remote command's (or ssh's) stderr in *err.
  */
 int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv[], char **err);
+
+/* The "remote-argv" record that runs undo_argv on h (remote_do journals it). */
+json_t *remote_undo_record(const struct host *h, char *const undo_argv[]);
 
 /* Print the ssh command a person could type for argv on h. */
 void remote_print(FILE *f, const struct host *h, char *const argv[]);

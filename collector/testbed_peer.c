@@ -38,11 +38,12 @@
 #include "journal.h"
 #include "load.h"
 #include "log.h"
-#include "secret.h"
+#include "measuring.h"
 #include "offload.h"
 #include "probes.h"
 #include "progress.h"
 #include "remote.h"
+#include "secret.h"
 #include "signals.h"
 #include "testbed_peer.h"
 #include "testbed_peer_int.h"
@@ -402,6 +403,7 @@ static void window_edge(void *arg, int open)
 
 	if (open) {
 		peer_ipsec_begin(p);
+		measuring_window(true);
 		if (p->probes)
 			probes_window(p->probes, 1);
 		cpu_start(&w->cpu);
@@ -420,6 +422,7 @@ static void window_edge(void *arg, int open)
 	cpu_stop(&w->cpu);
 	if (p->probes)
 		probes_window(p->probes, 0);
+	measuring_window(false);
 	if (w->rec && !p->lost) {
 		w->sa_rc = peer_ipsec_record(p, w->rec, w->sa_why, sizeof(w->sa_why));
 		w->sa_done = true;
@@ -900,6 +903,7 @@ static json_t *run_once(struct peer *p, struct results_writer *res, const struct
 		record_status(rec, "ok", NULL);
 		record_load(rec, sc, &lr, &w);
 	}
+	measuring_record(rec, sc->name, repeat);
 	/* the SAs' own counters: proof that the traffic went through them */
 	if (!w.sa_done && !p->lost)
 		w.sa_rc = peer_ipsec_record(p, rec, w.sa_why, sizeof(w.sa_why));
@@ -982,7 +986,7 @@ static int scenario_possible(struct peer *p, const struct scenario *sc, char *wh
 
 static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
 {
-	struct offload_runner remote = { peer_run, peer_change, &p->h, " on the peer" };
+	struct offload_runner remote = { peer_run, peer_change, &p->h, " on the peer", true };
 	char where[64];
 	int rc;
 

@@ -16,13 +16,14 @@
  *   stream-stop               stop the receiver; bytes received in all
  *   modules, kmod             loaded modules; one module's state ("name")
  *   policy-add, sa-add        an xfrm policy or SA (xfrm.c; the SA's key in hex)
- *   sa-get                    an SA's counters
+ *   policy-get, sa-get        is that policy there ("err" 0, or -ENOENT); an SA's counters
  *   probes-attach, -detach    the BPF probes on "dev" (probes/); their window
  *                             opens and closes with cpu-start and cpu-stop
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases)
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
- * journals its changes there as remote-argv records running this.
+ * journals its changes there as remote-argv records running this. It exits
+ * JOURNAL_LEFT_EXIT when the record cannot be undone safely (said on stderr).
  * At the end of stdin (the run ended, or ssh lost the connection) the agent
  * stops what it started and exits: nothing it made outlives the session.
  * A connection that hangs rather than closes (a link that went away) shows
@@ -277,18 +278,35 @@ static void op_kmod(json_t *req)
 	answer(json_pack("{s:b, s:s, s:i}", "ok", 1, "state", kmod_state_name(st), "refcnt", ref));
 }
 
+static void pol_spec(json_t *req, struct xfrm_pol_spec *p)
+{
+	*p = (struct xfrm_pol_spec){ .family = family_of(req), .proto = IPPROTO_ESP,
+				     .tunnel = json_is_true(json_object_get(req, "tunnel")),
+				     .dir = !strcmp(str(req, "dir"), "in") ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
+	snprintf(p->src, sizeof(p->src), "%s", str(req, "src"));
+	snprintf(p->dst, sizeof(p->dst), "%s", str(req, "dst"));
+}
+
 static void op_policy_add(json_t *req)
 {
-	struct xfrm_pol_spec p = { .family = family_of(req), .proto = IPPROTO_ESP,
-				   .tunnel = json_is_true(json_object_get(req, "tunnel")),
-				   .dir = !strcmp(str(req, "dir"), "in") ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
+	struct xfrm_pol_spec p;
 	char kmsg[200] = "";
 	int err;
 
-	snprintf(p.src, sizeof(p.src), "%s", str(req, "src"));
-	snprintf(p.dst, sizeof(p.dst), "%s", str(req, "dst"));
+	pol_spec(req, &p);
 	err = xfrm_policy_add(NULL, &p, kmsg, sizeof(kmsg));
 	answer(json_pack("{s:b, s:i, s:s}", "ok", 1, "err", err, "kmsg", kmsg));
+}
+
+/* Is a policy with this selector and direction there? err 0 yes, -ENOENT no. */
+static void op_policy_get(json_t *req)
+{
+	struct xfrm_pol_spec p;
+	int there;
+
+	pol_spec(req, &p);
+	there = xfrm_policy_exists(NULL, &p);
+	answer(json_pack("{s:b, s:i}", "ok", 1, "err", there == 1 ? 0 : there == 0 ? -ENOENT : there));
 }
 
 static void op_sa_add(json_t *req)
@@ -372,7 +390,7 @@ static int undo_record(const char *text)
 	}
 	err = journal_undo_one(r);
 	json_decref(r);
-	return err ? EXIT_FAIL : EXIT_OK;
+	return err == JOURNAL_LEFT ? JOURNAL_LEFT_EXIT : err ? EXIT_FAIL : EXIT_OK;
 }
 
 int cmd_peer_agent(int argc, char **argv)
@@ -454,6 +472,8 @@ int cmd_peer_agent(int argc, char **argv)
 			op_kmod(req);
 		else if (!strcmp(op, "policy-add"))
 			op_policy_add(req);
+		else if (!strcmp(op, "policy-get"))
+			op_policy_get(req);
 		else if (!strcmp(op, "sa-add"))
 			op_sa_add(req);
 		else if (!strcmp(op, "sa-get"))

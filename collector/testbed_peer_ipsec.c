@@ -42,33 +42,25 @@ static const char *fam_tag(int family)
 	return family == AF_INET ? "4" : "6";
 }
 
-/* The undo of a change on the peer: the agent runs ipsec.c's undo of rec there. */
-static int journal_remote(struct peer *p, json_t *rec)
+/* The undo of a change on the peer: the agent runs ipsec.c's undo of rec there (steals rec). */
+static json_t *agent_undo(struct peer *p, json_t *rec)
 {
 	char *text = json_dumps(rec, JSON_COMPACT);
-	int err;
+	json_t *r;
 
 	json_decref(rec);
 	if (!text)
-		return -1;
-	err = remote_do(&p->h, NULL, (char *[]){ (char *)p->prog, "peer-agent", "--undo", text, NULL }, NULL);
+		return NULL;
+	r = remote_undo_record(&p->h, (char *[]){ (char *)p->prog, "peer-agent", "--undo", text, NULL });
 	free(text);
-	return err;
+	return r;
 }
 
-static json_t *sa_record(const struct xfrm_sa_spec *s)
+static int journal_remote(struct peer *p, json_t *rec)
 {
-	char spi[16];
+	json_t *r = agent_undo(p, rec);
 
-	snprintf(spi, sizeof(spi), "0x%08x", s->spi);
-	return json_pack("{s:s, s:i, s:s, s:s, s:s}", "kind", "xfrm-state", "family", s->family == AF_INET ? 4 : 6,
-			 "dst", s->dst, "spi", spi, "proto", "esp");
-}
-
-static json_t *policy_record(const struct xfrm_pol_spec *pol)
-{
-	return json_pack("{s:s, s:i, s:s, s:s, s:s}", "kind", "xfrm-policy", "family", pol->family == AF_INET ? 4 : 6,
-			 "src", pol->src, "dst", pol->dst, "dir", pol->dir == XFRM_POLICY_IN ? "in" : "out");
+	return r ? journal_add(r) : -1;
 }
 
 /* The spec as the agent reads it (agent_sa_spec in testbed_peer_agent.c). */
@@ -81,29 +73,43 @@ static json_t *sa_json(const struct xfrm_sa_spec *s)
 			 s->aead_key_bits, "aead_icv_bits", s->aead_icv_bits);
 }
 
+/* ---- the peer's modules window (kmod.h), through the agent ---- */
+
+static json_t *peer_modules(void *arg)
+{
+	json_t *r = agent_call(arg, json_pack("{s:s}", "op", "modules")), *loaded;
+
+	loaded = json_is_array(json_object_get(r, "loaded")) ? json_incref(json_object_get(r, "loaded")) : NULL;
+	json_decref(r);
+	return loaded;
+}
+
+static int peer_journal(void *arg, json_t *rec)
+{
+	return journal_remote(arg, rec);
+}
+
+static int peer_amend(void *arg, int seq, json_t *rec)
+{
+	json_t *r = agent_undo(arg, rec);
+
+	return r ? journal_amend(seq, r) : -1;
+}
+
 /* The ESP GSO module in the state the scenario needs, on one host; 0, 1 (skip) or -1. */
 static int kmod_both(struct peer *p, const char *name, bool load, char *why, size_t len)
 {
 	int ref = 0, rc;
-	enum kmod_state st = kmod_state(name, &ref);
 	char *err = NULL;
 
 	/* here */
-	if (load ? st == KMOD_MISSING : st == KMOD_BUILTIN || (st == KMOD_LOADED && ref > 0)) {
-		snprintf(why, len, "this host: %s %s", name, load ? "is missing" : st == KMOD_BUILTIN ?
-			 "is built in and cannot be unloaded" : "is loaded and in use");
-		return 1;
-	}
-	if (load ? st == KMOD_LOADABLE : st == KMOD_LOADED) {
-		rc = host_do(NULL, load ? (char *[]){ "modprobe", (char *)name, NULL } : (char *[]){ "modprobe", "-r", (char *)name, NULL },
-			     load ? (char *[]){ "modprobe", "-r", (char *)name, NULL } : (char *[]){ "modprobe", (char *)name, NULL }, &err);
-		if (rc < 0) {
-			snprintf(why, len, "this host: modprobe %s%s: %s", load ? "" : "-r ", name, err && *err ? err : "failed");
-			free(err);
-			return 1;
-		}
-		free(err);
-		err = NULL;
+	rc = kmod_set(name, load, why, len);
+	if (rc) {
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "this host: %s", why);
+		snprintf(why, len, "%s", tmp);
+		return rc;
 	}
 	/* the peer */
 	json_t *r = agent_call(p, json_pack("{s:s, s:s}", "op", "kmod", "name", name));
@@ -123,10 +129,10 @@ static int kmod_both(struct peer *p, const char *name, bool load, char *why, siz
 		snprintf(why, len, "the peer: %s is %s%s", name, pst, !load && ref > 0 ? " and in use" : "");
 		rc = 1;
 	} else if (load ? !strcmp(pst, "loadable module") : !strcmp(pst, "loaded")) {
-		if (remote_do(&p->h, load ? (char *[]){ "modprobe", (char *)name, NULL } : (char *[]){ "modprobe", "-r", (char *)name, NULL },
-			      load ? (char *[]){ "modprobe", "-r", (char *)name, NULL } : (char *[]){ "modprobe", (char *)name, NULL },
-			      &err) < 0) {
-			snprintf(why, len, "the peer: modprobe %s%s: %s", load ? "" : "-r ", name, err && *err ? err : "failed");
+		/* a load's undo is the peer's modules window around it; an unload's, loading it again */
+		if (remote_do(&p->h, load ? (char *[]){ "modprobe", (char *)name, NULL } : (char *[]){ "rmmod", (char *)name, NULL },
+			      load ? NULL : (char *[]){ "modprobe", (char *)name, NULL }, &err) < 0) {
+			snprintf(why, len, "the peer: %s %s: %s", load ? "modprobe" : "rmmod", name, err && *err ? err : "failed");
 			rc = 1;
 		}
 		free(err);
@@ -135,42 +141,160 @@ static int kmod_both(struct peer *p, const char *name, bool load, char *why, siz
 	return rc;
 }
 
-int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
+/* ---- the peer's side of an xfrm add (ipsec_add_journaled) ---- */
+
+struct remote_add {
+	struct peer *p;
+	const struct xfrm_pol_spec *pol;
+	const struct xfrm_sa_spec *s;
+	const uint8_t *key;
+	size_t klen;
+};
+
+static int remote_exists(void *arg)
 {
-	const struct ipsec_config *c = &sc->ipsec;
-	const char *esp = p->family == AF_INET ? "esp4" : "esp6";
-	char offload[32], hex[4 * XFRM_KEY_MAX + 1], kmsg[200];
+	struct remote_add *ra = arg;
+	json_t *r;
+	int err;
+
+	if (ra->pol)
+		r = agent_call(ra->p, json_pack("{s:s, s:i, s:s, s:s, s:s}", "op", "policy-get", "family",
+						 ra->pol->family == AF_INET ? 4 : 6, "src", ra->pol->src, "dst",
+						 ra->pol->dst, "dir", ra->pol->dir == XFRM_POLICY_IN ? "in" : "out"));
+	else
+		r = agent_call(ra->p, json_pack("{s:s, s:i, s:s, s:I}", "op", "sa-get", "family",
+						 ra->s->family == AF_INET ? 4 : 6, "dst", ra->s->dst, "spi",
+						 (json_int_t)ra->s->spi));
+	if (!r)
+		return -EPIPE;
+	if (!json_is_integer(json_object_get(r, "err"))) {
+		json_decref(r);
+		return -EOPNOTSUPP; /* an agent that cannot look (an older ipsecperf on the peer) */
+	}
+	err = (int)json_integer_value(json_object_get(r, "err"));
+	json_decref(r);
+	return !err ? 1 : err == -ENOENT || err == -ESRCH ? 0 : err;
+}
+
+static int remote_journal(void *arg, json_t *undo)
+{
+	return peer_journal(((struct remote_add *)arg)->p, undo);
+}
+
+/* The key spliced into the request line: it never passes through a json_t here. */
+static json_t *sa_add_call(struct remote_add *ra)
+{
+	char hex[4 * XFRM_KEY_MAX + 1], *head, line[2048];
+	json_t *req = sa_json(ra->s), *r;
+
+	json_object_set_new(req, "op", json_string("sa-add"));
+	head = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (!head)
+		return NULL;
+	for (size_t i = 0; i < ra->klen; i++)
+		snprintf(hex + 2 * i, 3, "%02x", ra->key[i]);
+	hex[2 * ra->klen] = '\0';
+	head[strlen(head) - 1] = '\0';
+	snprintf(line, sizeof(line), "%s,\"key\":\"%s\"}", head, hex);
+	explicit_bzero(hex, sizeof(hex));
+	free(head);
+	r = remote_session_call(&ra->p->agent, line, 15000);
+	explicit_bzero(line, sizeof(line));
+	if (!r)
+		peer_lost(ra->p, ra->p->agent.lost_why);
+	return r;
+}
+
+static int remote_add(void *arg, char *kmsg, size_t len)
+{
+	struct remote_add *ra = arg;
+	json_t *r;
+	int err;
+
+	if (ra->pol)
+		r = agent_call(ra->p, json_pack("{s:s, s:i, s:s, s:s, s:s, s:b}", "op", "policy-add", "family",
+						 ra->pol->family == AF_INET ? 4 : 6, "src", ra->pol->src, "dst",
+						 ra->pol->dst, "dir", ra->pol->dir == XFRM_POLICY_IN ? "in" : "out",
+						 "tunnel", ra->pol->tunnel));
+	else
+		r = sa_add_call(ra);
+	/* the session lost: the peer may or may not have made it, and its undo stays */
+	if (!r)
+		return -EPIPE;
+	err = (int)json_integer_value(json_object_get(r, "err"));
+	snprintf(kmsg, len, "%s", json_string_value(json_object_get(r, "kmsg")) ?: "");
+	json_decref(r);
+	return err;
+}
+
+/* One policy (host 0: here, 1: the peer); 0, 1 (skip) or -1, with why. */
+static int add_policy(struct peer *p, int host, const struct xfrm_pol_spec *pol, char *why, size_t len)
+{
+	struct remote_add ra = { .p = p, .pol = pol };
+	char what[200], kmsg[200];
+	int err, rc;
+
+	if (!host) {
+		rc = ipsec_add_policy_here(NULL, pol, " on this host", &err, kmsg, sizeof(kmsg), why, len);
+	} else {
+		struct xfrm_add a = { what, " on the peer", ipsec_policy_record(NULL, pol), remote_exists,
+				      remote_journal, remote_add, &ra };
+
+		ipsec_policy_name(what, sizeof(what), pol);
+		rc = ipsec_add_journaled(&a, &err, kmsg, sizeof(kmsg), why, len);
+	}
+	if (p->lost)
+		snprintf(why, len, "%.300s", p->lost_why);
+	else if (rc && err)
+		snprintf(why, len, "%s: adding policy %s %s -> %s failed: %s%s%s", host ? "the peer" : "this host",
+			 pol->dir == XFRM_POLICY_IN ? "in" : "out", pol->src, pol->dst, strerror(-err),
+			 kmsg[0] ? ": " : "", kmsg);
+	return p->lost ? -1 : rc;
+}
+
+/* One SA (host 0: here, 1: the peer); 0, 1 (skip) or -1, with why. */
+static int add_sa(struct peer *p, int host, const struct xfrm_sa_spec *s, const uint8_t *key, size_t klen,
+		  char *why, size_t len)
+{
+	struct remote_add ra = { .p = p, .s = s, .key = key, .klen = klen };
+	char what[200], kmsg[200];
+	int err, rc;
+
+	if (!host) {
+		rc = ipsec_add_sa_here(NULL, s, key, " on this host", &err, kmsg, sizeof(kmsg), why, len);
+	} else {
+		struct xfrm_add a = { what, " on the peer", ipsec_sa_record(NULL, s), remote_exists,
+				      remote_journal, remote_add, &ra };
+
+		ipsec_sa_name(what, sizeof(what), s);
+		rc = ipsec_add_journaled(&a, &err, kmsg, sizeof(kmsg), why, len);
+	}
+	if (p->lost) {
+		snprintf(why, len, "%.300s", p->lost_why);
+		return -1;
+	}
+	if (rc && err) {
+		/* no ESP or no algorithm in a kernel: skip; anything else: fail */
+		bool cannot = err == -EPROTONOSUPPORT || err == -ENOSYS || err == -ENOENT ||
+			      (err == -EINVAL && strstr(kmsg, "crypto"));
+
+		snprintf(why, len, "%s (%s): adding SA 0x%08x failed: %s%s%s%s", host ? "the peer" : "this host",
+			 host ? p->peer_kernel : p->kernel, s->spi, strerror(-err), kmsg[0] ? ": " : "", kmsg,
+			 err == -EPROTONOSUPPORT ? " (no ESP in this kernel: CONFIG_INET_ESP)" : "");
+		rc = cannot ? 1 : -1;
+	}
+	return rc;
+}
+
+/* What peer_ipsec_apply changes inside the modules windows of both hosts. */
+static int apply_in_windows(struct peer *p, const struct ipsec_config *c, const char *esp, char *why, size_t len)
+{
+	char offload[32];
 	uint8_t key[2][2 * XFRM_KEY_MAX];
 	uint32_t spi[2];
-	int rc = 0, err;
-	json_t *r;
+	int rc;
 
-	memset(&cur, 0, sizeof(cur));
-	if (!c->on)
-		return 0;
-	if (!p->have_agent) {
-		snprintf(why, len, "ESP needs ipsecperf on the peer to make its SAs (keys only on the agent's stdin): %s",
-			 p->no_agent_why);
-		return 1;
-	}
-	if (journal_dry_run()) {
-		printf("# ESP: SAs and policies here with xfrm netlink, on %s through `%s peer-agent` (keys on its stdin)\n",
-		       p->h.ssh_dest, p->prog);
-		return 0;
-	}
-	/* modules the kernels load on demand (esp4, crypto templates) are unloaded at undo time, on both */
-	if (kmod_journal_snapshot() < 0)
-		return -1;
-	r = agent_call(p, json_pack("{s:s}", "op", "modules"));
-	if (!r)
-		return -1;
-	if (json_is_array(json_object_get(r, "loaded")) &&
-	    journal_remote(p, json_pack("{s:s, s:O}", "kind", "modules", "before", json_object_get(r, "loaded"))) < 0) {
-		json_decref(r);
-		snprintf(why, len, "cannot write the journal");
-		return -1;
-	}
-	json_decref(r);
 	snprintf(offload, sizeof(offload), "%s_offload", esp);
 	rc = kmod_both(p, offload, c->esp_gso, why, len);
 	if (rc)
@@ -200,27 +324,7 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 
 			snprintf(pol.src, sizeof(pol.src), "%s", d ? other : self);
 			snprintf(pol.dst, sizeof(pol.dst), "%s", d ? self : other);
-			if (!host) {
-				if (journal_add(policy_record(&pol)) < 0)
-					return -1;
-				err = xfrm_policy_add(NULL, &pol, kmsg, sizeof(kmsg));
-			} else {
-				if (journal_remote(p, policy_record(&pol)) < 0)
-					return -1;
-				r = agent_call(p, json_pack("{s:s, s:i, s:s, s:s, s:s, s:b}", "op", "policy-add", "family",
-							    p->family == AF_INET ? 4 : 6, "src", pol.src, "dst", pol.dst,
-							    "dir", d ? "in" : "out", "tunnel", c->tunnel));
-				if (!r)
-					return -1;
-				err = (int)json_integer_value(json_object_get(r, "err"));
-				snprintf(kmsg, sizeof(kmsg), "%s", json_string_value(json_object_get(r, "kmsg")) ?: "");
-				json_decref(r);
-			}
-			if (err) {
-				snprintf(why, len, "%s: adding policy %s %s -> %s failed: %s%s%s", host ? "the peer" : "this host",
-					 d ? "in" : "out", pol.src, pol.dst, strerror(-err), kmsg[0] ? ": " : "", kmsg);
-				rc = -1;
-			}
+			rc = add_policy(p, host, &pol, why, len);
 		}
 
 	/* direction 0: here -> peer (the data); 1: peer -> here (the ACKs); each SA on both hosts */
@@ -234,62 +338,47 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 			cur.sa[cur.n].remote = host;
 			cur.sa[cur.n].dir = (d == 0) == (host == 0) ? "out" : "in";
 			cur.n++;
-			if (!host) {
-				if (journal_add(sa_record(s)) < 0) {
-					rc = -1;
-					break;
-				}
-				err = xfrm_sa_add(NULL, s, key[d], kmsg, sizeof(kmsg));
-			} else {
-				json_t *req = sa_json(s);
-				char *head, line[2048];
-
-				if (journal_remote(p, sa_record(s)) < 0) {
-					json_decref(req);
-					rc = -1;
-					break;
-				}
-				json_object_set_new(req, "op", json_string("sa-add"));
-				head = json_dumps(req, JSON_COMPACT);
-				json_decref(req);
-				if (!head) {
-					rc = -1;
-					break;
-				}
-				/* the key spliced into the line: it never passes through a json_t here */
-				for (size_t i = 0; i < klen; i++)
-					snprintf(hex + 2 * i, 3, "%02x", key[d][i]);
-				hex[2 * klen] = '\0';
-				head[strlen(head) - 1] = '\0';
-				snprintf(line, sizeof(line), "%s,\"key\":\"%s\"}", head, hex);
-				explicit_bzero(hex, sizeof(hex));
-				free(head);
-				r = remote_session_call(&p->agent, line, 15000);
-				explicit_bzero(line, sizeof(line));
-				if (!r) {
-					peer_lost(p, p->agent.lost_why);
-					snprintf(why, len, "%.300s", p->lost_why);
-					rc = -1;
-					break;
-				}
-				err = (int)json_integer_value(json_object_get(r, "err"));
-				snprintf(kmsg, sizeof(kmsg), "%s", json_string_value(json_object_get(r, "kmsg")) ?: "");
-				json_decref(r);
-			}
-			if (err) {
-				/* no ESP or no algorithm in a kernel: skip; anything else: fail */
-				bool cannot = err == -EPROTONOSUPPORT || err == -ENOSYS || err == -ENOENT ||
-					      (err == -EINVAL && strstr(kmsg, "crypto"));
-
-				snprintf(why, len, "%s (%s): adding SA 0x%08x failed: %s%s%s%s", host ? "the peer" : "this host",
-					 host ? p->peer_kernel : p->kernel, s->spi, strerror(-err), kmsg[0] ? ": " : "", kmsg,
-					 err == -EPROTONOSUPPORT ? " (no ESP in this kernel: CONFIG_INET_ESP)" : "");
-				rc = cannot ? 1 : -1;
-			}
+			rc = add_sa(p, host, s, key[d], klen, why, len);
 		}
 	}
 	explicit_bzero(key, sizeof(key));
 	secret_release();
+	return rc;
+}
+
+int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
+{
+	const struct ipsec_config *c = &sc->ipsec;
+	struct kmod_window here, there = { .list = peer_modules, .journal = peer_journal, .amend = peer_amend, .arg = p };
+	int rc;
+
+	memset(&cur, 0, sizeof(cur));
+	if (!c->on)
+		return 0;
+	if (!p->have_agent) {
+		snprintf(why, len, "ESP needs ipsecperf on the peer to make its SAs (keys only on the agent's stdin): %s",
+			 p->no_agent_why);
+		return 1;
+	}
+	if (journal_dry_run()) {
+		printf("# ESP: SAs and policies here with xfrm netlink, on %s through `%s peer-agent` (keys on its stdin)\n",
+		       p->h.ssh_dest, p->prog);
+		return 0;
+	}
+	/* modules the kernels load (esp4, crypto templates) are unloaded at undo time, on both */
+	if (journal_hostwide(why, len) < 0)
+		return -1;
+	kmod_window_here(&here);
+	if (kmod_window_open(&here) < 0 || kmod_window_open(&there) < 0) {
+		kmod_window_close(&here);
+		snprintf(why, len, "%s", p->lost ? p->lost_why : "cannot write the journal");
+		return -1;
+	}
+	rc = apply_in_windows(p, c, p->family == AF_INET ? "esp4" : "esp6", why, len);
+	if ((kmod_window_close(&here) < 0 || kmod_window_close(&there) < 0) && rc == 0) {
+		snprintf(why, len, "%s", p->lost ? p->lost_why : "cannot write the journal");
+		rc = -1;
+	}
 	return rc;
 }
 

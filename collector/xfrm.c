@@ -130,7 +130,7 @@ static void fill_selector(struct xfrm_selector *sel, const struct xfrm_pol_spec 
 	sel->prefixlen_s = sel->prefixlen_d = host_prefix(p->family);
 }
 
-int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, bool del, uint32_t seq)
+int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, int op, uint32_t seq)
 {
 	struct nlmsghdr *nlh;
 	xfrm_address_t src, dst;
@@ -142,10 +142,12 @@ int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, bool
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	nlh->nlmsg_seq = seq;
-	if (del) {
+	if (op != XFRM_POL_ADD) {
 		struct xfrm_userpolicy_id *id = mnl_nlmsg_put_extra_header(nlh, sizeof(*id));
 
-		nlh->nlmsg_type = XFRM_MSG_DELPOLICY;
+		nlh->nlmsg_type = op == XFRM_POL_GET ? XFRM_MSG_GETPOLICY : XFRM_MSG_DELPOLICY;
+		if (op == XFRM_POL_GET)
+			nlh->nlmsg_flags = NLM_F_REQUEST; /* answered with the policy, or an error */
 		fill_selector(&id->sel, p, &src, &dst);
 		id->dir = p->dir;
 		return nlh->nlmsg_len;
@@ -307,6 +309,9 @@ static int talk(const char *netns, void *buf, int len, struct reply *r)
 				if (xfrm_sa_parse(nlh, nlh->nlmsg_len, r->counters) == 0)
 					r->got = true;
 				done = true; /* GETSA answers without an ack */
+			} else if (nlh->nlmsg_type == XFRM_MSG_NEWPOLICY && r) {
+				r->got = true;
+				done = true; /* so does GETPOLICY */
 			}
 		}
 		if (done)
@@ -392,7 +397,7 @@ int xfrm_policy_add(const char *netns, const struct xfrm_pol_spec *p, char *err,
 {
 	char buf[XFRM_BUF];
 	struct reply r = { .err = err, .errlen = errlen };
-	int len = xfrm_policy_build(buf, sizeof(buf), p, false, next_seq());
+	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_ADD, next_seq());
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -401,10 +406,31 @@ int xfrm_policy_add(const char *netns, const struct xfrm_pol_spec *p, char *err,
 	return talk(netns, buf, len, &r);
 }
 
+int xfrm_sa_exists(const char *netns, int family, const char *dst, uint32_t spi, int proto)
+{
+	struct xfrm_sa_counters c;
+	int err = xfrm_sa_get(netns, family, dst, spi, proto, &c);
+
+	return !err ? 1 : err == -ESRCH || err == -ENOENT ? 0 : err;
+}
+
+int xfrm_policy_exists(const char *netns, const struct xfrm_pol_spec *p)
+{
+	char buf[XFRM_BUF];
+	struct reply r = { 0 };
+	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_GET, next_seq());
+	int err;
+
+	if (len < 0)
+		return -EINVAL;
+	err = talk(netns, buf, len, &r);
+	return !err && r.got ? 1 : !err || err == -ENOENT ? 0 : err;
+}
+
 int xfrm_policy_del(const char *netns, const struct xfrm_pol_spec *p)
 {
 	char buf[XFRM_BUF];
-	int len = xfrm_policy_build(buf, sizeof(buf), p, true, next_seq());
+	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_DEL, next_seq());
 	int err;
 
 	if (len < 0)

@@ -59,7 +59,9 @@ size_t xfrm_sa_key_len(const struct xfrm_sa_spec *s);
  */
 int xfrm_sa_build(void *buf, size_t len, const struct xfrm_sa_spec *s, const uint8_t *key,
 		  uint32_t seq);
-int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, bool del, uint32_t seq);
+/* What xfrm_policy_build asks: an add, a delete or a look-up (by selector and direction). */
+enum xfrm_pol_op { XFRM_POL_ADD, XFRM_POL_DEL, XFRM_POL_GET };
+int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, int op, uint32_t seq);
 
 /* Parse an XFRM_MSG_NEWSA message (a GETSA reply) into c. 0 or -1. */
 int xfrm_sa_parse(const void *msg, size_t len, struct xfrm_sa_counters *c);
@@ -76,6 +78,15 @@ int xfrm_sa_get(const char *netns, int family, const char *dst, uint32_t spi, in
 		struct xfrm_sa_counters *c);
 
 int xfrm_policy_add(const char *netns, const struct xfrm_pol_spec *p, char *err, size_t errlen);
+
+/*
+ * Is there a policy with p's selector and direction, or an SA with this
+ * dst, SPI and protocol (whoever made it)? 1 yes, 0 no, or -errno. Adds
+ * are exclusive (NLM_F_EXCL; the kernel's NEWPOLICY and NEWSA never
+ * replace), so what is there already is never ours.
+ */
+int xfrm_policy_exists(const char *netns, const struct xfrm_pol_spec *p);
+int xfrm_sa_exists(const char *netns, int family, const char *dst, uint32_t spi, int proto);
 int xfrm_policy_del(const char *netns, const struct xfrm_pol_spec *p);
 
 /*

@@ -126,8 +126,11 @@ peer_setup() {
 		   --peer-dev "$PEER_DEV_P" --peer-ipsecperf "$IPSECPERF")
 }
 
-# The test's own journals, apart from those of other runs on this host.
+# The test's own journals, apart from those of other runs on this host:
+# this host's changes (a tmpfs, /run/ipsecperf, for real), and the peer's
+# (/var/lib/ipsecperf/journal, for real: it outlives a reboot of this host).
 export IPSECPERF_JOURNAL_DIR="$TMP/journal"
+export IPSECPERF_PEER_JOURNAL_DIR="$TMP/peer-journal"
 
 # iperf3 and ipsecperf processes in namespace ns (not those of other tests).
 peer_procs() { # ns
@@ -147,6 +150,6 @@ peer_snapshot() { # ns
 		echo "## offloads"; ip netns exec "$ns" ethtool -k "$dev"
 		echo "## xfrm"; ip -n "$ns" xfrm state; ip -n "$ns" xfrm policy
 		echo "## processes"; peer_procs "$ns"
-		echo "## journals"; ls "$IPSECPERF_JOURNAL_DIR" 2>/dev/null | grep journal- || true
+		echo "## journals"; ls "$IPSECPERF_JOURNAL_DIR" "$IPSECPERF_PEER_JOURNAL_DIR" 2>/dev/null | grep journal- || true
 	}
 }

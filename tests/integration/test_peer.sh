@@ -217,12 +217,17 @@ grep -q "undo on root@$PEER_MGMT_P: \`ethtool -K ippt-p" "$TMP/lost.err" ||
 	{ cat "$TMP/lost.err" >&2; fail "what could not be undone on the peer is not listed"; }
 peer_snapshot "$PEER_NS_L" | grep -v '^journal-' > "$TMP/l.after"
 grep -v '^journal-' "$TMP/l.before" | diff -u - "$TMP/l.after" >&2 || fail "this end is not restored after the lost connection"
-ls "$IPSECPERF_JOURNAL_DIR" | grep -q journal- || fail "no journal kept for the peer's changes"
+# the peer's changes are journaled where a reboot of this host leaves them
+ls "$IPSECPERF_PEER_JOURNAL_DIR" | grep -q '^journal-' || fail "no journal kept for the peer's changes"
+grep -qh '"kind":"remote-argv"' "$IPSECPERF_PEER_JOURNAL_DIR"/journal-* || fail "the peer's journal holds no remote-argv record"
+ls "$IPSECPERF_JOURNAL_DIR" | grep -q '^journal-' && fail "a journal of this host's changes is left, though they were undone"
 # the agent saw the end of its input and stopped its receiver
 for _ in $(seq 50); do [ -z "$(peer_procs "$PEER_NS_P")" ] && break; sleep 0.1; done
 [ -z "$(peer_procs "$PEER_NS_P")" ] || { peer_procs "$PEER_NS_P" >&2; fail "processes left on the peer"; }
 
-# sshd back: cleanup reaches the peer through the journal's ssh options
+# this host reboots (its /run, a tmpfs, is empty again), sshd comes back:
+# cleanup reaches the peer through the journal's ssh options
+rm -rf "$IPSECPERF_JOURNAL_DIR"
 sshd_start
 run_l "$IPSECPERF" cleanup > "$TMP/cleanup.out" 2> "$TMP/cleanup.err" ||
 	{ cat "$TMP/cleanup.out" "$TMP/cleanup.err" >&2; fail "cleanup after the lost connection failed"; }

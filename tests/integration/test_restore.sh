@@ -94,7 +94,7 @@ sleep 2
 note_children $pid
 kill -KILL $pid
 wait $pid 2> /dev/null
-[ -s "$IPSECPERF_JOURNAL_DIR/journal-$pid.jsonl" ] || fail "SIGKILL: no journal left to clean up"
+ls "$IPSECPERF_JOURNAL_DIR"/journal-$pid-*.jsonl > /dev/null 2>&1 || fail "SIGKILL: no journal left to clean up"
 ip netns list | grep -q "^ipsecperf-$pid-" || fail "SIGKILL: the namespaces vanished by themselves?"
 "$IPSECPERF" cleanup > "$TMP/cleanup.out" 2> "$TMP/cleanup.err" ||
 	{ cat "$TMP/cleanup.err" >&2; fail "cleanup exited $?"; }

@@ -151,6 +151,13 @@ struct remote_add {
 	size_t klen;
 };
 
+/* A policy's selector as the agent takes it, for op ("policy-get", "policy-add"). */
+static json_t *policy_req(const char *op, const struct xfrm_pol_spec *pol)
+{
+	return json_pack("{s:s, s:i, s:s, s:s, s:s}", "op", op, "family", pol->family == AF_INET ? 4 : 6,
+			 "src", pol->src, "dst", pol->dst, "dir", pol->dir == XFRM_POLICY_IN ? "in" : "out");
+}
+
 static int remote_exists(void *arg)
 {
 	struct remote_add *ra = arg;
@@ -158,9 +165,7 @@ static int remote_exists(void *arg)
 	int err;
 
 	if (ra->pol)
-		r = agent_call(ra->p, json_pack("{s:s, s:i, s:s, s:s, s:s}", "op", "policy-get", "family",
-						 ra->pol->family == AF_INET ? 4 : 6, "src", ra->pol->src, "dst",
-						 ra->pol->dst, "dir", ra->pol->dir == XFRM_POLICY_IN ? "in" : "out"));
+		r = agent_call(ra->p, policy_req("policy-get", ra->pol));
 	else
 		r = agent_call(ra->p, json_pack("{s:s, s:i, s:s, s:I}", "op", "sa-get", "family",
 						 ra->s->family == AF_INET ? 4 : 6, "dst", ra->s->dst, "spi",
@@ -212,12 +217,12 @@ static int remote_add(void *arg, char *kmsg, size_t len)
 	json_t *r;
 	int err;
 
-	if (ra->pol)
-		r = agent_call(ra->p, json_pack("{s:s, s:i, s:s, s:s, s:s, s:b}", "op", "policy-add", "family",
-						 ra->pol->family == AF_INET ? 4 : 6, "src", ra->pol->src, "dst",
-						 ra->pol->dst, "dir", ra->pol->dir == XFRM_POLICY_IN ? "in" : "out",
-						 "tunnel", ra->pol->tunnel));
-	else
+	if (ra->pol) {
+		json_t *req = policy_req("policy-add", ra->pol);
+
+		json_object_set_new(req, "tunnel", json_boolean(ra->pol->tunnel));
+		r = agent_call(ra->p, req);
+	} else
 		r = sa_add_call(ra);
 	/* the session lost: the peer may or may not have made it, and its undo stays */
 	if (!r)

@@ -50,3 +50,22 @@ wait_for_netns() { # pid timeout_s
 	done
 	return 1
 }
+
+# A 2 s clear run of an installed program PROG into OUT, from /, so that
+# only the installed data can serve it: exit 0, status ok, no namespace of
+# its own left (others' runs may share the host, so only its pid's count),
+# and meta.json names SCENARIOS/clear.ini as the file it ran.
+installed_clear_run() { # prog out scenarios-folder what
+	local pid rc
+	(cd / && exec "$1" run --quiet --duration 2 --omit 1 --repeat 1 -o "$2" clear) \
+		> "$TMP/run.out" 2> "$TMP/run.err" &
+	pid=$!
+	wait $pid || { rc=$?; cat "$TMP/run.err" >&2; fail "$4: run clear exited $rc"; }
+	ip netns list | grep -q "^ipsecperf-$pid-" && fail "$4: the run left its namespaces"
+	[ "$(jq_lines "$2/runs.jsonl" 'r["status"]')" = ok ] || fail "$4: the clear run was not ok"
+	python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["scenarios"][0]["file"] == sys.argv[2] + "/clear.ini", m["scenarios"][0]["file"]
+' "$2/meta.json" "$3" || fail "$4: the run did not read $3/clear.ini"
+}

@@ -7,15 +7,7 @@
 # and flags, improvements in the verdict, the notes in JSON, the JUnit
 # XML's structure, several directories a side, and report's pooling.
 # No root needed.
-set -u
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-IPSECPERF=${IPSECPERF:-"$TOP/build/ipsecperf"}
-SYNTH="$TOP/tests/integration/synth_results.py"
-TMP=$(mktemp -d /tmp/ipsecperf-test-compare.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -x "$IPSECPERF" ] || fail "build/ipsecperf missing: run make"
-command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }
+. "$(dirname "$0")/results_lib.sh" compare
 
 synth() { python3 "$SYNTH" "$@" || fail "synth $*"; }
 expect() { # rc pattern args... (pattern on stdout+stderr)

@@ -7,16 +7,7 @@
 # chart folder, no file made by a gnuplot payload). Names with quotes,
 # backquotes, $, ; and spaces are drawn as they are and run nothing. Paths
 # in a record never leave the directory. No root needed.
-set -u
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-IPSECPERF=${IPSECPERF:-"$TOP/build/ipsecperf"}
-SYNTH="$TOP/tests/integration/synth_results.py"
-export IPSECPERF_TEMPLATES=${IPSECPERF_TEMPLATES:-"$TOP/analyze/templates"}
-TMP=$(mktemp -d /tmp/ipsecperf-test-hostile.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -x "$IPSECPERF" ] || fail "build/ipsecperf missing: run make"
-command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }
+. "$(dirname "$0")/results_lib.sh" hostile
 cd "$TMP" || fail "cd $TMP" # a payload with a relative path would land here
 
 # What a gnuplot script would run if a name reached it as code: a newline

@@ -44,18 +44,8 @@ assert {"clear", "no-tso", "no-gso", "esp-null"} <= {s["name"] for s in d["scena
 "$IP" doctor > "$TMP/doctor" 2> "$TMP/doctor.err" || { cat "$TMP/doctor.err" >&2; fail "installed doctor exited $?"; }
 grep -q '^IPsec$' "$TMP/doctor" || fail "installed doctor printed no IPsec section"
 
-# other tests may run beside this one: look for what this run made, by its pid
 out="$TMP/res"
-(cd / && exec "$IP" run --quiet --duration 2 --omit 1 --repeat 1 -o "$out" clear) > "$TMP/run.out" 2> "$TMP/run.err" &
-pid=$!
-wait $pid || { rc=$?; cat "$TMP/run.err" >&2; fail "installed run clear exited $rc"; }
-ip netns list | grep -q "^ipsecperf-$pid-" && fail "the installed program's run left its namespaces"
-[ "$(jq_lines "$out/runs.jsonl" 'r["status"]')" = ok ] || fail "the installed program's clear run was not ok"
-python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))
-assert m["scenarios"][0]["file"] == sys.argv[2] + "/clear.ini", m["scenarios"][0]["file"]
-' "$out/meta.json" "$P/share/ipsecperf/scenarios" || fail "the run did not read the installed clear.ini"
+installed_clear_run "$IP" "$out" "$P/share/ipsecperf/scenarios" "the installed program"
 
 if command -v gnuplot > /dev/null; then
 	"$IP" report -c "$TMP/charts" "$out" > /dev/null 2> "$TMP/charts.err" ||

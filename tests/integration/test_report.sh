@@ -3,16 +3,7 @@
 # ipsecperf report on synthetic results directories: every format, the
 # 72-column ASCII text, charts, one self-contained HTML page, and the
 # FILE:LINE messages (exit 2) for malformed input. No root needed.
-set -u
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-IPSECPERF=${IPSECPERF:-"$TOP/build/ipsecperf"}
-SYNTH="$TOP/tests/integration/synth_results.py"
-export IPSECPERF_TEMPLATES=${IPSECPERF_TEMPLATES:-"$TOP/analyze/templates"}
-TMP=$(mktemp -d /tmp/ipsecperf-test-report.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-[ -x "$IPSECPERF" ] || fail "build/ipsecperf missing: run make"
-command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }
+. "$(dirname "$0")/results_lib.sh" report
 
 python3 "$SYNTH" "$TMP/a" --kernels 6.1.0-28-cloud-amd64,6.12.43+deb12-cloud-amd64 \
 	--scenarios clear,no-gso,esp-null --noisy esp-null --fail no-gso:2 || fail "synth"

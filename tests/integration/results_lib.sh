@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# The start of a test that reads results directories and needs no root
+# (test_report, test_compare, test_hostile_results): sourced with the
+# test's short name as $1, it sets TOP, IPSECPERF, SYNTH and TMP (removed
+# on exit), fail(), and skips without python3, which makes the results.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+IPSECPERF=${IPSECPERF:-"$TOP/build/ipsecperf"}
+SYNTH="$TOP/tests/integration/synth_results.py"
+export IPSECPERF_TEMPLATES=${IPSECPERF_TEMPLATES:-"$TOP/analyze/templates"}
+TMP=$(mktemp -d "/tmp/ipsecperf-test-$1.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -x "$IPSECPERF" ] || fail "build/ipsecperf missing: run make"
+command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }

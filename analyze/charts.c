@@ -13,6 +13,7 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "provenance.h"
 #include "report.h"
 
 const char *templates_dir(void)
@@ -93,6 +94,34 @@ static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * The provenance under each chart's title, so that a chart pasted on its
+ * own still says where it was measured: kernels, hosts, testbed and
+ * accelerator, and the TCG caution. Names come from the results: they go
+ * to gnuplot as a quoted string (gp_str), never as script text.
+ */
+static void chart_subtitle(const struct report *rep, char *buf, size_t len)
+{
+	bool emulated = false;
+	size_t o;
+
+	o = snprintf(buf, len, "kernels ");
+	for (int k = 0; k < rep->nkernels && o < len; k++)
+		o += snprintf(buf + o, len - o, "%s%s", k ? ", " : "", rep->kernels[k]);
+	for (int i = 0; i < rep->nsrc && o < len; i++) {
+		const struct results_meta *m = &rep->src[i].meta;
+		char accel[128];
+
+		o += snprintf(buf + o, len - o, "%s%s, %s, accelerator %s", i ? "; " : " on ",
+			      m->host ? m->host : "host not recorded", m->testbed ? m->testbed : "testbed not recorded",
+			      prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
+		emulated |= prov_emulated(rep->src, &rep->all, i);
+	}
+	if (emulated && o < len)
+		snprintf(buf + o, len - o, " (emulated CPU: compare ratios, not absolute figures)");
+	text_clean(buf);
 }
 
 struct chart {
@@ -209,6 +238,13 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 	err |= gp_str(f, c->name);
 	fprintf(f, "\ntitle = ");
 	err |= gp_str(f, c->title);
+	{
+		char sub[1024];
+
+		chart_subtitle(rep, sub, sizeof(sub));
+		fprintf(f, "\nsubtitle = ");
+		err |= gp_str(f, sub);
+	}
 	fprintf(f, "\nylabel = ");
 	err |= gp_str(f, c->ylabel);
 	fprintf(f, "\nnk = %d\narray kernel[nk]\n", rep->nkernels);

@@ -659,8 +659,7 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 			  "runs not ok are left out of every figure: %d in base, %d in new (`ipsecperf report` lists them).",
 			  nb_bad, nn_bad);
 	if (compare_emulated(b) || compare_emulated(n))
-		notes_add(notes, "emulated", NULL,
-			  "under TCG the absolute figures are those of an emulated CPU; ratios between scenarios of the same run still hold.");
+		notes_add(notes, "emulated", NULL, "%s", prov_emulated_caution());
 }
 
 /* ---- the command ---- */

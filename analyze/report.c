@@ -16,6 +16,7 @@
 #include "pool.h"
 #include "profile.h"
 #include "provenance.h"
+#include "side_by_side.h"
 #include "summary.h"
 
 const char help_report[] =
@@ -41,6 +42,8 @@ const char help_report[] =
 	"  --allow-mismatch FIELD,...\n"
 	"                     pool although these fields differ (the names of\n"
 	"                     `ipsecperf help compare`, or all)\n"
+	"  --side-by-side     text: also the kernels side by side, as `run` prints\n"
+	"                     it after a VM matrix of several kernels\n"
 	"  --profile          instead: the CPU profiles of `run --profile`, top\n"
 	"                     functions per scenario and the difference against\n"
 	"                     --base SCENARIO (default the first) or the same\n"
@@ -225,7 +228,13 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 	}
 	n++;
 	kv[n].key = "testbed";
-	snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->testbed ? m->testbed : "(not recorded)");
+	{
+		char accel[256];
+
+		snprintf(kv[n++].val, sizeof(kv[0].val), "%s, accelerator %s",
+			 m->testbed ? m->testbed : "(not recorded)",
+			 prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
+	}
 	kv[n].key = "kernels";
 	kv[n].val[0] = '\0';
 	for (int k = 0; k < m->nkernels; k++) {
@@ -257,6 +266,10 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 	if (m->created) {
 		kv[n].key = "started";
 		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->created);
+	}
+	if (prov_emulated(rep->src, &rep->all, i)) {
+		kv[n].key = "caution";
+		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", prov_emulated_caution());
 	}
 	kv[n].key = "command";
 	if (!m->command)
@@ -717,6 +730,16 @@ int report_json(FILE *f, const struct report *rep)
 				  jstr(m->cpu_model), "cpu_count", m->cpu_count, "testbed", jstr(m->testbed),
 				  "kernels", k, "duration_s", m->duration_s > 0 ? json_real(m->duration_s) : json_null(),
 				  "repeat", m->repeat, "iperf3_version", jstr(m->iperf3_version)));
+		{
+			char accel[256];
+			json_t *o = json_array_get(sources, json_array_size(sources) - 1);
+
+			json_object_set_new(o, "accel", json_string(prov_accel(rep->src, &rep->all, i, accel,
+										 sizeof(accel))));
+			json_object_set_new(o, "emulated", json_boolean(prov_emulated(rep->src, &rep->all, i)));
+			if (prov_emulated(rep->src, &rep->all, i))
+				json_object_set_new(o, "caution", json_string(prov_emulated_caution()));
+		}
 	}
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *row = &rep->rows[i];
@@ -934,14 +957,44 @@ static int rm_rf_charts(const char *dir, char **names, int n)
 	return rmdir(dir);
 }
 
+/* " (TCG)" after a kernel's name in the side-by-side table, from its runs' accelerator */
+static const char *accel_note(const char *release, const void *arg)
+{
+	const struct report *rep = arg;
+	static char note[160];
+	char accel[128];
+
+	note[0] = '\0';
+	for (int i = 0; i < rep->nsrc; i++) {
+		struct prov_src p = { .src = rep->src, .all = &rep->all, .s = i, .kernel = release };
+
+		for (int g = 0; g < rep->ngroups; g++)
+			if (!strcmp(rep->groups[g].kernel, release) &&
+			    prov_value(&p, rep->groups[g].scenario, PROV_ACCEL, accel, sizeof(accel))) {
+				snprintf(note, sizeof(note), " (accelerator %s)", accel);
+				text_clean(note);
+				return note;
+			}
+	}
+	return note;
+}
+
+static int text_side_by_side(FILE *f, const struct report *rep)
+{
+	if (report_text(f, rep) < 0)
+		return -1;
+	return kernels_side_by_side(f, &rep->all, accel_note, rep);
+}
+
 int cmd_report(int argc, char **argv)
 {
-	enum { O_ALLOW = 256 };
+	enum { O_ALLOW = 256, O_SIDE };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "charts", required_argument, NULL, 'c' },
 		{ "allow-mismatch", required_argument, NULL, O_ALLOW },
+		{ "side-by-side", no_argument, NULL, O_SIDE },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned allow = 0;
@@ -950,7 +1003,7 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	char **names = NULL;
 	int c, ret = EXIT_OK, ncharts = 0;
-	bool tmp_charts = false;
+	bool tmp_charts = false, side = false;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--profile"))
@@ -971,6 +1024,9 @@ int cmd_report(int argc, char **argv)
 		case O_ALLOW:
 			if (prov_parse_allow("report", optarg, &allow) < 0)
 				return EXIT_USAGE;
+			break;
+		case O_SIDE:
+			side = true;
 			break;
 		default:
 			options_getopt_error("report", c, argv);
@@ -1013,7 +1069,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (!strcmp(format, "text"))
-		ret = write_to(output, report_text, &rep);
+		ret = write_to(output, side ? text_side_by_side : report_text, &rep);
 	else if (!strcmp(format, "md") || !strcmp(format, "markdown"))
 		ret = write_to(output, report_markdown, &rep);
 	else if (!strcmp(format, "csv"))

@@ -9,7 +9,8 @@
 #     cd DIR && gnuplot -e "fmt='png'" NAME.vars.gp bars.gp
 #
 # Settings a NAME.vars.gp gives: datafile, outfile (without extension),
-# title, ylabel, nk (number of kernels) and kernel[1..nk] (their names),
+# title, subtitle (provenance: kernels, host, testbed, accelerator),
+# ylabel, nk (number of kernels) and kernel[1..nk] (their names),
 # ns (number of scenarios) and label[1..ns] (their tic labels, with n).
 # Names are gnuplot strings in single quotes, never script text. The data
 # file holds only numbers: column 1 the scenario's number (its label is
@@ -25,7 +26,8 @@ if (fmt eq 'svg') {
 set output outfile.'.'.fmt
 
 set datafile missing '-'
-set title title noenhanced
+if (!exists("subtitle")) subtitle = ''
+set title title."\n".subtitle noenhanced font ',10'
 set ylabel ylabel noenhanced
 set key outside bottom center horizontal noenhanced
 set style data histogram

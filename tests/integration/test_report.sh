@@ -25,6 +25,7 @@ LC_ALL=C grep -q '[^ -~]' "$TMP/text" && fail "text report is not printable ASCI
 for want in '^host      synth, Synthetic CPU, 2 CPUs' '^testbed   vm' \
 	'^command   ipsecperf run --repeat 5 clear no-gso esp-null' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
 	'^runs      5 repeats per scenario, 10 s each' \
+	'^testbed   vm, accelerator tcg' '^caution   under TCG the absolute figures are those of an emulated CPU;' \
 	'^no-gso +4 ' 'no-gso repeat 2: failed: iperf3 exited' \
 	'warning: .*esp-null: CV throughput [0-9.]*%' 'hint: add repeats \(--repeat' \
 	'95% CI' 'xmit_skbs' 'unavailable: no ESP'; do
@@ -46,7 +47,21 @@ assert abs(t[0]["ratio"] - t[0]["median"] / [r for r in j["rows"] if r["metric"]
     and r["scenario"] == "clear" and r["kernel"] == t[0]["kernel"]][0]["median"]) < 1e-9
 assert j["not_ok"][0]["reason"] == "iperf3 exited with status 1"
 assert j["sources"][0]["command"].startswith("ipsecperf run")
+assert j["sources"][0]["accel"] == "tcg" and j["sources"][0]["emulated"] is True
+assert "emulated CPU" in j["sources"][0]["caution"]
 PY
+# the accelerator of a host testbed, and no caution there
+python3 "$SYNTH" "$TMP/netns" --testbed netns --kernels 6.18.0-test --scenarios clear,no-gso || fail "synth netns"
+"$IPSECPERF" report "$TMP/netns" > "$TMP/netns.txt" || fail "report netns"
+grep -q '^testbed   netns, accelerator none' "$TMP/netns.txt" || fail "netns: no accelerator line"
+grep -q '^caution' "$TMP/netns.txt" && fail "netns: TCG caution without TCG"
+"$IPSECPERF" report -f md "$TMP/a" | grep -q '^| caution | under TCG' || fail "markdown: no TCG caution"
+# the kernels side by side, as run prints them after a VM matrix
+"$IPSECPERF" report --side-by-side "$TMP/a" > "$TMP/side" || fail "side by side: exit $?"
+for want in '^Kernels side by side' '^  K2 = 6.12.43\+deb12-cloud-amd64 \(accelerator tcg\)' \
+	'^Throughput, Gbit/s, median min-max \(n\)' '^esp-null .*\(5\) [+-][0-9]+%$'; do
+	grep -qE -e "$want" "$TMP/side" || { cat "$TMP/side" >&2; fail "side by side lacks /$want/"; }
+done
 "$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
 
 # charts and the html page
@@ -56,6 +71,8 @@ if command -v gnuplot > /dev/null; then
 		[ -s "$TMP/charts/$f" ] || fail "charts: $f missing"
 	done
 	head -c 8 "$TMP/charts/throughput.png" | od -An -c | grep -q 'P   N   G' || fail "not a PNG"
+	grep -q "^subtitle = 'kernels 6.1.0-28-cloud-amd64, 6.12.43+deb12-cloud-amd64 on synth, vm, accelerator tcg (emulated CPU" \
+		"$TMP/charts/throughput.vars.gp" || fail "charts: no provenance subtitle"
 	(cd "$TMP/charts" && rm throughput.png && ./replot.sh && [ -s throughput.png ]) || fail "replot.sh"
 	[ "$(grep -c '<svg' "$TMP/r.html")" -ge 3 ] || fail "html: charts not inlined"
 	grep -qE '(src|href)=.(https?:|file:|/|[a-z])' "$TMP/r.html" && fail "html is not self-contained"

@@ -102,7 +102,7 @@ static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
  * accelerator, and the TCG caution. Names come from the results: they go
  * to gnuplot as a quoted string (gp_str), never as script text.
  */
-static void chart_subtitle(const struct report *rep, char *buf, size_t len)
+void report_chart_subtitle(const struct report *rep, char *buf, size_t len)
 {
 	bool emulated = false;
 	size_t o;
@@ -185,6 +185,37 @@ static const struct report_row **chart_cells(const struct report *rep, const str
 	return cell;
 }
 
+/* NAME.runs.dat: every ok run's value, "scenario kernel value", drawn as points over the bars */
+static int write_runs(const struct report *rep, const char *dir, const struct chart *c,
+		      const struct report_row **cell, int nscen)
+{
+	char path[PATH_MAX + 200];
+	double *v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.runs.dat", dir, c->name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "# %s: scenario number, kernel number, one ok run's value\n", c->name);
+	for (int s = 0; s < nscen; s++)
+		for (int k = 0; k < rep->nkernels; k++) {
+			const struct report_row *r = cell[(size_t)s * rep->nkernels + k];
+			int n;
+
+			if (!r || !r->s.n)
+				continue;
+			v = calloc(r->g->n + 1, sizeof(*v));
+			if (!v)
+				break;
+			n = group_values(&rep->all, r->g, &r->m, v);
+			for (int i = 0; i < n; i++)
+				fprintf(f, "%d %d %.10g\n", s + 1, k + 1, v[i]);
+			free(v);
+		}
+	return fclose(f) != 0 ? -1 : 0;
+}
+
 /*
  * Write NAME.dat (numbers only) and NAME.vars.gp (the names, as gnuplot
  * strings); 0 if written, 1 if there is nothing to plot.
@@ -194,7 +225,8 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 {
 	const struct report_row **cell = chart_cells(rep, c, group_scen, nscen);
 	char path[PATH_MAX + 200];
-	bool any = false;
+	bool any = false, nonpos = false;
+	double lo = 0, hi = 0;
 	int err = -1;
 	FILE *f;
 
@@ -214,7 +246,13 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 				fprintf(f, " - - -");
 				continue;
 			}
-			any = true;
+			/* all zero is nothing to draw either: gnuplot's empty y range */
+			any |= r->s.min != 0 || r->s.max != 0;
+			if (r->s.min > 0 && (lo == 0 || r->s.min < lo))
+				lo = r->s.min;
+			if (r->s.max > hi)
+				hi = r->s.max;
+			nonpos |= r->s.min <= 0;
 			fprintf(f, " %.10g %.10g %.10g", r->s.median, r->s.min, r->s.max);
 		}
 		fputc('\n', f);
@@ -226,6 +264,8 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 		err = 1;
 		goto out;
 	}
+	if (write_runs(rep, dir, c, cell, nscen) < 0)
+		goto out;
 	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, c->name);
 	f = fopen(path, "w");
 	if (!f)
@@ -234,19 +274,43 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 	fprintf(f, "# settings of chart %s, for bars.gp; written by ipsecperf report\n", c->name);
 	fprintf(f, "datafile = ");
 	err |= gp_str(f, c->name);
-	fprintf(f, ".'.dat'\noutfile = ");
+	fprintf(f, ".'.dat'\nrunsfile = ");
+	err |= gp_str(f, c->name);
+	fprintf(f, ".'.runs.dat'\noutfile = ");
 	err |= gp_str(f, c->name);
 	fprintf(f, "\ntitle = ");
 	err |= gp_str(f, c->title);
 	{
-		char sub[1024];
+		/* the provenance in lines of at most 110 characters, broken at spaces */
+		char sub[1024], *p = sub;
+		int nsub = 0;
 
-		chart_subtitle(rep, sub, sizeof(sub));
-		fprintf(f, "\nsubtitle = ");
-		err |= gp_str(f, sub);
+		report_chart_subtitle(rep, sub, sizeof(sub));
+		fprintf(f, "\narray subtitle[8]");
+		while (*p && nsub < 8) {
+			size_t n = strlen(p);
+			char save;
+
+			if (n > 110) {
+				n = 110;
+				while (n > 40 && p[n] != ' ')
+					n--;
+			}
+			save = p[n];
+			p[n] = '\0';
+			fprintf(f, "\nsubtitle[%d] = ", ++nsub);
+			err |= gp_str(f, p);
+			p[n] = save;
+			p += n;
+			while (*p == ' ')
+				p++;
+		}
+		fprintf(f, "\nnsubtitle = %d", nsub);
 	}
 	fprintf(f, "\nylabel = ");
 	err |= gp_str(f, c->ylabel);
+	/* a log scale where the values span more than 10x: 0.009 beside 0.39 stays visible */
+	fprintf(f, "\nlogscale = %d", !nonpos && lo > 0 && hi / lo > 10);
 	fprintf(f, "\nnk = %d\narray kernel[nk]\n", rep->nkernels);
 	for (int k = 0; k < rep->nkernels; k++) {
 		fprintf(f, "kernel[%d] = ", k + 1);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "exec.h"
 #include "files.h"
 #include "log.h"
 #include "pool.h"
@@ -349,6 +350,25 @@ static void text_spread(FILE *f, const struct report *rep)
 		tab_print(f, &t, NULL);
 		tab_free(&t);
 	}
+}
+
+const char *report_counter_not_drawn(const struct report *rep, const char *counter)
+{
+	const char *why = NULL;
+
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *r = &rep->rows[i];
+
+		if (r->m.kind != METRIC_COUNTER || strcmp(r->m.counter, counter))
+			continue;
+		if (r->s.n && (r->s.min != 0 || r->s.max != 0))
+			return NULL;
+		if (r->s.n)
+			why = why ? why : "zero in every run";
+		else if (r->unavailable)
+			why = r->unavailable;
+	}
+	return why ? why : "no value recorded";
 }
 
 static const char *row_reason(const struct report_row *row)
@@ -837,10 +857,228 @@ static void html_svg(FILE *f, const char *path, int chart)
 	free(buf);
 }
 
-int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
-		char **chart_names)
+/* "Throughput", "Cycles per byte", "esp_output per packet" for a chart's base name */
+static void chart_heading(FILE *f, const char *name)
 {
-	char *text = NULL;
+	if (!strcmp(name, "throughput"))
+		fputs("Throughput", f);
+	else if (!strcmp(name, "cycles_per_byte"))
+		fputs("Cycles per byte", f);
+	else if (!strncmp(name, "counter-", 8)) {
+		html_esc(f, name + 8);
+		fputs(" per packet", f);
+	} else
+		html_esc(f, name);
+}
+
+static const struct report_row *find_row(const struct report *rep, const struct run_group *g,
+					 enum metric_kind kind)
+{
+	for (int i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].g == g && rep->rows[i].m.kind == kind)
+			return &rep->rows[i];
+	return NULL;
+}
+
+static void html_cv(FILE *f, const struct stats *s)
+{
+	if (isnan(s->cv))
+		fputs("<td class=n>-</td>", f);
+	else
+		fprintf(f, "<td class=\"n%s\">%.1f%%</td>", s->cv > CV_WARN ? " warn" : "", 100 * s->cv);
+}
+
+/* The summary: provenance in brief, per kernel the scenarios' ratios and CVs, the warnings. */
+static void html_summary(FILE *f, const struct report *rep)
+{
+	char *warn = NULL;
+	size_t wlen = 0;
+	FILE *w;
+
+	fprintf(f, "<section id=summary><h2>Summary</h2>\n<ul class=prov>\n");
+	for (int i = 0; i < rep->nsrc; i++) {
+		const struct results_meta *m = &rep->src[i].meta;
+		char accel[256];
+
+		fprintf(f, "<li>testbed <b>");
+		html_esc(f, m->testbed ? m->testbed : "(not recorded)");
+		fprintf(f, "</b>, accelerator <b>");
+		html_esc(f, prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
+		fprintf(f, "</b> on ");
+		html_esc(f, m->host ? m->host : "(host not recorded)");
+		if (m->cpu_model) {
+			fputs(", ", f);
+			html_esc(f, m->cpu_model);
+		}
+		if (m->cpu_count > 0)
+			fprintf(f, ", %d CPUs", m->cpu_count);
+		if (m->duration_s > 0)
+			fprintf(f, "; %g s runs", m->duration_s);
+		fputs("</li>\n", f);
+		if (prov_emulated(rep->src, &rep->all, i)) {
+			fprintf(f, "<li class=caution>Caution: ");
+			html_esc(f, prov_emulated_caution());
+			fputs("</li>\n", f);
+		}
+	}
+	fputs("</ul>\n", f);
+	for (int k = 0; k < rep->nkernels; k++) {
+		const struct report_row *first = NULL, *low = NULL;
+
+		fprintf(f, "<h3>kernel ");
+		html_esc(f, rep->kernels[k]);
+		fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>throughput, Gbit/s</th><th>n</th>"
+			   "<th>ratio to first</th><th>CV</th><th>cycles/byte</th><th>CV</th></tr>\n");
+		for (int g = 0; g < rep->ngroups; g++) {
+			const struct report_row *t, *c;
+			char num[32];
+
+			if (strcmp(rep->groups[g].kernel, rep->kernels[k]))
+				continue;
+			t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
+			c = find_row(rep, &rep->groups[g], METRIC_CPB);
+			if (!t)
+				continue;
+			if (!first)
+				first = t;
+			if (t->s.n && (!low || t->s.median < low->s.median))
+				low = t;
+			fprintf(f, "<tr><td>");
+			html_esc(f, rep->groups[g].scenario);
+			fprintf(f, "</td><td class=n>%s</td><td class=n>%d</td>",
+				fmt_num(num, sizeof(num), t->s.median, fmt_decimals(t->s.median)), t->s.n);
+			if (isnan(t->ratio))
+				fputs("<td class=n>-</td>", f);
+			else
+				fprintf(f, "<td class=n>%.3fx</td>", t->ratio);
+			html_cv(f, &t->s);
+			if (c) {
+				fprintf(f, "<td class=n>%s</td>",
+					fmt_num(num, sizeof(num), c->s.median, fmt_decimals(c->s.median)));
+				html_cv(f, &c->s);
+			} else {
+				fputs("<td class=n>-</td><td class=n>-</td>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n", f);
+		if (first && low && low != first && !isnan(low->ratio)) {
+			fprintf(f, "<p class=verdict>Verdict: the slowest scenario, ");
+			html_esc(f, low->g->scenario);
+			fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
+			html_esc(f, first->g->scenario);
+			fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
+		}
+	}
+	w = open_memstream(&warn, &wlen);
+	if (w) {
+		summary_cv_warnings(w, &rep->all);
+		fclose(w);
+		if (wlen) {
+			fputs("<div class=warn><pre>", f);
+			html_esc(f, warn + 1);
+			fputs("</pre></div>\n", f);
+		}
+		free(warn);
+	}
+	if (total_not_ok(&rep->all))
+		fprintf(f, "<p class=warn>%d runs not ok, left out of every figure (see the text report).</p>\n",
+			total_not_ok(&rep->all));
+	for (int i = 0; i < rep->notes.n; i++) {
+		fprintf(f, "<p class=warn>%s: ", rep->notes.v[i].allowed ? "mismatch (allowed)" : "note");
+		html_esc(f, rep->notes.v[i].text);
+		fputs("</p>\n", f);
+	}
+	fputs("</section>\n", f);
+}
+
+/* The figures of one kernel: throughput and cycles per byte, then the counters. */
+static void html_kernel_figures(FILE *f, const struct report *rep, int k)
+{
+	bool any = false;
+
+	fprintf(f, "<h3>kernel ");
+	html_esc(f, rep->kernels[k]);
+	fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>metric</th><th>n</th><th>median</th>"
+		   "<th>min-max</th><th>mean</th><th>95%% CI</th><th>CV</th><th>ratio</th></tr>\n");
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64], mean[32], ci[64] = "-";
+		int d = fmt_decimals(row->s.median);
+
+		if (row->k != k || row->m.kind == METRIC_COUNTER)
+			continue;
+		if (row->s.n >= 2)
+			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+		fprintf(f, "<tr><td>");
+		html_esc(f, row->g->scenario);
+		fprintf(f, "</td><td>%s</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"
+			   "<td class=n>%s</td><td class=n>%s</td>",
+			metric_unit(&row->m), row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
+			fmt_range(rng, sizeof(rng), &row->s, d), fmt_num(mean, sizeof(mean), row->s.mean, d), ci);
+		html_cv(f, &row->s);
+		if (isnan(row->ratio))
+			fputs("<td class=n></td></tr>\n", f);
+		else
+			fprintf(f, "<td class=n>%.3f</td></tr>\n", row->ratio);
+	}
+	fputs("</table>\n", f);
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64];
+		int d = fmt_decimals(row->s.median);
+
+		if (row->k != k || row->m.kind != METRIC_COUNTER || !row->s.n)
+			continue;
+		if (!any)
+			fprintf(f, "<table>\n<tr><th>counter, per packet</th><th>scenario</th><th>n</th>"
+				   "<th>median</th><th>min-max</th></tr>\n");
+		any = true;
+		fprintf(f, "<tr><td>");
+		html_esc(f, row->m.counter);
+		fprintf(f, "</td><td>");
+		html_esc(f, row->g->scenario);
+		fprintf(f, "</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td></tr>\n", row->s.n,
+			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d));
+	}
+	if (any)
+		fputs("</table>\n", f);
+}
+
+/* Counters that no run gave a value: listed with their reason, never drawn. */
+static void html_counters_not_drawn(FILE *f, const struct report *rep)
+{
+	json_t *seen = json_object();
+	bool any = false;
+
+	for (int i = 0; seen && i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		const char *why;
+
+		if (row->m.kind != METRIC_COUNTER || json_object_get(seen, row->m.counter))
+			continue;
+		json_object_set_new(seen, row->m.counter, json_true());
+		why = report_counter_not_drawn(rep, row->m.counter);
+		if (!why)
+			continue;
+		if (!any)
+			fputs("<p>Counters not drawn, without a value in any run:</p>\n<ul>\n", f);
+		any = true;
+		fputs("<li><b>", f);
+		html_esc(f, row->m.counter);
+		fputs("</b>: ", f);
+		html_esc(f, why);
+		fputs("</li>\n", f);
+	}
+	if (any)
+		fputs("</ul>\n", f);
+	json_decref(seen);
+}
+
+int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+		char **chart_names, const char *no_charts)
+{
+	char *text = NULL, sub[1024];
 	size_t len = 0;
 	FILE *t = open_memstream(&text, &len);
 	struct kv kv[12];
@@ -850,72 +1088,79 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 	report_text(t, rep);
 	fclose(t);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<meta name=viewport content=\"width=device-width\">\n"
 		   "<title>ipsecperf report</title>\n<style>\n"
-		   "body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}\n"
-		   "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;"
-		   "padding:.2em .5em}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+		   "body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;"
+		   "box-sizing:border-box}\n"
+		   "table{border-collapse:collapse;margin:.5em 0;max-width:100%%}td,th{border:1px solid #bbb;"
+		   "padding:.2em .5em;overflow-wrap:anywhere}td.n{text-align:right;"
+		   "font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 		   "th{background:#eee}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n"
-		   "figure{margin:1em 0}svg{max-width:100%%;height:auto}\n</style></head><body>\n"
-		   "<h1>ipsecperf report</h1>\n");
+		   ".warn{background:#fff3cd}div.warn pre{background:#fff3cd}.caution{background:#fde2e2}\n"
+		   "figure{margin:1em 0}figcaption{font-size:.9em;color:#444}"
+		   "svg{max-width:100%%;height:auto;display:block}\n"
+		   "</style></head><body>\n<h1>ipsecperf report</h1>\n");
+	html_summary(f, rep);
+	fputs("<nav><h2>Contents</h2>\n<ol>\n<li><a href=\"#summary\">Summary</a></li>\n"
+	      "<li><a href=\"#figures\">Figures</a></li>\n<li><a href=\"#charts\">Charts</a>", f);
+	if (ncharts > 0) {
+		fputs("\n<ol>\n", f);
+		for (int i = 0; i < ncharts; i++) {
+			fprintf(f, "<li><a href=\"#chart-%d\">", i);
+			chart_heading(f, chart_names[i]);
+			fputs("</a></li>\n", f);
+		}
+		fputs("</ol>\n", f);
+	}
+	fputs("</li>\n<li><a href=\"#text\">Text report</a></li>\n"
+	      "<li><a href=\"#provenance\">Provenance</a></li>\n</ol></nav>\n", f);
+	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
+		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
+		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
+		   "scenario's.</p>\n", 100 * CV_WARN);
+	for (int k = 0; k < rep->nkernels; k++)
+		html_kernel_figures(f, rep, k);
+	fputs("</section>\n<section id=charts><h2>Charts</h2>\n", f);
+	if (ncharts > 0)
+		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
+		      "values span more than 10x has a log scale.</p>\n", f);
+	if (no_charts) {
+		fputs("<p class=warn>No charts: ", f);
+		html_esc(f, no_charts);
+		fputs(".</p>\n", f);
+	}
+	html_counters_not_drawn(f, rep);
+	report_chart_subtitle(rep, sub, sizeof(sub));
+	for (int i = 0; i < ncharts; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s.svg", chartdir, chart_names[i]);
+		fprintf(f, "<figure id=\"chart-%d\">\n", i);
+		html_svg(f, path, i);
+		fputs("<figcaption>", f);
+		chart_heading(f, chart_names[i]);
+		fputs(": ", f);
+		html_esc(f, sub);
+		fputs("</figcaption>\n</figure>\n", f);
+	}
+	fprintf(f, "</section>\n<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
+		   "mail.</p>\n<pre>");
+	html_esc(f, text);
+	fprintf(f, "</pre></section>\n<section id=provenance><h2>Provenance</h2>\n");
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = provenance(rep, i, kv, 12);
 
 		fprintf(f, "<table>\n");
 		for (int j = 0; j < n; j++) {
-			fprintf(f, "<tr><th>%s</th><td>%s", kv[j].key,
+			fprintf(f, "<tr><th>%s</th><td%s>%s", kv[j].key,
+				strcmp(kv[j].key, "caution") ? "" : " class=caution",
 				strcmp(kv[j].key, "command") ? "" : "<code>");
 			html_esc(f, kv[j].val);
 			fprintf(f, "%s</td></tr>\n", strcmp(kv[j].key, "command") ? "" : "</code>");
 		}
 		fprintf(f, "</table>\n");
 	}
-	fprintf(f, "<h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, the 95%% "
-		   "confidence interval of the mean (Student t) and the coefficient of variation.</p>\n"
-		   "<table>\n<tr><th>kernel</th><th>scenario</th><th>metric</th><th>n</th><th>median</th>"
-		   "<th>min-max</th><th>mean</th><th>95%% CI</th><th>CV</th><th>ratio</th></tr>\n");
-	for (int i = 0; i < rep->nrows; i++) {
-		const struct report_row *row = &rep->rows[i];
-		char med[32], rng[64], mean[32], ratio[32] = "", cv[16] = "-", ci[64] = "-", name[160];
-		int d = fmt_decimals(row->s.median);
-
-		if (!isnan(row->ratio))
-			snprintf(ratio, sizeof(ratio), "%.3f", row->ratio);
-		if (!isnan(row->s.cv))
-			snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
-		if (row->s.n >= 2)
-			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
-		fprintf(f, "<tr><td>");
-		html_esc(f, row->g->kernel);
-		fprintf(f, "</td><td>");
-		html_esc(f, row->g->scenario);
-		fprintf(f, "</td><td>");
-		if (row->m.kind == METRIC_COUNTER) {
-			html_esc(f, metric_name(&row->m, name, sizeof(name)));
-			fprintf(f, " per packet");
-		} else {
-			fprintf(f, "%s", metric_unit(&row->m));
-		}
-		fprintf(f, "</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"
-			   "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>\n",
-			row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
-			fmt_range(rng, sizeof(rng), &row->s, d), fmt_num(mean, sizeof(mean), row->s.mean, d),
-			ci, cv, ratio);
-	}
-	fprintf(f, "</table>\n");
-	if (ncharts > 0) {
-		fprintf(f, "<h2>Charts</h2>\n<p>Bars: median; whiskers: min-max; n in the labels.</p>\n");
-		for (int i = 0; i < ncharts; i++) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s/%s.svg", chartdir, chart_names[i]);
-			fprintf(f, "<figure>\n");
-			html_svg(f, path, i);
-			fprintf(f, "</figure>\n");
-		}
-	}
-	fprintf(f, "<h2>Text report</h2>\n<p>As it would be pasted into a mail.</p>\n<pre>");
-	html_esc(f, text);
-	fprintf(f, "</pre>\n</body></html>\n");
+	fprintf(f, "</section>\n</body></html>\n");
 	free(text);
 	return ferror(f) ? -1 : 0;
 }
@@ -942,7 +1187,7 @@ static int write_to(const char *path, int (*fn)(FILE *, const struct report *), 
 static int rm_rf_charts(const char *dir, char **names, int n)
 {
 	/* only what report_charts wrote into a temporary directory */
-	static const char *const ext[] = { ".dat", ".vars.gp", ".png", ".svg" };
+	static const char *const ext[] = { ".dat", ".runs.dat", ".vars.gp", ".png", ".svg" };
 	char path[4096];
 
 	for (int i = 0; i < n; i++)
@@ -1004,6 +1249,7 @@ int cmd_report(int argc, char **argv)
 	char **names = NULL;
 	int c, ret = EXIT_OK, ncharts = 0;
 	bool tmp_charts = false, side = false;
+	const char *no_charts = NULL;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--profile"))
@@ -1061,7 +1307,11 @@ int cmd_report(int argc, char **argv)
 		charts = tmpdir;
 		tmp_charts = true;
 	}
-	if (charts) {
+	if (charts && !strcmp(format, "html") && !exec_have("gnuplot")) {
+		/* the page without charts is still worth having */
+		no_charts = "gnuplot was not found (install gnuplot-nox), so the figures are in tables only";
+		pr_warn("report: gnuplot not found: the HTML page has tables but no charts (install gnuplot-nox)");
+	} else if (charts) {
 		ncharts = report_charts(&rep, charts, &names);
 		if (ncharts < 0) {
 			ret = EXIT_FAIL;
@@ -1083,7 +1333,7 @@ int cmd_report(int argc, char **argv)
 			pr_warn("report: %s: %s", output, strerror(errno));
 			ret = -1;
 		} else {
-			ret = report_html(f, &rep, charts, ncharts, names);
+			ret = report_html(f, &rep, charts, ncharts, names, no_charts);
 			if (output && fclose(f) != 0)
 				ret = -1;
 		}

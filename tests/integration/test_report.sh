@@ -71,7 +71,7 @@ if command -v gnuplot > /dev/null; then
 		[ -s "$TMP/charts/$f" ] || fail "charts: $f missing"
 	done
 	head -c 8 "$TMP/charts/throughput.png" | od -An -c | grep -q 'P   N   G' || fail "not a PNG"
-	grep -q "^subtitle = 'kernels 6.1.0-28-cloud-amd64, 6.12.43+deb12-cloud-amd64 on synth, vm, accelerator tcg (emulated CPU" \
+	grep -q "^subtitle\[1\] = 'kernels 6.1.0-28-cloud-amd64, 6.12.43+deb12-cloud-amd64 on synth, vm, accelerator tcg (emulated CPU" \
 		"$TMP/charts/throughput.vars.gp" || fail "charts: no provenance subtitle"
 	(cd "$TMP/charts" && rm throughput.png && ./replot.sh && [ -s throughput.png ]) || fail "replot.sh"
 	[ "$(grep -c '<svg' "$TMP/r.html")" -ge 3 ] || fail "html: charts not inlined"

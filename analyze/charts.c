@@ -14,6 +14,7 @@
 #include "files.h"
 #include "log.h"
 #include "provenance.h"
+#include "charts_int.h"
 #include "report.h"
 
 const char *templates_dir(void)
@@ -58,7 +59,7 @@ static int copy_file(const char *from, const char *to)
  * newline would end the command, so a control character is refused here
  * too, although the reader never lets one through.
  */
-static int gp_str(FILE *f, const char *s)
+int gp_str(FILE *f, const char *s)
 {
 	if (results_bad_char(s, strlen(s)))
 		return -1;
@@ -73,7 +74,7 @@ static int gp_str(FILE *f, const char *s)
 }
 
 /* run gnuplot in dir (so the scripts' relative paths hold), argv only */
-static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
+int run_gnuplot(const char *dir, const char *fmt, const char *vars, const char *script)
 {
 	char expr[32];
 	pid_t pid;
@@ -84,7 +85,7 @@ static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		char *argv[] = { "gnuplot", "-e", expr, (char *)vars, "bars.gp", NULL };
+		char *argv[] = { "gnuplot", "-e", expr, (char *)vars, (char *)script, NULL };
 
 		if (chdir(dir) < 0)
 			_exit(127);
@@ -122,6 +123,36 @@ void report_chart_subtitle(const struct report *rep, char *buf, size_t len)
 	if (emulated && o < len)
 		snprintf(buf + o, len - o, " (emulated CPU: compare ratios, not absolute figures)");
 	text_clean(buf);
+}
+
+int gp_subtitle(FILE *f, const struct report *rep)
+{
+	/* the provenance in lines of at most 110 characters, broken at spaces */
+	char sub[1024], *p = sub;
+	int nsub = 0, err = 0;
+
+	report_chart_subtitle(rep, sub, sizeof(sub));
+	fprintf(f, "\narray subtitle[8]");
+	while (*p && nsub < 8) {
+		size_t n = strlen(p);
+		char save;
+
+		if (n > 110) {
+			n = 110;
+			while (n > 40 && p[n] != ' ')
+				n--;
+		}
+		save = p[n];
+		p[n] = '\0';
+		fprintf(f, "\nsubtitle[%d] = ", ++nsub);
+		err |= gp_str(f, p);
+		p[n] = save;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fprintf(f, "\nnsubtitle = %d", nsub);
+	return err;
 }
 
 struct chart {
@@ -280,33 +311,7 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 	err |= gp_str(f, c->name);
 	fprintf(f, "\ntitle = ");
 	err |= gp_str(f, c->title);
-	{
-		/* the provenance in lines of at most 110 characters, broken at spaces */
-		char sub[1024], *p = sub;
-		int nsub = 0;
-
-		report_chart_subtitle(rep, sub, sizeof(sub));
-		fprintf(f, "\narray subtitle[8]");
-		while (*p && nsub < 8) {
-			size_t n = strlen(p);
-			char save;
-
-			if (n > 110) {
-				n = 110;
-				while (n > 40 && p[n] != ' ')
-					n--;
-			}
-			save = p[n];
-			p[n] = '\0';
-			fprintf(f, "\nsubtitle[%d] = ", ++nsub);
-			err |= gp_str(f, p);
-			p[n] = save;
-			p += n;
-			while (*p == ' ')
-				p++;
-		}
-		fprintf(f, "\nnsubtitle = %d", nsub);
-	}
+	err |= gp_subtitle(f, rep);
 	fprintf(f, "\nylabel = ");
 	err |= gp_str(f, c->ylabel);
 	/* a log scale where the values span more than 10x: 0.009 beside 0.39 stays visible */
@@ -381,9 +386,16 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			from, to, strerror(errno));
 		return -1;
 	}
+	snprintf(from, sizeof(from), "%s/timeseries.gp", templates_dir());
+	snprintf(to, sizeof(to), "%s/timeseries.gp", dir);
+	if (copy_file(from, to) < 0) {
+		pr_warn("report: cannot copy the chart template %s to %s: %s (set IPSECPERF_TEMPLATES)",
+			from, to, strerror(errno));
+		return -1;
+	}
 	nscen = scenario_list(rep, &scen, &group_scen);
 	charts = calloc(rep->nrows + 2, sizeof(*charts));
-	names = calloc(rep->nrows + 2, sizeof(*names));
+	names = calloc(rep->nrows + rep->ngroups + 2, sizeof(*names));
 	if (nscen < 0 || !charts || !names)
 		goto out_nomem;
 	charts[ncharts++] = (struct chart){ "throughput", "Throughput (receiver): median, whiskers min-max",
@@ -422,7 +434,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			continue;
 		snprintf(vars, sizeof(vars), "%s.vars.gp", charts[i].name);
 		for (int fmt = 0; fmt < 2; fmt++) {
-			int st = run_gnuplot(dir, fmt ? "svg" : "png", vars);
+			int st = run_gnuplot(dir, fmt ? "svg" : "png", vars, "bars.gp");
 
 			if (st != 0) {
 				pr_warn("report: gnuplot failed (status %d) on %s/%s", st, dir, vars);
@@ -434,13 +446,22 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			goto out_nomem;
 		nnames++;
 	}
+	/* throughput over time: one chart per kernel and scenario, one line per repeat */
+	for (int g = 0; g < rep->ngroups; g++) {
+		int w = time_chart(rep, dir, g, names + nnames);
+
+		if (w < 0)
+			goto out_fail;
+		nnames += w;
+	}
 	snprintf(to, sizeof(to), "%s/replot.sh", dir);
 	f = fopen(to, "w");
 	if (f) {
 		fprintf(f, "#!/bin/sh\n# Re-draw the charts after editing bars.gp or a *.vars.gp file.\n"
 			   "cd \"$(dirname \"$0\")\" || exit 1\n"
-			   "for v in *.vars.gp; do\n\tfor fmt in png svg; do\n"
-			   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" bars.gp || exit 1\n\tdone\ndone\n");
+			   "for v in *.vars.gp; do\n\tt=bars.gp\n\tcase $v in time-*) t=timeseries.gp;; esac\n"
+			   "\tfor fmt in png svg; do\n"
+			   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" $t || exit 1\n\tdone\ndone\n");
 		fclose(f);
 		chmod(to, 0755);
 	}

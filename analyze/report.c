@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "exec.h"
 #include "files.h"
+#include "intervals.h"
 #include "log.h"
 #include "pool.h"
 #include "profile.h"
@@ -519,6 +520,62 @@ static void text_counters(FILE *f, const struct report *rep)
 	}
 }
 
+/*
+ * A run whose 1 s intervals vary by more than INTERVAL_CV_WARN (a stall,
+ * a ramp) gets a warning, since its mean hides it: one line per kernel
+ * and scenario naming the repeats. Returns how many lines.
+ */
+static int interval_warnings(FILE *f, const struct report *rep)
+{
+	struct run_intervals *iv = malloc(sizeof(*iv));
+	int warned = 0;
+
+	for (int g = 0; iv && g < rep->ngroups; g++) {
+		const struct run_group *grp = &rep->groups[g];
+		double lo = INFINITY, hi = 0;
+		char line[1024], reps[512] = "", cvs[32];
+		int nover = 0, nread = 0;
+
+		for (int i = 0; i < grp->n; i++) {
+			const struct run_record *rec = &rep->all.runs[grp->idx[i]];
+			double cv;
+
+			if (rec->status != RUN_OK || run_intervals_read(rep->src[rec->source].dir, rec, iv) < 0)
+				continue;
+			nread++;
+			cv = run_intervals_cv(iv);
+			if (!(cv > INTERVAL_CV_WARN))
+				continue;
+			lo = cv < lo ? cv : lo;
+			hi = cv > hi ? cv : hi;
+			if (strlen(reps) < sizeof(reps) - 16)
+				snprintf(reps + strlen(reps), sizeof(reps) - strlen(reps), "%s%d", nover ? ", " : "",
+					 rec->repeat);
+			nover++;
+		}
+		if (!nover)
+			continue;
+		if (nover > 1)
+			snprintf(cvs, sizeof(cvs), "%.0f%%-%.0f%%", 100 * lo, 100 * hi);
+		else
+			snprintf(cvs, sizeof(cvs), "%.0f%%", 100 * lo);
+		snprintf(line, sizeof(line),
+			 "warning: %s%s%s: throughput varies inside %d of %d runs (repeat%s %s): CV of the 1 s intervals %s > %.0f%%, a stall or a ramp",
+			 rep->nkernels > 1 ? grp->kernel : "", rep->nkernels > 1 ? " " : "", grp->scenario, nover,
+			 nread, nover > 1 ? "s" : "", reps, cvs, 100 * INTERVAL_CV_WARN);
+		text_clean(line);
+		if (!warned++)
+			fputc('\n', f);
+		fputs_wrapped(f, line, 0, 4);
+	}
+	if (warned) {
+		fputs_wrapped(f, "hint: `report -c DIR` draws each run's throughput over time (time-gN charts).",
+			      0, 6);
+	}
+	free(iv);
+	return warned;
+}
+
 int report_text(FILE *f, const struct report *rep)
 {
 	text_header(f, rep);
@@ -527,6 +584,7 @@ int report_text(FILE *f, const struct report *rep)
 		return -1;
 	text_spread(f, rep);
 	text_counters(f, rep);
+	interval_warnings(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -858,9 +916,16 @@ static void html_svg(FILE *f, const char *path, int chart)
 }
 
 /* "Throughput", "Cycles per byte", "esp_output per packet" for a chart's base name */
-static void chart_heading(FILE *f, const char *name)
+static void chart_heading(FILE *f, const struct report *rep, const char *name)
 {
-	if (!strcmp(name, "throughput"))
+	int g;
+
+	if (sscanf(name, "time-g%d", &g) == 1 && g >= 1 && g <= rep->ngroups) {
+		fputs("Throughput over time, ", f);
+		html_esc(f, rep->groups[g - 1].kernel);
+		fputc(' ', f);
+		html_esc(f, rep->groups[g - 1].scenario);
+	} else if (!strcmp(name, "throughput"))
 		fputs("Throughput", f);
 	else if (!strcmp(name, "cycles_per_byte"))
 		fputs("Cycles per byte", f);
@@ -900,11 +965,11 @@ static void html_summary(FILE *f, const struct report *rep)
 		const struct results_meta *m = &rep->src[i].meta;
 		char accel[256];
 
-		fprintf(f, "<li>testbed <b>");
+		fprintf(f, "<li>testbed <strong>");
 		html_esc(f, m->testbed ? m->testbed : "(not recorded)");
-		fprintf(f, "</b>, accelerator <b>");
+		fprintf(f, "</strong>, accelerator <strong>");
 		html_esc(f, prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
-		fprintf(f, "</b> on ");
+		fprintf(f, "</strong> on ");
 		html_esc(f, m->host ? m->host : "(host not recorded)");
 		if (m->cpu_model) {
 			fputs(", ", f);
@@ -973,6 +1038,7 @@ static void html_summary(FILE *f, const struct report *rep)
 	w = open_memstream(&warn, &wlen);
 	if (w) {
 		summary_cv_warnings(w, &rep->all);
+		interval_warnings(w, rep);
 		fclose(w);
 		if (wlen) {
 			fputs("<div class=warn><pre>", f);
@@ -1064,9 +1130,9 @@ static void html_counters_not_drawn(FILE *f, const struct report *rep)
 		if (!any)
 			fputs("<p>Counters not drawn, without a value in any run:</p>\n<ul>\n", f);
 		any = true;
-		fputs("<li><b>", f);
+		fputs("<li><strong>", f);
 		html_esc(f, row->m.counter);
-		fputs("</b>: ", f);
+		fputs("</strong>: ", f);
 		html_esc(f, why);
 		fputs("</li>\n", f);
 	}
@@ -1107,7 +1173,7 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		fputs("\n<ol>\n", f);
 		for (int i = 0; i < ncharts; i++) {
 			fprintf(f, "<li><a href=\"#chart-%d\">", i);
-			chart_heading(f, chart_names[i]);
+			chart_heading(f, rep, chart_names[i]);
 			fputs("</a></li>\n", f);
 		}
 		fputs("</ol>\n", f);
@@ -1123,7 +1189,8 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 	fputs("</section>\n<section id=charts><h2>Charts</h2>\n", f);
 	if (ncharts > 0)
 		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
-		      "values span more than 10x has a log scale.</p>\n", f);
+		      "values span more than 10x has a log scale. Throughput over time: each run's 1 s "
+		      "intervals (iperf3's or the stream load's), one line per repeat.</p>\n", f);
 	if (no_charts) {
 		fputs("<p class=warn>No charts: ", f);
 		html_esc(f, no_charts);
@@ -1138,7 +1205,7 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		fprintf(f, "<figure id=\"chart-%d\">\n", i);
 		html_svg(f, path, i);
 		fputs("<figcaption>", f);
-		chart_heading(f, chart_names[i]);
+		chart_heading(f, rep, chart_names[i]);
 		fputs(": ", f);
 		html_esc(f, sub);
 		fputs("</figcaption>\n</figure>\n", f);
@@ -1196,6 +1263,8 @@ static int rm_rf_charts(const char *dir, char **names, int n)
 			unlink(path);
 		}
 	snprintf(path, sizeof(path), "%s/bars.gp", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/timeseries.gp", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/replot.sh", dir);
 	unlink(path);

@@ -89,6 +89,51 @@ python3 "$SYNTH" "$TMP/b" --kernels 6.18.0-test --scenarios clear,no-gso --seed 
 grep -q '^kernel 6.18.0-test' "$TMP/two" || fail "two dirs: second kernel missing"
 grep -q "^results   $TMP/b" "$TMP/two" || fail "two dirs: second header missing"
 
+# throughput over time: iperf3's and the stream load's 1 s intervals in raw/
+python3 "$SYNTH" "$TMP/iv" --testbed netns --kernels 6.18.0-test --scenarios clear,no-gso --repeat 3 || fail "synth iv"
+mkdir -p "$TMP/iv/raw"
+python3 - "$TMP/iv/raw" <<'PY' || fail "raw files"
+import json, os, sys
+raw = sys.argv[1]
+def iperf3(name, gbps, omitted=1):
+    iv = [{"sum": {"start": i, "end": i + 1, "seconds": 1, "bits_per_second": g * 1e9,
+                   "omitted": i < omitted}} for i, g in enumerate(gbps)]
+    json.dump({"start": {}, "intervals": iv, "end": {}}, open(os.path.join(raw, name), "w"))
+# clear: steady, one stall, a ramp; the warm-up (9.0) and a 0.2 s tail are left out
+iperf3("clear-r1-iperf3-server.json", [9.0, 5.0, 5.1, 4.9, 5.0, 5.05])
+iperf3("clear-r2-iperf3-server.json", [9.0, 5.0, 5.1, 0.2, 5.0, 5.05])
+iperf3("clear-r3-iperf3-client.json", [9.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+# no-gso ran on the stream load: bytes per 1 s from the start, warm-up 1 s
+iv = [{"end": t + 1.0, "bytes": int(b)} for t, b in enumerate([9e8, 4e8, 4.1e8, 3.9e8, 4e8])]
+json.dump({"load": "stream", "omit_s": 1, "intervals": iv}, open(os.path.join(raw, "no-gso-r1-stream.json"), "w"))
+# hostile: a link to a file outside, garbage, a negative and a huge number
+os.symlink("/etc/passwd", os.path.join(raw, "no-gso-r2-stream.json"))
+open(os.path.join(raw, "no-gso-r3-stream.json"), "w").write('{"intervals": [{"end": 1, "bytes": -5}]}')
+open(os.path.join(raw, "no-gso-r3-iperf3-server.json"), "w").write("not json \x01")
+PY
+"$IPSECPERF" report "$TMP/iv" > "$TMP/iv.txt" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "intervals: exit $?"; }
+[ -s "$TMP/err" ] && { cat "$TMP/err" >&2; fail "intervals: a message for hostile raw files"; }
+tr '\n' ' ' < "$TMP/iv.txt" | sed 's/  */ /g' > "$TMP/iv.flat"
+grep -qE 'warning: clear: throughput varies inside 2 of 3 runs \(repeats 2, 3\): CV of the 1 s intervals [0-9]+%-[0-9]+% > 25%, a stall or a ramp' \
+	"$TMP/iv.flat" || { cat "$TMP/iv.txt" >&2; fail "intervals: no stall/ramp warning"; }
+grep -q 'warning: no-gso: throughput varies' "$TMP/iv.flat" && fail "intervals: a steady stream run warned"
+if command -v gnuplot > /dev/null; then
+	"$IPSECPERF" report -c "$TMP/iv-charts" "$TMP/iv" > /dev/null || fail "intervals charts: exit $?"
+	[ -s "$TMP/iv-charts/time-g1.png" ] && [ -s "$TMP/iv-charts/time-g2.svg" ] || fail "no time-series charts"
+	grep -q "^title = 'Throughput over time (1 s intervals): 6.18.0-test, clear'" "$TMP/iv-charts/time-g1.vars.gp" ||
+		fail "time chart title"
+	python3 - "$TMP/iv-charts" <<'PY' || fail "time-series data"
+import sys
+def blocks(p):
+    return [[tuple(map(float, l.split())) for l in b.splitlines() if l and not l.startswith('#')]
+            for b in open(p).read().split('\n\n\n')]
+b = blocks(sys.argv[1] + "/time-g1.dat")
+assert len(b) == 3 and [v for _, v in b[1]] == [5.0, 5.1, 0.2, 5.0, 5.05], b
+s = blocks(sys.argv[1] + "/time-g2.dat")
+assert len(s) == 1 and [round(v, 3) for _, v in s[0]] == [3.2, 3.28, 3.12, 3.2], s
+PY
+fi
+
 # bad input: one line, names file and line, exit 2
 expect_bad() { # what pattern args...
 	local what=$1 pattern=$2

@@ -91,7 +91,7 @@ order = [p.find(s) for s in ('id=summary', '<h2>Contents', 'id=figures', 'id=cha
 assert all(o > 0 for o in order) and order == sorted(order), order
 summary = p[order[0]:order[1]]
 assert 'class=caution' in summary and 'emulated CPU' in summary, 'no TCG caution in the summary'
-assert 'accelerator <b>tcg</b>' in summary
+assert 'accelerator <strong>tcg</strong>' in summary
 assert summary.count('class="n warn"') >= 4, 'CV above 5% not highlighted'
 assert 'ratio to first' in summary and 'Verdict:' in summary
 toc = p[order[1]:order[2]]
@@ -125,7 +125,7 @@ assert_fits "synthetic" "$TMP/res.a" "$(ls "$TMP/charts-a"/*.svg | wc -l)"
 # counters without a value in any run: listed with their reason, not drawn
 python3 "$SYNTH" "$TMP/b" --kernels 6.18.0-test --scenarios clear,no-gso || fail "synth b"
 "$IPSECPERF" report -f html -c "$TMP/charts-b" -o "$TMP/b.html" "$TMP/b" 2> "$TMP/err" || fail "html b: exit $?"
-grep -q '<li><b>esp_output</b>: unavailable: no ESP in this scenario</li>' "$TMP/b.html" ||
+grep -q '<li><strong>esp_output</strong>: unavailable: no ESP in this scenario</li>' "$TMP/b.html" ||
 	fail "a counter without value is not listed with its reason"
 [ -e "$TMP/charts-b/counter-esp_output.svg" ] && fail "a counter without value is drawn"
 [ -s "$TMP/charts-b/counter-xmit_skbs.svg" ] || fail "a counter with values is not drawn"

@@ -20,6 +20,7 @@
 #include "provenance.h"
 #include "side_by_side.h"
 #include "summary.h"
+#include "until_ci.h"
 
 const char help_report[] =
 	"usage: ipsecperf report [OPTIONS] DIR...\n"
@@ -576,6 +577,54 @@ static int interval_warnings(FILE *f, const struct report *rep)
 	return warned;
 }
 
+/*
+ * run --until-ci: how many repeats each scenario took and the interval of
+ * its median reached, recomputed from the records (the same rule).
+ */
+static void text_until_ci(FILE *f, const struct report *rep)
+{
+	for (int i = 0; i < rep->nsrc; i++) {
+		const struct results_meta *m = &rep->src[i].meta;
+		char line[256];
+
+		if (!(m->until_ci_pct > 0))
+			continue;
+		snprintf(line, sizeof(line),
+			 "\nAdaptive repeats (--until-ci %g%%, --max-repeat %d): runs until the 95%% interval of the median throughput was narrower than %g%% of it",
+			 m->until_ci_pct, m->max_repeat, m->until_ci_pct);
+		fputs_wrapped(f, line, 0, 0);
+		fprintf(f, "%-27s %4s %4s %19s %6s %s\n", "kernel scenario", "runs", "ok", "interval, Gbit/s",
+			"width", "reached");
+		for (int g = 0; g < rep->ngroups; g++) {
+			const struct run_group *grp = &rep->groups[g];
+			double *v = calloc(grp->n + 1, sizeof(*v)), w;
+			struct until_ci u;
+			char name[64], iv[48] = "-", wid[16] = "-";
+			int n, nsrc = 0;
+
+			for (int j = 0; j < grp->n; j++)
+				nsrc += rep->all.runs[grp->idx[j]].source == i;
+			if (!v || !nsrc) {
+				free(v);
+				continue;
+			}
+			n = group_values(&rep->all, grp, &(struct metric){ .kind = METRIC_THROUGHPUT }, v);
+			until_ci_eval(v, n, m->until_ci_pct, &u);
+			free(v);
+			if (!isnan(u.lo))
+				snprintf(iv, sizeof(iv), "%.*f-%.*f", fmt_decimals(u.lo), u.lo, fmt_decimals(u.hi), u.hi);
+			w = u.width_pct;
+			if (!isnan(w))
+				snprintf(wid, sizeof(wid), "%.1f%%", w);
+			snprintf(name, sizeof(name), "%.*s%s%s", rep->nkernels > 1 ? 40 : 0, grp->kernel,
+				 rep->nkernels > 1 ? " " : "", grp->scenario);
+			text_clean(name);
+			fprintf(f, "%-27.27s %4d %4d %19s %6s %s\n", name, grp->n, n, iv, wid,
+				u.reached ? "yes" : "no");
+		}
+	}
+}
+
 int report_text(FILE *f, const struct report *rep)
 {
 	text_header(f, rep);
@@ -585,6 +634,7 @@ int report_text(FILE *f, const struct report *rep)
 	text_spread(f, rep);
 	text_counters(f, rep);
 	interval_warnings(f, rep);
+	text_until_ci(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -817,6 +867,9 @@ int report_json(FILE *f, const struct report *rep)
 			json_object_set_new(o, "emulated", json_boolean(prov_emulated(rep->src, &rep->all, i)));
 			if (prov_emulated(rep->src, &rep->all, i))
 				json_object_set_new(o, "caution", json_string(prov_emulated_caution()));
+			if (m->until_ci_pct > 0)
+				json_object_set_new(o, "until_ci", json_pack("{s:f, s:i}", "target_pct", m->until_ci_pct,
+									      "max_repeat", m->max_repeat));
 		}
 	}
 	for (int i = 0; i < rep->nrows; i++) {

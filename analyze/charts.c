@@ -13,6 +13,8 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "provenance.h"
+#include "charts_int.h"
 #include "report.h"
 
 const char *templates_dir(void)
@@ -57,7 +59,7 @@ static int copy_file(const char *from, const char *to)
  * newline would end the command, so a control character is refused here
  * too, although the reader never lets one through.
  */
-static int gp_str(FILE *f, const char *s)
+int gp_str(FILE *f, const char *s)
 {
 	if (results_bad_char(s, strlen(s)))
 		return -1;
@@ -72,7 +74,7 @@ static int gp_str(FILE *f, const char *s)
 }
 
 /* run gnuplot in dir (so the scripts' relative paths hold), argv only */
-static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
+int run_gnuplot(const char *dir, const char *fmt, const char *vars, const char *script)
 {
 	char expr[32];
 	pid_t pid;
@@ -83,7 +85,7 @@ static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		char *argv[] = { "gnuplot", "-e", expr, (char *)vars, "bars.gp", NULL };
+		char *argv[] = { "gnuplot", "-e", expr, (char *)vars, (char *)script, NULL };
 
 		if (chdir(dir) < 0)
 			_exit(127);
@@ -93,6 +95,64 @@ static int run_gnuplot(const char *dir, const char *fmt, const char *vars)
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * The provenance under each chart's title, so that a chart pasted on its
+ * own still says where it was measured: kernels, hosts, testbed and
+ * accelerator, and the TCG caution. Names come from the results: they go
+ * to gnuplot as a quoted string (gp_str), never as script text.
+ */
+void report_chart_subtitle(const struct report *rep, char *buf, size_t len)
+{
+	bool emulated = false;
+	size_t o;
+
+	o = snprintf(buf, len, "kernels ");
+	for (int k = 0; k < rep->nkernels && o < len; k++)
+		o += snprintf(buf + o, len - o, "%s%s", k ? ", " : "", rep->kernels[k]);
+	for (int i = 0; i < rep->nsrc && o < len; i++) {
+		const struct results_meta *m = &rep->src[i].meta;
+		char accel[128];
+
+		o += snprintf(buf + o, len - o, "%s%s, %s, accelerator %s", i ? "; " : " on ",
+			      m->host ? m->host : "host not recorded", m->testbed ? m->testbed : "testbed not recorded",
+			      prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
+		emulated |= prov_emulated(rep->src, &rep->all, i);
+	}
+	if (emulated && o < len)
+		snprintf(buf + o, len - o, " (emulated CPU: compare ratios, not absolute figures)");
+	text_clean(buf);
+}
+
+int gp_subtitle(FILE *f, const struct report *rep)
+{
+	/* the provenance in lines of at most 110 characters, broken at spaces */
+	char sub[1024], *p = sub;
+	int nsub = 0, err = 0;
+
+	report_chart_subtitle(rep, sub, sizeof(sub));
+	fprintf(f, "\narray subtitle[8]");
+	while (*p && nsub < 8) {
+		size_t n = strlen(p);
+		char save;
+
+		if (n > 110) {
+			n = 110;
+			while (n > 40 && p[n] != ' ')
+				n--;
+		}
+		save = p[n];
+		p[n] = '\0';
+		fprintf(f, "\nsubtitle[%d] = ", ++nsub);
+		err |= gp_str(f, p);
+		p[n] = save;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fprintf(f, "\nnsubtitle = %d", nsub);
+	return err;
 }
 
 struct chart {
@@ -156,6 +216,37 @@ static const struct report_row **chart_cells(const struct report *rep, const str
 	return cell;
 }
 
+/* NAME.runs.dat: every ok run's value, "scenario kernel value", drawn as points over the bars */
+static int write_runs(const struct report *rep, const char *dir, const struct chart *c,
+		      const struct report_row **cell, int nscen)
+{
+	char path[PATH_MAX + 200];
+	double *v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.runs.dat", dir, c->name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "# %s: scenario number, kernel number, one ok run's value\n", c->name);
+	for (int s = 0; s < nscen; s++)
+		for (int k = 0; k < rep->nkernels; k++) {
+			const struct report_row *r = cell[(size_t)s * rep->nkernels + k];
+			int n;
+
+			if (!r || !r->s.n)
+				continue;
+			v = calloc(r->g->n + 1, sizeof(*v));
+			if (!v)
+				break;
+			n = group_values(&rep->all, r->g, &r->m, v);
+			for (int i = 0; i < n; i++)
+				fprintf(f, "%d %d %.10g\n", s + 1, k + 1, v[i]);
+			free(v);
+		}
+	return fclose(f) != 0 ? -1 : 0;
+}
+
 /*
  * Write NAME.dat (numbers only) and NAME.vars.gp (the names, as gnuplot
  * strings); 0 if written, 1 if there is nothing to plot.
@@ -165,7 +256,8 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 {
 	const struct report_row **cell = chart_cells(rep, c, group_scen, nscen);
 	char path[PATH_MAX + 200];
-	bool any = false;
+	bool any = false, nonpos = false;
+	double lo = 0, hi = 0;
 	int err = -1;
 	FILE *f;
 
@@ -185,7 +277,13 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 				fprintf(f, " - - -");
 				continue;
 			}
-			any = true;
+			/* all zero is nothing to draw either: gnuplot's empty y range */
+			any |= r->s.min != 0 || r->s.max != 0;
+			if (r->s.min > 0 && (lo == 0 || r->s.min < lo))
+				lo = r->s.min;
+			if (r->s.max > hi)
+				hi = r->s.max;
+			nonpos |= r->s.min <= 0;
 			fprintf(f, " %.10g %.10g %.10g", r->s.median, r->s.min, r->s.max);
 		}
 		fputc('\n', f);
@@ -197,6 +295,8 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 		err = 1;
 		goto out;
 	}
+	if (write_runs(rep, dir, c, cell, nscen) < 0)
+		goto out;
 	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, c->name);
 	f = fopen(path, "w");
 	if (!f)
@@ -205,12 +305,17 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 	fprintf(f, "# settings of chart %s, for bars.gp; written by ipsecperf report\n", c->name);
 	fprintf(f, "datafile = ");
 	err |= gp_str(f, c->name);
-	fprintf(f, ".'.dat'\noutfile = ");
+	fprintf(f, ".'.dat'\nrunsfile = ");
+	err |= gp_str(f, c->name);
+	fprintf(f, ".'.runs.dat'\noutfile = ");
 	err |= gp_str(f, c->name);
 	fprintf(f, "\ntitle = ");
 	err |= gp_str(f, c->title);
+	err |= gp_subtitle(f, rep);
 	fprintf(f, "\nylabel = ");
 	err |= gp_str(f, c->ylabel);
+	/* a log scale where the values span more than 10x: 0.009 beside 0.39 stays visible */
+	fprintf(f, "\nlogscale = %d", !nonpos && lo > 0 && hi / lo > 10);
 	fprintf(f, "\nnk = %d\narray kernel[nk]\n", rep->nkernels);
 	for (int k = 0; k < rep->nkernels; k++) {
 		fprintf(f, "kernel[%d] = ", k + 1);
@@ -281,9 +386,16 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			from, to, strerror(errno));
 		return -1;
 	}
+	snprintf(from, sizeof(from), "%s/timeseries.gp", templates_dir());
+	snprintf(to, sizeof(to), "%s/timeseries.gp", dir);
+	if (copy_file(from, to) < 0) {
+		pr_warn("report: cannot copy the chart template %s to %s: %s (set IPSECPERF_TEMPLATES)",
+			from, to, strerror(errno));
+		return -1;
+	}
 	nscen = scenario_list(rep, &scen, &group_scen);
 	charts = calloc(rep->nrows + 2, sizeof(*charts));
-	names = calloc(rep->nrows + 2, sizeof(*names));
+	names = calloc(rep->nrows + rep->ngroups + 2, sizeof(*names));
 	if (nscen < 0 || !charts || !names)
 		goto out_nomem;
 	charts[ncharts++] = (struct chart){ "throughput", "Throughput (receiver): median, whiskers min-max",
@@ -322,7 +434,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			continue;
 		snprintf(vars, sizeof(vars), "%s.vars.gp", charts[i].name);
 		for (int fmt = 0; fmt < 2; fmt++) {
-			int st = run_gnuplot(dir, fmt ? "svg" : "png", vars);
+			int st = run_gnuplot(dir, fmt ? "svg" : "png", vars, "bars.gp");
 
 			if (st != 0) {
 				pr_warn("report: gnuplot failed (status %d) on %s/%s", st, dir, vars);
@@ -334,13 +446,22 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			goto out_nomem;
 		nnames++;
 	}
+	/* throughput over time: one chart per kernel and scenario, one line per repeat */
+	for (int g = 0; g < rep->ngroups; g++) {
+		int w = time_chart(rep, dir, g, names + nnames);
+
+		if (w < 0)
+			goto out_fail;
+		nnames += w;
+	}
 	snprintf(to, sizeof(to), "%s/replot.sh", dir);
 	f = fopen(to, "w");
 	if (f) {
 		fprintf(f, "#!/bin/sh\n# Re-draw the charts after editing bars.gp or a *.vars.gp file.\n"
 			   "cd \"$(dirname \"$0\")\" || exit 1\n"
-			   "for v in *.vars.gp; do\n\tfor fmt in png svg; do\n"
-			   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" bars.gp || exit 1\n\tdone\ndone\n");
+			   "for v in *.vars.gp; do\n\tt=bars.gp\n\tcase $v in time-*) t=timeseries.gp;; esac\n"
+			   "\tfor fmt in png svg; do\n"
+			   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" $t || exit 1\n\tdone\ndone\n");
 		fclose(f);
 		chmod(to, 0755);
 	}

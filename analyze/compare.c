@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "until_ci.h"
 #include "compare_int.h"
 #include "log.h"
 #include "pool.h"
@@ -64,6 +65,10 @@ const char help_compare[] =
 	"                       scenario and selected metric; docs/ci.md)\n"
 	"      --simulate       print the false-positive and detection rates of the\n"
 	"                       gate for simulated runs (see docs/compare.md)\n"
+	"      --simulate-until-ci\n"
+	"                       instead: how many repeats `run --until-ci` takes and\n"
+	"                       how often its interval covers the true median\n"
+	"                       (docs/methodology.md)\n"
 	"      --trials N       simulated comparisons per row (default 20000)\n"
 	"      --seed S         seed of the simulation (default 1)\n"
 	"\n"
@@ -659,8 +664,7 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 			  "runs not ok are left out of every figure: %d in base, %d in new (`ipsecperf report` lists them).",
 			  nb_bad, nn_bad);
 	if (compare_emulated(b) || compare_emulated(n))
-		notes_add(notes, "emulated", NULL,
-			  "under TCG the absolute figures are those of an emulated CPU; ratios between scenarios of the same run still hold.");
+		notes_add(notes, "emulated", NULL, "%s", prov_emulated_caution());
 }
 
 /* ---- the command ---- */
@@ -715,7 +719,7 @@ static int write_out(const struct comparison *c)
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { O_TEST = 256, O_BASEK, O_NEWK, O_COMMON, O_SIM, O_TRIALS, O_SEED, O_ALLOW };
+	enum { O_TEST = 256, O_BASEK, O_NEWK, O_COMMON, O_SIM, O_TRIALS, O_SEED, O_ALLOW, O_SIM_CI };
 	static const struct option lopts[] = {
 		{ "metric", required_argument, NULL, 'm' },
 		{ "threshold", required_argument, NULL, 't' },
@@ -727,6 +731,7 @@ int cmd_compare(int argc, char **argv)
 		{ "common", no_argument, NULL, O_COMMON },
 		{ "allow-mismatch", required_argument, NULL, O_ALLOW },
 		{ "simulate", no_argument, NULL, O_SIM },
+		{ "simulate-until-ci", no_argument, NULL, O_SIM_CI },
 		{ "trials", required_argument, NULL, O_TRIALS },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ NULL, 0, NULL, 0 },
@@ -734,7 +739,7 @@ int cmd_compare(int argc, char **argv)
 	struct opts o = { .threshold = 5, .alpha = 0.05, .test = TEST_MW, .format = "text" };
 	char *metric_buf[64], *copies[64];
 	int ncopies = 0, c, ret = EXIT_USAGE, npairs, nrows = 0, nbase;
-	bool sim = false;
+	bool sim = false, sim_ci = false;
 	double trials = 20000, seed = 1;
 	struct side b = { 0 }, n = { 0 };
 	const char **kb = NULL, **kn = NULL;
@@ -799,6 +804,9 @@ int cmd_compare(int argc, char **argv)
 		case O_SIM:
 			sim = true;
 			break;
+		case O_SIM_CI:
+			sim_ci = true;
+			break;
 		case O_TRIALS:
 			if (parse_double("--trials", optarg, 1, 1e8, &trials) < 0)
 				goto out_usage;
@@ -811,6 +819,14 @@ int cmd_compare(int argc, char **argv)
 			options_getopt_error("compare", c, argv);
 			goto out_usage;
 		}
+	}
+	if (sim_ci) {
+		if (optind != argc) {
+			pr_warn("compare: --simulate-until-ci takes no directories");
+			goto out_usage;
+		}
+		ret = until_ci_simulate(stdout, (int)trials, (unsigned long long)seed) < 0 ? EXIT_FAIL : EXIT_OK;
+		goto out_usage;
 	}
 	if (sim) {
 		if (optind != argc) {

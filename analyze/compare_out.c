@@ -114,10 +114,8 @@ void compare_dir_line(const struct side *s, int i, char *buf, size_t len)
 
 bool compare_emulated(const struct side *s)
 {
-	char accel[64];
-
 	for (int i = 0; i < s->nsrc; i++)
-		if (prov_dir_value(s->src, &s->r, i, PROV_ACCEL, accel, sizeof(accel)) && strstr(accel, "tcg"))
+		if (prov_emulated(s->src, &s->r, i))
 			return true;
 	return false;
 }

@@ -395,3 +395,22 @@ void prov_print_refused(const struct prov_check *pc, const char *cmd)
 	pr_warn("%s: runs not measured alike are neither pooled nor compared; measure alike, or accept the difference with --allow-mismatch %s",
 		cmd, list);
 }
+
+const char *prov_accel(const struct results *src, const struct results *all, int s, char *buf, size_t len)
+{
+	if (!prov_dir_value(src, all, s, PROV_ACCEL, buf, len))
+		snprintf(buf, len, "not recorded");
+	return buf;
+}
+
+bool prov_emulated(const struct results *src, const struct results *all, int s)
+{
+	char accel[256];
+
+	return prov_dir_value(src, all, s, PROV_ACCEL, accel, sizeof(accel)) && strstr(accel, "tcg");
+}
+
+const char *prov_emulated_caution(void)
+{
+	return "under TCG the absolute figures are those of an emulated CPU; ratios between scenarios of the same run still hold.";
+}

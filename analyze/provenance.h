@@ -10,6 +10,7 @@
 #ifndef IPSECPERF_PROVENANCE_H
 #define IPSECPERF_PROVENANCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "notes.h"
@@ -75,6 +76,15 @@ void prov_check_group(struct prov_check *pc, const char *side, const struct resu
 /* The same for every group of the pool. */
 void prov_check_pool(struct prov_check *pc, const char *side, const struct results *src, int nsrc,
 		     const struct results *all);
+
+/* The accelerators of directory s ("none", "tcg", "kvm", joined with '+'); "not recorded" if none. */
+const char *prov_accel(const struct results *src, const struct results *all, int s, char *buf, size_t len);
+
+/* Did any run of directory s run on an emulated CPU (TCG)? */
+bool prov_emulated(const struct results *src, const struct results *all, int s);
+
+/* The one-line caution every output carries when prov_emulated() holds. */
+const char *prov_emulated_caution(void);
 
 /* The fields that differ and were not allowed. */
 unsigned prov_refused(const struct prov_check *pc);

@@ -11,12 +11,16 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "exec.h"
 #include "files.h"
+#include "intervals.h"
 #include "log.h"
 #include "pool.h"
 #include "profile.h"
 #include "provenance.h"
+#include "side_by_side.h"
 #include "summary.h"
+#include "until_ci.h"
 
 const char help_report[] =
 	"usage: ipsecperf report [OPTIONS] DIR...\n"
@@ -41,6 +45,8 @@ const char help_report[] =
 	"  --allow-mismatch FIELD,...\n"
 	"                     pool although these fields differ (the names of\n"
 	"                     `ipsecperf help compare`, or all)\n"
+	"  --side-by-side     text: also the kernels side by side, as `run` prints\n"
+	"                     it after a VM matrix of several kernels\n"
 	"  --profile          instead: the CPU profiles of `run --profile`, top\n"
 	"                     functions per scenario and the difference against\n"
 	"                     --base SCENARIO (default the first) or the same\n"
@@ -225,7 +231,13 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 	}
 	n++;
 	kv[n].key = "testbed";
-	snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->testbed ? m->testbed : "(not recorded)");
+	{
+		char accel[256];
+
+		snprintf(kv[n++].val, sizeof(kv[0].val), "%s, accelerator %s",
+			 m->testbed ? m->testbed : "(not recorded)",
+			 prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
+	}
 	kv[n].key = "kernels";
 	kv[n].val[0] = '\0';
 	for (int k = 0; k < m->nkernels; k++) {
@@ -257,6 +269,10 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 	if (m->created) {
 		kv[n].key = "started";
 		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->created);
+	}
+	if (prov_emulated(rep->src, &rep->all, i)) {
+		kv[n].key = "caution";
+		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", prov_emulated_caution());
 	}
 	kv[n].key = "command";
 	if (!m->command)
@@ -336,6 +352,25 @@ static void text_spread(FILE *f, const struct report *rep)
 		tab_print(f, &t, NULL);
 		tab_free(&t);
 	}
+}
+
+const char *report_counter_not_drawn(const struct report *rep, const char *counter)
+{
+	const char *why = NULL;
+
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *r = &rep->rows[i];
+
+		if (r->m.kind != METRIC_COUNTER || strcmp(r->m.counter, counter))
+			continue;
+		if (r->s.n && (r->s.min != 0 || r->s.max != 0))
+			return NULL;
+		if (r->s.n)
+			why = why ? why : "zero in every run";
+		else if (r->unavailable)
+			why = r->unavailable;
+	}
+	return why ? why : "no value recorded";
 }
 
 static const char *row_reason(const struct report_row *row)
@@ -486,6 +521,110 @@ static void text_counters(FILE *f, const struct report *rep)
 	}
 }
 
+/*
+ * A run whose 1 s intervals vary by more than INTERVAL_CV_WARN (a stall,
+ * a ramp) gets a warning, since its mean hides it: one line per kernel
+ * and scenario naming the repeats. Returns how many lines.
+ */
+static int interval_warnings(FILE *f, const struct report *rep)
+{
+	struct run_intervals *iv = malloc(sizeof(*iv));
+	int warned = 0;
+
+	for (int g = 0; iv && g < rep->ngroups; g++) {
+		const struct run_group *grp = &rep->groups[g];
+		double lo = INFINITY, hi = 0;
+		char line[1024], reps[512] = "", cvs[32];
+		int nover = 0, nread = 0;
+
+		for (int i = 0; i < grp->n; i++) {
+			const struct run_record *rec = &rep->all.runs[grp->idx[i]];
+			double cv;
+
+			if (rec->status != RUN_OK || run_intervals_read(rep->src[rec->source].dir, rec, iv) < 0)
+				continue;
+			nread++;
+			cv = run_intervals_cv(iv);
+			if (!(cv > INTERVAL_CV_WARN))
+				continue;
+			lo = cv < lo ? cv : lo;
+			hi = cv > hi ? cv : hi;
+			if (strlen(reps) < sizeof(reps) - 16)
+				snprintf(reps + strlen(reps), sizeof(reps) - strlen(reps), "%s%d", nover ? ", " : "",
+					 rec->repeat);
+			nover++;
+		}
+		if (!nover)
+			continue;
+		if (nover > 1)
+			snprintf(cvs, sizeof(cvs), "%.0f%%-%.0f%%", 100 * lo, 100 * hi);
+		else
+			snprintf(cvs, sizeof(cvs), "%.0f%%", 100 * lo);
+		snprintf(line, sizeof(line),
+			 "warning: %s%s%s: throughput varies inside %d of %d runs (repeat%s %s): CV of the 1 s intervals %s > %.0f%%, a stall or a ramp",
+			 rep->nkernels > 1 ? grp->kernel : "", rep->nkernels > 1 ? " " : "", grp->scenario, nover,
+			 nread, nover > 1 ? "s" : "", reps, cvs, 100 * INTERVAL_CV_WARN);
+		text_clean(line);
+		if (!warned++)
+			fputc('\n', f);
+		fputs_wrapped(f, line, 0, 4);
+	}
+	if (warned) {
+		fputs_wrapped(f, "hint: `report -c DIR` draws each run's throughput over time (time-gN charts).",
+			      0, 6);
+	}
+	free(iv);
+	return warned;
+}
+
+/*
+ * run --until-ci: how many repeats each scenario took and the interval of
+ * its median reached, recomputed from the records (the same rule).
+ */
+static void text_until_ci(FILE *f, const struct report *rep)
+{
+	for (int i = 0; i < rep->nsrc; i++) {
+		const struct results_meta *m = &rep->src[i].meta;
+		char line[256];
+
+		if (!(m->until_ci_pct > 0))
+			continue;
+		snprintf(line, sizeof(line),
+			 "\nAdaptive repeats (--until-ci %g%%, --max-repeat %d): runs until the 95%% interval of the median throughput was narrower than %g%% of it",
+			 m->until_ci_pct, m->max_repeat, m->until_ci_pct);
+		fputs_wrapped(f, line, 0, 0);
+		fprintf(f, "%-27s %4s %4s %19s %6s %s\n", "kernel scenario", "runs", "ok", "interval, Gbit/s",
+			"width", "reached");
+		for (int g = 0; g < rep->ngroups; g++) {
+			const struct run_group *grp = &rep->groups[g];
+			double *v = calloc(grp->n + 1, sizeof(*v)), w;
+			struct until_ci u;
+			char name[64], iv[48] = "-", wid[16] = "-";
+			int n, nsrc = 0;
+
+			for (int j = 0; j < grp->n; j++)
+				nsrc += rep->all.runs[grp->idx[j]].source == i;
+			if (!v || !nsrc) {
+				free(v);
+				continue;
+			}
+			n = group_values(&rep->all, grp, &(struct metric){ .kind = METRIC_THROUGHPUT }, v);
+			until_ci_eval(v, n, m->until_ci_pct, &u);
+			free(v);
+			if (!isnan(u.lo))
+				snprintf(iv, sizeof(iv), "%.*f-%.*f", fmt_decimals(u.lo), u.lo, fmt_decimals(u.hi), u.hi);
+			w = u.width_pct;
+			if (!isnan(w))
+				snprintf(wid, sizeof(wid), "%.1f%%", w);
+			snprintf(name, sizeof(name), "%.*s%s%s", rep->nkernels > 1 ? 40 : 0, grp->kernel,
+				 rep->nkernels > 1 ? " " : "", grp->scenario);
+			text_clean(name);
+			fprintf(f, "%-27.27s %4d %4d %19s %6s %s\n", name, grp->n, n, iv, wid,
+				u.reached ? "yes" : "no");
+		}
+	}
+}
+
 int report_text(FILE *f, const struct report *rep)
 {
 	text_header(f, rep);
@@ -494,6 +633,8 @@ int report_text(FILE *f, const struct report *rep)
 		return -1;
 	text_spread(f, rep);
 	text_counters(f, rep);
+	interval_warnings(f, rep);
+	text_until_ci(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -717,6 +858,19 @@ int report_json(FILE *f, const struct report *rep)
 				  jstr(m->cpu_model), "cpu_count", m->cpu_count, "testbed", jstr(m->testbed),
 				  "kernels", k, "duration_s", m->duration_s > 0 ? json_real(m->duration_s) : json_null(),
 				  "repeat", m->repeat, "iperf3_version", jstr(m->iperf3_version)));
+		{
+			char accel[256];
+			json_t *o = json_array_get(sources, json_array_size(sources) - 1);
+
+			json_object_set_new(o, "accel", json_string(prov_accel(rep->src, &rep->all, i, accel,
+										 sizeof(accel))));
+			json_object_set_new(o, "emulated", json_boolean(prov_emulated(rep->src, &rep->all, i)));
+			if (prov_emulated(rep->src, &rep->all, i))
+				json_object_set_new(o, "caution", json_string(prov_emulated_caution()));
+			if (m->until_ci_pct > 0)
+				json_object_set_new(o, "until_ci", json_pack("{s:f, s:i}", "target_pct", m->until_ci_pct,
+									      "max_repeat", m->max_repeat));
+		}
 	}
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *row = &rep->rows[i];
@@ -814,10 +968,236 @@ static void html_svg(FILE *f, const char *path, int chart)
 	free(buf);
 }
 
-int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
-		char **chart_names)
+/* "Throughput", "Cycles per byte", "esp_output per packet" for a chart's base name */
+static void chart_heading(FILE *f, const struct report *rep, const char *name)
 {
-	char *text = NULL;
+	int g;
+
+	if (sscanf(name, "time-g%d", &g) == 1 && g >= 1 && g <= rep->ngroups) {
+		fputs("Throughput over time, ", f);
+		html_esc(f, rep->groups[g - 1].kernel);
+		fputc(' ', f);
+		html_esc(f, rep->groups[g - 1].scenario);
+	} else if (!strcmp(name, "throughput"))
+		fputs("Throughput", f);
+	else if (!strcmp(name, "cycles_per_byte"))
+		fputs("Cycles per byte", f);
+	else if (!strncmp(name, "counter-", 8)) {
+		html_esc(f, name + 8);
+		fputs(" per packet", f);
+	} else
+		html_esc(f, name);
+}
+
+static const struct report_row *find_row(const struct report *rep, const struct run_group *g,
+					 enum metric_kind kind)
+{
+	for (int i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].g == g && rep->rows[i].m.kind == kind)
+			return &rep->rows[i];
+	return NULL;
+}
+
+static void html_cv(FILE *f, const struct stats *s)
+{
+	if (isnan(s->cv))
+		fputs("<td class=n>-</td>", f);
+	else
+		fprintf(f, "<td class=\"n%s\">%.1f%%</td>", s->cv > CV_WARN ? " warn" : "", 100 * s->cv);
+}
+
+/* The summary: provenance in brief, per kernel the scenarios' ratios and CVs, the warnings. */
+static void html_summary(FILE *f, const struct report *rep)
+{
+	char *warn = NULL;
+	size_t wlen = 0;
+	FILE *w;
+
+	fprintf(f, "<section id=summary><h2>Summary</h2>\n<ul class=prov>\n");
+	for (int i = 0; i < rep->nsrc; i++) {
+		const struct results_meta *m = &rep->src[i].meta;
+		char accel[256];
+
+		fprintf(f, "<li>testbed <strong>");
+		html_esc(f, m->testbed ? m->testbed : "(not recorded)");
+		fprintf(f, "</strong>, accelerator <strong>");
+		html_esc(f, prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
+		fprintf(f, "</strong> on ");
+		html_esc(f, m->host ? m->host : "(host not recorded)");
+		if (m->cpu_model) {
+			fputs(", ", f);
+			html_esc(f, m->cpu_model);
+		}
+		if (m->cpu_count > 0)
+			fprintf(f, ", %d CPUs", m->cpu_count);
+		if (m->duration_s > 0)
+			fprintf(f, "; %g s runs", m->duration_s);
+		fputs("</li>\n", f);
+		if (prov_emulated(rep->src, &rep->all, i)) {
+			fprintf(f, "<li class=caution>Caution: ");
+			html_esc(f, prov_emulated_caution());
+			fputs("</li>\n", f);
+		}
+	}
+	fputs("</ul>\n", f);
+	for (int k = 0; k < rep->nkernels; k++) {
+		const struct report_row *first = NULL, *low = NULL;
+
+		fprintf(f, "<h3>kernel ");
+		html_esc(f, rep->kernels[k]);
+		fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>throughput, Gbit/s</th><th>n</th>"
+			   "<th>ratio to first</th><th>CV</th><th>cycles/byte</th><th>CV</th></tr>\n");
+		for (int g = 0; g < rep->ngroups; g++) {
+			const struct report_row *t, *c;
+			char num[32];
+
+			if (strcmp(rep->groups[g].kernel, rep->kernels[k]))
+				continue;
+			t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
+			c = find_row(rep, &rep->groups[g], METRIC_CPB);
+			if (!t)
+				continue;
+			if (!first)
+				first = t;
+			if (t->s.n && (!low || t->s.median < low->s.median))
+				low = t;
+			fprintf(f, "<tr><td>");
+			html_esc(f, rep->groups[g].scenario);
+			fprintf(f, "</td><td class=n>%s</td><td class=n>%d</td>",
+				fmt_num(num, sizeof(num), t->s.median, fmt_decimals(t->s.median)), t->s.n);
+			if (isnan(t->ratio))
+				fputs("<td class=n>-</td>", f);
+			else
+				fprintf(f, "<td class=n>%.3fx</td>", t->ratio);
+			html_cv(f, &t->s);
+			if (c) {
+				fprintf(f, "<td class=n>%s</td>",
+					fmt_num(num, sizeof(num), c->s.median, fmt_decimals(c->s.median)));
+				html_cv(f, &c->s);
+			} else {
+				fputs("<td class=n>-</td><td class=n>-</td>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n", f);
+		if (first && low && low != first && !isnan(low->ratio)) {
+			fprintf(f, "<p class=verdict>Verdict: the slowest scenario, ");
+			html_esc(f, low->g->scenario);
+			fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
+			html_esc(f, first->g->scenario);
+			fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
+		}
+	}
+	w = open_memstream(&warn, &wlen);
+	if (w) {
+		summary_cv_warnings(w, &rep->all);
+		interval_warnings(w, rep);
+		fclose(w);
+		if (wlen) {
+			fputs("<div class=warn><pre>", f);
+			html_esc(f, warn + 1);
+			fputs("</pre></div>\n", f);
+		}
+		free(warn);
+	}
+	if (total_not_ok(&rep->all))
+		fprintf(f, "<p class=warn>%d runs not ok, left out of every figure (see the text report).</p>\n",
+			total_not_ok(&rep->all));
+	for (int i = 0; i < rep->notes.n; i++) {
+		fprintf(f, "<p class=warn>%s: ", rep->notes.v[i].allowed ? "mismatch (allowed)" : "note");
+		html_esc(f, rep->notes.v[i].text);
+		fputs("</p>\n", f);
+	}
+	fputs("</section>\n", f);
+}
+
+/* The figures of one kernel: throughput and cycles per byte, then the counters. */
+static void html_kernel_figures(FILE *f, const struct report *rep, int k)
+{
+	bool any = false;
+
+	fprintf(f, "<h3>kernel ");
+	html_esc(f, rep->kernels[k]);
+	fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>metric</th><th>n</th><th>median</th>"
+		   "<th>min-max</th><th>mean</th><th>95%% CI</th><th>CV</th><th>ratio</th></tr>\n");
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64], mean[32], ci[64] = "-";
+		int d = fmt_decimals(row->s.median);
+
+		if (row->k != k || row->m.kind == METRIC_COUNTER)
+			continue;
+		if (row->s.n >= 2)
+			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+		fprintf(f, "<tr><td>");
+		html_esc(f, row->g->scenario);
+		fprintf(f, "</td><td>%s</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"
+			   "<td class=n>%s</td><td class=n>%s</td>",
+			metric_unit(&row->m), row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
+			fmt_range(rng, sizeof(rng), &row->s, d), fmt_num(mean, sizeof(mean), row->s.mean, d), ci);
+		html_cv(f, &row->s);
+		if (isnan(row->ratio))
+			fputs("<td class=n></td></tr>\n", f);
+		else
+			fprintf(f, "<td class=n>%.3f</td></tr>\n", row->ratio);
+	}
+	fputs("</table>\n", f);
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64];
+		int d = fmt_decimals(row->s.median);
+
+		if (row->k != k || row->m.kind != METRIC_COUNTER || !row->s.n)
+			continue;
+		if (!any)
+			fprintf(f, "<table>\n<tr><th>counter, per packet</th><th>scenario</th><th>n</th>"
+				   "<th>median</th><th>min-max</th></tr>\n");
+		any = true;
+		fprintf(f, "<tr><td>");
+		html_esc(f, row->m.counter);
+		fprintf(f, "</td><td>");
+		html_esc(f, row->g->scenario);
+		fprintf(f, "</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td></tr>\n", row->s.n,
+			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d));
+	}
+	if (any)
+		fputs("</table>\n", f);
+}
+
+/* Counters that no run gave a value: listed with their reason, never drawn. */
+static void html_counters_not_drawn(FILE *f, const struct report *rep)
+{
+	json_t *seen = json_object();
+	bool any = false;
+
+	for (int i = 0; seen && i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		const char *why;
+
+		if (row->m.kind != METRIC_COUNTER || json_object_get(seen, row->m.counter))
+			continue;
+		json_object_set_new(seen, row->m.counter, json_true());
+		why = report_counter_not_drawn(rep, row->m.counter);
+		if (!why)
+			continue;
+		if (!any)
+			fputs("<p>Counters not drawn, without a value in any run:</p>\n<ul>\n", f);
+		any = true;
+		fputs("<li><strong>", f);
+		html_esc(f, row->m.counter);
+		fputs("</strong>: ", f);
+		html_esc(f, why);
+		fputs("</li>\n", f);
+	}
+	if (any)
+		fputs("</ul>\n", f);
+	json_decref(seen);
+}
+
+int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+		char **chart_names, const char *no_charts)
+{
+	char *text = NULL, sub[1024];
 	size_t len = 0;
 	FILE *t = open_memstream(&text, &len);
 	struct kv kv[12];
@@ -827,72 +1207,80 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 	report_text(t, rep);
 	fclose(t);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		   "<meta name=viewport content=\"width=device-width\">\n"
 		   "<title>ipsecperf report</title>\n<style>\n"
-		   "body{font-family:sans-serif;max-width:70em;margin:1em auto;padding:0 1em}\n"
-		   "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;"
-		   "padding:.2em .5em}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+		   "body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;"
+		   "box-sizing:border-box}\n"
+		   "table{border-collapse:collapse;margin:.5em 0;max-width:100%%}td,th{border:1px solid #bbb;"
+		   "padding:.2em .5em;overflow-wrap:anywhere}td.n{text-align:right;"
+		   "font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 		   "th{background:#eee}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n"
-		   "figure{margin:1em 0}svg{max-width:100%%;height:auto}\n</style></head><body>\n"
-		   "<h1>ipsecperf report</h1>\n");
+		   ".warn{background:#fff3cd}div.warn pre{background:#fff3cd}.caution{background:#fde2e2}\n"
+		   "figure{margin:1em 0}figcaption{font-size:.9em;color:#444}"
+		   "svg{max-width:100%%;height:auto;display:block}\n"
+		   "</style></head><body>\n<h1>ipsecperf report</h1>\n");
+	html_summary(f, rep);
+	fputs("<nav><h2>Contents</h2>\n<ol>\n<li><a href=\"#summary\">Summary</a></li>\n"
+	      "<li><a href=\"#figures\">Figures</a></li>\n<li><a href=\"#charts\">Charts</a>", f);
+	if (ncharts > 0) {
+		fputs("\n<ol>\n", f);
+		for (int i = 0; i < ncharts; i++) {
+			fprintf(f, "<li><a href=\"#chart-%d\">", i);
+			chart_heading(f, rep, chart_names[i]);
+			fputs("</a></li>\n", f);
+		}
+		fputs("</ol>\n", f);
+	}
+	fputs("</li>\n<li><a href=\"#text\">Text report</a></li>\n"
+	      "<li><a href=\"#provenance\">Provenance</a></li>\n</ol></nav>\n", f);
+	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
+		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
+		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
+		   "scenario's.</p>\n", 100 * CV_WARN);
+	for (int k = 0; k < rep->nkernels; k++)
+		html_kernel_figures(f, rep, k);
+	fputs("</section>\n<section id=charts><h2>Charts</h2>\n", f);
+	if (ncharts > 0)
+		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
+		      "values span more than 10x has a log scale. Throughput over time: each run's 1 s "
+		      "intervals (iperf3's or the stream load's), one line per repeat.</p>\n", f);
+	if (no_charts) {
+		fputs("<p class=warn>No charts: ", f);
+		html_esc(f, no_charts);
+		fputs(".</p>\n", f);
+	}
+	html_counters_not_drawn(f, rep);
+	report_chart_subtitle(rep, sub, sizeof(sub));
+	for (int i = 0; i < ncharts; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s.svg", chartdir, chart_names[i]);
+		fprintf(f, "<figure id=\"chart-%d\">\n", i);
+		html_svg(f, path, i);
+		fputs("<figcaption>", f);
+		chart_heading(f, rep, chart_names[i]);
+		fputs(": ", f);
+		html_esc(f, sub);
+		fputs("</figcaption>\n</figure>\n", f);
+	}
+	fprintf(f, "</section>\n<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
+		   "mail.</p>\n<pre>");
+	html_esc(f, text);
+	fprintf(f, "</pre></section>\n<section id=provenance><h2>Provenance</h2>\n");
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = provenance(rep, i, kv, 12);
 
 		fprintf(f, "<table>\n");
 		for (int j = 0; j < n; j++) {
-			fprintf(f, "<tr><th>%s</th><td>%s", kv[j].key,
+			fprintf(f, "<tr><th>%s</th><td%s>%s", kv[j].key,
+				strcmp(kv[j].key, "caution") ? "" : " class=caution",
 				strcmp(kv[j].key, "command") ? "" : "<code>");
 			html_esc(f, kv[j].val);
 			fprintf(f, "%s</td></tr>\n", strcmp(kv[j].key, "command") ? "" : "</code>");
 		}
 		fprintf(f, "</table>\n");
 	}
-	fprintf(f, "<h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, the 95%% "
-		   "confidence interval of the mean (Student t) and the coefficient of variation.</p>\n"
-		   "<table>\n<tr><th>kernel</th><th>scenario</th><th>metric</th><th>n</th><th>median</th>"
-		   "<th>min-max</th><th>mean</th><th>95%% CI</th><th>CV</th><th>ratio</th></tr>\n");
-	for (int i = 0; i < rep->nrows; i++) {
-		const struct report_row *row = &rep->rows[i];
-		char med[32], rng[64], mean[32], ratio[32] = "", cv[16] = "-", ci[64] = "-", name[160];
-		int d = fmt_decimals(row->s.median);
-
-		if (!isnan(row->ratio))
-			snprintf(ratio, sizeof(ratio), "%.3f", row->ratio);
-		if (!isnan(row->s.cv))
-			snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
-		if (row->s.n >= 2)
-			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
-		fprintf(f, "<tr><td>");
-		html_esc(f, row->g->kernel);
-		fprintf(f, "</td><td>");
-		html_esc(f, row->g->scenario);
-		fprintf(f, "</td><td>");
-		if (row->m.kind == METRIC_COUNTER) {
-			html_esc(f, metric_name(&row->m, name, sizeof(name)));
-			fprintf(f, " per packet");
-		} else {
-			fprintf(f, "%s", metric_unit(&row->m));
-		}
-		fprintf(f, "</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"
-			   "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td></tr>\n",
-			row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
-			fmt_range(rng, sizeof(rng), &row->s, d), fmt_num(mean, sizeof(mean), row->s.mean, d),
-			ci, cv, ratio);
-	}
-	fprintf(f, "</table>\n");
-	if (ncharts > 0) {
-		fprintf(f, "<h2>Charts</h2>\n<p>Bars: median; whiskers: min-max; n in the labels.</p>\n");
-		for (int i = 0; i < ncharts; i++) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s/%s.svg", chartdir, chart_names[i]);
-			fprintf(f, "<figure>\n");
-			html_svg(f, path, i);
-			fprintf(f, "</figure>\n");
-		}
-	}
-	fprintf(f, "<h2>Text report</h2>\n<p>As it would be pasted into a mail.</p>\n<pre>");
-	html_esc(f, text);
-	fprintf(f, "</pre>\n</body></html>\n");
+	fprintf(f, "</section>\n</body></html>\n");
 	free(text);
 	return ferror(f) ? -1 : 0;
 }
@@ -919,7 +1307,7 @@ static int write_to(const char *path, int (*fn)(FILE *, const struct report *), 
 static int rm_rf_charts(const char *dir, char **names, int n)
 {
 	/* only what report_charts wrote into a temporary directory */
-	static const char *const ext[] = { ".dat", ".vars.gp", ".png", ".svg" };
+	static const char *const ext[] = { ".dat", ".runs.dat", ".vars.gp", ".png", ".svg" };
 	char path[4096];
 
 	for (int i = 0; i < n; i++)
@@ -929,19 +1317,51 @@ static int rm_rf_charts(const char *dir, char **names, int n)
 		}
 	snprintf(path, sizeof(path), "%s/bars.gp", dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/timeseries.gp", dir);
+	unlink(path);
 	snprintf(path, sizeof(path), "%s/replot.sh", dir);
 	unlink(path);
 	return rmdir(dir);
 }
 
+/* " (TCG)" after a kernel's name in the side-by-side table, from its runs' accelerator */
+static const char *accel_note(const char *release, const void *arg)
+{
+	const struct report *rep = arg;
+	static char note[160];
+	char accel[128];
+
+	note[0] = '\0';
+	for (int i = 0; i < rep->nsrc; i++) {
+		struct prov_src p = { .src = rep->src, .all = &rep->all, .s = i, .kernel = release };
+
+		for (int g = 0; g < rep->ngroups; g++)
+			if (!strcmp(rep->groups[g].kernel, release) &&
+			    prov_value(&p, rep->groups[g].scenario, PROV_ACCEL, accel, sizeof(accel))) {
+				snprintf(note, sizeof(note), " (accelerator %s)", accel);
+				text_clean(note);
+				return note;
+			}
+	}
+	return note;
+}
+
+static int text_side_by_side(FILE *f, const struct report *rep)
+{
+	if (report_text(f, rep) < 0)
+		return -1;
+	return kernels_side_by_side(f, &rep->all, accel_note, rep);
+}
+
 int cmd_report(int argc, char **argv)
 {
-	enum { O_ALLOW = 256 };
+	enum { O_ALLOW = 256, O_SIDE };
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "charts", required_argument, NULL, 'c' },
 		{ "allow-mismatch", required_argument, NULL, O_ALLOW },
+		{ "side-by-side", no_argument, NULL, O_SIDE },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned allow = 0;
@@ -950,7 +1370,8 @@ int cmd_report(int argc, char **argv)
 	struct report rep;
 	char **names = NULL;
 	int c, ret = EXIT_OK, ncharts = 0;
-	bool tmp_charts = false;
+	bool tmp_charts = false, side = false;
+	const char *no_charts = NULL;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--profile"))
@@ -971,6 +1392,9 @@ int cmd_report(int argc, char **argv)
 		case O_ALLOW:
 			if (prov_parse_allow("report", optarg, &allow) < 0)
 				return EXIT_USAGE;
+			break;
+		case O_SIDE:
+			side = true;
 			break;
 		default:
 			options_getopt_error("report", c, argv);
@@ -1005,7 +1429,11 @@ int cmd_report(int argc, char **argv)
 		charts = tmpdir;
 		tmp_charts = true;
 	}
-	if (charts) {
+	if (charts && !strcmp(format, "html") && !exec_have("gnuplot")) {
+		/* the page without charts is still worth having */
+		no_charts = "gnuplot was not found (install gnuplot-nox), so the figures are in tables only";
+		pr_warn("report: gnuplot not found: the HTML page has tables but no charts (install gnuplot-nox)");
+	} else if (charts) {
 		ncharts = report_charts(&rep, charts, &names);
 		if (ncharts < 0) {
 			ret = EXIT_FAIL;
@@ -1013,7 +1441,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (!strcmp(format, "text"))
-		ret = write_to(output, report_text, &rep);
+		ret = write_to(output, side ? text_side_by_side : report_text, &rep);
 	else if (!strcmp(format, "md") || !strcmp(format, "markdown"))
 		ret = write_to(output, report_markdown, &rep);
 	else if (!strcmp(format, "csv"))
@@ -1027,7 +1455,7 @@ int cmd_report(int argc, char **argv)
 			pr_warn("report: %s: %s", output, strerror(errno));
 			ret = -1;
 		} else {
-			ret = report_html(f, &rep, charts, ncharts, names);
+			ret = report_html(f, &rep, charts, ncharts, names, no_charts);
 			if (output && fclose(f) != 0)
 				ret = -1;
 		}

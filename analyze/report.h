@@ -48,9 +48,12 @@ int report_text(FILE *f, const struct report *rep);
 int report_markdown(FILE *f, const struct report *rep);
 int report_csv(FILE *f, const struct report *rep);
 int report_json(FILE *f, const struct report *rep);
-/* HTML with the charts inlined as SVG; chartdir is where they were drawn (or NULL). */
+/*
+ * HTML with the charts inlined as SVG; chartdir is where they were drawn
+ * (or NULL); no_charts, if not NULL, says why there are none.
+ */
 int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
-		char **chart_names);
+		char **chart_names, const char *no_charts);
 
 /*
  * Write the charts' data files, gnuplot scripts (from the templates) and
@@ -58,6 +61,15 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
  * frees each and the array). Returns the number of charts or -1.
  */
 int report_charts(const struct report *rep, const char *dir, char ***names);
+
+/* The provenance under each chart's title: kernels, hosts, testbed, accelerator, TCG caution. */
+void report_chart_subtitle(const struct report *rep, char *buf, size_t len);
+
+/*
+ * Why a counter is not drawn: its "unavailable: ..." reason, "no value
+ * recorded" or "zero in every run"; NULL when some run has a value.
+ */
+const char *report_counter_not_drawn(const struct report *rep, const char *counter);
 
 /* Where the gnuplot templates are: $IPSECPERF_TEMPLATES, or next to the program. */
 const char *templates_dir(void);

@@ -842,6 +842,14 @@ static void parse_meta_setup(struct mctx *mc, json_t *root, struct results_meta 
 		m->has_omit = true;
 		m->omit_s = json_number_value(v);
 	}
+	v = find_key(mc, root, KEYS("until_ci"));
+	x = json_object_get(v, "target_pct");
+	if (json_is_number(x) && json_number_value(x) > 0 && json_number_value(x) <= 100) {
+		m->until_ci_pct = json_number_value(x);
+		x = json_object_get(v, "max_repeat");
+		m->max_repeat = json_is_integer(x) && json_integer_value(x) > 0 && json_integer_value(x) <= 1000000
+					? (int)json_integer_value(x) : 0;
+	}
 	v = json_object_get(root, "accel");
 	if (json_is_string(v) && meta_ok(mc, "accel", json_string_value(v), json_string_length(v)))
 		m->accel = xstrdup(json_string_value(v));

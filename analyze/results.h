@@ -81,6 +81,8 @@ struct results_meta {
 	int nkernels;
 	bool has_omit;
 	double omit_s;              /* iperf3's warm-up, params.omit_s */
+	double until_ci_pct;        /* run --until-ci's target (params.until_ci), 0 if none */
+	int max_repeat;             /* and its --max-repeat */
 	char *accel;                /* a top-level "accel", where a writer records one */
 	struct meta_accel *accels;
 	int naccels;

@@ -2,6 +2,7 @@
 /* ipsecperf run: the scenario matrix, one record per run. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #include "summary.h"
 #include "testbed.h"
 #include "testbed_peer.h"
+#include "until_ci.h"
 #include "vm.h"
 
 const char help_run[] =
@@ -72,7 +74,7 @@ enum {
 	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
 	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET, O_PROBE_COST,
 	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF, O_CPU_TX, O_CPU_RX,
-	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM, O_SCENARIO_DIR, O_NO_WAIT,
+	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM, O_SCENARIO_DIR, O_NO_WAIT, O_UNTIL_CI, O_MAX_REPEAT,
 };
 
 const struct opt_def run_opts[] = {
@@ -106,6 +108,8 @@ const struct opt_def run_opts[] = {
 	[O_REPEAT_FROM] = { "repeat-from", 0, OPT_INT, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)" },
 	[O_SCENARIO_DIR] = OPT_DEF_SCENARIO_DIR,
 	[O_NO_WAIT] = { "no-wait", 0, OPT_FLAG, 0, 0, NULL, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)" },
+	[O_UNTIL_CI] = { "until-ci", 0, OPT_STRING, 0, 0, "PCT", "repeat each scenario until the 95% interval of its median throughput is narrower than PCT% of it (at least 6 runs; --max-repeat)" },
+	[O_MAX_REPEAT] = { "max-repeat", 0, OPT_INT, 6, 1000, "N", "the most runs per scenario --until-ci makes (default 30)" },
 	{ NULL, 0, 0, 0, 0, NULL, NULL },
 };
 
@@ -185,6 +189,17 @@ static int on_run_opt(int idx, const char *val, long ival, void *arg)
 	case O_PROFILE_HZ: c->profile_hz = ival; break;
 	case O_INTERLEAVE: c->interleave = true; break;
 	case O_REPEAT_FROM: c->repeat_from = (int)ival; break;
+	case O_UNTIL_CI: {
+		char *end;
+
+		c->until_ci = strtod(val, &end);
+		if (end == val || *end || !(c->until_ci > 0 && c->until_ci <= 100)) {
+			pr_warn("run: --until-ci takes a percentage above 0 and at most 100, not '%s'", val);
+			return -1;
+		}
+		break;
+	}
+	case O_MAX_REPEAT: c->max_repeat = (int)ival; break;
 	case O_SCENARIO_DIR: return scenario_dir_option("run", val);
 	case O_NO_WAIT: hostwide_set_no_wait(true); break;
 	}
@@ -262,6 +277,17 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");
 		return -1;
 	}
+	if (c->max_repeat && !c->until_ci) {
+		pr_warn("run: --max-repeat bounds --until-ci; without it use --repeat");
+		return -1;
+	}
+	if (c->until_ci && strcmp(c->testbed, "netns")) {
+		/* the vm and peer matrices bound their time by --repeat; not there yet */
+		pr_warn("run: --until-ci works on the netns testbed only for now; on %s use --repeat N", c->testbed);
+		return -1;
+	}
+	if (c->until_ci && !c->max_repeat)
+		c->max_repeat = UNTIL_CI_MAX_REPEAT;
 	if (c->interleave && strcmp(c->testbed, "vm")) {
 		pr_warn("run: --interleave is for the vm testbed (it interleaves the kernels' boots)");
 		return -1;
@@ -537,7 +563,7 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 	struct progress pr;
 	int failed = 0;
 
-	progress_init(&pr, c->quiet || c->dry_run, c->nscenarios * c->repeat,
+	progress_init(&pr, c->quiet || c->dry_run, c->nscenarios * (c->until_ci ? c->max_repeat : c->repeat),
 		      (c->omit_s + c->duration_s + 1.0) * (ctx->probe_overhead ? 2 : 1));
 	if (netns_setup(&tb, c) < 0)
 		return -1;
@@ -560,7 +586,12 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 		if (rc == 0 && ctx->probes)
 			probes_attach_ns(ctx->probes, (const char *const[]){ tb.dev_tx, tb.dev_rx, NULL },
 				      (const char *const[]){ tb.ns_tx, tb.ns_rx, NULL });
-		for (int r = c->repeat_from; r < c->repeat_from + c->repeat && !stop_requested(); r++) {
+		int nrep = c->until_ci ? c->max_repeat : c->repeat;
+		double *tput = calloc(nrep + 1, sizeof(*tput));
+		int ntput = 0;
+
+		for (int r = c->repeat_from; r < c->repeat_from + nrep && !stop_requested(); r++) {
+			struct until_ci u;
 			json_t *rec;
 
 			if (c->dry_run) {
@@ -570,7 +601,7 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 								.omit_s = c->omit_s, .port = ctx->port, .sc = sc }, &lr);
 				break;
 			}
-			progress_begin_run(&pr, s + 1, c->nscenarios, sc->name, r - c->repeat_from + 1, c->repeat);
+			progress_begin_run(&pr, s + 1, c->nscenarios, sc->name, r - c->repeat_from + 1, nrep);
 			if (rc != 0) {
 				char start[40];
 
@@ -583,8 +614,30 @@ static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
 				rec = run_once(ctx, &tb, res, sc, r, &pr);
 			}
 			progress_end_run(&pr);
+			if (!c->until_ci) {
+				failed += writer_append_run(res, rec);
+				continue;
+			}
+			/* the record says where the rule stands after it */
+			if (tput && json_is_number(json_object_get(rec, "throughput_bps")) &&
+			    json_is_string(json_object_get(rec, "status")) &&
+			    !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
+				tput[ntput++] = json_number_value(json_object_get(rec, "throughput_bps"));
+			until_ci_eval(tput, ntput, c->until_ci, &u);
+			bool stop = rc != 0 || until_ci_stop(&u, r - c->repeat_from + 1, c->max_repeat);
+
+			json_object_set_new(rec, "until_ci",
+				json_pack("{s:f, s:i, s:i, s:o, s:o, s:o, s:b, s:b}", "target_pct", c->until_ci,
+					  "max_repeat", c->max_repeat, "n_ok", ntput,
+					  "ci95_lo_bps", isnan(u.lo) ? json_null() : json_real(u.lo),
+					  "ci95_hi_bps", isnan(u.hi) ? json_null() : json_real(u.hi),
+					  "width_pct", isnan(u.width_pct) ? json_null() : json_real(u.width_pct),
+					  "reached", u.reached, "last", stop));
 			failed += writer_append_run(res, rec);
+			if (stop)
+				break;
 		}
+		free(tput);
 		progress_clear(&pr);
 		if (rc != 0)
 			pr_warn("run: %s %s: %s", sc->name, rc > 0 ? "skipped" : "failed", why);

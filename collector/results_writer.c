@@ -228,6 +228,9 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 		"scenarios", scen, "params", "duration_s", cfg->duration_s, "omit_s", cfg->omit_s,
 		"repeat", cfg->repeat, "addresses", json_pack("[s, s]", cfg->addr_tx, cfg->addr_rx),
 		"tsc_hz", tsc_hz(), "machine", u.machine);
+	if (res->meta && cfg->until_ci > 0) /* adaptive repeats: the rule, next to --repeat */
+		json_object_set_new(json_object_get(res->meta, "params"), "until_ci",
+				    json_pack("{s:f, s:i}", "target_pct", cfg->until_ci, "max_repeat", cfg->max_repeat));
 	if (!res->meta || writer_write_meta(res) < 0) {
 		close(dfd);
 		return -1;

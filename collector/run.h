@@ -16,6 +16,8 @@ struct run_config {
 	int omit_s;     /* --omit: iperf3 warm-up seconds, not measured */
 	int repeat;     /* --repeat: runs per scenario */
 	int repeat_from; /* --repeat-from: the first repeat's number (default 1) */
+	double until_ci; /* --until-ci PCT: repeat until the median's 95% interval < PCT% (0: off) */
+	int max_repeat;  /* --max-repeat N: the bound of --until-ci */
 	bool interleave; /* --interleave (vm): one boot per kernel and repeat, kernels in turn */
 	/* testbed */
 	const char *testbed;   /* "netns" (default), "vm", "peer" */

@@ -16,6 +16,7 @@ LC_ALL=C grep -q '[^ -~]' "$TMP/text" && fail "text report is not printable ASCI
 for want in '^host      synth, Synthetic CPU, 2 CPUs' '^testbed   vm' \
 	'^command   ipsecperf run --repeat 5 clear no-gso esp-null' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
 	'^runs      5 repeats per scenario, 10 s each' \
+	'^testbed   vm, accelerator tcg' '^caution   under TCG the absolute figures are those of an emulated CPU;' \
 	'^no-gso +4 ' 'no-gso repeat 2: failed: iperf3 exited' \
 	'warning: .*esp-null: CV throughput [0-9.]*%' 'hint: add repeats \(--repeat' \
 	'95% CI' 'xmit_skbs' 'unavailable: no ESP'; do
@@ -37,7 +38,21 @@ assert abs(t[0]["ratio"] - t[0]["median"] / [r for r in j["rows"] if r["metric"]
     and r["scenario"] == "clear" and r["kernel"] == t[0]["kernel"]][0]["median"]) < 1e-9
 assert j["not_ok"][0]["reason"] == "iperf3 exited with status 1"
 assert j["sources"][0]["command"].startswith("ipsecperf run")
+assert j["sources"][0]["accel"] == "tcg" and j["sources"][0]["emulated"] is True
+assert "emulated CPU" in j["sources"][0]["caution"]
 PY
+# the accelerator of a host testbed, and no caution there
+python3 "$SYNTH" "$TMP/netns" --testbed netns --kernels 6.18.0-test --scenarios clear,no-gso || fail "synth netns"
+"$IPSECPERF" report "$TMP/netns" > "$TMP/netns.txt" || fail "report netns"
+grep -q '^testbed   netns, accelerator none' "$TMP/netns.txt" || fail "netns: no accelerator line"
+grep -q '^caution' "$TMP/netns.txt" && fail "netns: TCG caution without TCG"
+"$IPSECPERF" report -f md "$TMP/a" | grep -q '^| caution | under TCG' || fail "markdown: no TCG caution"
+# the kernels side by side, as run prints them after a VM matrix
+"$IPSECPERF" report --side-by-side "$TMP/a" > "$TMP/side" || fail "side by side: exit $?"
+for want in '^Kernels side by side' '^  K2 = 6.12.43\+deb12-cloud-amd64 \(accelerator tcg\)' \
+	'^Throughput, Gbit/s, median min-max \(n\)' '^esp-null .*\(5\) [+-][0-9]+%$'; do
+	grep -qE -e "$want" "$TMP/side" || { cat "$TMP/side" >&2; fail "side by side lacks /$want/"; }
+done
 "$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
 
 # charts and the html page
@@ -47,6 +62,8 @@ if command -v gnuplot > /dev/null; then
 		[ -s "$TMP/charts/$f" ] || fail "charts: $f missing"
 	done
 	head -c 8 "$TMP/charts/throughput.png" | od -An -c | grep -q 'P   N   G' || fail "not a PNG"
+	grep -q "^subtitle\[1\] = 'kernels 6.1.0-28-cloud-amd64, 6.12.43+deb12-cloud-amd64 on synth, vm, accelerator tcg (emulated CPU" \
+		"$TMP/charts/throughput.vars.gp" || fail "charts: no provenance subtitle"
 	(cd "$TMP/charts" && rm throughput.png && ./replot.sh && [ -s throughput.png ]) || fail "replot.sh"
 	[ "$(grep -c '<svg' "$TMP/r.html")" -ge 3 ] || fail "html: charts not inlined"
 	grep -qE '(src|href)=.(https?:|file:|/|[a-z])' "$TMP/r.html" && fail "html is not self-contained"
@@ -62,6 +79,51 @@ python3 "$SYNTH" "$TMP/b" --kernels 6.18.0-test --scenarios clear,no-gso --seed 
 "$IPSECPERF" report "$TMP/a" "$TMP/b" > "$TMP/two" || fail "two dirs"
 grep -q '^kernel 6.18.0-test' "$TMP/two" || fail "two dirs: second kernel missing"
 grep -q "^results   $TMP/b" "$TMP/two" || fail "two dirs: second header missing"
+
+# throughput over time: iperf3's and the stream load's 1 s intervals in raw/
+python3 "$SYNTH" "$TMP/iv" --testbed netns --kernels 6.18.0-test --scenarios clear,no-gso --repeat 3 || fail "synth iv"
+mkdir -p "$TMP/iv/raw"
+python3 - "$TMP/iv/raw" <<'PY' || fail "raw files"
+import json, os, sys
+raw = sys.argv[1]
+def iperf3(name, gbps, omitted=1):
+    iv = [{"sum": {"start": i, "end": i + 1, "seconds": 1, "bits_per_second": g * 1e9,
+                   "omitted": i < omitted}} for i, g in enumerate(gbps)]
+    json.dump({"start": {}, "intervals": iv, "end": {}}, open(os.path.join(raw, name), "w"))
+# clear: steady, one stall, a ramp; the warm-up (9.0) and a 0.2 s tail are left out
+iperf3("clear-r1-iperf3-server.json", [9.0, 5.0, 5.1, 4.9, 5.0, 5.05])
+iperf3("clear-r2-iperf3-server.json", [9.0, 5.0, 5.1, 0.2, 5.0, 5.05])
+iperf3("clear-r3-iperf3-client.json", [9.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+# no-gso ran on the stream load: bytes per 1 s from the start, warm-up 1 s
+iv = [{"end": t + 1.0, "bytes": int(b)} for t, b in enumerate([9e8, 4e8, 4.1e8, 3.9e8, 4e8])]
+json.dump({"load": "stream", "omit_s": 1, "intervals": iv}, open(os.path.join(raw, "no-gso-r1-stream.json"), "w"))
+# hostile: a link to a file outside, garbage, a negative and a huge number
+os.symlink("/etc/passwd", os.path.join(raw, "no-gso-r2-stream.json"))
+open(os.path.join(raw, "no-gso-r3-stream.json"), "w").write('{"intervals": [{"end": 1, "bytes": -5}]}')
+open(os.path.join(raw, "no-gso-r3-iperf3-server.json"), "w").write("not json \x01")
+PY
+"$IPSECPERF" report "$TMP/iv" > "$TMP/iv.txt" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "intervals: exit $?"; }
+[ -s "$TMP/err" ] && { cat "$TMP/err" >&2; fail "intervals: a message for hostile raw files"; }
+tr '\n' ' ' < "$TMP/iv.txt" | sed 's/  */ /g' > "$TMP/iv.flat"
+grep -qE 'warning: clear: throughput varies inside 2 of 3 runs \(repeats 2, 3\): CV of the 1 s intervals [0-9]+%-[0-9]+% > 25%, a stall or a ramp' \
+	"$TMP/iv.flat" || { cat "$TMP/iv.txt" >&2; fail "intervals: no stall/ramp warning"; }
+grep -q 'warning: no-gso: throughput varies' "$TMP/iv.flat" && fail "intervals: a steady stream run warned"
+if command -v gnuplot > /dev/null; then
+	"$IPSECPERF" report -c "$TMP/iv-charts" "$TMP/iv" > /dev/null || fail "intervals charts: exit $?"
+	[ -s "$TMP/iv-charts/time-g1.png" ] && [ -s "$TMP/iv-charts/time-g2.svg" ] || fail "no time-series charts"
+	grep -q "^title = 'Throughput over time (1 s intervals): 6.18.0-test, clear'" "$TMP/iv-charts/time-g1.vars.gp" ||
+		fail "time chart title"
+	python3 - "$TMP/iv-charts" <<'PY' || fail "time-series data"
+import sys
+def blocks(p):
+    return [[tuple(map(float, l.split())) for l in b.splitlines() if l and not l.startswith('#')]
+            for b in open(p).read().split('\n\n\n')]
+b = blocks(sys.argv[1] + "/time-g1.dat")
+assert len(b) == 3 and [v for _, v in b[1]] == [5.0, 5.1, 0.2, 5.0, 5.05], b
+s = blocks(sys.argv[1] + "/time-g2.dat")
+assert len(s) == 1 and [round(v, 3) for _, v in s[0]] == [3.2, 3.28, 3.12, 3.2], s
+PY
+fi
 
 # bad input: one line, names file and line, exit 2
 expect_bad() { # what pattern args...

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# run --until-ci: a scenario repeats until the 95% interval of its median
+# throughput is narrower than PCT% of the median (at least 6 runs) or
+# --max-repeat runs are done; every record says where the rule stood, the
+# last one says it stopped, and the report recomputes the same interval.
+# The noise of a shared machine decides when it stops, so the test checks
+# the rule against the records, never a number of runs. Also the refusals
+# (one line, exit 2) and the simulation.
+. "$(dirname "$0")/lib.sh"
+
+expect_usage() { # what pattern args...
+	local what=$1 pattern=$2
+	shift 2
+	"$IPSECPERF" run "$@" > /dev/null 2> "$TMP/err"
+	local rc=$?
+	[ $rc = 2 ] || { cat "$TMP/err" >&2; fail "$what: exit $rc, not 2"; }
+	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$what: not one line"; }
+	grep -qE -e "^ipsecperf: run: $pattern" "$TMP/err" || { cat "$TMP/err" >&2; fail "$what: lacks /$pattern/"; }
+}
+expect_usage "vm" "--until-ci works on the netns testbed only for now; on vm use --repeat N" \
+	--testbed vm --kernel debian:linux-image-6.1.0-57-cloud-amd64 --until-ci 5 --dry-run clear
+expect_usage "zero" "--until-ci takes a percentage above 0 and at most 100, not '0'" --until-ci 0 clear
+expect_usage "max alone" "--max-repeat bounds --until-ci" --max-repeat 10 clear
+expect_usage "max too small" "--max-repeat takes a whole number from 6 to 1000, not '5'" --until-ci 5 --max-repeat 5 clear
+
+out="$TMP/res"
+"$IPSECPERF" run --quiet --duration 1 --omit 0 --until-ci 30 --max-repeat 9 -o "$out" clear no-gso \
+	> "$TMP/stdout" 2> "$TMP/stderr" &
+pid=$!
+wait $pid || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
+# other runs may share the host: what this run made carries its pid
+ip netns list | grep -q "ipsecperf-$pid-" && fail "the run left its namespaces"
+ls "${IPSECPERF_JOURNAL_DIR:-/run/ipsecperf}" 2>/dev/null | grep -q "journal-$pid-" && fail "the run left its journal"
+python3 - "$out" <<'PY' || fail "the records do not follow the rule"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/runs.jsonl")]
+meta = json.load(open(sys.argv[1] + "/meta.json"))
+assert meta["params"]["until_ci"] == {"target_pct": 30.0, "max_repeat": 9}, meta["params"]
+def median_ci(x):
+    # stats_median_ci: order statistics k, n+1-k, k the largest with P(Bin(n, 1/2) < k) <= 2.5%
+    from math import comb
+    n, x = len(x), sorted(x)
+    k = 0
+    while sum(comb(n, i) for i in range(k + 1)) / 2 ** n <= 0.025:
+        k += 1
+    return (x[k - 1], x[n - k]) if k >= 1 else (None, None)
+for scen in ("clear", "no-gso"):
+    rs = [r for r in recs if r["scenario"] == scen]
+    assert 6 <= len(rs) <= 9, (scen, len(rs))
+    assert [r["repeat"] for r in rs] == list(range(1, len(rs) + 1))
+    tp = []
+    for i, r in enumerate(rs):
+        u = r["until_ci"]
+        tp.append(r["throughput_bps"])
+        assert u["n_ok"] == len(tp) and u["target_pct"] == 30.0 and u["max_repeat"] == 9, u
+        if len(tp) < 6:
+            assert u["width_pct"] is None and not u["reached"] and not u["last"], u
+            continue
+        lo, hi = median_ci(tp)
+        assert abs(u["ci95_lo_bps"] - lo) < 1 and abs(u["ci95_hi_bps"] - hi) < 1, (u, lo, hi)
+        med = sorted(tp)[len(tp) // 2] if len(tp) % 2 else sum(sorted(tp)[len(tp) // 2 - 1:len(tp) // 2 + 1]) / 2
+        assert abs(u["width_pct"] - 100 * (hi - lo) / med) < 1e-6, (u, med)
+        assert u["reached"] == (u["width_pct"] < 30), u
+        # it stops at the first interval narrow enough, or at --max-repeat
+        assert u["last"] == (u["reached"] or len(tp) == 9), u
+    assert rs[-1]["until_ci"]["last"]
+PY
+"$IPSECPERF" report "$out" > "$TMP/report" || fail "report: exit $?"
+grep -q '^Adaptive repeats (--until-ci 30%, --max-repeat 9)' "$TMP/report" || fail "report: no adaptive section"
+python3 - "$out" "$TMP/report" <<'PY' || { cat "$TMP/report" >&2; fail "report: not the records' figures"; }
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/runs.jsonl")]
+rep = open(sys.argv[2]).read().splitlines()
+for scen in ("clear", "no-gso"):
+    last = [r for r in recs if r["scenario"] == scen][-1]
+    row = [l for l in rep if l.startswith(scen + " ")][-1].split()
+    assert int(row[1]) == last["repeat"], row
+    assert row[4] == "%.1f%%" % last["until_ci"]["width_pct"], (row, last["until_ci"])
+    assert row[5] == ("yes" if last["until_ci"]["reached"] else "no"), row
+PY
+
+# the simulation: coverage of the stopping rule's interval
+"$IPSECPERF" compare --simulate-until-ci --trials 400 > "$TMP/sim" || fail "simulation: exit $?"
+[ "$(grep -cE '^(normal|lognormal|stalls) ' "$TMP/sim")" = 54 ] || { cat "$TMP/sim" >&2; fail "simulation: not 54 rows"; }
+awk '/^normal +2% +10% +30 / { c = $7 + 0; if (c < 90 || c > 100) exit 1; found = 1 } END { exit !found }' "$TMP/sim" ||
+	{ cat "$TMP/sim" >&2; fail "simulation: coverage off"; }
+exit 0

@@ -69,3 +69,4 @@ m = json.load(open(sys.argv[1]))
 assert m["scenarios"][0]["file"] == sys.argv[2] + "/clear.ini", m["scenarios"][0]["file"]
 ' "$2/meta.json" "$3" || fail "$4: the run did not read $3/clear.ini"
 }
+. "$(dirname "${BASH_SOURCE[0]}")/expect_lib.sh"

@@ -10,13 +10,7 @@ cd "$TMP" # a default results directory would land here
 expect_usage() { # what pattern -- argv...
 	local what=$1 pattern=$2
 	shift 3
-	# bounded: input that hangs the program (a FIFO) fails this case, not the suite
-	timeout --kill-after=5 30 "$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
-	local rc=$?
-	[ $rc = 2 ] || { cat "$TMP/err" >&2; fail "$what: exit $rc, not 2"; }
-	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$what: not one line"; }
-	grep -q "^ipsecperf: " "$TMP/err" || fail "$what: message does not start with 'ipsecperf: '"
-	grep -qE -e "$pattern" "$TMP/err" || { cat "$TMP/err" >&2; fail "$what: message lacks /$pattern/"; }
+	expect_exit2 "$what" "$pattern" "$@"
 }
 
 cat > "$TMP/unknown-key.ini" <<'INI'

@@ -129,11 +129,7 @@ fi
 expect_bad() { # what pattern args...
 	local what=$1 pattern=$2
 	shift 2
-	"$IPSECPERF" report "$@" > /dev/null 2> "$TMP/err"
-	local rc=$?
-	[ $rc = 2 ] || { cat "$TMP/err" >&2; fail "$what: exit $rc, not 2"; }
-	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$what: not one line"; }
-	grep -qE -e "^ipsecperf: $pattern" "$TMP/err" || { cat "$TMP/err" >&2; fail "$what: lacks /$pattern/"; }
+	expect_exit2 "$what" "^ipsecperf: $pattern" "$IPSECPERF" report "$@"
 }
 # a last line torn by a killed run: one warning naming file and line, the
 # whole records reported

@@ -12,11 +12,7 @@
 expect_usage() { # what pattern args...
 	local what=$1 pattern=$2
 	shift 2
-	"$IPSECPERF" run "$@" > /dev/null 2> "$TMP/err"
-	local rc=$?
-	[ $rc = 2 ] || { cat "$TMP/err" >&2; fail "$what: exit $rc, not 2"; }
-	[ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "$what: not one line"; }
-	grep -qE -e "^ipsecperf: run: $pattern" "$TMP/err" || { cat "$TMP/err" >&2; fail "$what: lacks /$pattern/"; }
+	expect_exit2 "$what" "^ipsecperf: run: $pattern" "$IPSECPERF" run "$@"
 }
 expect_usage "vm" "--until-ci works on the netns testbed only for now; on vm use --repeat N" \
 	--testbed vm --kernel debian:linux-image-6.1.0-57-cloud-amd64 --until-ci 5 --dry-run clear

@@ -379,19 +379,15 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 		return -1;
 	}
 	close(dfd);
-	snprintf(from, sizeof(from), "%s/bars.gp", templates_dir());
-	snprintf(to, sizeof(to), "%s/bars.gp", dir);
-	if (copy_file(from, to) < 0) {
-		pr_warn("report: cannot copy the chart template %s to %s: %s (set IPSECPERF_TEMPLATES)",
-			from, to, strerror(errno));
-		return -1;
-	}
-	snprintf(from, sizeof(from), "%s/timeseries.gp", templates_dir());
-	snprintf(to, sizeof(to), "%s/timeseries.gp", dir);
-	if (copy_file(from, to) < 0) {
-		pr_warn("report: cannot copy the chart template %s to %s: %s (set IPSECPERF_TEMPLATES)",
-			from, to, strerror(errno));
-		return -1;
+	/* the templates go beside the data, so that a user can re-plot with their own tweaks */
+	for (const char *const *t = (const char *const[]){ "bars.gp", "timeseries.gp", NULL }; *t; t++) {
+		snprintf(from, sizeof(from), "%s/%s", templates_dir(), *t);
+		snprintf(to, sizeof(to), "%s/%s", dir, *t);
+		if (copy_file(from, to) < 0) {
+			pr_warn("report: cannot copy the chart template %s to %s: %s (set IPSECPERF_TEMPLATES)",
+				from, to, strerror(errno));
+			return -1;
+		}
 	}
 	nscen = scenario_list(rep, &scen, &group_scen);
 	charts = calloc(rep->nrows + 2, sizeof(*charts));

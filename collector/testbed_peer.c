@@ -35,6 +35,7 @@
 
 #include "cpu.h"
 #include "exec.h"
+#include "guest_tar.h"
 #include "journal.h"
 #include "load.h"
 #include "log.h"
@@ -230,7 +231,13 @@ static void peer_version_check(const struct peer *p, json_t *hello)
 {
 	const char *v = json_string_value(json_object_get(hello, "version"));
 	const char *git = json_string_value(json_object_get(hello, "git"));
-	char how[512];
+	char how[512], vs[64], gs[128];
+
+	/* the peer's answer is data: nothing of it reaches the terminal as a control sequence */
+	if (v)
+		v = guest_printable(v, strlen(v), vs, sizeof(vs));
+	if (git)
+		git = guest_printable(git, strlen(git), gs, sizeof(gs));
 
 	if (!v || strcmp(v, IPSECPERF_VERSION))
 		pr_warn("run: the peer's ipsecperf is %s%s%s%s, this one %s; install this version there: %s",

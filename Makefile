@@ -38,8 +38,13 @@ DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 # CFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 keeps working); what
 # the build cannot do without is in IPP_CFLAGS and IPP_LDFLAGS, added first.
 CFLAGS ?= -O2 -g
+# The layers, bottom up: lib (log, files, options, exec), analyze (results
+# and statistics, on lib only), host (journal, netlink, namespaces),
+# probes, testbed (netns, peer, vm), run (the matrix), cmd (one file per
+# subcommand). tools/layers.sh checks that no file includes from above.
+SRC_DIRS := lib analyze host probes testbed run cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
-	  -I$(BUILD) -Icollector -Ianalyze -Iprobes -I$(BUILD)/probes -I/usr/include/traceevent
+	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
 IPP_LDFLAGS :=
 IPP_LDLIBS := -ljansson -linih -lmnl -lbpf -lelf -lz -lcrypto -lm -ltraceevent
 ifeq ($(SANITIZE),1)
@@ -55,7 +60,7 @@ Q := @
 msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
-LIB_SRCS := $(filter-out collector/main.c,$(wildcard collector/*.c analyze/*.c probes/*.c))
+LIB_SRCS := $(filter-out cmd/main.c,$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
 LIB_SRCS := $(filter-out %.bpf.c,$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OBJDIR)/%.o,$(LIB_SRCS))
 BPF_SRCS := $(wildcard probes/*.bpf.c)
@@ -96,10 +101,10 @@ $(BUILD)/probes/%.skel.h: $(BUILD)/probes/%.bpf.o
 
 # Only the files that print the version depend on it: a new commit then
 # rebuilds those, not everything.
-VERSION_USERS := $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '"version.h"' collector/*.c analyze/*.c probes/*.c 2>/dev/null))
+VERSION_USERS := $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '"version.h"' $(addsuffix /*.c,$(SRC_DIRS)) 2>/dev/null))
 $(VERSION_USERS): $(BUILD)/version.h
 
-$(OBJDIR)/%.o: %.c $(SKELS) $(wildcard collector/*.h analyze/*.h probes/*.h)
+$(OBJDIR)/%.o: %.c $(SKELS) $(wildcard $(addsuffix /*.h,$(SRC_DIRS)))
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) -c $< -o $@
@@ -108,7 +113,7 @@ $(BUILD)/libipsecperf.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/ipsecperf: $(OBJDIR)/collector/main.o $(BUILD)/libipsecperf.a
+$(BUILD)/ipsecperf: $(OBJDIR)/cmd/main.o $(BUILD)/libipsecperf.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(IPP_LDLIBS) $(LDLIBS)
 
@@ -156,27 +161,27 @@ demo: demo-deps
 # process; corpora and crash inputs stay in build/fuzz/. Not part of `make test`.
 FUZZ_SECONDS ?= 600
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
-	-Icollector -Ianalyze -I$(BUILD)
+	$(addprefix -I,$(SRC_DIRS)) -I$(BUILD)
 $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c analyze/results.c analyze/stats.c \
-		analyze/summary.c collector/log.c collector/files.c $(BUILD)/datadir.h $(wildcard analyze/*.h)
+		analyze/summary.c lib/log.c lib/files.c $(BUILD)/datadir.h $(wildcard analyze/*.h)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
-$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/scenario.c collector/log.c \
-		collector/files.c collector/options.c collector/scenario.h collector/files.h $(BUILD)/datadir.h
+$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c run/scenario.c lib/log.c \
+		lib/files.c lib/options.c run/scenario.h lib/files.h $(BUILD)/datadir.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed_peer_parse.c collector/cpu.c \
-		collector/testbed_peer.h collector/cpu.h
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c \
+		testbed/testbed_peer.h host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The guest channel: the tar a VM guest sends back and what it holds, as the
 # host reads and checks them (guest_tar.c, guest_check.c).
-$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/guest_tar.c collector/guest_check.c \
-		analyze/results.c collector/log.c collector/files.c $(BUILD)/datadir.h \
-		collector/guest_tar.h collector/guest_check.h analyze/results.h
+$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c testbed/guest_tar.c testbed/guest_check.c \
+		analyze/results.c lib/log.c lib/files.c $(BUILD)/datadir.h \
+		testbed/guest_tar.h testbed/guest_check.h analyze/results.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
@@ -216,7 +221,7 @@ $(BUILD)/datadir.h: FORCE
 	@mkdir -p $(BUILD)
 	@printf '#define IPSECPERF_DATADIR "%s"\n' "$(PKGDATADIR)" > $@.tmp
 	@$(update_if_changed)
-$(OBJDIR)/collector/files.o: $(BUILD)/datadir.h
+$(OBJDIR)/lib/files.o: $(BUILD)/datadir.h
 
 # Man pages: made from the program's own help pages by tools/mkman.sh,
 # dated by the release's debian/changelog entry.

@@ -169,6 +169,7 @@ static char *console_tail(struct console *c)
 
 struct boot {
 	const char *image, *initrd, *console_path, *tar_path, *live_path, *qlog_path;
+	const char *bios;      /* -bios FILE, or NULL for qemu's own (SeaBIOS) */
 	bool kvm;
 	int boot_timeout_s, total_timeout_s;
 	/* results */
@@ -180,6 +181,37 @@ struct boot {
 	bool flood;            /* the guest sent more than a serial file may hold */
 };
 
+/*
+ * IPSECPERF_VM_BOOT=classic boots as before the boot was made quick:
+ * SeaBIOS, the bzImage as it is, and no cryptomgr.notests. It is there to
+ * measure one against the other, and as a way out should qboot or the PVH
+ * entry not work with some kernel.
+ */
+static bool classic_boot(void)
+{
+	const char *e = getenv("IPSECPERF_VM_BOOT");
+
+	return e && !strcmp(e, "classic");
+}
+
+/*
+ * qboot, when qemu ships it (Debian's qemu does): a firmware that does
+ * little more than load the kernel, about 1 s of TCG quicker than SeaBIOS
+ * to the kernel's first instruction. NULL: qemu's default firmware.
+ */
+static const char *quick_firmware(void)
+{
+	static const char *const paths[] = { "/usr/share/qemu/qboot.rom",
+					     "/usr/share/qboot/bios.bin", NULL };
+
+	if (classic_boot())
+		return NULL;
+	for (int i = 0; paths[i]; i++)
+		if (vm_is_file(paths[i]))
+			return paths[i];
+	return NULL;
+}
+
 static int nr_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -187,47 +219,63 @@ static int nr_cpus(void)
 	return n < 2 ? 2 : n > 4 ? 4 : (int)n;
 }
 
-static void build_argv(struct boot *b, char **a, size_t max, char *smp, char *append,
-		       char *ser0, char *ser1, char *ser2)
+/*
+ * The kernel's command line: the console on the first UART, quiet (every
+ * line costs at 115200 baud), a panic ends qemu at once, and
+ * cryptomgr.notests: the crypto self-tests run when an algorithm is
+ * registered (0.5 s of the boot under TCG, and again for each crypto
+ * module the first ESP SA loads), never on the measured path.
+ */
+static void build_append(char *append, size_t len)
 {
 	const char *extra = getenv("IPSECPERF_VM_APPEND");
+
+	vm_fmt(append, len, "console=ttyS0 quiet panic=-1 oops=panic no_timer_check%s rdinit=" GUEST_EXE " %s -- guest",
+	       classic_boot() ? "" : " cryptomgr.notests", extra ? extra : "");
+}
+
+struct qemu_argv {
+	char *a[48];
+	char smp[16], append[1024], ser[3][PATH_MAX + 8];
+};
+
+/*
+ * qemu's pc machine without its default devices: the console, the
+ * results and the records on three 8250 UARTs (built into every x86
+ * kernel; see vm_guest.h), nothing else to probe. qemu's microvm machine
+ * is not used: under TCG it gives the kernel no timer to calibrate the TSC
+ * against ("tsc: No reference (HPET/PMTIMER) available") and the boot
+ * stops there (docs/vm-testbed.md).
+ */
+static void build_argv(struct boot *b, struct qemu_argv *q)
+{
 	size_t n = 0;
 
-	vm_fmt(smp, 16, "%d", nr_cpus());
-	vm_fmt(append, 1024,
-		 "console=ttyS0 quiet panic=-1 oops=panic no_timer_check rdinit=" GUEST_EXE " %s -- guest",
-		 extra ? extra : "");
-	vm_fmt(ser0, PATH_MAX + 8, "file:%s", b->console_path);
-	vm_fmt(ser1, PATH_MAX + 8, "file:%s", b->tar_path);
-	vm_fmt(ser2, PATH_MAX + 8, "file:%s", b->live_path);
-	a[n++] = "qemu-system-x86_64";
-	a[n++] = "-accel";
-	a[n++] = b->kvm ? "kvm" : "tcg";
-	a[n++] = "-cpu";
-	a[n++] = b->kvm ? "host" : "max";
-	a[n++] = "-m";
-	a[n++] = "1024";
-	a[n++] = "-smp";
-	a[n++] = smp;
-	a[n++] = "-nodefaults";
-	a[n++] = "-no-user-config";
-	a[n++] = "-display";
-	a[n++] = "none";
-	a[n++] = "-no-reboot";
-	a[n++] = "-kernel";
-	a[n++] = (char *)b->image;
-	a[n++] = "-initrd";
-	a[n++] = (char *)b->initrd;
-	a[n++] = "-append";
-	a[n++] = append;
-	a[n++] = "-serial";
-	a[n++] = ser0;
-	a[n++] = "-serial";
-	a[n++] = ser1;
-	a[n++] = "-serial";
-	a[n++] = ser2;
-	a[n] = NULL;
-	(void)max;
+	vm_fmt(q->smp, sizeof(q->smp), "%d", nr_cpus());
+	build_append(q->append, sizeof(q->append));
+	vm_fmt(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
+	vm_fmt(q->ser[1], sizeof(q->ser[1]), "file:%s", b->tar_path);
+	vm_fmt(q->ser[2], sizeof(q->ser[2]), "file:%s", b->live_path);
+	for (const char *const *p = (const char *const[]){ "qemu-system-x86_64", "-accel",
+			b->kvm ? "kvm" : "tcg", "-cpu", b->kvm ? "host" : "max", "-m", "1024",
+			"-smp", q->smp, "-nodefaults", "-no-user-config", "-display", "none",
+			"-no-reboot", NULL }; *p; p++)
+		q->a[n++] = (char *)*p;
+	if (b->bios) {
+		q->a[n++] = "-bios";
+		q->a[n++] = (char *)b->bios;
+	}
+	q->a[n++] = "-kernel";
+	q->a[n++] = (char *)b->image;
+	q->a[n++] = "-initrd";
+	q->a[n++] = (char *)b->initrd;
+	q->a[n++] = "-append";
+	q->a[n++] = q->append;
+	for (int i = 0; i < 3; i++) {
+		q->a[n++] = "-serial";
+		q->a[n++] = q->ser[i];
+	}
+	q->a[n] = NULL;
 }
 
 /*
@@ -277,57 +325,79 @@ static bool serial_flood(struct boot *b)
 	return true;
 }
 
-static int boot_once(struct boot *b, bool dry)
+/* Start qemu on fresh serial files, journaled; its pid, or -1 with b->why. */
+static pid_t boot_start(struct boot *b, char **argv, int *qfd)
 {
-	char *argv[40], smp[16], append[1024], ser0[PATH_MAX + 8], ser1[PATH_MAX + 8],
-		ser2[PATH_MAX + 8], qmsg[200] = "";
 	struct spawn_opts o = { .cpu = -1, .stdout_fd = -1, .stderr_fd = -1 };
-	double t0, t;
 	pid_t pid;
-	int qfd, st;
-	bool stopped = false;
 
-	memset(&b->con, 0, sizeof(b->con));
-	b->why[0] = '\0';
-	b->kvm_broken = false;
-	b->flood = false;
-	b->qemu_status = 0;
-	build_argv(b, argv, 40, smp, append, ser0, ser1, ser2);
-	if (dry) {
-		exec_print(stdout, NULL, argv);
-		return 0;
-	}
 	unlink(b->console_path);
 	unlink(b->tar_path);
 	unlink(b->live_path);
 	/* qemu opens the serial files itself; create the console first to follow it */
 	b->con.fd = open(b->console_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
-	qfd = open(b->qlog_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (b->con.fd < 0 || qfd < 0) {
+	*qfd = open(b->qlog_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (b->con.fd < 0 || *qfd < 0) {
 		vm_fmt(b->why, sizeof(b->why), "cannot create %s: %s", b->console_path,
-			 strerror(errno));
-		goto out_close;
+		       strerror(errno));
+		return -1;
 	}
-	o.stdout_fd = qfd;
-	o.stderr_fd = qfd;
+	o.stdout_fd = *qfd;
+	o.stderr_fd = *qfd;
 	if (log_verbose) {
 		fprintf(stderr, "ipsecperf: debug: ");
 		exec_print(stderr, NULL, argv);
 	}
-	t0 = vm_now();
 	pid = exec_spawn(argv, &o);
 	if (pid < 0) {
 		vm_fmt(b->why, sizeof(b->why), "cannot start qemu-system-x86_64: %s; `make deps` installs it",
-			 strerror(errno));
-		goto out_close;
+		       strerror(errno));
+		return -1;
 	}
 	if (journal_add_process(pid) < 0)
 		pr_debug("vm: qemu %d is not journaled", (int)pid);
+	return pid;
+}
 
+/* Why a boot still running at t must stop now (into b->why), or false. */
+static bool boot_must_stop(struct boot *b, double t)
+{
+	if (b->con.panic) {
+		/* panic=-1 reboots at once and -no-reboot ends qemu; give it a moment */
+		if (!b->con.t_panic)
+			b->con.t_panic = t;
+		return t - b->con.t_panic > 3;
+	}
+	if (serial_flood(b))
+		return true;
+	if (!b->con.t_init && t > b->boot_timeout_s) {
+		vm_fmt(b->why, sizeof(b->why), "the guest did not reach its init within %d s",
+		       b->boot_timeout_s);
+		return true;
+	}
+	if (t > b->total_timeout_s) {
+		vm_fmt(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
+		       b->total_timeout_s,
+		       !b->con.t_init ? "before the guest's init ran" :
+		       !b->con.t_first ? "before the load began" :
+		       !b->con.t_done ? "while the matrix ran" : "while the results were sent");
+		return true;
+	}
+	if (stop_requested()) {
+		vm_fmt(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
+		return true;
+	}
+	return false;
+}
+
+/* Follow the console until qemu ends or the boot must stop; qemu's CPU time at the marks. */
+static void boot_watch(struct boot *b, pid_t pid, double t0)
+{
 	for (;;) {
+		int st;
 		pid_t w = waitpid(pid, &st, WNOHANG);
+		double t = vm_now() - t0;
 
-		t = vm_now() - t0;
 		console_poll(&b->con, t);
 		if (b->con.t_init && !b->con.cpu_init)
 			b->con.cpu_init = proc_cpu_s(pid);
@@ -335,46 +405,17 @@ static int boot_once(struct boot *b, bool dry)
 			b->con.cpu_first = proc_cpu_s(pid);
 		if (w == pid) {
 			b->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			break;
+			return;
 		}
-		if (b->con.panic) {
-			/* panic=-1 reboots at once and -no-reboot ends qemu; give it a moment */
-			if (!b->con.t_panic)
-				b->con.t_panic = t;
-			if (t - b->con.t_panic > 3)
-				break;
-		}
-		if (serial_flood(b))
-			break;
-		if (!b->con.t_init && t > b->boot_timeout_s) {
-			vm_fmt(b->why, sizeof(b->why),
-				 "the guest did not reach its init within %d s", b->boot_timeout_s);
-			break;
-		}
-		if (t > b->total_timeout_s) {
-			vm_fmt(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
-			       b->total_timeout_s,
-			       !b->con.t_init ? "before the guest's init ran" :
-			       !b->con.t_first ? "before the load began" :
-			       !b->con.t_done ? "while the matrix ran" : "while the results were sent");
-			break;
-		}
-		if (stop_requested()) {
-			vm_fmt(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
-			break;
-		}
+		if (boot_must_stop(b, t))
+			return;
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
-	/* what qemu said, read before stopping it (it then says that it was stopped) */
-	vm_first_line(b->qlog_path, qmsg, sizeof(qmsg));
-	if (waitpid(pid, &st, WNOHANG) == 0) {
-		exec_stop(pid, 2000);
-		stopped = true;
-		b->qemu_status = -1;
-	}
-	b->total_s = vm_now() - t0;
-	console_poll(&b->con, b->total_s);
+}
 
+/* Why the boot failed, from what was seen; b->why stays "" when the guest finished. */
+static void boot_verdict(struct boot *b, bool stopped, const char *qmsg)
+{
 	if (b->con.panic) {
 		vm_fmt(b->why, sizeof(b->why), "kernel panic: %s", b->con.panic_line);
 	} else if (!*b->why && !b->con.t_done) {
@@ -396,6 +437,43 @@ static int boot_once(struct boot *b, bool dry)
 	 */
 	if (b->kvm && !b->con.t_init && !stop_requested() && !b->flood)
 		b->kvm_broken = true;
+}
+
+static int boot_once(struct boot *b, bool dry)
+{
+	struct qemu_argv q;
+	char qmsg[200] = "";
+	double t0;
+	pid_t pid;
+	int qfd = -1;
+	bool stopped = false;
+
+	memset(&b->con, 0, sizeof(b->con));
+	b->con.fd = -1;
+	b->why[0] = '\0';
+	b->kvm_broken = false;
+	b->flood = false;
+	b->qemu_status = 0;
+	build_argv(b, &q);
+	if (dry) {
+		exec_print(stdout, NULL, q.a);
+		return 0;
+	}
+	t0 = vm_now();
+	pid = boot_start(b, q.a, &qfd);
+	if (pid < 0)
+		goto out_close;
+	boot_watch(b, pid, t0);
+	/* what qemu said, read before stopping it (it then says that it was stopped) */
+	vm_first_line(b->qlog_path, qmsg, sizeof(qmsg));
+	if (waitpid(pid, &(int){ 0 }, WNOHANG) == 0) {
+		exec_stop(pid, 2000);
+		stopped = true;
+		b->qemu_status = -1;
+	}
+	b->total_s = vm_now() - t0;
+	console_poll(&b->con, b->total_s);
+	boot_verdict(b, stopped, qmsg);
 out_close:
 	if (b->con.fd >= 0)
 		close(b->con.fd);
@@ -605,6 +683,318 @@ static int default_total_timeout(const struct run_config *cfg, bool kvm)
 	return 90 + runs * per_run;
 }
 
+/* One kernel's scratch folder and the files in it. */
+struct vm_work {
+	char dir[PATH_MAX];
+	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], live[PATH_MAX], qlog[PATH_MAX];
+	char vmlinux[PATH_MAX]; /* the kernel as an ELF with its PVH entry, or "" */
+};
+
+/* What the guest sent, once taken apart and checked. */
+struct taken {
+	void *tarmap;
+	size_t tarlen;
+	struct guest_out g;
+	json_t *ginfo, *gkernel;
+	bool refused;          /* the guest broke a rule: nothing more of it is kept */
+};
+
+/* Where one kernel's results go on the host. */
+struct vm_dest {
+	const char *dir;       /* the results directory */
+	char runs[PATH_MAX];   /* its runs.jsonl */
+	char rawrel[GUEST_NAME_MAX + 8]; /* raw/<release> */
+	char boot_sfx[24];     /* "-rN" with --interleave (a console per boot), else "" */
+};
+
+/* The scratch folder, journaled for removal; -1 (with a warning) if it cannot be made. */
+static int work_make(const struct run_config *cfg, struct vm_work *w)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	memset(w, 0, sizeof(*w));
+	vm_fmt(w->dir, sizeof(w->dir), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(w->dir)) {
+		pr_warn("vm: cannot make a scratch folder: %s", strerror(errno));
+		return -1;
+	}
+	if (!cfg->dry_run)
+		journal_add(json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "rm", "-rf", w->dir));
+	vm_fmt(w->initrd, sizeof(w->initrd), "%s/initramfs.cpio", w->dir);
+	vm_fmt(w->con, sizeof(w->con), "%s/console.log", w->dir);
+	vm_fmt(w->tar, sizeof(w->tar), "%s/results.tar", w->dir);
+	vm_fmt(w->live, sizeof(w->live), "%s/live.jsonl", w->dir);
+	vm_fmt(w->qlog, sizeof(w->qlog), "%s/qemu.log", w->dir);
+	return 0;
+}
+
+/* The initramfs, and the kernel as qemu boots it quickest; -1 if the initramfs fails. */
+static int work_fill(const struct run_config *cfg, const struct vm_kernel *k, struct vm_work *w)
+{
+	double t = vm_now();
+	struct stat st;
+
+	if (vm_initramfs_build(cfg, k, w->dir, w->initrd) < 0)
+		return -1;
+	if (stat(w->initrd, &st) == 0)
+		pr_debug("vm: %s: initramfs %.1f MB in %.2f s", k->release, st.st_size / 1e6,
+			 vm_now() - t);
+	if (!cfg->dry_run && !classic_boot()) {
+		t = vm_now();
+		if (vm_kernel_pvh(k->image, w->dir, w->vmlinux, sizeof(w->vmlinux)) < 0)
+			w->vmlinux[0] = '\0';
+		else
+			pr_debug("vm: %s: booting its vmlinux through the PVH entry (inflated in %.2f s)",
+				 k->release, vm_now() - t);
+	}
+	return 0;
+}
+
+/* The boot of k from w's files: its PVH vmlinux and qboot when there are. */
+static void boot_init(struct boot *b, const struct vm_kernel *k, const struct vm_work *w)
+{
+	memset(b, 0, sizeof(*b));
+	b->image = *w->vmlinux ? w->vmlinux : k->image;
+	b->bios = quick_firmware();
+	b->initrd = w->initrd;
+	b->console_path = w->con;
+	b->tar_path = w->tar;
+	b->live_path = w->live;
+	b->qlog_path = w->qlog;
+}
+
+/*
+ * Boot until a boot is not KVM's fault: a KVM boot that ends before the
+ * guest's init is booted again under TCG, and when TCG reaches the init,
+ * KVM is not used for the rest of the invocation (kvm_state).
+ */
+static void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
+			const struct vm_work *w, struct boot *b, char *kvm_fail, size_t failen)
+{
+	b->kvm = want_kvm(w->dir, false);
+	for (;;) {
+		b->boot_timeout_s = b->kvm ? KVM_INIT_TIMEOUT_S : TCG_INIT_TIMEOUT_S;
+		b->total_timeout_s = default_total_timeout(cfg, b->kvm);
+		if (!cfg->quiet)
+			pr_info("vm: %s: booting under %s%s%s%s", k->release, b->kvm ? "KVM" : "TCG",
+				b->kvm ? "" : " (", b->kvm ? "" : *kvm_fail ? "KVM did not bring it to its init" : kvm_why,
+				b->kvm ? "" : ")");
+		boot_once(b, false);
+		if (!b->kvm_broken)
+			break;
+		vm_fmt(kvm_fail, failen, "KVM did not bring %s to its init: %s", k->release, b->why);
+		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
+		b->kvm = false;
+	}
+	if (b->kvm) {
+		kvm_state = 1;
+	} else if (*kvm_fail && b->con.t_init) {
+		/* TCG brought the kernel KVM did not to its init: KVM it was */
+		kvm_state = 0;
+		vm_fmt(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
+	}
+}
+
+/* What the boot tells the caller: accelerator and why, and the boot's times. */
+static void note_boot(const struct run_config *cfg, const struct boot *b, const char *kvm_fail,
+		      struct vm_stats *out)
+{
+	vm_fmt(out->accel, sizeof(out->accel), "%s", b->kvm ? "kvm" : "tcg");
+	vm_fmt(out->accel_why, sizeof(out->accel_why), "%s",
+	       b->kvm ? "KVM runs this kernel" : *kvm_fail ? kvm_fail : kvm_why);
+	out->boot_to_init_s = b->con.t_init;
+	/* the first measured byte comes --omit seconds after the load's first */
+	out->boot_to_first_byte_s = b->con.t_first ? b->con.t_first + (cfg->omit_s > 0 ? cfg->omit_s : 0) : -1;
+	out->total_s = b->total_s;
+	out->cpu_to_init_s = b->con.cpu_init;
+	out->cpu_to_first_byte_s = b->con.cpu_first;
+}
+
+/* Refuse what the guest sent: b->why says why, and nothing more of it is kept. */
+static void refuse(struct boot *b, struct taken *t, const char *what, const char *why)
+{
+	vm_fmt(b->why, sizeof(b->why), "the guest's results were refused: %s%s", what, why);
+	t->refused = true;
+	json_decref(t->ginfo);
+	t->ginfo = NULL;
+}
+
+/*
+ * The guest's results, when it sent them: read as data, checked before
+ * any is kept. The host names the kernel (uname -r as its image, tree or
+ * package tells it): records and raw/ are keyed by it, and a guest that
+ * says otherwise could write as another kernel of the run.
+ */
+static void take_results(struct boot *b, const struct vm_kernel *k, const struct vm_work *w,
+			 struct taken *t)
+{
+	char why[512];
+	const char *grel;
+
+	t->refused = b->flood;
+	if (!*b->why) {
+		t->tarmap = map_file(w->tar, &t->tarlen, why, sizeof(why));
+		if (!t->tarmap)
+			vm_fmt(b->why, sizeof(b->why), "the guest's results did not arrive whole: %s", why);
+		else if (guest_out_scan(t->tarmap, t->tarlen, &t->g, why, sizeof(why)) < 0)
+			refuse(b, t, "results.tar: ", why);
+	}
+	if (t->g.info && !t->refused) {
+		t->ginfo = json_loadb(t->g.info, t->g.info_len, JSON_REJECT_DUPLICATES, NULL);
+		if (guest_info_check(t->ginfo, why, sizeof(why)) < 0)
+			refuse(b, t, GUEST_INFO ": ", why);
+	}
+	grel = json_string_value(json_object_get(t->ginfo, "release"));
+	if (t->ginfo && strcmp(grel, k->release)) {
+		vm_fmt(why, sizeof(why), "release %s is not this kernel's own %s", grel, k->release);
+		refuse(b, t, GUEST_INFO ": ", why);
+	}
+	if (t->g.meta && !t->refused &&
+	    guest_meta_kernel(t->g.meta, t->g.meta_len, k->release, &t->gkernel, why, sizeof(why)) < 0) {
+		vm_fmt(b->why, sizeof(b->why), "the guest's results were refused: %s", why);
+		t->refused = true;
+	}
+}
+
+/*
+ * Keep the console and, from a guest not refused, its raw files and
+ * guest.json under raw/<release>/, opened without following a link.
+ */
+static void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct boot *b,
+		     struct taken *t)
+{
+	char why[512], name[64];
+	int resfd = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rawfd = -1;
+
+	if (resfd < 0)
+		vm_fmt(why, sizeof(why), "%s", strerror(errno));
+	else
+		rawfd = guest_open_dir(resfd, d->rawrel, why, sizeof(why));
+	if (rawfd < 0)
+		pr_warn("vm: %s/%s: %s", d->dir, d->rawrel, why);
+	vm_fmt(name, sizeof(name), "console%s.log", d->boot_sfx);
+	if (rawfd >= 0)
+		keep_console(rawfd, w->con, name);
+	if (t->tarmap && !t->refused && rawfd >= 0) {
+		if (guest_out_raw(t->tarmap, t->tarlen, rawfd, why, sizeof(why)) < 0) {
+			vm_fmt(b->why, sizeof(b->why), "the guest's raw files were not kept: %s", why);
+			t->refused = true;
+		}
+		vm_fmt(name, sizeof(name), "vm-guest%s.json", d->boot_sfx);
+		if (t->g.info && guest_write_file(rawfd, name, t->g.info, t->g.info_len, why, sizeof(why)) < 0)
+			pr_warn("vm: %s: %s", d->rawrel, why);
+	}
+	if (rawfd >= 0)
+		close(rawfd);
+	if (resfd >= 0)
+		close(resfd);
+}
+
+/* The guest's records into the host's runs.jsonl: from its tar, or else as they were sent. */
+static void merge_guest_records(const struct run_config *cfg, const struct vm_kernel *k,
+				const struct vm_dest *d, const struct vm_work *w, struct boot *b,
+				struct taken *t, json_t *vm, json_t *seen, struct vm_stats *out)
+{
+	char why[512];
+
+	if (t->refused)
+		return;
+	if (t->g.runs) {
+		if (merge_runs(GUEST_RUNDIR "/runs.jsonl", t->g.runs, t->g.runs_len, cfg, k->release,
+			       d->runs, vm, seen, out, why, sizeof(why)) < 0) {
+			vm_fmt(b->why, sizeof(b->why), "the guest's record was refused: %s", why);
+			t->refused = true;
+		}
+	} else if (!t->tarmap) {
+		/* no tar: the records sent as they were written, if any */
+		size_t len = 0;
+		char *buf = vm_read_file(w->live, &len);
+
+		if (buf && merge_runs("live.jsonl", buf, len, cfg, k->release, d->runs, vm, seen, out,
+				      why, sizeof(why)) < 0) {
+			vm_fmt(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why),
+			       "%sthe guest's record was refused: %s", *b->why ? "; " : "", why);
+			t->refused = true;
+		}
+		free(buf);
+	}
+}
+
+/*
+ * Failed records for the runs the guest wrote none for, with the reason;
+ * 0 when the guest ran the matrix, -1 when the boot failed.
+ */
+static int conclude(const struct run_config *cfg, const struct vm_kernel *k,
+		    const struct vm_dest *d, struct boot *b, const struct taken *t, json_t *vm,
+		    json_t *seen, struct vm_stats *out)
+{
+	if (*b->why) {
+		char reason[700], *tail;
+
+		/* it may quote the guest or qemu: printable ASCII only, for the terminal and the records */
+		guest_printable(b->why, strlen(b->why), b->why, sizeof(b->why));
+		tail = console_tail(&b->con);
+		pr_warn("vm: %s: %s; the last console lines (all in %s/%s/console%s.log):\n%s", k->release,
+			b->why, d->dir, d->rawrel, d->boot_sfx, tail ? tail : "");
+		free(tail);
+		vm_fmt(reason, sizeof(reason), "vm: %s", b->why);
+		out->runs_failed += append_failed(d->runs, cfg, k->release, seen, reason, vm);
+		return -1;
+	}
+	out->runs_failed += append_failed(d->runs, cfg, k->release, seen,
+					  "vm: the guest's collector wrote no record for it", vm);
+	if (json_integer_value(json_object_get(t->ginfo, "rc")) != 0)
+		pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/%s/console%s.log",
+			k->release, (int)json_integer_value(json_object_get(t->ginfo, "rc")), d->dir,
+			d->rawrel, d->boot_sfx);
+	return 0;
+}
+
+/* "vm: K: TCG, boot to init X s, boot to first measured byte Y s (qemu used Z s of CPU), total T s" */
+static void print_boot_line(const struct vm_stats *out, bool kvm)
+{
+	char fb[128], ini[32];
+
+	if (out->boot_to_first_byte_s >= 0)
+		vm_fmt(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
+	else
+		vm_fmt(fb, sizeof(fb), "not reached");
+	if (out->boot_to_init_s > 0)
+		vm_fmt(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
+	else
+		vm_fmt(ini, sizeof(ini), "not reached");
+	if (out->cpu_to_first_byte_s > 0)
+		vm_fmt(fb + strlen(fb), sizeof(fb) - strlen(fb), " (qemu used %.1f s of CPU)",
+		       out->cpu_to_first_byte_s);
+	pr_info("vm: %s: %s, boot to init %s, boot to first measured byte %s, total %.1f s",
+		out->release, kvm ? "KVM" : "TCG", ini, fb, out->total_s);
+}
+
+/* A kernel that cannot run at all: its runs fail with why (none written with --dry-run). */
+static void not_run(const struct run_config *cfg, const char *spec, const struct vm_dest *d,
+		    const char *why, struct vm_stats *out)
+{
+	json_t *vm = json_pack("{s:s}", "spec", spec), *seen = json_object();
+
+	if (!cfg->dry_run)
+		out->runs_failed += append_failed(d->runs, cfg, out->release, seen, why, vm);
+	json_decref(vm);
+	json_decref(seen);
+}
+
+/* A kernel's release names its folder under raw/: a plain name, or the kernel does not run. */
+static const struct vm_kernel *plain_release(const char *spec, const struct vm_kernel *kernel,
+					     struct vm_stats *out)
+{
+	if (kernel && !guest_name_ok(kernel->release)) {
+		guest_printable(kernel->release, strlen(kernel->release), out->release, sizeof(out->release));
+		pr_warn("vm: %s: its release '%s' is not a plain name ([A-Za-z0-9._+-]); it names the kernel's folder under raw/",
+			spec, out->release);
+		return NULL;
+	}
+	return kernel;
+}
+
 int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 		  const char *resultsdir, struct vm_stats *out)
 {
@@ -614,261 +1004,77 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 	return vm_run_resolved(cfg, kernel_spec, ok ? &k : NULL, resultsdir, out);
 }
 
+/* Boot k (its work files made), bring its results home, and say how it went. */
+static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
+		      const struct vm_work *w, const struct vm_dest *d, struct vm_stats *out)
+{
+	char kvm_fail[600] = "";
+	struct boot b;
+	struct taken t = { 0 };
+	json_t *vm, *seen = json_object();
+	int err;
+
+	boot_init(&b, k, w);
+	boot_kernel(cfg, k, w, &b, kvm_fail, sizeof(kvm_fail));
+	note_boot(cfg, &b, kvm_fail, out);
+	vm = vm_info(&b, k);
+	take_results(&b, k, w, &t);
+	keep_raw(d, w, &b, &t);
+	merge_guest_records(cfg, k, d, w, &b, &t, vm, seen, out);
+	err = conclude(cfg, k, d, &b, &t, vm, seen, out);
+	/* a guest that broke a rule is not the source of anything in meta.json */
+	if (t.refused) {
+		json_decref(t.ginfo);
+		t.ginfo = NULL;
+	}
+	if (t.ginfo || !*b.why)
+		out->kernel_meta = kernel_entry(k, k->release, t.ginfo, t.gkernel, vm);
+	if (!cfg->quiet)
+		print_boot_line(out, b.kvm);
+	if (t.tarmap)
+		munmap(t.tarmap, t.tarlen);
+	json_decref(t.ginfo);
+	json_decref(t.gkernel);
+	json_decref(vm);
+	json_decref(seen);
+	return err;
+}
+
 int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char work[PATH_MAX];
-	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], qlog[PATH_MAX];
-	char live[PATH_MAX], kvm_fail[600] = "", why[512];
-	char runs[PATH_MAX], rawrel[GUEST_NAME_MAX + 8], name[64], boot_sfx[24] = "";
-	const char *release;
-	struct vm_kernel k;
-	struct boot b = { 0 };
-	struct guest_out g = { 0 };
-	json_t *vm = NULL, *seen = json_object(), *ginfo = NULL, *gkernel = NULL;
-	char *tail = NULL;
-	void *tarmap = NULL;
-	size_t tarlen = 0;
-	double t_build;
-	bool refused = false;
-	int err = -1, resfd = -1, rawfd = -1;
+	struct vm_dest d = { .dir = resultsdir };
+	struct vm_work w;
+	int err = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->boot_to_first_byte_s = -1;
 	vm_fmt(out->release, sizeof(out->release), "%s", kernel_spec);
-	vm_fmt(runs, sizeof(runs), "%s/runs.jsonl", resultsdir);
-
-	if (kernel && !guest_name_ok(kernel->release)) {
-		guest_printable(kernel->release, strlen(kernel->release), out->release, sizeof(out->release));
-		pr_warn("vm: %s: its release '%s' is not a plain name ([A-Za-z0-9._+-]); it names the kernel's folder under raw/",
-			kernel_spec, out->release);
-		kernel = NULL;
-	}
+	vm_fmt(d.runs, sizeof(d.runs), "%s/runs.jsonl", resultsdir);
+	kernel = plain_release(kernel_spec, kernel, out);
 	if (!kernel) {
-		vm = json_pack("{s:s}", "spec", kernel_spec);
-		if (!cfg->dry_run)
-			out->runs_failed += append_failed(runs, cfg, out->release, seen,
-							  "vm: the kernel could not be prepared", vm);
-		goto out_free;
+		not_run(cfg, kernel_spec, &d, "vm: the kernel could not be prepared", out);
+		return -1;
 	}
-	k = *kernel;
-	vm_fmt(out->release, sizeof(out->release), "%s", k.release);
-	vm_fmt(work, sizeof(work), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(work)) {
-		pr_warn("vm: cannot make a scratch folder: %s", strerror(errno));
-		goto out_free;
-	}
-	if (!cfg->dry_run)
-		journal_add(json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "rm", "-rf", work));
-	vm_fmt(initrd, sizeof(initrd), "%s/initramfs.cpio", work);
-	vm_fmt(con, sizeof(con), "%s/console.log", work);
-	vm_fmt(tar, sizeof(tar), "%s/results.tar", work);
-	vm_fmt(live, sizeof(live), "%s/live.jsonl", work);
-	vm_fmt(qlog, sizeof(qlog), "%s/qemu.log", work);
-
-	t_build = vm_now();
-	if (vm_initramfs_build(cfg, &k, work, initrd) < 0) {
-		vm = json_pack("{s:s}", "spec", kernel_spec);
-		if (!cfg->dry_run)
-			out->runs_failed += append_failed(runs, cfg, k.release, seen,
-							  "vm: the initramfs could not be built", vm);
-		goto out_rm;
-	}
-	t_build = vm_now() - t_build;
-	{
-		struct stat st;
-
-		stat(initrd, &st);
-		pr_debug("vm: %s: initramfs %.1f MB in %.2f s", k.release, st.st_size / 1e6,
-			 t_build);
-	}
-
-	b.image = k.image;
-	b.initrd = initrd;
-	b.console_path = con;
-	b.tar_path = tar;
-	b.live_path = live;
-	b.qlog_path = qlog;
-	b.kvm = want_kvm(work, cfg->dry_run);
-	for (;;) {
-		b.boot_timeout_s = b.kvm ? KVM_INIT_TIMEOUT_S : TCG_INIT_TIMEOUT_S;
-		b.total_timeout_s = default_total_timeout(cfg, b.kvm);
-		if (cfg->dry_run) {
-			boot_once(&b, true);
-			err = 0;
-			goto out_rm;
-		}
-		if (!cfg->quiet)
-			pr_info("vm: %s: booting under %s%s%s%s", k.release, b.kvm ? "KVM" : "TCG",
-				b.kvm ? "" : " (", b.kvm ? "" : *kvm_fail ? "KVM did not bring it to its init" : kvm_why,
-				b.kvm ? "" : ")");
-		boot_once(&b, false);
-		if (!b.kvm_broken)
-			break;
-		vm_fmt(kvm_fail, sizeof(kvm_fail), "KVM did not bring %s to its init: %s", k.release, b.why);
-		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
-		b.kvm = false;
-	}
-	if (b.kvm) {
-		kvm_state = 1;
-	} else if (*kvm_fail && b.con.t_init) {
-		/* TCG brought the kernel KVM did not to its init: KVM it was */
-		kvm_state = 0;
-		vm_fmt(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
-	}
-	vm_fmt(out->accel, sizeof(out->accel), "%s", b.kvm ? "kvm" : "tcg");
-	vm_fmt(out->accel_why, sizeof(out->accel_why), "%s",
-		 b.kvm ? "KVM runs this kernel" : *kvm_fail ? kvm_fail : kvm_why);
-	out->boot_to_init_s = b.con.t_init;
-	/* the first measured byte comes --omit seconds after the load's first */
-	out->boot_to_first_byte_s = b.con.t_first ? b.con.t_first + (cfg->omit_s > 0 ? cfg->omit_s : 0) : -1;
-	out->total_s = b.total_s;
-	out->cpu_to_init_s = b.con.cpu_init;
-	out->cpu_to_first_byte_s = b.con.cpu_first;
-	vm = vm_info(&b, &k);
-	refused = b.flood;
-
-	/* the guest's results, when it sent them: read as data, checked before any is kept */
-	if (!*b.why) {
-		tarmap = map_file(tar, &tarlen, why, sizeof(why));
-		if (!tarmap) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's results did not arrive whole: %s", why);
-		} else if (guest_out_scan(tarmap, tarlen, &g, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: results.tar: %s", why);
-			refused = true;
-		}
-	}
-	if (g.info && !refused) {
-		ginfo = json_loadb(g.info, g.info_len, JSON_REJECT_DUPLICATES, NULL);
-		if (guest_info_check(ginfo, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": %s", why);
-			refused = true;
-			json_decref(ginfo);
-			ginfo = NULL;
-		}
-	}
-	/*
-	 * The host names the kernel (uname -r as its image, tree or package
-	 * tells it): records and raw/ are keyed by it, and a guest that says
-	 * otherwise could write as another kernel of the run.
-	 */
-	release = k.release;
-	if (ginfo && strcmp(json_string_value(json_object_get(ginfo, "release")), release)) {
-		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": release %s is not this kernel's own %s",
-		       json_string_value(json_object_get(ginfo, "release")), release);
-		refused = true;
-		json_decref(ginfo);
-		ginfo = NULL;
-	}
-	if (g.meta && !refused && guest_meta_kernel(g.meta, g.meta_len, release, &gkernel, why, sizeof(why)) < 0) {
-		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: %s", why);
-		refused = true;
-	}
-
-	/* raw/<release>/, opened without following a link */
-	vm_fmt(rawrel, sizeof(rawrel), "raw/%s", release);
-	resfd = open(resultsdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (resfd < 0)
-		vm_fmt(why, sizeof(why), "%s", strerror(errno));
-	else
-		rawfd = guest_open_dir(resfd, rawrel, why, sizeof(why));
-	if (rawfd < 0)
-		pr_warn("vm: %s/%s: %s", resultsdir, rawrel, why);
+	vm_fmt(out->release, sizeof(out->release), "%s", kernel->release);
+	vm_fmt(d.rawrel, sizeof(d.rawrel), "raw/%s", kernel->release);
 	/* --interleave boots a kernel once per repeat: a console log and guest info each */
 	if (cfg->interleave)
-		vm_fmt(boot_sfx, sizeof(boot_sfx), "-r%d", cfg->repeat_from);
-	vm_fmt(name, sizeof(name), "console%s.log", boot_sfx);
-	if (rawfd >= 0)
-		keep_console(rawfd, con, name);
-	if (tarmap && !refused && rawfd >= 0) {
-		if (guest_out_raw(tarmap, tarlen, rawfd, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's raw files were not kept: %s", why);
-			refused = true;
-		}
-		vm_fmt(name, sizeof(name), "vm-guest%s.json", boot_sfx);
-		if (g.info && guest_write_file(rawfd, name, g.info, g.info_len, why, sizeof(why)) < 0)
-			pr_warn("vm: %s: %s", rawrel, why);
-	}
-	if (!refused && g.runs) {
-		if (merge_runs(GUEST_RUNDIR "/runs.jsonl", g.runs, g.runs_len, cfg, release, runs, vm,
-			       seen, out, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's record was refused: %s", why);
-			refused = true;
-		}
-	} else if (!refused && !tarmap) {
-		/* no tar: the records sent as they were written, if any */
-		size_t len = 0;
-		char *buf = vm_read_file(live, &len);
+		vm_fmt(d.boot_sfx, sizeof(d.boot_sfx), "-r%d", cfg->repeat_from);
+	if (work_make(cfg, &w) < 0)
+		return -1;
+	if (work_fill(cfg, kernel, &w) < 0) {
+		not_run(cfg, kernel_spec, &d, "vm: the initramfs could not be built", out);
+	} else if (cfg->dry_run) {
+		struct boot b;
 
-		if (buf && merge_runs("live.jsonl", buf, len, cfg, release, runs, vm, seen, out, why,
-				      sizeof(why)) < 0) {
-			vm_fmt(b.why + strlen(b.why), sizeof(b.why) - strlen(b.why), "%sthe guest's record was refused: %s",
-			       *b.why ? "; " : "", why);
-			refused = true;
-		}
-		free(buf);
-	}
-
-	if (*b.why) {
-		char reason[700];
-
-		/* it may quote the guest or qemu: printable ASCII only, for the terminal and the records */
-		guest_printable(b.why, strlen(b.why), b.why, sizeof(b.why));
-		tail = console_tail(&b.con);
-		pr_warn("vm: %s: %s; the last console lines (all in %s/%s/console%s.log):\n%s", release,
-			b.why, resultsdir, rawrel, boot_sfx, tail ? tail : "");
-		vm_fmt(reason, sizeof(reason), "vm: %s", b.why);
-		out->runs_failed += append_failed(runs, cfg, release, seen, reason, vm);
-	} else {
-		int grc = (int)json_integer_value(json_object_get(ginfo, "rc"));
-
-		out->runs_failed += append_failed(runs, cfg, release, seen,
-						  "vm: the guest's collector wrote no record for it", vm);
-		if (grc != 0)
-			pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/%s/console%s.log",
-				release, grc, resultsdir, rawrel, boot_sfx);
+		boot_init(&b, kernel, &w);
+		b.kvm = want_kvm(w.dir, true);
+		boot_once(&b, true);
 		err = 0;
+	} else {
+		err = run_booted(cfg, kernel, &w, &d, out);
 	}
-	/* a guest that broke a rule is not the source of anything in meta.json */
-	if (refused) {
-		json_decref(ginfo);
-		ginfo = NULL;
-	}
-	if (ginfo || !*b.why)
-		out->kernel_meta = kernel_entry(&k, release, ginfo, gkernel, vm);
-	if (!cfg->quiet) {
-		char fb[128];
-
-		if (out->boot_to_first_byte_s >= 0)
-			vm_fmt(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
-		else
-			vm_fmt(fb, sizeof(fb), "not reached");
-		char ini[32];
-
-		if (out->boot_to_init_s > 0)
-			vm_fmt(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
-		else
-			vm_fmt(ini, sizeof(ini), "not reached");
-		if (out->cpu_to_first_byte_s > 0)
-			vm_fmt(fb + strlen(fb), sizeof(fb) - strlen(fb), " (qemu used %.1f s of CPU)",
-			       out->cpu_to_first_byte_s);
-		pr_info("vm: %s: %s, boot to init %s, boot to first measured byte %s, total %.1f s",
-			release, b.kvm ? "KVM" : "TCG", ini, fb, out->total_s);
-	}
-	if (rawfd >= 0)
-		close(rawfd);
-	if (resfd >= 0)
-		close(resfd);
-	if (tarmap)
-		munmap(tarmap, tarlen);
-out_rm:
-	vm_rm_rf(work);
-out_free:
-	free(tail);
-	json_decref(vm);
-	json_decref(seen);
-	json_decref(ginfo);
-	json_decref(gkernel);
+	vm_rm_rf(w.dir);
 	return err;
 }

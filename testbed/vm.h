@@ -77,6 +77,13 @@ int vm_image_release(const char *image, char *out, size_t outlen);
 int vm_sha256_file(const char *path, char out[65]);
 
 /*
+ * The uncompressed vmlinux of a bzImage, with its PVH entry point, as
+ * workdir/vmlinux (its path in out): 0, or -1 when the image has none this
+ * host can inflate (then boot the bzImage). See vm_pvh.c.
+ */
+int vm_kernel_pvh(const char *image, const char *workdir, char *out, size_t outlen);
+
+/*
  * Build the initramfs for cfg's matrix on kernel k into the file path.
  * workdir is a scratch folder the caller removes.
  */

@@ -739,7 +739,7 @@ static int work_fill(const struct run_config *cfg, const struct vm_kernel *k, st
 	if (stat(w->initrd, &st) == 0)
 		pr_debug("vm: %s: initramfs %.1f MB in %.2f s", k->release, st.st_size / 1e6,
 			 vm_now() - t);
-	if (!cfg->dry_run && !classic_boot()) {
+	if (!classic_boot()) {
 		t = vm_now();
 		if (vm_kernel_pvh(k->image, w->dir, w->vmlinux, sizeof(w->vmlinux)) < 0)
 			w->vmlinux[0] = '\0';

@@ -582,75 +582,93 @@ static const char *maybe_strip(const struct module *m, const char *workdir, char
 	return buf;
 }
 
-static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *workdir,
-		       int *nmods)
+/*
+ * Every module of k with its dependencies (modules.dep; for a build tree,
+ * or a package without one, from depmod over the whole set first); its
+ * source folder in srcdir. 1 when k has no modules, -1 on error.
+ */
+static int gather_modules(const struct vm_kernel *k, const char *workdir, struct modset *s,
+			  char *srcdir, size_t srclen)
 {
-	char srcdir[PATH_MAX], dep[PATH_MAX * 2], stage[PATH_MAX * 2], dir[PATH_MAX * 3];
-	struct modset s = { 0 };
-	const char *extra = getenv("IPSECPERF_VM_MODULES");
-	int err = -1;
+	char dep[PATH_MAX * 2], stage[PATH_MAX * 2];
 
-	*nmods = 0;
 	if (*k->tree) {
-		vm_fmt(srcdir, sizeof(srcdir), "%s", k->tree);
-		if (modules_from_tree(k->tree, &s) < 0)
-			goto out;
+		vm_fmt(srcdir, srclen, "%s", k->tree);
+		if (modules_from_tree(k->tree, s) < 0)
+			return -1;
 	} else if (*k->moddir) {
-		vm_fmt(srcdir, sizeof(srcdir), "%s", k->moddir);
-		if (modules_from_moddir(k->moddir, &s) < 0)
-			goto out;
+		vm_fmt(srcdir, srclen, "%s", k->moddir);
+		if (modules_from_moddir(k->moddir, s) < 0)
+			return -1;
 	} else {
-		return 0; /* a kernel without modules: what it has is built in */
+		return 1; /* a kernel without modules: what it has is built in */
 	}
-
 	vm_fmt(dep, sizeof(dep), "%s/modules.dep", srcdir);
 	if (*k->tree || !vm_is_file(dep)) {
 		/* no index yet: make one for the whole set first */
 		vm_fmt(stage, sizeof(stage), "%s/modules-all", workdir);
-		if (stage_modules(&s, false, srcdir, stage, k->release) < 0)
-			goto out;
+		if (stage_modules(s, false, srcdir, stage, k->release) < 0)
+			return -1;
 		vm_fmt(dep, sizeof(dep), "%s/lib/modules/%s/modules.dep", stage, k->release);
 	}
-	if (read_modules_dep(dep, &s) < 0) {
+	if (read_modules_dep(dep, s) < 0) {
 		pr_warn("vm: cannot read %s", dep);
-		goto out;
+		return -1;
 	}
-	for (int i = 0; i < s.n; i++) {
-		const char *base = strrchr(s.m[i].rel, '/');
+	return 0;
+}
+
+/* Is the module file base (name.ko...) one of IPSECPERF_VM_MODULES=name,name? */
+static bool asked_by_name(const char *extra, const char *base)
+{
+	char name[128];
+
+	if (!extra || !base)
+		return false;
+	vm_fmt(name, sizeof(name), "%s", base);
+	name[strcspn(name, ".")] = '\0';
+	for (const char *p = extra; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == strlen(name) && !strncmp(p, name, l))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+/* Want the modules under module_prefixes (no netfilter) and those asked for, with their deps. */
+static void want_modules(struct modset *s)
+{
+	const char *extra = getenv("IPSECPERF_VM_MODULES");
+
+	for (int i = 0; i < s->n; i++) {
+		const char *base = strrchr(s->m[i].rel, '/');
 		bool want = false;
 
 		for (int j = 0; module_prefixes[j]; j++)
-			want |= !strncmp(s.m[i].rel, module_prefixes[j], strlen(module_prefixes[j]));
-		want &= !strstr(s.m[i].rel, "/netfilter/");
-		/* IPSECPERF_VM_MODULES: more modules by name, comma-separated */
-		if (extra && base) {
-			char name[128];
-
-			vm_fmt(name, sizeof(name), "%s", base + 1);
-			name[strcspn(name, ".")] = '\0';
-			for (const char *p = extra; *p;) {
-				size_t l = strcspn(p, ",");
-
-				want |= l == strlen(name) && !strncmp(p, name, l);
-				p += l + (p[l] == ',');
-			}
-		}
+			want |= !strncmp(s->m[i].rel, module_prefixes[j], strlen(module_prefixes[j]));
+		want &= !strstr(s->m[i].rel, "/netfilter/");
+		want |= asked_by_name(extra, base ? base + 1 : NULL);
 		if (want)
-			want_closure(&s, &s.m[i]);
+			want_closure(s, &s->m[i]);
 	}
+}
 
-	/* the guest's index covers exactly the modules it has */
-	vm_fmt(stage, sizeof(stage), "%s/modules", workdir);
-	if (stage_modules(&s, true, srcdir, stage, k->release) < 0)
-		goto out;
-	for (int i = 0; i < s.n; i++) {
+/* The wanted modules and the guest's index of exactly these (staged in stage). */
+static int write_modules(struct cpio *c, struct modset *s, const struct vm_kernel *k,
+			 const char *workdir, const char *stage, int *nmods)
+{
+	char dir[PATH_MAX * 3];
+
+	for (int i = 0; i < s->n; i++) {
 		char name[PATH_MAX * 2], stripped[PATH_MAX * 2];
 
-		if (!s.m[i].want)
+		if (!s->m[i].want)
 			continue;
-		vm_fmt(name, sizeof(name), "lib/modules/%s/%s", k->release, s.m[i].rel);
-		if (cpio_file(c, name, maybe_strip(&s.m[i], workdir, stripped, sizeof(stripped))) < 0)
-			goto out;
+		vm_fmt(name, sizeof(name), "lib/modules/%s/%s", k->release, s->m[i].rel);
+		if (cpio_file(c, name, maybe_strip(&s->m[i], workdir, stripped, sizeof(stripped))) < 0)
+			return -1;
 		(*nmods)++;
 	}
 	vm_fmt(dir, sizeof(dir), "%s/lib/modules/%s", stage, k->release);
@@ -664,14 +682,31 @@ static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *wo
 		vm_fmt(src, sizeof(src), "%s/%s", dir, *f);
 		vm_fmt(name, sizeof(name), "lib/modules/%s/%s", k->release, *f);
 		if (vm_is_file(src) && cpio_file(c, name, src) < 0)
-			goto out;
+			return -1;
 	}
-	err = 0;
-out:
-	if (err)
+	return 0;
+}
+
+static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *workdir,
+		       int *nmods)
+{
+	char srcdir[PATH_MAX], stage[PATH_MAX * 2];
+	struct modset s = { 0 };
+	int err = gather_modules(k, workdir, &s, srcdir, sizeof(srcdir));
+
+	*nmods = 0;
+	if (err == 0) {
+		want_modules(&s);
+		/* the guest's index covers exactly the modules it has */
+		vm_fmt(stage, sizeof(stage), "%s/modules", workdir);
+		err = stage_modules(&s, true, srcdir, stage, k->release);
+		if (err == 0)
+			err = write_modules(c, &s, k, workdir, stage, nmods);
+	}
+	if (err < 0)
 		pr_warn("vm: cannot gather the modules of %s", k->spec);
 	modset_free(&s);
-	return err;
+	return err < 0 ? -1 : 0;
 }
 
 /* ---- the guest's configuration ---- */

@@ -365,9 +365,104 @@ static int cached_package(const char *pkg, char *dir, size_t dirlen)
 	return best ? 0 : -1;
 }
 
-int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
+/* debian:PACKAGE: the cached unpack, fetched first when there is none. */
+static int resolve_debian(const char *spec, struct vm_kernel *k)
+{
+	char dir[PATH_MAX], pkg[200];
+
+	package_name(spec + 7, pkg, sizeof(pkg));
+	if (cached_package(pkg, dir, sizeof(dir)) < 0 &&
+	    vm_kernel_fetch(pkg, dir, sizeof(dir)) < 0)
+		return -1;
+	if (resolve_unpacked(dir, k) < 0) {
+		pr_warn("kernel %s: %s holds no boot/vmlinuz-* with lib/modules; remove it and fetch again",
+			spec, dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* FILE.deb: unpacked into the cache. */
+static int resolve_deb(const char *spec, struct vm_kernel *k)
 {
 	char dir[PATH_MAX];
+
+	if (vm_kernel_unpack_deb(spec, dir, sizeof(dir)) < 0)
+		return -1;
+	if (resolve_unpacked(dir, k) < 0) {
+		pr_warn("kernel %s: the package holds no boot/vmlinuz-* with lib/modules", spec);
+		return -1;
+	}
+	return 0;
+}
+
+/* DIR: a built kernel tree, or an unpacked package. */
+static int resolve_dir(const char *spec, struct vm_kernel *k)
+{
+	char p[PATH_MAX];
+
+	vm_fmt(p, sizeof(p), "%s/arch/x86/boot/bzImage", spec);
+	if (vm_is_file(p))
+		return resolve_tree(spec, k);
+	if (resolve_unpacked(spec, k) == 0)
+		return 0;
+	pr_warn("kernel %s: neither a built kernel tree (arch/x86/boot/bzImage) nor an unpacked package (boot/vmlinuz-*, lib/modules/*)",
+		spec);
+	return -1;
+}
+
+/* The config of an image's kernel: /boot/config-<release>, or the build tree's of its modules. */
+static void image_config(struct vm_kernel *k)
+{
+	vm_fmt(k->config, sizeof(k->config), "/boot/config-%s", k->release);
+	if (vm_is_file(k->config))
+		return;
+	k->config[0] = '\0';
+	if (*k->moddir) {
+		vm_fmt(k->config, sizeof(k->config), "%s/build/.config", k->moddir);
+		if (!vm_is_file(k->config))
+			k->config[0] = '\0';
+	}
+}
+
+/* IMAGE[:MODDIR]: a bzImage, its modules by default those installed for its release. */
+static int resolve_image(const char *spec, struct vm_kernel *k)
+{
+	const char *colon = vm_is_file(spec) ? NULL : strrchr(spec, ':');
+	char rel[128] = "";
+
+	vm_fmt(k->image, sizeof(k->image), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+	if (!vm_is_file(k->image)) {
+		pr_warn("kernel %s: no such file or folder; give a bzImage[:modules folder], a kernel build tree, a .deb or debian:PACKAGE",
+			spec);
+		return -1;
+	}
+	if (vm_image_release(k->image, rel, sizeof(rel)) < 0) {
+		pr_warn("kernel %s: %s is not an x86 bzImage", spec, k->image);
+		return -1;
+	}
+	vm_fmt(k->release, sizeof(k->release), "%s", rel);
+	if (colon) {
+		vm_fmt(k->moddir, sizeof(k->moddir), "%s", colon + 1);
+	} else {
+		/* a kernel installed on this host but not running */
+		vm_fmt(k->moddir, sizeof(k->moddir), "/lib/modules/%s", rel);
+		if (!vm_is_dir(k->moddir))
+			k->moddir[0] = '\0';
+	}
+	if (*k->moddir && !vm_is_dir(k->moddir)) {
+		pr_warn("kernel %s: modules folder %s: no such folder", spec, k->moddir);
+		return -1;
+	}
+	image_config(k);
+	if (!*k->moddir)
+		pr_warn("kernel %s: no modules folder (give IMAGE:MODDIR); only built-in features will be there",
+			spec);
+	return 0;
+}
+
+int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
+{
 	size_t n;
 
 	memset(k, 0, sizeof(*k));
@@ -375,83 +470,11 @@ int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
 		return -1;
 	n = strlen(spec);
 	vm_fmt(k->spec, sizeof(k->spec), "%s", spec);
-
-	if (!strncmp(spec, "debian:", 7)) {
-		char pkg[200];
-
-		package_name(spec + 7, pkg, sizeof(pkg));
-		if (cached_package(pkg, dir, sizeof(dir)) < 0 &&
-		    vm_kernel_fetch(pkg, dir, sizeof(dir)) < 0)
-			return -1;
-		if (resolve_unpacked(dir, k) < 0) {
-			pr_warn("kernel %s: %s holds no boot/vmlinuz-* with lib/modules; remove it and fetch again",
-				spec, dir);
-			return -1;
-		}
-		return 0;
-	}
-	if (n > 4 && !strcmp(spec + n - 4, ".deb") && vm_is_file(spec)) {
-		if (vm_kernel_unpack_deb(spec, dir, sizeof(dir)) < 0)
-			return -1;
-		if (resolve_unpacked(dir, k) < 0) {
-			pr_warn("kernel %s: the package holds no boot/vmlinuz-* with lib/modules", spec);
-			return -1;
-		}
-		return 0;
-	}
-	if (vm_is_dir(spec)) {
-		char p[PATH_MAX];
-
-		vm_fmt(p, sizeof(p), "%s/arch/x86/boot/bzImage", spec);
-		if (vm_is_file(p))
-			return resolve_tree(spec, k);
-		if (resolve_unpacked(spec, k) == 0)
-			return 0;
-		pr_warn("kernel %s: neither a built kernel tree (arch/x86/boot/bzImage) nor an unpacked package (boot/vmlinuz-*, lib/modules/*)",
-			spec);
-		return -1;
-	}
-
-	/* IMAGE[:MODDIR] */
-	{
-		const char *colon = vm_is_file(spec) ? NULL : strrchr(spec, ':');
-		char rel[128] = "";
-
-		vm_fmt(k->image, sizeof(k->image), "%.*s", colon ? (int)(colon - spec) : (int)n, spec);
-		if (!vm_is_file(k->image)) {
-			pr_warn("kernel %s: no such file or folder; give a bzImage[:modules folder], a kernel build tree, a .deb or debian:PACKAGE",
-				spec);
-			return -1;
-		}
-		if (vm_image_release(k->image, rel, sizeof(rel)) < 0) {
-			pr_warn("kernel %s: %s is not an x86 bzImage", spec, k->image);
-			return -1;
-		}
-		vm_fmt(k->release, sizeof(k->release), "%s", rel);
-		if (colon) {
-			vm_fmt(k->moddir, sizeof(k->moddir), "%s", colon + 1);
-		} else {
-			/* a kernel installed on this host but not running */
-			vm_fmt(k->moddir, sizeof(k->moddir), "/lib/modules/%s", rel);
-			if (!vm_is_dir(k->moddir))
-				k->moddir[0] = '\0';
-		}
-		if (*k->moddir && !vm_is_dir(k->moddir)) {
-			pr_warn("kernel %s: modules folder %s: no such folder", spec, k->moddir);
-			return -1;
-		}
-		vm_fmt(k->config, sizeof(k->config), "/boot/config-%s", rel);
-		if (!vm_is_file(k->config)) {
-			k->config[0] = '\0';
-			if (*k->moddir) {
-				vm_fmt(k->config, sizeof(k->config), "%s/build/.config", k->moddir);
-				if (!vm_is_file(k->config))
-					k->config[0] = '\0';
-			}
-		}
-		if (!*k->moddir)
-			pr_warn("kernel %s: no modules folder (give IMAGE:MODDIR); only built-in features will be there",
-				spec);
-	}
-	return 0;
+	if (!strncmp(spec, "debian:", 7))
+		return resolve_debian(spec, k);
+	if (n > 4 && !strcmp(spec + n - 4, ".deb") && vm_is_file(spec))
+		return resolve_deb(spec, k);
+	if (vm_is_dir(spec))
+		return resolve_dir(spec, k);
+	return resolve_image(spec, k);
 }

@@ -32,8 +32,9 @@ esac
 case $1 in
 fail|tcgfail) echo "$msg" >&2; exit 3 ;;
 hang) exec sleep 600 ;;
-bootfail) case " \$* " in *" -bios "*) ;; *) echo "$msg" >&2; exit 1 ;; esac ;;
-boothang) case " \$* " in *" -bios "*) ;; *) exec sleep 600 ;; esac ;;
+# a boot has -kernel (both have -bios: the probe's firmware, the boot's qboot)
+bootfail) case " \$* " in *" -kernel "*) echo "$msg" >&2; exit 1 ;; esac ;;
+boothang) case " \$* " in *" -kernel "*) exec sleep 600 ;; esac ;;
 esac
 # the probe passes: it runs under TCG
 n=\$#

@@ -116,6 +116,8 @@ static int cmd_help(int argc, char **argv)
 {
 	const struct command *c;
 
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return command_help(&command_help_);
 	if (argc < 2) {
 		usage(stdout, true);
 		return fflush(stdout) == 0 ? 0 : 1;
@@ -168,8 +170,9 @@ int main(int argc, char **argv)
 	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i))
 		return command_help(c);
 	/* hidden: the option table, one option a line, for scripts and tests */
-	if (c->opts && command_has(argc - i, argv + i, "--list-options")) {
-		options_list(stdout, c->opts);
+	if (command_has(argc - i, argv + i, "--list-options")) {
+		if (c->opts)
+			options_list(stdout, c->opts);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	ret = c->fn(argc - i, argv + i);

@@ -123,6 +123,7 @@ while IFS=$'\t' read -r name short arg testbeds where; do
 	opt=${name#--}
 	[[ $testbeds =~ ^(netns|peer|vm)(,(netns|peer|vm))*$ ]] || fail "$name: marks '$testbeds' name no testbed"
 	[[ $where == guest || $where == host ]] || fail "$name: neither guest nor host ('$where')"
+	[[ $where == guest && ,$testbeds, != *,vm,* ]] && fail "$name goes to the vm guest but is refused on vm"
 	grep -q -- "$name" "$TMP/help" || fail "$name is not in run --help"
 	for tb in netns peer vm; do
 		val=()

@@ -2,7 +2,6 @@
 #include "compare.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,77 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
 #include "until_ci.h"
 #include "compare_int.h"
 #include "log.h"
 #include "pool.h"
 #include "provenance.h"
 #include "results.h"
-
-const char help_compare[] =
-	"usage: ipsecperf compare [OPTIONS] BASE NEW\n"
-	"       ipsecperf compare [OPTIONS] BASE... -- NEW...\n"
-	"       ipsecperf compare --simulate [--trials N] [--seed S] [--threshold PCT]\n"
-	"\n"
-	"Compare results directories, kernel by kernel: for each scenario and\n"
-	"metric (throughput, cycles per byte, each per-packet counter) the base and\n"
-	"new medians with their CV, the change in percent, whether that is better\n"
-	"or worse for the metric, and its p-value from a test suited to small\n"
-	"samples: Mann-Whitney U, exact (default), or Welch's t. The table reads\n"
-	"like the kernel test robot's. Several directories a side (one per CI\n"
-	"job or machine) are pooled, each one's provenance shown apart.\n"
-	"\n"
-	"First compare checks that the runs were measured alike: the same host,\n"
-	"CPU model and count, testbed, accelerator, duration, warm-up, load,\n"
-	"scenario definitions, --profile, ipsecperf and iperf3 versions. Each\n"
-	"field that differs is one note, and compare stops (exit 2) unless the\n"
-	"field is allowed with --allow-mismatch. BASE and NEW holding the same\n"
-	"runs is an error too.\n"
-	"\n"
-	"Exit status 1 when a selected metric is worse by more than the threshold\n"
-	"with p < alpha (a regression), 0 when none is, 2 for bad usage or input\n"
-	"or sides that are not comparable.\n"
-	"\n"
-	"options (before the directories):\n"
-	"  -m, --metric LIST    metrics that decide the exit status, comma separated\n"
-	"                       (repeatable): throughput, cycles_per_byte (or cpb),\n"
-	"                       a counter name, or all (default: throughput,\n"
-	"                       cycles_per_byte)\n"
-	"  -t, --threshold PCT  a regression must exceed PCT percent (default 5)\n"
-	"  -a, --alpha P        significance level (default 0.05)\n"
-	"      --test TEST      mw (Mann-Whitney U, default) or welch (Welch's t)\n"
-	"      --base-kernel K  use only kernel K's runs of BASE\n"
-	"      --new-kernel K   use only kernel K's runs of NEW; with BASE = NEW,\n"
-	"                       this compares two kernels of one run\n"
-	"      --common         compare the scenarios both sides have; without it,\n"
-	"                       different scenario sets are an error\n"
-	"      --allow-mismatch FIELD,...\n"
-	"                       compare although these differ (repeatable): host,\n"
-	"                       cpu_model, cpu_count, testbed, accel, duration,\n"
-	"                       omit, load, scenario, profile, tool_version,\n"
-	"                       iperf3_version, or all\n"
-	"  -f, --format FMT     text (default, 80 columns), md, csv, json or junit\n"
-	"                       (JUnit XML for CI: one testcase per kernel,\n"
-	"                       scenario and selected metric; docs/ci.md)\n"
-	"      --simulate       print the false-positive and detection rates of the\n"
-	"                       gate for simulated runs (see docs/compare.md)\n"
-	"      --simulate-until-ci\n"
-	"                       instead: how many repeats `run --until-ci` takes and\n"
-	"                       how often its interval covers the true median\n"
-	"                       (docs/methodology.md)\n"
-	"      --trials N       simulated comparisons per row (default 20000)\n"
-	"      --seed S         seed of the simulation (default 1)\n"
-	"\n"
-	"Flags: R a regression (fails the gate), I an improvement beyond the\n"
-	"threshold on a selected metric, - and + significantly worse and better.\n"
-	"Every note (mismatches, fields not recorded, too few runs, run order,\n"
-	"--common) is in the text and in -f json and junit.\n"
-	"\n"
-	"Kernels are paired by name; when each side has exactly one kernel, those\n"
-	"two are paired. Runs whose status is not ok are left out and counted.\n"
-	"With n = 3 against 3 the exact Mann-Whitney test cannot go below\n"
-	"p = 0.10, so nothing can be called significant: use --repeat 5 or more.\n";
 
 /* ---- the decision ---- */
 
@@ -162,7 +96,7 @@ void compare_simulate(int n, double cv, double effect, double outlier, enum comp
 	out->gate = (double)gate / trials;
 }
 
-static int simulate(FILE *f, int trials, unsigned long long seed, double alpha, double threshold)
+int compare_simulate_table(FILE *f, int trials, unsigned long long seed, double alpha, double threshold)
 {
 	static const int ns[] = { 3, 5, 10 };
 	static const double cvs[] = { 0.01, 0.02, 0.05 };
@@ -228,7 +162,7 @@ static const char *side_where(const struct side *s, char *buf, size_t len)
 	return buf;
 }
 
-static int load_side(struct side *s, const char *name, char **dirs, int ndirs, const char *only_kernel)
+static int load_side(struct side *s, const char *name, char *const *dirs, int ndirs, const char *only_kernel)
 {
 	char where[PATH_MAX + 64];
 
@@ -669,19 +603,6 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 
 /* ---- the command ---- */
 
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out >= lo && *out <= hi)) {
-		pr_warn("compare: %s %s: a number from %g to %g expected", opt, s, lo, hi);
-		return -1;
-	}
-	return 0;
-}
-
 /* A metric asked for by name must exist somewhere. */
 static int check_metrics_exist(const struct opts *o, const struct pair_row *rows, int nrows)
 {
@@ -717,162 +638,48 @@ static int write_out(const struct comparison *c)
 	return compare_text(stdout, c);
 }
 
-int cmd_compare(int argc, char **argv)
+/* Each side's figures, paired kernel by kernel, into rows; -1 after one line. */
+static int compare_rows(struct side *b, struct side *n, struct opts *o, struct notes *notes,
+			struct pair_row **rows, int *nrows)
 {
-	enum { O_TEST = 256, O_BASEK, O_NEWK, O_COMMON, O_SIM, O_TRIALS, O_SEED, O_ALLOW, O_SIM_CI };
-	static const struct option lopts[] = {
-		{ "metric", required_argument, NULL, 'm' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "test", required_argument, NULL, O_TEST },
-		{ "base-kernel", required_argument, NULL, O_BASEK },
-		{ "new-kernel", required_argument, NULL, O_NEWK },
-		{ "common", no_argument, NULL, O_COMMON },
-		{ "allow-mismatch", required_argument, NULL, O_ALLOW },
-		{ "simulate", no_argument, NULL, O_SIM },
-		{ "simulate-until-ci", no_argument, NULL, O_SIM_CI },
-		{ "trials", required_argument, NULL, O_TRIALS },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct opts o = { .threshold = 5, .alpha = 0.05, .test = TEST_MW, .format = "text" };
-	char *metric_buf[64], *copies[64];
-	int ncopies = 0, c, ret = EXIT_USAGE, npairs, nrows = 0, nbase;
-	bool sim = false, sim_ci = false;
-	double trials = 20000, seed = 1;
-	struct side b = { 0 }, n = { 0 };
 	const char **kb = NULL, **kn = NULL;
+	int npairs = pair_kernels(b, n, &kb, &kn), err = -1;
+
+	if (npairs < 0)
+		goto out;
+	for (int p = 0; p < npairs; p++)
+		if (check_not_same(b, n, kb[p], kn[p]) < 0)
+			goto out;
+	if (build_rows(b, n, kb, kn, npairs, o, notes, rows, nrows) < 0)
+		goto out;
+	err = check_metrics_exist(o, *rows, *nrows);
+out:
+	free(kb);
+	free(kn);
+	return err;
+}
+
+int compare_run(const struct compare_opts *co, char *const base[], int nbase, char *const new[], int nnew)
+{
+	struct opts o = { .metrics = (char **)co->metrics, .nmetrics = co->nmetrics, .all_metrics = co->all_metrics,
+			  .threshold = co->threshold, .alpha = co->alpha, .test = co->test,
+			  .base_kernel = co->base_kernel, .new_kernel = co->new_kernel, .common = co->common,
+			  .format = co->format, .allow = co->allow };
+	char *defaults[] = { "throughput", "cycles_per_byte" };
+	int ret = EXIT_USAGE, nrows = 0;
+	struct side b = { 0 }, n = { 0 };
 	struct pair_row *rows = NULL;
 	struct notes notes = { 0 };
 	struct prov_check pc;
 	struct comparison cmp = { .b = &b, .n = &n, .o = &o, .notes = &notes };
 
-	o.metrics = metric_buf;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:m:t:a:f:", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'm': {
-			char *copy = strdup(optarg), *tok, *save;
-
-			if (!copy || ncopies == 64)
-				goto out_usage;
-			copies[ncopies++] = copy;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (!strcmp(tok, "all"))
-					o.all_metrics = true;
-				else if (o.nmetrics < 64)
-					o.metrics[o.nmetrics++] = tok;
-			}
-			break;
-		}
-		case 't':
-			if (parse_double("--threshold", optarg, 0, 1000, &o.threshold) < 0)
-				goto out_usage;
-			break;
-		case 'a':
-			if (parse_double("--alpha", optarg, 1e-9, 0.5, &o.alpha) < 0)
-				goto out_usage;
-			break;
-		case 'f':
-			o.format = optarg;
-			break;
-		case O_TEST:
-			if (!strcmp(optarg, "mw"))
-				o.test = TEST_MW;
-			else if (!strcmp(optarg, "welch"))
-				o.test = TEST_WELCH;
-			else {
-				pr_warn("compare: --test %s: mw or welch expected", optarg);
-				goto out_usage;
-			}
-			break;
-		case O_BASEK:
-			o.base_kernel = optarg;
-			break;
-		case O_NEWK:
-			o.new_kernel = optarg;
-			break;
-		case O_COMMON:
-			o.common = true;
-			break;
-		case O_ALLOW:
-			if (prov_parse_allow("compare", optarg, &o.allow) < 0)
-				goto out_usage;
-			break;
-		case O_SIM:
-			sim = true;
-			break;
-		case O_SIM_CI:
-			sim_ci = true;
-			break;
-		case O_TRIALS:
-			if (parse_double("--trials", optarg, 1, 1e8, &trials) < 0)
-				goto out_usage;
-			break;
-		case O_SEED:
-			if (parse_double("--seed", optarg, 0, 1e15, &seed) < 0)
-				goto out_usage;
-			break;
-		default:
-			options_getopt_error("compare", c, argv);
-			goto out_usage;
-		}
-	}
-	if (sim_ci) {
-		if (optind != argc) {
-			pr_warn("compare: --simulate-until-ci takes no directories");
-			goto out_usage;
-		}
-		ret = until_ci_simulate(stdout, (int)trials, (unsigned long long)seed) < 0 ? EXIT_FAIL : EXIT_OK;
-		goto out_usage;
-	}
-	if (sim) {
-		if (optind != argc) {
-			pr_warn("compare: --simulate takes no directories");
-			goto out_usage;
-		}
-		ret = simulate(stdout, (int)trials, (unsigned long long)seed, o.alpha, o.threshold) < 0
-			      ? EXIT_FAIL : EXIT_OK;
-		goto out_usage;
-	}
 	if (!o.nmetrics && !o.all_metrics) {
-		o.metrics[o.nmetrics++] = "throughput";
-		o.metrics[o.nmetrics++] = "cycles_per_byte";
+		o.metrics = defaults;
+		o.nmetrics = 2;
 	}
-	if (strcmp(o.format, "text") && strcmp(o.format, "md") && strcmp(o.format, "csv") &&
-	    strcmp(o.format, "json") && strcmp(o.format, "junit")) {
-		pr_warn("compare: --format %s: text, md, csv, json or junit expected", o.format);
-		goto out_usage;
-	}
-	/* BASE NEW, or BASE... -- NEW... (a "--" before BASE is getopt's) */
-	for (nbase = 0; optind + nbase < argc && strcmp(argv[optind + nbase], "--"); nbase++)
-		;
-	if (optind + nbase == argc) {
-		if (nbase != 2) {
-			pr_warn("compare: two results directories expected; usage: ipsecperf compare [OPTIONS] BASE NEW, or BASE... -- NEW...");
-			goto out_usage;
-		}
-		nbase = 1;
-	} else if (!nbase || optind + nbase + 1 == argc) {
-		pr_warn("compare: results directories expected on both sides of --; usage: ipsecperf compare [OPTIONS] BASE... -- NEW...");
-		goto out_usage;
-	}
-	if (load_side(&b, "base", argv + optind, nbase, o.base_kernel) < 0)
-		goto out;
-	optind += nbase + !strcmp(argv[optind + nbase], "--");
-	if (load_side(&n, "new", argv + optind, argc - optind, o.new_kernel) < 0)
-		goto out;
-	npairs = pair_kernels(&b, &n, &kb, &kn);
-	if (npairs < 0)
-		goto out;
-	for (int p = 0; p < npairs; p++)
-		if (check_not_same(&b, &n, kb[p], kn[p]) < 0)
-			goto out;
-	if (build_rows(&b, &n, kb, kn, npairs, &o, &notes, &rows, &nrows) < 0)
-		goto out;
-	if (check_metrics_exist(&o, rows, nrows) < 0)
+	if (load_side(&b, "base", base, nbase, o.base_kernel) < 0 ||
+	    load_side(&n, "new", new, nnew, o.new_kernel) < 0 ||
+	    compare_rows(&b, &n, &o, &notes, &rows, &nrows) < 0)
 		goto out;
 	prov_check_init(&pc, &notes, o.allow);
 	check_comparable(&pc, &b, &n, rows, nrows);
@@ -896,17 +703,11 @@ int cmd_compare(int argc, char **argv)
 	cmp.rows = rows;
 	cmp.nrows = nrows;
 	cmp.exit_status = cmp.nreg ? EXIT_FAIL : EXIT_OK;
-	c = write_out(&cmp);
-	ret = c < 0 ? EXIT_FAIL : cmp.exit_status;
+	ret = write_out(&cmp) < 0 ? EXIT_FAIL : cmp.exit_status;
 out:
 	notes_free(&notes);
 	free(rows);
-	free(kb);
-	free(kn);
 	free_side(&b);
 	free_side(&n);
-out_usage:
-	for (int i = 0; i < ncopies; i++)
-		free(copies[i]);
 	return ret;
 }

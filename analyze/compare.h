@@ -4,6 +4,7 @@
 #define IPSECPERF_COMPARE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "stats.h"
 
@@ -43,5 +44,24 @@ struct sim_result {
 void compare_simulate(int n, double cv, double effect, double outlier, enum compare_test test,
 		      double alpha, double threshold, int trials, unsigned long long seed,
 		      struct sim_result *out);
+
+/* `compare --simulate`: the table of false-positive and detection rates. -1 if f failed. */
+int compare_simulate_table(FILE *f, int trials, unsigned long long seed, double alpha, double threshold);
+
+/* What `ipsecperf compare` was asked for (cmd/cmd_compare.c parses it). */
+struct compare_opts {
+	const char *const *metrics; /* deciding the exit status; none: throughput, cycles_per_byte */
+	int nmetrics;
+	bool all_metrics;
+	double threshold, alpha;
+	enum compare_test test;
+	const char *base_kernel, *new_kernel;
+	bool common;
+	const char *format;  /* text, md, csv, json or junit */
+	unsigned allow;      /* --allow-mismatch: provenance fields */
+};
+
+/* Compare the BASE directories with the NEW ones; an exit status (1: a regression). */
+int compare_run(const struct compare_opts *o, char *const base[], int nbase, char *const new[], int nnew);
 
 #endif

@@ -116,8 +116,16 @@ struct prof_diff_row {
 int prof_diff(const struct prof_summary *base, const struct prof_summary *s,
 	      struct prof_diff_row **rows, size_t *n);
 
-/* `ipsecperf report --profile` (analyze/profile_report.c). */
-int cmd_report_profile(int argc, char **argv);
-extern const char help_report_profile[];
+/* What `ipsecperf report --profile` was asked for (cmd/cmd_report.c parses it). */
+struct report_profile_opts {
+	const char *base;        /* --base SCENARIO, or NULL for the first */
+	const char *base_kernel; /* --base-kernel K, or NULL */
+	const char *folded;      /* --folded DIR, or NULL for the first DIR */
+	int top;                 /* rows per table */
+	bool json;               /* -f json */
+};
+
+/* `ipsecperf report --profile` on DIRs (analyze/profile_report.c); an exit status. */
+int report_profile_run(const struct report_profile_opts *o, char *const dirs[], int ndirs);
 
 #endif

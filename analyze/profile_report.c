@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,32 +19,6 @@
 #include "profile.h"
 #include "results.h"
 #include "summary.h"
-
-const char help_report_profile[] =
-	"usage: ipsecperf report --profile [--base SCENARIO | --base-kernel K] [--top N]\n"
-	"                                  [--folded DIR] [-f FMT] DIR...\n"
-	"\n"
-	"From the profiles `ipsecperf run --profile` recorded: per scenario (and\n"
-	"kernel) the functions with the most samples, each with its share of the\n"
-	"busy samples and its cycles per byte (share x the run's cycles per byte,\n"
-	"averaged over the runs); then, for every other scenario, the difference\n"
-	"against the base scenario (default: the first), sorted by the gain in\n"
-	"cycles per byte. Merged folded stacks (FlameGraph's format) are written\n"
-	"to profile-<scenario>.folded (profile-<kernel>-<scenario>.folded with\n"
-	"several kernels) in --folded DIR, by default the first results DIR:\n"
-	"  flamegraph.pl DIR/profile-esp-null.folded > esp-null.svg\n"
-	"\n"
-	"options:\n"
-	"  --base SCENARIO    the scenario others are compared with\n"
-	"  --base-kernel K    instead, each kernel's scenarios against the same\n"
-	"                     scenario on kernel K (uname -r; DIRs of several kernels)\n"
-	"  --top N            functions per table (default 15)\n"
-	"  --folded DIR       where the merged folded stacks go\n"
-	"  -f, --format FMT   text (default, 72 columns) or json: {\"groups\": [the\n"
-	"                     top tables], \"diffs\": [the differences], \"folded\":\n"
-	"                     [the files written]} (docs/profiling.md)\n"
-	"\n"
-	"See docs/profiling.md for how to read the tables.\n";
 
 struct pgroup {
 	char *kernel, *scenario;
@@ -489,78 +462,27 @@ static int write_folded(const char *dir, const struct preport *r, int i, bool wi
 	return 0;
 }
 
-int cmd_report_profile(int argc, char **argv)
+int report_profile_run(const struct report_profile_opts *o, char *const dirs[], int ndirs)
 {
-	static const struct option opts[] = {
-		{ "profile", no_argument, NULL, 'p' },
-		{ "base", required_argument, NULL, 'b' },
-		{ "base-kernel", required_argument, NULL, 'k' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "folded", required_argument, NULL, 'F' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *base_name = NULL, *base_kernel = NULL, *folded_dir = NULL;
+	const char *base_name = o->base, *base_kernel = o->base_kernel, *folded_dir = o->folded;
 	struct preport r = { 0 };
 	json_t *written;
 	char err[8192] = "";
 	bool with_kernel = false, base_given;
-	int c, top = 15, ret = EXIT_OK;
-	json_t *out = NULL, *diffs = NULL, *folded = NULL;
-	char *end, path[4096];
+	int top = o->top, ret = EXIT_OK;
+	json_t *out = o->json ? json_object() : NULL, *diffs = NULL, *folded = NULL;
+	char path[4096];
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:hf:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			break;
-		case 'b':
-			base_name = optarg;
-			break;
-		case 'k':
-			base_kernel = optarg;
-			break;
-		case 'n':
-			top = (int)strtol(optarg, &end, 10);
-			if (*end || top < 1 || top > 10000) {
-				pr_warn("report: --top %s: not a number from 1 to 10000", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'F':
-			folded_dir = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				pr_warn("report: --format %s: not a format with --profile (text or json)", optarg);
-				return EXIT_USAGE;
-			}
-			if (!strcmp(optarg, "json"))
-				out = json_object();
-			break;
-		case 'h':
-			fputs(help_report_profile, stdout);
-			return EXIT_OK;
-		default:
-			options_getopt_error("report --profile", c, argv);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		pr_warn("report: no results directory given; usage: ipsecperf report --profile [--base SCENARIO] DIR...");
-		return EXIT_USAGE;
-	}
-	for (int i = optind; i < argc; i++)
-		if (load_dir(&r, argv[i], err, sizeof(err)) < 0) {
+	for (int i = 0; i < ndirs; i++)
+		if (load_dir(&r, dirs[i], err, sizeof(err)) < 0) {
 			pr_warn("report: %s", err);
 			preport_free(&r);
+			json_decref(out);
 			return EXIT_USAGE;
 		}
 	if (!r.ng) {
 		pr_warn("report: no profiles in %s%s%s; record them with `ipsecperf run --profile`",
-			argv[optind], r.first_skip ? ": " : "", r.first_skip ? r.first_skip : "");
+			dirs[0], r.first_skip ? ": " : "", r.first_skip ? r.first_skip : "");
 		preport_free(&r);
 		return EXIT_USAGE;
 	}
@@ -641,7 +563,7 @@ int cmd_report_profile(int argc, char **argv)
 			ret = EXIT_FAIL;
 	}
 	if (!folded_dir)
-		folded_dir = argv[optind];
+		folded_dir = dirs[0];
 	if (!out) {
 		snprintf(path, sizeof(path), "folded stacks in %s (flamegraph.pl FILE > FILE.svg):", folded_dir);
 		fputc('\n', stdout);

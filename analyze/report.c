@@ -2,7 +2,6 @@
 #include "report.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "exec.h"
 #include "files.h"
 #include "intervals.h"
@@ -21,50 +19,6 @@
 #include "side_by_side.h"
 #include "summary.h"
 #include "until_ci.h"
-
-const char help_report[] =
-	"usage: ipsecperf report [OPTIONS] DIR...\n"
-	"\n"
-	"Report on one or more results directories (written by `ipsecperf run`).\n"
-	"Several DIRs are merged, so runs of different kernels sit side by side;\n"
-	"runs of one kernel and scenario from several DIRs (one per CI job or\n"
-	"machine) are pooled, but only if they were measured alike (host, CPU,\n"
-	"testbed, accelerator, duration, warm-up, load, scenario definition,\n"
-	"--profile, tool versions: see `ipsecperf help compare`); else exit 2.\n"
-	"Every figure carries n (ok runs), the median and its spread: min-max,\n"
-	"a 95% confidence interval of the mean (Student t) and the coefficient of\n"
-	"variation (CV). A scenario whose CV exceeds 5% gets a warning.\n"
-	"\n"
-	"options:\n"
-	"  -f, --format FMT   text (default: ASCII, 72 columns, for a netdev mail),\n"
-	"                     md, csv, json or html (one self-contained page)\n"
-	"  -o, --output FILE  write the report to FILE instead of standard output\n"
-	"  -c, --charts DIR   also draw the charts with gnuplot into DIR (new, or\n"
-	"                     empty; no symlink): PNG and SVG, with their data\n"
-	"                     files and scripts to re-plot\n"
-	"  --allow-mismatch FIELD,...\n"
-	"                     pool although these fields differ (the names of\n"
-	"                     `ipsecperf help compare`, or all)\n"
-	"  --side-by-side     text: also the kernels side by side, as `run` prints\n"
-	"                     it after a VM matrix of several kernels\n"
-	"  --profile          instead: the CPU profiles of `run --profile`, top\n"
-	"                     functions per scenario and the difference against\n"
-	"                     --base SCENARIO (default the first) or the same\n"
-	"                     scenario on --base-kernel K, by gain in\n"
-	"                     cycles/byte; --top N rows (15), --folded DIR for\n"
-	"                     the merged folded stacks (docs/profiling.md)\n"
-	"\n"
-	"Charts: throughput and cycles per byte per scenario (bars: median,\n"
-	"whiskers: min-max, one bar per kernel), and one per per-packet counter.\n"
-	"The gnuplot template is bars.gp in analyze/templates (installed: in\n"
-	"share/ipsecperf/templates, or $IPSECPERF_TEMPLATES); see docs/reports.md.\n"
-	"\n"
-	"Exit status: 0, or 2 for bad usage or input (the message names the file\n"
-	"and line).\n"
-	"\n"
-	"examples:\n"
-	"  ipsecperf report results/20261129T190000-netns-demo\n"
-	"  ipsecperf report -f html -o report.html -c charts/ results/A results/B\n";
 
 const char *metric_unit(const struct metric *m)
 {
@@ -1353,74 +1307,52 @@ static int text_side_by_side(FILE *f, const struct report *rep)
 	return kernels_side_by_side(f, &rep->all, accel_note, rep);
 }
 
-int cmd_report(int argc, char **argv)
+/* The report in o->format, to o->output or standard output. */
+static int report_write(const struct report_opts *o, const struct report *rep, const char *charts, int ncharts,
+			char **names, const char *no_charts)
 {
-	enum { O_ALLOW = 256, O_SIDE };
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "charts", required_argument, NULL, 'c' },
-		{ "allow-mismatch", required_argument, NULL, O_ALLOW },
-		{ "side-by-side", no_argument, NULL, O_SIDE },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned allow = 0;
-	const char *format = "text", *output = NULL, *charts = NULL;
+	FILE *f;
+	int ret;
+
+	if (!strcmp(o->format, "text"))
+		return write_to(o->output, o->side_by_side ? text_side_by_side : report_text, rep);
+	if (!strcmp(o->format, "md") || !strcmp(o->format, "markdown"))
+		return write_to(o->output, report_markdown, rep);
+	if (!strcmp(o->format, "csv"))
+		return write_to(o->output, report_csv, rep);
+	if (!strcmp(o->format, "json"))
+		return write_to(o->output, report_json, rep);
+	f = o->output ? fopen(o->output, "w") : stdout;
+	if (!f) {
+		pr_warn("report: %s: %s", o->output, strerror(errno));
+		return -1;
+	}
+	ret = report_html(f, rep, charts, ncharts, names, no_charts);
+	if (o->output && fclose(f) != 0)
+		ret = -1;
+	return ret;
+}
+
+int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
+{
 	char tmpdir[] = "/tmp/ipsecperf-charts-XXXXXX", why[256];
+	const char *charts = o->charts, *no_charts = NULL;
+	bool tmp_charts = false, html = !strcmp(o->format, "html");
 	struct report rep;
 	char **names = NULL;
-	int c, ret = EXIT_OK, ncharts = 0;
-	bool tmp_charts = false, side = false;
-	const char *no_charts = NULL;
+	int ret = EXIT_OK, ncharts = 0;
 
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--profile"))
-			return cmd_report_profile(argc, argv); /* analyze/profile_report.c */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:o:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'c':
-			charts = optarg;
-			break;
-		case O_ALLOW:
-			if (prov_parse_allow("report", optarg, &allow) < 0)
-				return EXIT_USAGE;
-			break;
-		case O_SIDE:
-			side = true;
-			break;
-		default:
-			options_getopt_error("report", c, argv);
-			return EXIT_USAGE;
-		}
-	}
-	if (strcmp(format, "text") && strcmp(format, "md") && strcmp(format, "markdown") &&
-	    strcmp(format, "csv") && strcmp(format, "json") && strcmp(format, "html")) {
-		pr_warn("report: --format %s: not a format (text, md, csv, json or html)", format);
-		return EXIT_USAGE;
-	}
-	if (optind >= argc) {
-		pr_warn("report: no results directory given; usage: ipsecperf report [OPTIONS] DIR...");
-		return EXIT_USAGE;
-	}
 	if (charts && out_dir_check(charts, false, why, sizeof(why)) < 0) {
 		pr_warn("report: -c %s: %s; choose another folder", charts, why);
 		return EXIT_USAGE;
 	}
-	if (report_load(&rep, argv + optind, argc - optind) < 0)
+	if (report_load(&rep, dirs, ndirs) < 0)
 		return EXIT_USAGE;
-	if (report_check_pool(&rep, allow) < 0) {
+	if (report_check_pool(&rep, o->allow) < 0) {
 		report_free(&rep);
 		return EXIT_USAGE;
 	}
-	if (!charts && !strcmp(format, "html")) {
+	if (!charts && html) {
 		if (!mkdtemp(tmpdir)) {
 			pr_warn("report: %s: %s", tmpdir, strerror(errno));
 			ret = EXIT_FAIL;
@@ -1429,7 +1361,7 @@ int cmd_report(int argc, char **argv)
 		charts = tmpdir;
 		tmp_charts = true;
 	}
-	if (charts && !strcmp(format, "html") && !exec_have("gnuplot")) {
+	if (charts && html && !exec_have("gnuplot")) {
 		/* the page without charts is still worth having */
 		no_charts = "gnuplot was not found (install gnuplot-nox), so the figures are in tables only";
 		pr_warn("report: gnuplot not found: the HTML page has tables but no charts (install gnuplot-nox)");
@@ -1440,27 +1372,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!strcmp(format, "text"))
-		ret = write_to(output, side ? text_side_by_side : report_text, &rep);
-	else if (!strcmp(format, "md") || !strcmp(format, "markdown"))
-		ret = write_to(output, report_markdown, &rep);
-	else if (!strcmp(format, "csv"))
-		ret = write_to(output, report_csv, &rep);
-	else if (!strcmp(format, "json"))
-		ret = write_to(output, report_json, &rep);
-	else {
-		FILE *f = output ? fopen(output, "w") : stdout;
-
-		if (!f) {
-			pr_warn("report: %s: %s", output, strerror(errno));
-			ret = -1;
-		} else {
-			ret = report_html(f, &rep, charts, ncharts, names, no_charts);
-			if (output && fclose(f) != 0)
-				ret = -1;
-		}
-	}
-	ret = ret < 0 ? EXIT_FAIL : EXIT_OK;
+	ret = report_write(o, &rep, charts, ncharts, names, no_charts) < 0 ? EXIT_FAIL : EXIT_OK;
 out:
 	if (tmp_charts)
 		rm_rf_charts(tmpdir, names, ncharts);

@@ -33,6 +33,18 @@ struct report {
 	struct notes notes;         /* directories pooled although they differ, fields not recorded */
 };
 
+/* What `ipsecperf report` was asked for (cmd/cmd_report.c parses it). */
+struct report_opts {
+	const char *format;  /* text, md (markdown), csv, json or html */
+	const char *output;  /* a file, or NULL for standard output */
+	const char *charts;  /* draw the charts there too, or NULL */
+	unsigned allow;      /* provenance fields that may differ in a pool */
+	bool side_by_side;   /* text: the kernels side by side too */
+};
+
+/* The report on DIRs as o says; an exit status (2: bad usage or input, said). */
+int report_run(const struct report_opts *o, char *const dirs[], int ndirs);
+
 /* Load and merge DIRs; -1 after printing the reason. */
 int report_load(struct report *rep, char *const dirs[], int ndirs);
 void report_free(struct report *rep);

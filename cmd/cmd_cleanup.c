@@ -7,7 +7,7 @@
 #include "journal.h"
 #include "log.h"
 
-const char help_cleanup[] =
+static const char help_cleanup[] =
 	"usage: ipsecperf cleanup [--dry-run]\n"
 	"\n"
 	"A run journals every change it makes to the host before making it\n"
@@ -24,26 +24,20 @@ const char help_cleanup[] =
 	"Exit status: 0 all undone, 1 something could not be undone (said\n"
 	"above), 2 bad usage or a journal folder refused (nothing done).\n";
 
-static bool dry;
-
-static int on_opt(int idx, const char *val, long ival, void *ctx)
-{
-	(void)idx;
-	(void)val;
-	(void)ival;
-	(void)ctx;
-	dry = true;
-	return 0;
-}
-
-const struct opt_def cleanup_opts[] = {
-	{ "dry-run", 'n', OPT_FLAG, 0, 0, NULL, "print what would be undone; undo nothing" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL },
+struct cleanup_args {
+	bool dry;
 };
 
-int cmd_cleanup(int argc, char **argv)
+static const struct opt_def cleanup_opts[] = {
+	OPT_FLAG("dry-run", 'n', struct cleanup_args, dry, "print what would be undone; undo nothing"),
+	OPT_END,
+};
+
+static int cmd_cleanup(int argc, char **argv)
 {
-	int first = options_parse("cleanup", cleanup_opts, argc, argv, on_opt, NULL);
+	struct cleanup_args a = { 0 };
+	int first = options_parse("cleanup", cleanup_opts, 0, argc, argv, &a);
+	bool dry = a.dry;
 	int found, failures;
 
 	if (first < 0)
@@ -65,3 +59,8 @@ int cmd_cleanup(int argc, char **argv)
 		printf("undid %d journal(s)%s\n", found, failures ? ", with failures (see above)" : "");
 	return failures ? EXIT_FAIL : EXIT_OK;
 }
+
+const struct command command_cleanup = {
+	.name = "cleanup", .fn = cmd_cleanup, .help = help_cleanup, .opts = cleanup_opts,
+	.summary = "undo the host changes of a run that was killed",
+};

@@ -28,7 +28,7 @@
 #include "log.h"
 #include "vm.h"
 
-const char help_doctor[] =
+static const char help_doctor[] =
 	"usage: ipsecperf doctor [-f FMT]\n"
 	"\n"
 	"Print what this host can run, each found by probing the running kernel:\n"
@@ -47,11 +47,13 @@ const char help_doctor[] =
 	"With -f json: {\"kernel\": {\"release\", \"version\"}, \"checks\": [{\"section\",\n"
 	"\"check\", \"verdict\", \"detail\"}, ...]}, verdict yes, likely, no or ?.\n";
 
-enum { O_FORMAT };
+struct doctor_args {
+	int json;
+};
 
-const struct opt_def doctor_opts[] = {
-	[O_FORMAT] = OPT_DEF_FORMAT,
-	{ NULL, 0, 0, 0, 0, NULL, NULL },
+static const struct opt_def doctor_opts[] = {
+	OPT_FORMAT(struct doctor_args, json),
+	OPT_END,
 };
 
 /* With -f json the rows gather here instead of being printed. */
@@ -272,21 +274,14 @@ static void version_row(const char *what, const char *prog, const char *arg)
 	free(err);
 }
 
-static int on_doctor_opt(int idx, const char *val, long ival, void *arg)
+static int cmd_doctor(int argc, char **argv)
 {
-	int *json = arg;
-
-	(void)idx;
-	(void)ival;
-	return (*json = parse_format("doctor", val)) < 0 ? -1 : 0;
-}
-
-int cmd_doctor(int argc, char **argv)
-{
+	struct doctor_args a = { 0 };
 	struct utsname u;
 	char why[256];
-	int json = 0, err = EXIT_OK;
-	int first = options_parse("doctor", doctor_opts, argc, argv, on_doctor_opt, &json);
+	int err = EXIT_OK;
+	int first = options_parse("doctor", doctor_opts, 0, argc, argv, &a);
+	int json = a.json;
 
 	if (first < 0)
 		return EXIT_USAGE;
@@ -343,3 +338,8 @@ int cmd_doctor(int argc, char **argv)
 	}
 	return err;
 }
+
+const struct command command_doctor = {
+	.name = "doctor", .fn = cmd_doctor, .help = help_doctor, .opts = doctor_opts,
+	.summary = "what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM",
+};

@@ -11,7 +11,7 @@
 #include "vm.h"
 #include "vm_util.h"
 
-const char help_kernel[] =
+static const char help_kernel[] =
 	"usage: ipsecperf kernel fetch debian:PACKAGE...\n"
 	"       ipsecperf kernel list [-f FMT]\n"
 	"       ipsecperf kernel show [-f FMT] KERNEL...\n"
@@ -40,21 +40,14 @@ const char help_kernel[] =
 	"[{\"spec\", \"image\", \"release\", \"modules\", \"config\",\n"
 	"\"config_sha256\"}, ...], a missing one null.\n";
 
-enum { O_FORMAT };
-
-const struct opt_def kernel_opts[] = {
-	[O_FORMAT] = OPT_DEF_FORMAT,
-	{ NULL, 0, 0, 0, 0, NULL, NULL },
+struct kernel_args {
+	int json;
 };
 
-static int on_kernel_opt(int idx, const char *val, long ival, void *arg)
-{
-	int *json = arg;
-
-	(void)idx;
-	(void)ival;
-	return (*json = parse_format("kernel", val)) < 0 ? -1 : 0;
-}
+static const struct opt_def kernel_opts[] = {
+	OPT_FORMAT(struct kernel_args, json),
+	OPT_END,
+};
 
 /* s, or JSON null when it is empty */
 static json_t *str_or_null(const char *s)
@@ -185,23 +178,22 @@ static int kernel_show(int argc, char **argv, int json)
 	return err;
 }
 
-int cmd_kernel(int argc, char **argv)
+static int cmd_kernel(int argc, char **argv)
 {
-	const char *action = argc > 1 ? argv[1] : NULL;
-	int json = 0, first;
+	struct kernel_args a = { 0 };
+	int first = options_parse("kernel", kernel_opts, 0, argc, argv, &a);
+	const char *action;
 
+	if (first < 0)
+		return EXIT_USAGE;
+	action = first < argc ? argv[first++] : NULL;
 	if (!action || (strcmp(action, "fetch") && strcmp(action, "list") && strcmp(action, "show"))) {
 		pr_warn("kernel: %s%s%s: fetch, list or show; see `ipsecperf help kernel`",
 			action ? "unknown action '" : "name an action", action ? action : "", action ? "'" : "");
 		return EXIT_USAGE;
 	}
-	/* the action's own options and operands: argv[1] stands for the program's name */
-	first = options_parse("kernel", kernel_opts, argc - 1, argv + 1, on_kernel_opt, &json);
-	if (first < 0)
-		return EXIT_USAGE;
-	first++;
 	if (!strcmp(action, "fetch")) {
-		if (json) {
+		if (a.json) {
 			pr_warn("kernel fetch: prints the folders it fills, one a line; -f is for list and show");
 			return EXIT_USAGE;
 		}
@@ -212,7 +204,12 @@ int cmd_kernel(int argc, char **argv)
 			pr_warn("kernel list: takes no arguments, not '%s'", argv[first]);
 			return EXIT_USAGE;
 		}
-		return kernel_list(json);
+		return kernel_list(a.json);
 	}
-	return kernel_show(argc - first, argv + first, json);
+	return kernel_show(argc - first, argv + first, a.json);
 }
+
+const struct command command_kernel = {
+	.name = "kernel", .fn = cmd_kernel, .help = help_kernel, .opts = kernel_opts,
+	.summary = "fetch and list kernels for the VM testbed",
+};

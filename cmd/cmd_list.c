@@ -8,7 +8,7 @@
 #include "log.h"
 #include "scenario.h"
 
-const char help_list[] =
+static const char help_list[] =
 	"usage: ipsecperf list [-f FMT] [--scenario-dir DIR]\n"
 	"\n"
 	"List the scenario files (NAME.ini) in the scenario folder: --scenario-dir\n"
@@ -19,23 +19,21 @@ const char help_list[] =
 	"With -f json: {\"folder\": DIR, \"scenarios\": [{\"name\", \"description\",\n"
 	"\"file\", \"load\"}, ...]}.\n";
 
-enum { O_FORMAT, O_SCENARIO_DIR };
-
-const struct opt_def list_opts[] = {
-	[O_FORMAT] = OPT_DEF_FORMAT,
-	[O_SCENARIO_DIR] = OPT_DEF_SCENARIO_DIR,
-	{ NULL, 0, 0, 0, 0, NULL, NULL },
+struct list_args {
+	int json;
 };
 
-static int on_list_opt(int idx, const char *val, long ival, void *arg)
+static int opt_scenario_dir(void *arg, const char *val)
 {
-	int *json = arg;
-
-	(void)ival;
-	if (idx == O_FORMAT)
-		return (*json = parse_format("list", val)) < 0 ? -1 : 0;
+	(void)arg;
 	return scenario_dir_option("list", val);
 }
+
+static const struct opt_def list_opts[] = {
+	OPT_FORMAT(struct list_args, json),
+	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)"),
+	OPT_END,
+};
 
 static int print_json(const struct scenario *sc, int n)
 {
@@ -51,12 +49,14 @@ static int print_json(const struct scenario *sc, int n)
 	return err ? -1 : 0;
 }
 
-int cmd_list(int argc, char **argv)
+static int cmd_list(int argc, char **argv)
 {
+	struct list_args a = { 0 };
 	struct scenario *sc;
 	char err[1024];
-	int n, json = 0, ret = EXIT_OK;
-	int first = options_parse("list", list_opts, argc, argv, on_list_opt, &json);
+	int n, ret = EXIT_OK;
+	int first = options_parse("list", list_opts, 0, argc, argv, &a);
+	int json = a.json;
 
 	if (first < 0)
 		return EXIT_USAGE;
@@ -78,3 +78,8 @@ int cmd_list(int argc, char **argv)
 	free(sc);
 	return ret;
 }
+
+const struct command command_list = {
+	.name = "list", .fn = cmd_list, .help = help_list, .opts = list_opts,
+	.summary = "list the scenarios with their descriptions",
+};

@@ -8,7 +8,7 @@
 #include "log.h"
 #include "probes.h"
 
-const char help_probe[] =
+static const char help_probe[] =
 	"usage: ipsecperf probe --list [-f FMT | --json]\n"
 	"\n"
 	"Load the probe set, attach every probe this kernel allows (to every\n"
@@ -25,42 +25,22 @@ const char help_probe[] =
 	"With -f json: {COUNTER: {\"available\", \"symbol\", \"reason\"}, ...}, the\n"
 	"symbol (how it attaches) when available, else the reason; the other null.\n";
 
-enum { O_LIST, O_JSON, O_FORMAT };
-
-const struct opt_def probe_opts[] = {
-	[O_LIST] = { "list", 'l', OPT_FLAG, 0, 0, NULL, "list the counters and how each attaches here" },
-	[O_JSON] = { "json", 0, OPT_FLAG, 0, 0, NULL, "print JSON instead of a table (-f json)" },
-	[O_FORMAT] = OPT_DEF_FORMAT,
-	{ NULL, 0, 0, 0, 0, NULL, NULL },
-};
-
 struct probe_args {
-	bool list, json;
+	bool list, json_flag;
+	int format;
 };
 
-static int on_probe_opt(int idx, const char *val, long ival, void *arg)
-{
-	struct probe_args *a = arg;
+static const struct opt_def probe_opts[] = {
+	OPT_FLAG("list", 'l', struct probe_args, list, "list the counters and how each attaches here"),
+	OPT_FLAG("json", 0, struct probe_args, json_flag, "print JSON instead of a table (-f json)"),
+	OPT_FORMAT(struct probe_args, format),
+	OPT_END,
+};
 
-	(void)val;
-	(void)ival;
-	int json;
-
-	if (idx == O_LIST)
-		a->list = true;
-	else if (idx == O_JSON)
-		a->json = true;
-	else if ((json = parse_format("probe", val)) < 0)
-		return -1;
-	else
-		a->json = json;
-	return 0;
-}
-
-int cmd_probe(int argc, char **argv)
+static int cmd_probe(int argc, char **argv)
 {
 	struct probe_args a = { 0 };
-	int first = options_parse("probe", probe_opts, argc, argv, on_probe_opt, &a);
+	int first = options_parse("probe", probe_opts, 0, argc, argv, &a);
 
 	if (first < 0)
 		return EXIT_USAGE;
@@ -70,5 +50,10 @@ int cmd_probe(int argc, char **argv)
 	}
 	if (geteuid() != 0)
 		pr_warn("probe: not root: BPF and kernel addresses are likely refused; try sudo");
-	return probes_list(stdout, a.json) < 0 ? EXIT_FAIL : EXIT_OK;
+	return probes_list(stdout, a.json_flag || a.format == 1) < 0 ? EXIT_FAIL : EXIT_OK;
 }
+
+const struct command command_probe = {
+	.name = "probe", .fn = cmd_probe, .help = help_probe, .opts = probe_opts,
+	.summary = "list the kernel counters this kernel gives and how each attaches",
+};

@@ -32,7 +32,7 @@
 #include "until_ci.h"
 #include "vm.h"
 
-const char help_run[] =
+static const char help_run[] =
 	"usage: ipsecperf run [OPTIONS] [SCENARIO...]\n"
 	"\n"
 	"Run each SCENARIO (default: clear no-tso no-gso) --repeat times for\n"
@@ -67,51 +67,11 @@ const char help_run[] =
 	"PMU's cycle counter, or busy CPU time times the TSC frequency where\n"
 	"there is no PMU, recorded as \"estimated\") over bytes received.\n"
 	"\n"
+	"An option marked [TESTBED] below works on that testbed only; run\n"
+	"refuses it on another (exit 2).\n"
+	"\n"
 	"Needs root. Exit status: 0 every run ok or skipped, 1 a run failed,\n"
 	"2 bad usage or input, 128+N after signal N.\n";
-
-enum {
-	O_DURATION, O_OMIT, O_REPEAT, O_OUT, O_TAG, O_TESTBED, O_KERNEL, O_ADDR_TX, O_ADDR_RX,
-	O_PREFIX, O_PORT, O_DRY_RUN, O_QUIET, O_NO_PROBES, O_PROBE_OVERHEAD, O_PROBE_SET, O_PROBE_COST,
-	O_PEER, O_DEV, O_PEER_DEV, O_SSH_OPTION, O_PEER_IPSECPERF, O_CPU_TX, O_CPU_RX,
-	O_PROFILE, O_PROFILE_HZ, O_INTERLEAVE, O_REPEAT_FROM, O_SCENARIO_DIR, O_NO_WAIT, O_UNTIL_CI, O_MAX_REPEAT,
-};
-
-const struct opt_def run_opts[] = {
-	[O_DURATION] = { "duration", 't', OPT_INT, 1, 3600, "S", "measured seconds per run (default 10)" },
-	[O_OMIT] = { "omit", 'O', OPT_INT, 0, 60, "S", "warm-up seconds before measuring (default 1)" },
-	[O_REPEAT] = { "repeat", 'r', OPT_INT, 1, 1000, "N", "runs per scenario (default 3)" },
-	[O_OUT] = { "output", 'o', OPT_STRING, 0, 0, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)" },
-	[O_TAG] = { "tag", 0, OPT_STRING, 0, 0, "TAG", "name part of the default directory (default run)" },
-	[O_TESTBED] = { "testbed", 0, OPT_STRING, 0, 0, "KIND", "netns (default), peer, vm" },
-	[O_KERNEL] = { "kernel", 0, OPT_STRING, 0, 0, "K", "kernel to boot (vm testbed; repeatable)" },
-	[O_ADDR_TX] = { "addr-tx", 0, OPT_STRING, 0, 0, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")" },
-	[O_ADDR_RX] = { "addr-rx", 0, OPT_STRING, 0, 0, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")" },
-	[O_PREFIX] = { "prefix-len", 0, OPT_INT, 8, 128, "N", "prefix length of both addresses (default 24)" },
-	[O_PORT] = { "port", 0, OPT_INT, 1024, 65535, "N", "TCP port of the load (default 5201)" },
-	[O_DRY_RUN] = { "dry-run", 'n', OPT_FLAG, 0, 0, NULL, "print the host changes as commands; make none" },
-	[O_QUIET] = { "quiet", 'q', OPT_FLAG, 0, 0, NULL, "no progress line" },
-	[O_NO_PROBES] = { "no-probes", 0, OPT_FLAG, 0, 0, NULL, "attach no BPF probes (counters: unavailable)" },
-	[O_PROBE_SET] = { "probe-set", 0, OPT_STRING, 0, 0, "SET", "all (default) or tracepoints: no kprobes, the cheap counters only" },
-	[O_PROBE_OVERHEAD] = { "probe-overhead", 0, OPT_FLAG, 0, 0, NULL, "run each repeat with and without probes; report the throughput ratio" },
-	[O_PROBE_COST] = { "probe-cost", 0, OPT_FLAG, 0, 0, NULL, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)" },
-	[O_PEER] = { "peer", 0, OPT_STRING, 0, 0, "[USER@]HOST", "the receiving host, reached with ssh (peer testbed)" },
-	[O_DEV] = { "dev", 0, OPT_STRING, 0, 0, "IF", "this host's end of the link (peer testbed)" },
-	[O_PEER_DEV] = { "peer-dev", 0, OPT_STRING, 0, 0, "IF", "the peer's end of the link (peer testbed)" },
-	[O_SSH_OPTION] = { "ssh-option", 0, OPT_STRING, 0, 0, "OPT", "passed to ssh as -o OPT (repeatable)" },
-	[O_PEER_IPSECPERF] = { "peer-ipsecperf", 0, OPT_STRING, 0, 0, "PATH", "ipsecperf on the peer, for its agent (default: the installed one, in the peer's PATH)" },
-	[O_CPU_TX] = { "cpu-tx", 0, OPT_INT, 0, 4095, "N", "pin the sender to CPU N (peer testbed; docs/peer-testbed.md)" },
-	[O_CPU_RX] = { "cpu-rx", 0, OPT_INT, 0, 4095, "N", "pin the receiver on the peer to CPU N (peer testbed)" },
-	[O_PROFILE] = { "profile", 0, OPT_FLAG, 0, 0, NULL, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md" },
-	[O_PROFILE_HZ] = { "profile-hz", 0, OPT_INT, 1, 10000, "HZ", "--profile's samples per second per CPU (default 99)" },
-	[O_INTERLEAVE] = { "interleave", 0, OPT_FLAG, 0, 0, NULL, "vm: boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md" },
-	[O_REPEAT_FROM] = { "repeat-from", 0, OPT_INT, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)" },
-	[O_SCENARIO_DIR] = OPT_DEF_SCENARIO_DIR,
-	[O_NO_WAIT] = { "no-wait", 0, OPT_FLAG, 0, 0, NULL, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)" },
-	[O_UNTIL_CI] = { "until-ci", 0, OPT_STRING, 0, 0, "PCT", "repeat each scenario until the 95% interval of its median throughput is narrower than PCT% of it (at least 6 runs; --max-repeat)" },
-	[O_MAX_REPEAT] = { "max-repeat", 0, OPT_INT, 6, 1000, "N", "the most runs per scenario --until-ci makes (default 30)" },
-	{ NULL, 0, 0, 0, 0, NULL, NULL },
-};
 
 struct run_ctx {
 	struct run_config cfg;
@@ -124,87 +84,170 @@ struct run_ctx {
 	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...]} */
 };
 
-static int on_run_opt(int idx, const char *val, long ival, void *arg)
+/* ---- the options with their own parsing ---- */
+
+static int opt_tag(void *arg, const char *val)
 {
 	struct run_ctx *ctx = arg;
-	struct run_config *c = &ctx->cfg;
 
-	switch (idx) {
-	case O_DURATION: c->duration_s = ival; break;
-	case O_OMIT: c->omit_s = ival; break;
-	case O_REPEAT: c->repeat = ival; break;
-	case O_OUT: c->outdir = val; break;
-	case O_TAG:
-		if (!*val || strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(val)) {
-			pr_warn("run: --tag takes letters, digits, '.', '_' and '-', not '%s'", val);
-			return -1;
-		}
-		c->tag = val;
-		break;
-	case O_TESTBED: c->testbed = val; break;
-	case O_KERNEL: {
-		char why[512];
-
-		if (c->nkernels == RUN_MAX_KERNELS) {
-			pr_warn("run: at most %d --kernel options", RUN_MAX_KERNELS);
-			return -1;
-		}
-		if (vm_kernel_spec_check(val, why, sizeof(why)) < 0) {
-			pr_warn("run: %s", why);
-			return -1;
-		}
-		c->kernels[c->nkernels++] = val;
-		break;
+	if (!*val || strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(val)) {
+		pr_warn("run: --tag takes letters, digits, '.', '_' and '-', not '%s'", val);
+		return -1;
 	}
-	case O_ADDR_TX: c->addr_tx = val; c->addr_tx_set = true; break;
-	case O_ADDR_RX: c->addr_rx = val; c->addr_rx_set = true; break;
-	case O_PREFIX: c->prefix_len = ival; break;
-	case O_PORT: ctx->port = ival; break;
-	case O_DRY_RUN: c->dry_run = true; break;
-	case O_QUIET: c->quiet = true; break;
-	case O_NO_PROBES: ctx->no_probes = true; break;
-	case O_PROBE_SET:
-		if (strcmp(val, "all") && strcmp(val, "tracepoints")) {
-			pr_warn("run: --probe-set takes all or tracepoints, not '%s'", val);
-			return -1;
-		}
-		ctx->tracepoints_only = !strcmp(val, "tracepoints");
-		break;
-	case O_PROBE_OVERHEAD: ctx->probe_overhead = true; break;
-	case O_PROBE_COST: ctx->probe_cost = true; break;
-	case O_PEER: c->peer = val; break;
-	case O_DEV: c->dev = val; break;
-	case O_PEER_DEV: c->peer_dev = val; break;
-	case O_PEER_IPSECPERF: c->peer_ipsecperf = val; break;
-	case O_CPU_TX: c->cpu_tx = ival; break;
-	case O_CPU_RX: c->cpu_rx = ival; break;
-	case O_SSH_OPTION:
-		if (c->nssh_opts == RUN_MAX_SSH_OPTS) {
-			pr_warn("run: at most %d --ssh-option options", RUN_MAX_SSH_OPTS);
-			return -1;
-		}
-		c->ssh_opts[c->nssh_opts++] = val;
-		break;
-	case O_PROFILE: c->profile_hz = c->profile_hz ? c->profile_hz : PROFILE_DEFAULT_HZ; break;
-	case O_PROFILE_HZ: c->profile_hz = ival; break;
-	case O_INTERLEAVE: c->interleave = true; break;
-	case O_REPEAT_FROM: c->repeat_from = (int)ival; break;
-	case O_UNTIL_CI: {
-		char *end;
+	ctx->cfg.tag = val;
+	return 0;
+}
 
-		c->until_ci = strtod(val, &end);
-		if (end == val || *end || !(c->until_ci > 0 && c->until_ci <= 100)) {
-			pr_warn("run: --until-ci takes a percentage above 0 and at most 100, not '%s'", val);
-			return -1;
-		}
-		break;
+static int opt_kernel(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+	char why[512];
+
+	if (c->nkernels == RUN_MAX_KERNELS) {
+		pr_warn("run: at most %d --kernel options", RUN_MAX_KERNELS);
+		return -1;
 	}
-	case O_MAX_REPEAT: c->max_repeat = (int)ival; break;
-	case O_SCENARIO_DIR: return scenario_dir_option("run", val);
-	case O_NO_WAIT: hostwide_set_no_wait(true); break;
+	if (vm_kernel_spec_check(val, why, sizeof(why)) < 0) {
+		pr_warn("run: %s", why);
+		return -1;
+	}
+	c->kernels[c->nkernels++] = val;
+	return 0;
+}
+
+static int opt_ssh_option(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+
+	if (c->nssh_opts == RUN_MAX_SSH_OPTS) {
+		pr_warn("run: at most %d --ssh-option options", RUN_MAX_SSH_OPTS);
+		return -1;
+	}
+	c->ssh_opts[c->nssh_opts++] = val;
+	return 0;
+}
+
+static int opt_addr_tx(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+
+	c->addr_tx = val;
+	c->addr_tx_set = true;
+	return 0;
+}
+
+static int opt_addr_rx(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+
+	c->addr_rx = val;
+	c->addr_rx_set = true;
+	return 0;
+}
+
+static int opt_probe_set(void *arg, const char *val)
+{
+	struct run_ctx *ctx = arg;
+
+	if (strcmp(val, "all") && strcmp(val, "tracepoints")) {
+		pr_warn("run: --probe-set takes all or tracepoints, not '%s'", val);
+		return -1;
+	}
+	ctx->tracepoints_only = !strcmp(val, "tracepoints");
+	return 0;
+}
+
+static int opt_profile(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+
+	(void)val;
+	c->profile_hz = c->profile_hz ? c->profile_hz : PROFILE_DEFAULT_HZ;
+	return 0;
+}
+
+static int opt_until_ci(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+	char *end;
+
+	c->until_ci = strtod(val, &end);
+	if (end == val || *end || !(c->until_ci > 0 && c->until_ci <= 100)) {
+		pr_warn("run: --until-ci takes a percentage above 0 and at most 100, not '%s'", val);
+		return -1;
 	}
 	return 0;
 }
+
+static int opt_scenario_dir(void *arg, const char *val)
+{
+	(void)arg;
+	return scenario_dir_option("run", val);
+}
+
+static int opt_no_wait(void *arg, const char *val)
+{
+	(void)arg;
+	(void)val;
+	hostwide_set_no_wait(true);
+	return 0;
+}
+
+/*
+ * Every option: the testbeds it works on (elsewhere refused at parse time)
+ * and, on vm, whether the guest's run gets it as given (GUEST) or the host
+ * handles it. One line per option; tests/integration/test_option_testbeds.sh
+ * names the test that proves each one effective on each testbed.
+ */
+#define ALL OPT_TESTBEDS
+#define GUEST OPT_GUEST
+/* Not on peer yet: its matrix does not see them. One edit when it does. */
+#define PROBE_TESTBEDS (OPT_NETNS | OPT_VM)
+#define RC struct run_ctx
+
+static const struct opt_def run_opts[] = {
+	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10)", .marks = ALL | GUEST),
+	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | GUEST),
+	/* the vm host gives each boot its own --repeat and --repeat-from (--interleave) */
+	OPT_INT("repeat", 'r', RC, cfg.repeat, 1, 1000, "N", "runs per scenario (default 3)", .marks = ALL),
+	OPT_STR("output", 'o', RC, cfg.outdir, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)", .marks = ALL),
+	OPT_CB("tag", 0, opt_tag, "TAG", "name part of the default directory (default run)", .marks = ALL),
+	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm", .marks = ALL),
+	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable)", .marks = OPT_VM),
+	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | GUEST),
+	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | GUEST),
+	OPT_INT("prefix-len", 0, RC, cfg.prefix_len, 8, 128, "N", "prefix length of both addresses (default 24)", .marks = ALL | GUEST),
+	OPT_INT("port", 0, RC, port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | GUEST),
+	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL),
+	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL),
+	OPT_FLAG("no-probes", 0, RC, no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | GUEST),
+	OPT_CB("probe-set", 0, opt_probe_set, "SET", "all (default) or tracepoints: no kprobes, the cheap counters only", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_FLAG("probe-overhead", 0, RC, probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_FLAG("probe-cost", 0, RC, probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_STR("peer", 0, RC, cfg.peer, "[USER@]HOST", "the receiving host, reached with ssh", .marks = OPT_PEER),
+	OPT_STR("dev", 0, RC, cfg.dev, "IF", "this host's end of the link", .marks = OPT_PEER),
+	OPT_STR("peer-dev", 0, RC, cfg.peer_dev, "IF", "the peer's end of the link", .marks = OPT_PEER),
+	OPT_CB("ssh-option", 0, opt_ssh_option, "OPT", "passed to ssh as -o OPT (repeatable)", .marks = OPT_PEER),
+	OPT_STR("peer-ipsecperf", 0, RC, cfg.peer_ipsecperf, "PATH", "ipsecperf on the peer, for its agent (default: the installed one, in the peer's PATH)", .marks = OPT_PEER),
+	OPT_INT("cpu-tx", 0, RC, cfg.cpu_tx, 0, 4095, "N", "pin the sender to CPU N (docs/peer-testbed.md)", .marks = OPT_PEER),
+	OPT_INT("cpu-rx", 0, RC, cfg.cpu_rx, 0, 4095, "N", "pin the receiver on the peer to CPU N", .marks = OPT_PEER),
+	/* the peer's agent samples nothing yet */
+	OPT_CB_FLAG("profile", 0, opt_profile, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md", .marks = OPT_NETNS | OPT_VM | GUEST),
+	OPT_INT("profile-hz", 0, RC, cfg.profile_hz, 1, 10000, "HZ", "--profile's samples per second per CPU (default 99)", .marks = OPT_NETNS | OPT_VM | GUEST),
+	OPT_FLAG("interleave", 0, RC, cfg.interleave, "boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md", .marks = OPT_VM),
+	OPT_INT("repeat-from", 0, RC, cfg.repeat_from, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)", .marks = ALL),
+	/* the scenario files are copied into the guest: this host's folder means nothing there */
+	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
+	OPT_CB_FLAG("no-wait", 0, opt_no_wait, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)", .marks = ALL | GUEST),
+	/* the vm and peer matrices bound their time by --repeat; not there yet */
+	OPT_CB("until-ci", 0, opt_until_ci, "PCT", "repeat each scenario until the 95% interval of its median throughput is narrower than PCT% of it (at least 6 runs; --max-repeat)", .marks = OPT_NETNS),
+	OPT_INT("max-repeat", 0, RC, cfg.max_repeat, 6, 1000, "N", "the most runs per scenario --until-ci makes (default 30)", .marks = OPT_NETNS),
+	OPT_END,
+};
+
+#undef RC
+#undef ALL
+#undef GUEST
 
 static int check_addr(const char *what, const char *a, int prefix)
 {
@@ -239,63 +282,45 @@ static int check_tools(void)
 	return 0;
 }
 
-static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
+/* The testbed and what it needs: the options' marks, then each testbed's own musts. */
+static int check_testbed(struct run_ctx *ctx, int argc, char **argv)
 {
 	struct run_config *c = &ctx->cfg;
+	unsigned tb = options_testbed_mark(c->testbed);
 	char err[1024];
-	int first;
 
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .repeat_from = 1, .testbed = "netns",
-				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX,
-				  .prefix_len = 24, .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .argc = argc, .argv = argv };
-	ctx->port = 5201;
-	ctx->probes = NULL;
-	ctx->overhead = NULL;
-	ctx->no_probes = ctx->probe_overhead = ctx->probe_cost = ctx->probes_off = ctx->tracepoints_only = false;
-	first = options_parse("run", run_opts, argc, argv, on_run_opt, ctx);
-	if (first < 0)
-		return -1;
-	if (strcmp(c->testbed, "netns") && strcmp(c->testbed, "vm") && strcmp(c->testbed, "peer")) {
+	if (!tb) {
 		pr_warn("run: unknown testbed '%s'; this build has: netns, peer, vm", c->testbed);
 		return -1;
 	}
-	if (strcmp(c->testbed, "peer") && (c->peer || c->dev || c->peer_dev || c->nssh_opts || c->peer_ipsecperf ||
-					    c->cpu_tx >= 0 || c->cpu_rx >= 0)) {
-		pr_warn("run: --peer, --dev, --peer-dev, --ssh-option, --peer-ipsecperf, --cpu-tx and --cpu-rx need --testbed peer");
+	if (options_check_testbed("run", run_opts, argc, argv, tb) < 0)
 		return -1;
-	}
-	if (!strcmp(c->testbed, "peer") && (!c->peer || !c->dev || !c->peer_dev)) {
+	if (tb == OPT_PEER && (!c->peer || !c->dev || !c->peer_dev)) {
 		pr_warn("run: --testbed peer needs --peer [USER@]HOST, --dev IF and --peer-dev IF (docs/peer-testbed.md)");
 		return -1;
 	}
-	if (!strcmp(c->testbed, "peer") && peer_config_check(c, err, sizeof(err)) < 0) {
+	if (tb == OPT_PEER && peer_config_check(c, err, sizeof(err)) < 0) {
 		pr_warn("run: %s", err);
 		return -1;
 	}
-	if (!strcmp(c->testbed, "vm") != !!c->nkernels) {
-		pr_warn("run: %s", c->nkernels ? "--kernel needs --testbed vm"
-			: "--testbed vm needs --kernel K (see `ipsecperf help kernel`)");
+	if (tb == OPT_VM && !c->nkernels) {
+		pr_warn("run: --testbed vm needs --kernel K (see `ipsecperf help kernel`)");
 		return -1;
 	}
+	return 0;
+}
+
+/* The options that depend on one another, and the addresses. */
+static int check_options(struct run_ctx *ctx)
+{
+	struct run_config *c = &ctx->cfg;
+
 	if (c->max_repeat && !c->until_ci) {
 		pr_warn("run: --max-repeat bounds --until-ci; without it use --repeat");
 		return -1;
 	}
-	if (c->until_ci && strcmp(c->testbed, "netns")) {
-		/* the vm and peer matrices bound their time by --repeat; not there yet */
-		pr_warn("run: --until-ci works on the netns testbed only for now; on %s use --repeat N", c->testbed);
-		return -1;
-	}
 	if (c->until_ci && !c->max_repeat)
 		c->max_repeat = UNTIL_CI_MAX_REPEAT;
-	if (c->interleave && strcmp(c->testbed, "vm")) {
-		pr_warn("run: --interleave is for the vm testbed (it interleaves the kernels' boots)");
-		return -1;
-	}
-	if (c->profile_hz && !strcmp(c->testbed, "peer")) {
-		pr_warn("run: --profile is not supported on the peer testbed yet; use netns or vm");
-		return -1;
-	}
 	if (c->profile_hz && !c->dry_run) {
 		char why[256];
 
@@ -317,12 +342,24 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 		pr_warn("run: --addr-tx and --addr-rx must be two different addresses of one family");
 		return -1;
 	}
+	return 0;
+}
 
+/* The scenarios named (default: clear no-tso no-gso), each once. */
+static int load_scenarios(struct run_config *c, int n, char *const *names)
+{
 	static char *const default_matrix[] = { "clear", "no-tso", "no-gso" };
-	char *const *names = first < argc ? argv + first : default_matrix;
-	int n = first < argc ? argc - first : 3;
+	char err[1024];
 
+	if (!n) {
+		names = default_matrix;
+		n = 3;
+	}
 	c->scenarios = calloc(n, sizeof(*c->scenarios));
+	if (!c->scenarios) {
+		pr_warn("run: out of memory");
+		return -1;
+	}
 	for (int i = 0; i < n; i++) {
 		for (int j = 0; j < i; j++)
 			if (!strcmp(names[i], names[j])) {
@@ -336,6 +373,22 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 		c->nscenarios++;
 	}
 	return 0;
+}
+
+static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
+{
+	struct run_config *c = &ctx->cfg;
+	int first;
+
+	*ctx = (struct run_ctx){ .port = 5201 };
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .repeat_from = 1, .testbed = "netns",
+				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
+				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .argc = argc, .argv = argv,
+				  .opts = run_opts };
+	first = options_parse("run", run_opts, 0, argc, argv, ctx);
+	if (first < 0 || check_testbed(ctx, argc, argv) < 0 || check_options(ctx) < 0)
+		return -1;
+	return load_scenarios(c, argc - first, argv + first);
 }
 
 /* What one run measures, between the warm-up and the end of the load. */
@@ -662,7 +715,7 @@ static void run_config_free(struct run_config *c)
 	c->nscenarios = 0;
 }
 
-int cmd_run(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
 	struct run_ctx ctx;
 	struct results_writer res = { .runs_fd = -1 };
@@ -741,3 +794,8 @@ int cmd_run(int argc, char **argv)
 	printf("\nresults: %s\n", res.dir);
 	return ret;
 }
+
+const struct command command_run = {
+	.name = "run", .fn = cmd_run, .help = help_run, .opts = run_opts,
+	.summary = "run a scenario matrix on a testbed and write a results directory",
+};

@@ -26,44 +26,35 @@ static const char help_version[] =
 	"Print the version: ipsecperf X.Y.Z (the release) and, in brackets,\n"
 	"`git describe` of the tree it was built from.\n";
 
-const struct command commands[] = {
-	{ "run", cmd_run, "run a scenario matrix on a testbed and write a results directory", help_run, run_opts, NULL, NULL },
-	{ "list", cmd_list, "list the scenarios with their descriptions", help_list, list_opts, NULL, NULL },
-	{ "cleanup", cmd_cleanup, "undo the host changes of a run that was killed", help_cleanup, cleanup_opts, NULL, NULL },
-	{ "doctor", cmd_doctor, "print what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM, tools", help_doctor, doctor_opts, NULL, NULL },
-	{ "kernel", cmd_kernel, "fetch and list kernels for the VM testbed", help_kernel, kernel_opts, NULL, NULL },
-	{ "guest", cmd_guest, "the VM testbed's init (runs inside the VM only)", help_guest, NULL, NULL, NULL },
-	{ "peer-agent", cmd_peer_agent, "the peer testbed's helper on the far host (started through ssh)", help_peer_agent, NULL, NULL, NULL },
-	{ "report", cmd_report, "report on results directories: text, md, csv, json, html, charts", help_report, NULL,
-	  "--profile", help_report_profile },
-	{ "compare", cmd_compare, "compare kernels across results directories; exit 1 on a regression", help_compare, NULL, NULL, NULL },
-	{ "probe", cmd_probe, "list the kernel counters this kernel gives and how each attaches", help_probe, probe_opts, NULL, NULL },
-	{ "help", cmd_help, "print a command's help page", help_help, NULL, NULL, NULL },
-	{ "version", cmd_version, "print the version", help_version, NULL, NULL, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+static const struct command command_help_ = {
+	"help", cmd_help, "print a command's help page", help_help, NULL, NULL, NULL, NULL,
+};
+static const struct command command_version = {
+	"version", cmd_version, "print the version", help_version, NULL, NULL, NULL, NULL,
 };
 
-const struct command *command_find(const char *name)
+static const struct command *const commands[] = {
+	&command_run, &command_list, &command_cleanup, &command_doctor, &command_kernel, &command_guest,
+	&command_peer_agent, &command_report, &command_compare, &command_probe, &command_help_,
+	&command_version, NULL,
+};
+
+static const struct command *command_find(const char *name)
 {
-	for (const struct command *c = commands; c->name; c++)
-		if (!strcmp(c->name, name))
-			return c;
+	for (const struct command *const *c = commands; *c; c++)
+		if (!strcmp((*c)->name, name))
+			return *c;
 	return NULL;
 }
 
 int command_help(const struct command *cmd)
 {
 	fputs(cmd->help, stdout);
-	if (cmd->opts) {
-		fputs("\noptions:\n", stdout);
-		for (const struct opt_def *o = cmd->opts; o->name; o++) {
-			char left[64];
-
-			snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->short_name ? '-' : ' ',
-				 o->short_name ? o->short_name : ' ', o->short_name ? ',' : ' ', o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-			printf("  %-26s %s\n", left, o->help);
-		}
+	if (cmd->opts)
+		options_help(stdout, cmd->opts);
+	if (cmd->help_end) {
+		fputc('\n', stdout);
+		fputs(cmd->help_end, stdout);
 	}
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -80,7 +71,7 @@ static int command_has(int argc, char **argv, const char *opt)
 	return 0;
 }
 
-int command_wants_help(int argc, char **argv)
+static int command_wants_help(int argc, char **argv)
 {
 	return command_has(argc, argv, "-h") || command_has(argc, argv, "--help");
 }
@@ -100,8 +91,8 @@ static void usage(FILE *f, bool full)
 		      "  -h, --help      this page\n"
 		      "  --version       print the version\n", f);
 	fprintf(f, "\ncommands:\n");
-	for (const struct command *c = commands; c->name; c++)
-		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	for (const struct command *const *c = commands; *c; c++)
+		fprintf(f, "  %-10s %s\n", (*c)->name, (*c)->summary);
 	fprintf(f, "\n`ipsecperf help COMMAND` or `ipsecperf COMMAND --help` for its page.\n"
 		   "Docs: docs/user-guide.md. Exit status: 0 ok, 1 a run failed or a\n"
 		   "regression was found, 2 bad usage or input.\n");
@@ -125,6 +116,8 @@ static int cmd_help(int argc, char **argv)
 {
 	const struct command *c;
 
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return command_help(&command_help_);
 	if (argc < 2) {
 		usage(stdout, true);
 		return fflush(stdout) == 0 ? 0 : 1;
@@ -172,12 +165,15 @@ int main(int argc, char **argv)
 		pr_warn("'%s' is not a command; see `ipsecperf help`", argv[i]);
 		return EXIT_USAGE;
 	}
-	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i)) {
-		if (c->mode_flag && command_has(argc - i, argv + i, c->mode_flag)) {
-			fputs(c->mode_help, stdout);
-			return fflush(stdout) == 0 ? 0 : 1;
-		}
+	if (c->mode_flag && command_has(argc - i, argv + i, c->mode_flag))
+		c = c->mode;
+	if (c->fn != cmd_help && command_wants_help(argc - i, argv + i))
 		return command_help(c);
+	/* hidden: the option table, one option a line, for scripts and tests */
+	if (command_has(argc - i, argv + i, "--list-options")) {
+		if (c->opts)
+			options_list(stdout, c->opts);
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	ret = c->fn(argc - i, argv + i);
 	/* perf's rule: a failed write of stdout is an error */

@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The option parser of every command: GNU order (options may follow
+ * operands; "--" ends them), long options with a unique prefix and
+ * --name=VALUE, short ones clustered (-nq, -t5). Its own rather than
+ * getopt_long's, so that it keeps no global state, leaves a "--" between
+ * operands where compare needs it, and serves options_each (the vm
+ * testbed's forwarding, the testbed check) with the very same grammar.
+ */
 #include "options.h"
 
 #include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
 
-#define MAX_OPTS 64
+const char *const opt_text_json[] = { "text", "json", NULL };
 
 int parse_long_range(const char *s, long min, long max, long *out)
 {
@@ -47,86 +54,268 @@ static int shown_len(const char *s)
 	return n;
 }
 
-void options_getopt_error(const char *cmd, int c, char **argv)
+static bool takes_value(const struct opt_def *d)
 {
-	/* a long option is always the whole argv element; a short one may be in a cluster */
-	const char *text = argv[optind - 1];
-	int n = shown_len(text);
-	bool is_long = !strncmp(text, "--", 2);
-
-	if (c == ':' && is_long)
-		pr_warn("%s: %.*s needs a value; see `ipsecperf %s --help`", cmd, n, text, cmd);
-	else if (c == ':')
-		pr_warn("%s: -%c needs a value; see `ipsecperf %s --help`", cmd, optopt, cmd);
-	else if (is_long && optopt)
-		pr_warn("%s: %.*s takes no value; see `ipsecperf %s --help`", cmd, n, text, cmd);
-	else if (is_long || optopt <= ' ' || optopt >= 0x7f)
-		pr_warn("%s: unknown option '%.*s'; see `ipsecperf %s --help`", cmd, n, text, cmd);
-	else
-		pr_warn("%s: unknown option -%c; see `ipsecperf %s --help`", cmd, optopt, cmd);
+	return d->type != OPT_T_FLAG && d->type != OPT_T_CB_FLAG;
 }
 
-int options_parse(const char *cmd, const struct opt_def *defs, int argc, char **argv,
-		  int (*on_opt)(int idx, const char *val, long ival, void *ctx), void *ctx)
+/* The option of "--NAME" (len chars of name): exact, else a unique prefix. */
+static const struct opt_def *find_long(const char *cmd, const struct opt_def *defs, const char *name, size_t len)
 {
-	struct option lo[MAX_OPTS + 1];
-	/* ':' first: a missing value is told apart from an unknown option */
-	char shorts[2 * MAX_OPTS + 2] = ":"; /* GNU order: options may follow operands; -- ends them */
-	size_t ns = 1;
-	int n = 0, c, li;
+	const struct opt_def *found = NULL;
+	int n = 0;
 
-	for (; defs[n].name && n < MAX_OPTS; n++) {
-		lo[n] = (struct option){ defs[n].name,
-					 defs[n].type == OPT_FLAG ? no_argument : required_argument,
-					 NULL, 1000 + n };
-		if (defs[n].short_name) {
-			shorts[ns++] = (char)defs[n].short_name;
-			if (defs[n].type != OPT_FLAG)
-				shorts[ns++] = ':';
-		}
+	for (const struct opt_def *d = defs; d->name; d++) {
+		if (strncmp(d->name, name, len))
+			continue;
+		if (strlen(d->name) == len)
+			return d;
+		found = d;
+		n++;
 	}
-	lo[n] = (struct option){ NULL, 0, NULL, 0 };
-	shorts[ns] = '\0';
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, lo, &li)) != -1) {
-		int idx = -1;
-		long ival = 0;
-
-		if (c >= 1000) {
-			idx = c - 1000;
-		} else if (c != '?' && c != ':') {
-			for (int i = 0; i < n; i++)
-				if (defs[i].short_name == c)
-					idx = i;
-		}
-		if (idx < 0) {
-			options_getopt_error(cmd, c, argv);
-			return -1;
-		}
-		if (defs[idx].type != OPT_FLAG && has_control_char(optarg)) {
-			pr_warn("%s: --%s takes no control characters (a newline, a tab, ...) in its value", cmd,
-				defs[idx].name);
-			return -1;
-		}
-		if (defs[idx].type == OPT_INT &&
-		    parse_long_range(optarg, defs[idx].min, defs[idx].max, &ival) < 0) {
-			pr_warn("%s: --%s takes a whole number from %ld to %ld, not '%s'", cmd,
-				defs[idx].name, defs[idx].min, defs[idx].max, optarg);
-			return -1;
-		}
-		if (on_opt(idx, defs[idx].type == OPT_FLAG ? NULL : optarg, ival, ctx) < 0)
-			return -1;
-	}
-	return optind;
+	if (n == 1)
+		return found;
+	if (cmd)
+		pr_warn("%s: %s option '--%.*s'; see `ipsecperf %s --help`", cmd, n ? "ambiguous" : "unknown",
+			shown_len(name), name, cmd);
+	return NULL;
 }
 
-int parse_format(const char *cmd, const char *val)
+static const struct opt_def *find_short(const struct opt_def *defs, char c)
 {
-	if (!strcmp(val, "json"))
-		return 1;
-	if (!strcmp(val, "text"))
+	for (const struct opt_def *d = defs; d->name; d++)
+		if (d->short_name && d->short_name == c)
+			return d;
+	return NULL;
+}
+
+static void say_choices(char *buf, size_t len, const char *const *ch)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; ch[i] && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : ch[i + 1] ? ", " : " or ", ch[i]);
+}
+
+/* Check and store one option's value into cfg; -1 after one line. */
+static int store(const char *cmd, const struct opt_def *d, const char *val, void *cfg)
+{
+	char *p = (char *)cfg + d->off, *end;
+
+	if (val && has_control_char(val)) {
+		pr_warn("%s: --%s takes no control characters (a newline, a tab, ...) in its value", cmd, d->name);
+		return -1;
+	}
+	switch (d->type) {
+	case OPT_T_FLAG:
+		*(bool *)p = true;
 		return 0;
-	pr_warn("%s: --format %s: not a format (text or json)", cmd, val);
+	case OPT_T_INT: {
+		long v;
+
+		if (parse_long_range(val, (long)d->min, (long)d->max, &v) < 0) {
+			pr_warn("%s: --%s takes a whole number from %ld to %ld, not '%s'", cmd, d->name, (long)d->min,
+				(long)d->max, val);
+			return -1;
+		}
+		*(int *)p = (int)v;
+		return 0;
+	}
+	case OPT_T_DOUBLE: {
+		double v;
+
+		errno = 0;
+		v = strtod(val, &end);
+		if (end == val || *end || errno || !isfinite(v) || v < d->min || v > d->max) {
+			pr_warn("%s: --%s takes a number from %g to %g, not '%s'", cmd, d->name, d->min, d->max, val);
+			return -1;
+		}
+		*(double *)p = v;
+		return 0;
+	}
+	case OPT_T_STR:
+		*(const char **)p = val;
+		return 0;
+	case OPT_T_CHOICE: {
+		char all[256];
+
+		for (int i = 0; d->choices[i]; i++)
+			if (!strcmp(d->choices[i], val)) {
+				*(int *)p = i;
+				return 0;
+			}
+		say_choices(all, sizeof(all), d->choices);
+		pr_warn("%s: --%s %s: not a %s (%s)", cmd, d->name, val, d->name, all);
+		return -1;
+	}
+	case OPT_T_CB:
+	case OPT_T_CB_FLAG:
+		return d->cb(cfg, val);
+	}
 	return -1;
+}
+
+struct walk {
+	const char *cmd;         /* NULL: argv was parsed before; say nothing */
+	const struct opt_def *defs;
+	unsigned flags;
+	int (*on_opt)(const struct opt_def *d, const char *val, void *ctx);
+	void *ctx;
+	int *operands;           /* their indexes, in order; NULL to skip them */
+	int noperands;
+	int dashdash;            /* the index of the "--" that ended the options, or 0 */
+};
+
+static int usage_err(const struct walk *w, const char *fmt_long, const char *fmt_short, const char *arg, char c)
+{
+	if (!w->cmd)
+		return -1;
+	if (fmt_long)
+		pr_warn(fmt_long, w->cmd, shown_len(arg), arg, w->cmd);
+	else
+		pr_warn(fmt_short, w->cmd, c, w->cmd);
+	return -1;
+}
+
+/* "--name", "--name=value", "--name value"; returns the next index or -1. */
+static int walk_long(struct walk *w, int i, int argc, char **argv)
+{
+	const char *a = argv[i] + 2, *eq = strchr(a, '=');
+	const struct opt_def *d = find_long(w->cmd, w->defs, a, eq ? (size_t)(eq - a) : strlen(a));
+	const char *val = NULL;
+
+	if (!d)
+		return -1;
+	if (!takes_value(d) && eq)
+		return usage_err(w, "%s: %.*s takes no value; see `ipsecperf %s --help`", NULL, argv[i], 0);
+	if (takes_value(d)) {
+		if (eq)
+			val = eq + 1;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		else
+			return usage_err(w, "%s: %.*s needs a value; see `ipsecperf %s --help`", NULL, argv[i], 0);
+	}
+	return w->on_opt(d, val, w->ctx) < 0 ? -1 : i + 1;
+}
+
+/* "-abc", "-t5", "-t 5"; returns the next index or -1. */
+static int walk_short(struct walk *w, int i, int argc, char **argv)
+{
+	for (const char *p = argv[i] + 1; *p; p++) {
+		const struct opt_def *d = find_short(w->defs, *p);
+		const char *val = NULL;
+
+		if (!d && (is_control(*p) || (unsigned char)*p >= 0x7f))
+			return usage_err(w, "%s: unknown option '%.*s'; see `ipsecperf %s --help`", NULL, argv[i], 0);
+		if (!d)
+			return usage_err(w, NULL, "%s: unknown option -%c; see `ipsecperf %s --help`", NULL, *p);
+		if (takes_value(d)) {
+			if (p[1])
+				val = p + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return usage_err(w, NULL, "%s: -%c needs a value; see `ipsecperf %s --help`", NULL, *p);
+		}
+		if (w->on_opt(d, val, w->ctx) < 0)
+			return -1;
+		if (val)
+			break;
+	}
+	return i + 1;
+}
+
+static int walk(struct walk *w, int argc, char **argv)
+{
+	int i = 1;
+	bool ended = false;
+
+	while (i < argc) {
+		const char *a = argv[i];
+
+		if (!ended && !strcmp(a, "--") && (!(w->flags & OPTS_SEPARATOR) || !w->noperands)) {
+			ended = true;
+			w->dashdash = i++;
+			continue;
+		}
+		if (ended || a[0] != '-' || !a[1] || !strcmp(a, "--")) {
+			if (w->operands)
+				w->operands[w->noperands] = i;
+			w->noperands++;
+			i++;
+			continue;
+		}
+		i = a[1] == '-' ? walk_long(w, i, argc, argv) : walk_short(w, i, argc, argv);
+		if (i < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct store_ctx {
+	const char *cmd;
+	void *cfg;
+};
+
+static int store_opt(const struct opt_def *d, const char *val, void *arg)
+{
+	struct store_ctx *s = arg;
+
+	return store(s->cmd, d, val, s->cfg);
+}
+
+/* Reorder argv as getopt_long does: options (and a "--" that ended them), then the operands. */
+static int partition(int argc, char **argv, const int *ops, int nops, int dashdash)
+{
+	char **copy = malloc((argc + 1) * sizeof(*copy));
+	char *seen = calloc(argc + 1, 1);
+	int n = 1;
+
+	if (!copy || !seen) {
+		free(copy);
+		free(seen);
+		pr_warn("out of memory");
+		return -1;
+	}
+	for (int k = 0; k < nops; k++)
+		seen[ops[k]] = 1;
+	if (dashdash)
+		seen[dashdash] = 1;
+	for (int i = 1; i < argc; i++)
+		if (!seen[i])
+			copy[n++] = argv[i];
+	if (dashdash)
+		copy[n++] = argv[dashdash];
+	for (int k = 0; k < nops; k++)
+		copy[n + k] = argv[ops[k]];
+	memcpy(argv + 1, copy + 1, (argc - 1) * sizeof(*argv));
+	free(copy);
+	free(seen);
+	return n;
+}
+
+int options_parse(const char *cmd, const struct opt_def *defs, unsigned flags, int argc, char **argv, void *cfg)
+{
+	struct store_ctx s = { cmd, cfg };
+	struct walk w = { .cmd = cmd, .defs = defs, .flags = flags, .on_opt = store_opt, .ctx = &s };
+	int first;
+
+	w.operands = malloc((argc + 1) * sizeof(*w.operands));
+	if (!w.operands) {
+		pr_warn("out of memory");
+		return -1;
+	}
+	first = walk(&w, argc, argv) < 0 ? -1 : partition(argc, argv, w.operands, w.noperands, w.dashdash);
+	free(w.operands);
+	return first;
+}
+
+int options_each(const struct opt_def *defs, unsigned flags, int argc, char **argv,
+		 int (*fn)(const struct opt_def *d, const char *val, void *ctx), void *ctx)
+{
+	struct walk w = { .cmd = NULL, .defs = defs, .flags = flags, .on_opt = fn, .ctx = ctx };
+
+	return walk(&w, argc, argv);
 }

@@ -7,6 +7,8 @@
 
 #include "scenario.h"
 
+struct opt_def;
+
 #define RUN_MAX_KERNELS 8
 #define RUN_MAX_SSH_OPTS 16
 
@@ -46,6 +48,7 @@ struct run_config {
 	/* the command line, for meta.json */
 	int argc;
 	char **argv;
+	const struct opt_def *opts; /* argv's options: the vm testbed forwards those marked OPT_GUEST */
 };
 
 #endif

@@ -77,10 +77,7 @@ void scenario_free(struct scenario *sc);
 /* Where scenario files are looked up ($IPSECPERF_SCENARIOS, or installed). */
 const char *scenario_dir(void);
 
-/* --scenario-dir DIR of run and list: the same as IPSECPERF_SCENARIOS=DIR. */
-#define OPT_DEF_SCENARIO_DIR \
-	{ "scenario-dir", 0, OPT_STRING, 0, 0, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)" }
-/* Use DIR from now on; -1 (one line said) when it is not a folder. */
+/* --scenario-dir DIR of run and list: use DIR from now on, as IPSECPERF_SCENARIOS=DIR; -1 (one line said) when it is not a folder. */
 int scenario_dir_option(const char *cmd, const char *dir);
 
 /*

@@ -24,17 +24,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "commands.h"
+#include "guest.h"
 #include "vm.h"
 #include "vm_guest.h"
 #include "vm_util.h"
-
-const char help_guest[] =
-	"usage: ipsecperf guest\n"
-	"\n"
-	"The init of the VM testbed's guest: run as PID 1 inside the VM that\n"
-	"`ipsecperf run --testbed vm` boots, never by hand. It runs the matrix\n"
-	"described in " GUEST_CONFIG " and sends the results back to the host.\n";
 
 static double uptime(void)
 {
@@ -315,7 +308,7 @@ static int send_results(void)
 	return rc;
 }
 
-int cmd_guest(int argc, char **argv)
+int guest_main(void)
 {
 	double t_init, t_start = 0, t_first = 0, t_end;
 	bool first = false;
@@ -324,12 +317,6 @@ int cmd_guest(int argc, char **argv)
 	char **cargv = NULL;
 	int rc = 125;
 
-	(void)argc;
-	(void)argv;
-	if (getpid() != 1) {
-		pr_warn("guest: this is the VM testbed's init; it runs as PID 1 inside the VM, not by hand (see `ipsecperf help run`)");
-		return EXIT_USAGE;
-	}
 	mounts();
 	console();
 	/* from now on the kernel may load modules on demand (vm_initramfs.c) */

@@ -29,10 +29,6 @@ int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, in
  */
 int peer_config_check(const struct run_config *cfg, char *why, size_t len);
 
-/* `ipsecperf peer-agent` (testbed_peer_agent.c). */
-int cmd_peer_agent(int argc, char **argv);
-extern const char help_peer_agent[];
-
 /* ---- parsers, exposed for the unit tests ---- */
 
 /* What `ethtool DEV` says about the link. speed_mbps -1: unknown; link -1: not said. */

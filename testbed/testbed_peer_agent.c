@@ -49,7 +49,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "commands.h"
 #include "cpu.h"
 #include "ipsec.h"
 #include "journal.h"
@@ -57,19 +56,11 @@
 #include "load.h"
 #include "probes.h"
 #include "log.h"
+#include "peer_agent.h"
 #include "secret.h"
 #include "testbed_peer.h"
 #include "version.h"
 #include "xfrm.h"
-
-const char help_peer_agent[] =
-	"usage: ipsecperf peer-agent [--undo RECORD]\n"
-	"\n"
-	"The peer testbed's helper on the far host. `ipsecperf run --testbed\n"
-	"peer` starts it through ssh; it is not meant to be run by hand. It\n"
-	"reads one JSON request per line on stdin (keys included: they never\n"
-	"appear on a command line) and answers one JSON object per line. At the\n"
-	"end of its input it stops what it started and exits.\n";
 
 #define AGENT_KEY_MAX 80
 #define AGENT_IDLE_S 120
@@ -377,7 +368,7 @@ static void op_probes_counters(json_t *req)
 }
 
 /* --undo RECORD: one journal record of ipsec.c's kinds, undone here. */
-static int undo_record(const char *text)
+int peer_agent_undo(const char *text)
 {
 	json_t *r = json_loads(text, 0, NULL);
 	const char *kind = json_string_value(json_object_get(r, "kind"));
@@ -393,17 +384,11 @@ static int undo_record(const char *text)
 	return err == JOURNAL_LEFT ? JOURNAL_LEFT_EXIT : err ? EXIT_FAIL : EXIT_OK;
 }
 
-int cmd_peer_agent(int argc, char **argv)
+int peer_agent_serve(void)
 {
 	char *line;
 	size_t have = 0;
 
-	if (argc == 3 && !strcmp(argv[1], "--undo"))
-		return undo_record(argv[2]);
-	if (argc > 1) {
-		pr_warn("peer-agent: takes no arguments; it is started by `ipsecperf run --testbed peer`");
-		return EXIT_USAGE;
-	}
 	/* the parent (sshd's session) may go away: we see it as the end of stdin */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

@@ -21,7 +21,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "options.h"
 #include "log.h"
 #include "vm_guest.h"
 #include "vm_util.h"
@@ -711,81 +711,30 @@ static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *wo
 
 /* ---- the guest's configuration ---- */
 
-static const struct opt_def *opt_long(const char *name, size_t len)
+/*
+ * The host's run options, as given, go to the guest's run (so every option,
+ * --no-probes or one added later, means the same inside), those the option
+ * table marks OPT_GUEST; the others (the testbed, the output, the kernels,
+ * the repeats) the host handles, and guest_config() gives the guest its own.
+ */
+static int forward(const struct opt_def *d, const char *val, void *arg)
 {
-	const struct opt_def *found = NULL;
-
-	for (const struct opt_def *d = run_opts; d->name; d++) {
-		if (strncmp(d->name, name, len))
-			continue;
-		if (strlen(d->name) == len)
-			return d;
-		found = found ? NULL : d; /* getopt_long takes unique prefixes */
-	}
-	return found;
-}
-
-static void forward(json_t *argv, const struct opt_def *d, const char *val)
-{
-	/* the guest runs on its own netns testbed and writes to /out */
-	/* and the repeats, which guest_config() gives each boot itself (--interleave); */
-	/* its scenario files are copied in, so this host's --scenario-dir means nothing there */
-	static const char *const host_only[] = { "testbed", "kernel", "output", "dry-run", "quiet",
-						  "interleave", "repeat", "repeat-from", "scenario-dir", NULL };
+	json_t *argv = arg;
 	char opt[80];
 
-	for (int i = 0; host_only[i]; i++)
-		if (!strcmp(d->name, host_only[i]))
-			return;
+	if (!(d->marks & OPT_GUEST))
+		return 0;
 	vm_fmt(opt, sizeof(opt), "--%s", d->name);
 	json_array_append_new(argv, json_string(opt));
 	if (val)
 		json_array_append_new(argv, json_string(val));
+	return 0;
 }
 
-/*
- * The host's run options, as given, go to the guest's run (so every option,
- * --no-probes or one added later, means the same inside), except those that
- * choose the testbed and the output. Options may come before or after
- * the scenarios (run parses in GNU order); "--" ends them.
- */
 static void forward_options(const struct run_config *cfg, json_t *argv)
 {
-	for (int i = 1; i < cfg->argc; i++) {
-		const char *a = cfg->argv[i];
-
-		if (!strcmp(a, "--"))
-			break;
-		if (a[0] != '-' || !a[1])
-			continue; /* a scenario */
-		if (a[1] == '-') {
-			const char *eq = strchr(a + 2, '=');
-			const struct opt_def *d = opt_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-			const char *val = NULL;
-
-			if (!d)
-				continue;
-			if (d->type != OPT_FLAG)
-				val = eq ? eq + 1 : i + 1 < cfg->argc ? cfg->argv[++i] : NULL;
-			forward(argv, d, val);
-			continue;
-		}
-		for (const char *p = a + 1; *p; p++) {
-			const struct opt_def *d = NULL;
-
-			for (const struct opt_def *x = run_opts; x->name; x++)
-				if (x->short_name == *p)
-					d = x;
-			if (!d)
-				break;
-			if (d->type == OPT_FLAG) {
-				forward(argv, d, NULL);
-				continue;
-			}
-			forward(argv, d, p[1] ? p + 1 : i + 1 < cfg->argc ? cfg->argv[++i] : NULL);
-			break;
-		}
-	}
+	if (cfg->opts)
+		options_each(cfg->opts, 0, cfg->argc, cfg->argv, forward, argv);
 }
 
 static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel *k)

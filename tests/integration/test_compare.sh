@@ -77,7 +77,7 @@ expect 2 "no runs of kernel 'k9'" --base-kernel k9 "$TMP/two" "$TMP/two"
 expect 2 'ipsecperf: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
 expect 2 'two results directories expected' "$TMP/base"
 expect 2 '--metric bogus: no such metric' --metric bogus "$TMP/base" "$TMP/aa"
-expect 2 '--threshold x: a number' --threshold x "$TMP/base" "$TMP/aa"
+expect 2 "--threshold takes a number from 0 to 1000, not 'x'" --threshold x "$TMP/base" "$TMP/aa"
 # a last line torn by a killed run: a warning, the 15 whole records are compared
 cp -r "$TMP/aa" "$TMP/torn"
 printf '{"version":1,"kernel":"6.1.0-28-cloud-amd64","scen' >> "$TMP/torn/runs.jsonl"

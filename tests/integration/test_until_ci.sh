@@ -14,7 +14,7 @@ expect_usage() { # what pattern args...
 	shift 2
 	expect_exit2 "$what" "^ipsecperf: run: $pattern" "$IPSECPERF" run "$@"
 }
-expect_usage "vm" "--until-ci works on the netns testbed only for now; on vm use --repeat N" \
+expect_usage "vm" "--until-ci is for the netns testbed, not vm" \
 	--testbed vm --kernel debian:linux-image-6.1.0-57-cloud-amd64 --until-ci 5 --dry-run clear
 expect_usage "zero" "--until-ci takes a percentage above 0 and at most 100, not '0'" --until-ci 0 clear
 expect_usage "max alone" "--max-repeat bounds --until-ci" --max-repeat 10 clear

@@ -261,39 +261,101 @@ static void ranges(void **state)
 	assert_int_equal(parse_bool("2"), -1);
 }
 
-static int count_opt(int idx, const char *val, long ival, void *ctx)
-{
-	long *seen = ctx;
+struct order_args {
+	int duration;
+	bool quiet;
+	double alpha;
+	int format;
+	int ncb;
+};
 
-	seen[idx] = val ? ival : 1;
+static int count_cb(void *cfg, const char *val)
+{
+	(void)val;
+	((struct order_args *)cfg)->ncb++;
 	return 0;
 }
+
+static const struct opt_def order_defs[] = {
+	OPT_INT("duration", 't', struct order_args, duration, 1, 3600, "S", ""),
+	OPT_FLAG("quiet", 'q', struct order_args, quiet, ""),
+	OPT_DOUBLE("alpha", 'a', struct order_args, alpha, 0, 0.5, "P", ""),
+	OPT_FORMAT(struct order_args, format),
+	OPT_CB("tag", 0, count_cb, "T", ""),
+	OPT_END,
+};
 
 /* Options may follow the operands (GNU order); after "--" nothing is an option. */
 static void options_order(void **state)
 {
-	static const struct opt_def defs[] = {
-		{ "duration", 't', OPT_INT, 1, 3600, "S", "" },
-		{ "quiet", 'q', OPT_FLAG, 0, 0, NULL, "" },
-		{ NULL, 0, 0, 0, 0, NULL, NULL },
-	};
 	char *a1[] = { "run", "clear", "-t", "7", "no-gso", "--quiet", NULL };
 	char *a2[] = { "run", "-q", "--", "clear", "-t", NULL };
-	long seen[2] = { 0, 0 };
+	char *a3[] = { "run", "-qt5", "--al=0.25", "x", "-f", "json", "--tag", "a", "--ta=b", NULL };
+	struct order_args o = { 0 };
 	int first;
 
 	(void)state;
-	first = options_parse("run", defs, 6, a1, count_opt, seen);
+	first = options_parse("run", order_defs, 0, 6, a1, &o);
 	assert_int_equal(first, 4);
-	assert_int_equal(seen[0], 7);
-	assert_int_equal(seen[1], 1);
+	assert_int_equal(o.duration, 7);
+	assert_true(o.quiet);
 	assert_string_equal(a1[first], "clear");
 	assert_string_equal(a1[first + 1], "no-gso");
-	seen[0] = seen[1] = 0;
-	first = options_parse("run", defs, 5, a2, count_opt, seen);
+	o = (struct order_args){ 0 };
+	first = options_parse("run", order_defs, 0, 5, a2, &o);
 	assert_int_equal(first, 3);
 	assert_string_equal(a2[first + 1], "-t");
-	assert_int_equal(seen[0], 0);
+	assert_int_equal(o.duration, 0);
+	o = (struct order_args){ 0 };
+	first = options_parse("run", order_defs, 0, 9, a3, &o);
+	assert_int_equal(first, 8);
+	assert_string_equal(a3[first], "x");
+	assert_int_equal(o.duration, 5);
+	assert_true(o.quiet);
+	assert_true(o.alpha == 0.25);
+	assert_int_equal(o.format, 1);
+	assert_int_equal(o.ncb, 2);
+}
+
+/* compare's BASE... -- NEW...: a "--" after an operand stays one; options may follow it. */
+static void options_separator(void **state)
+{
+	char *a[] = { "compare", "A", "--", "B", "-t", "3", NULL };
+	char *b[] = { "compare", "--", "A", "--", "B", NULL };
+	struct order_args o = { 0 };
+	int first;
+
+	(void)state;
+	first = options_parse("compare", order_defs, OPTS_SEPARATOR, 6, a, &o);
+	assert_int_equal(first, 3);
+	assert_int_equal(o.duration, 3);
+	assert_string_equal(a[3], "A");
+	assert_string_equal(a[4], "--");
+	assert_string_equal(a[5], "B");
+	first = options_parse("compare", order_defs, OPTS_SEPARATOR, 5, b, &o);
+	assert_int_equal(first, 2);
+	assert_string_equal(b[3], "--");
+}
+
+/* Bad input: -1, and nothing stored after the bad option. */
+static void options_bad(void **state)
+{
+	char *bad[][4] = {
+		{ "run", "--duration", NULL }, { "run", "-t", "0", NULL }, { "run", "--quiet=1", NULL },
+		{ "run", "--frob", NULL },     { "run", "-x", NULL },      { "run", "--a", "1", NULL },
+		{ "run", "-f", "yaml", NULL }, { "run", "--alpha", "0.6", NULL }, { "run", "--tag", "a\nb", NULL },
+	};
+	struct order_args o = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int argc = 0;
+
+		while (bad[i][argc])
+			argc++;
+		assert_int_equal(options_parse("run", order_defs, 0, argc, bad[i], &o), -1);
+	}
+	assert_int_equal(o.ncb, 0);
 }
 
 int main(void)
@@ -305,6 +367,7 @@ int main(void)
 		cmocka_unit_test(iperf3_json),     cmocka_unit_test(proc_net_tcp),
 		cmocka_unit_test(proc_stat),       cmocka_unit_test(metrics),
 		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),
+		cmocka_unit_test(options_separator), cmocka_unit_test(options_bad),
 	};
 
 	return cmocka_run_group_tests_name("collector parsers", tests, NULL, NULL);

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Every run option on every testbed (netns, peer, vm): the program's own
+# table (`run --list-options`, so a new option cannot be forgotten) says
+# where it works. Where it does not, run must refuse it at parse time with
+# one line naming the option and the testbed, exit 2, and change nothing.
+# Where it does, it must parse (with --dry-run; the peer reached through
+# ProxyCommand=false, so nothing leaves the host), and PROOFS below must
+# name the existing test that shows it has its effect there: an accepted
+# option without an entry fails this test, so a new option forces the
+# decision. An entry "gap: why" says that no test proves it yet.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/expect_lib.sh"
+
+# option testbed proof (a test in tests/integration, or "gap: why")
+PROOFS='
+duration netns test_netns_matrix.sh
+duration peer test_peer.sh
+duration vm test_vm.sh
+omit netns test_netns_matrix.sh
+omit peer test_peer_guard.sh
+omit vm test_vm.sh
+repeat netns test_netns_matrix.sh
+repeat peer test_peer.sh
+repeat vm test_vm.sh
+output netns test_netns_matrix.sh
+output peer test_peer.sh
+output vm test_vm.sh
+tag netns test_journal.sh
+tag peer gap: the default folder name is only checked on netns
+tag vm gap: the default folder name is only checked on netns
+testbed netns test_netns_matrix.sh
+testbed peer test_peer.sh
+testbed vm test_vm.sh
+kernel vm test_vm_two_kernels.sh
+addr-tx netns gap: only refusals of bad addresses are tested
+addr-tx peer gap: only --addr-rx is tested on peer
+addr-tx vm gap: no VM test gives addresses
+addr-rx netns gap: only refusals of bad addresses are tested
+addr-rx peer test_peer.sh
+addr-rx vm gap: no VM test gives addresses
+prefix-len netns gap: only a refusal (33 on IPv4) is tested
+prefix-len peer gap: not tested on peer
+prefix-len vm gap: no VM test gives it
+port netns gap: only the peer guard uses another port
+port peer test_peer_guard.sh
+port vm gap: no VM test gives it
+dry-run netns test_bad_input.sh
+dry-run peer gap: the peer dry run is not checked for its commands
+dry-run vm gap: the VM dry run is not checked for its qemu line
+quiet netns test_progress.sh
+quiet peer test_peer.sh
+quiet vm test_vm_failure.sh
+no-probes netns test_keys.sh
+no-probes peer gap: no peer test runs without probes
+no-probes vm gap: no VM test runs without probes
+probe-set netns test_probes.sh
+probe-set vm gap: test_vm_probes.sh runs the full set only
+probe-overhead netns test_probes.sh
+probe-overhead vm gap: no VM test measures the overhead
+probe-cost netns test_probes.sh
+probe-cost vm gap: no VM test times the programs
+peer peer test_peer.sh
+dev peer test_peer.sh
+peer-dev peer test_peer.sh
+ssh-option peer test_peer.sh
+peer-ipsecperf peer test_peer.sh
+cpu-tx peer test_peer.sh
+cpu-rx peer test_peer.sh
+profile netns test_profile.sh
+profile vm test_profile_vm.sh
+profile-hz netns gap: the profile tests use the default rate
+profile-hz vm gap: the profile tests use the default rate
+interleave vm test_vm_two_kernels.sh
+repeat-from netns gap: only its range is tested; vm --interleave uses it inside
+repeat-from peer gap: not tested on peer
+repeat-from vm gap: --interleave numbers the repeats through it (test_vm_two_kernels.sh), a user-given one is untested
+scenario-dir netns gap: list --scenario-dir is tested (test_completion.sh), run not
+scenario-dir peer gap: not tested on peer
+scenario-dir vm gap: not tested on vm
+no-wait netns gap: tested through the peer testbed (test_peer_guard.sh)
+no-wait peer test_peer_guard.sh
+no-wait vm gap: inside the guest there is no other run
+until-ci netns test_until_ci.sh
+max-repeat netns test_until_ci.sh
+'
+
+# a sample value for each option that takes one, and what an option needs beside it
+value() { # option testbed
+	case $1 in
+	duration) echo 2 ;; omit) echo 0 ;; repeat) echo 2 ;; output) echo "$TMP/out-$RANDOM$RANDOM" ;;
+	tag) echo probe ;; testbed) echo "$2" ;; kernel) echo "${KERNEL:-debian:linux-image-none}" ;;
+	addr-tx) echo 198.18.0.1 ;; addr-rx) echo 198.18.0.2 ;; prefix-len) echo 24 ;; port) echo 5301 ;;
+	probe-set) echo tracepoints ;; peer) echo root@192.0.2.1 ;; dev | peer-dev) echo lo ;;
+	ssh-option) echo ConnectTimeout=1 ;; peer-ipsecperf) echo /usr/bin/ipsecperf ;;
+	cpu-tx) echo 0 ;; cpu-rx) echo 1 ;; profile-hz) echo 49 ;; repeat-from) echo 3 ;;
+	scenario-dir) echo "$TOP/scenarios" ;; until-ci) echo 5 ;; max-repeat) echo 10 ;;
+	*) fail "no sample value for --$1: add one to value() in this test" ;;
+	esac
+}
+needs() { # option testbed: other options it needs there
+	case $1:$2 in
+	max-repeat:netns) echo --until-ci 5 ;;
+	esac
+}
+
+KERNEL=$("$IPSECPERF" kernel list 2>/dev/null | awk 'NR == 1 { print $1 }')
+[ -n "$KERNEL" ] || info "no cached kernel: the vm column is checked for refusals only (ipsecperf kernel fetch)"
+base() { # testbed: the options it always needs, for a dry run that changes nothing
+	case $1 in
+	netns) echo --testbed netns --dry-run --quiet ;;
+	peer) echo --testbed peer --peer root@192.0.2.1 --dev lo --peer-dev lo --ssh-option ProxyCommand=false --dry-run --quiet ;;
+	vm) echo --testbed vm --kernel "$KERNEL" --dry-run --quiet ;;
+	esac
+}
+
+snapshot > "$TMP/before"
+"$IPSECPERF" run --list-options > "$TMP/options" || fail "run --list-options exited $?"
+[ "$(wc -l < "$TMP/options")" -ge 30 ] || fail "run --list-options lists $(wc -l < "$TMP/options") options"
+"$IPSECPERF" run --help > "$TMP/help"
+checked=0 gaps=0
+while IFS=$'\t' read -r name short arg testbeds where; do
+	opt=${name#--}
+	[[ $testbeds =~ ^(netns|peer|vm)(,(netns|peer|vm))*$ ]] || fail "$name: marks '$testbeds' name no testbed"
+	[[ $where == guest || $where == host ]] || fail "$name: neither guest nor host ('$where')"
+	[[ $where == guest && ,$testbeds, != *,vm,* ]] && fail "$name goes to the vm guest but is refused on vm"
+	grep -q -- "$name" "$TMP/help" || fail "$name is not in run --help"
+	for tb in netns peer vm; do
+		val=()
+		[ "$arg" != - ] && val=("$(value "$opt" "$tb")")
+		if [[ ,$testbeds, != *,$tb,* ]]; then
+			# shellcheck disable=SC2046
+			expect_exit2 "$name on $tb" "^ipsecperf: run: $name is for the .* testbeds?, not $tb$" \
+				"$IPSECPERF" run $(base "$tb") "$name" "${val[@]}" clear
+			checked=$((checked + 1))
+			continue
+		fi
+		proof=$(awk -v o="$opt" -v t="$tb" '$1 == o && $2 == t { $1 = $2 = ""; sub(/^ +/, ""); print }' <<< "$PROOFS")
+		[ -n "$proof" ] || fail "$name works on $tb, but PROOFS names no test that shows its effect there: add one (or a gap)"
+		if [[ $proof == gap:* ]]; then
+			gaps=$((gaps + 1))
+		else
+			[ -f "$TOP/tests/integration/$proof" ] || fail "$name on $tb: PROOFS names $proof, which does not exist"
+			pat=$name
+			[ "$short" != - ] && pat="$pat|$short[ =0-9]"
+			grep -qE -- "$pat" "$TOP/tests/integration/$proof" "$TOP/tests/integration/"*lib.sh ||
+				fail "$name on $tb: $proof does not use $name"
+		fi
+		[ "$tb" = vm ] && [ -z "$KERNEL" ] && continue
+		# shellcheck disable=SC2046
+		timeout 60 "$IPSECPERF" run $(base "$tb") $(needs "$opt" "$tb") "$name" "${val[@]}" clear \
+			> "$TMP/out" 2> "$TMP/err" < /dev/null
+		rc=$?
+		[ $rc = 0 ] || { cat "$TMP/err" >&2; fail "$name on $tb: a dry run exited $rc"; }
+		checked=$((checked + 1))
+	done
+done < "$TMP/options"
+# every entry of PROOFS is an option that works there
+while read -r opt tb _; do
+	[ -n "$opt" ] || continue
+	grep -qP -- "^--$opt\t.*\t[^\t]*\b$tb\b[^\t]*\t[a-z]+$" "$TMP/options" ||
+		fail "PROOFS has --$opt on $tb, which run refuses there (or no such option)"
+done <<< "$PROOFS"
+info "$checked option x testbed cases; $gaps accepted without a test of their effect (gap entries)"
+snapshot > "$TMP/after"
+assert_same_snapshot "$TMP/before" "$TMP/after" "after the option table"
+exit 0

@@ -52,7 +52,6 @@
 
 #define STREAM_KEY_LEN 32
 #define STREAM_BUF (128 * 1024)
-#define AGENT_TIMEOUT_MS 15000
 
 /* What one run measured in its window, on both hosts. */
 struct window {
@@ -79,33 +78,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void peer_lost(struct peer *p, const char *why)
-{
-	if (p->lost)
-		return;
-	p->lost = true;
-	snprintf(p->lost_why, sizeof(p->lost_why), "%s", why);
-}
-
-json_t *agent_call(struct peer *p, json_t *req)
-{
-	char *line = json_dumps(req, JSON_COMPACT);
-	json_t *r;
-
-	json_decref(req);
-	if (!line)
-		return NULL;
-	r = remote_session_call(&p->agent, line, AGENT_TIMEOUT_MS);
-	free(line);
-	if (!r && p->agent.lost)
-		peer_lost(p, p->agent.lost_why);
-	if (r && !json_is_true(json_object_get(r, "ok")) && !json_object_get(r, "error")) {
-		json_decref(r);
-		r = NULL;
-	}
-	return r;
 }
 
 /* ---- the runner that puts offload.c's ethtool commands on the peer ---- */

@@ -12,6 +12,9 @@
 
 struct probes;
 
+/* How long the agent may take to answer one request. */
+#define AGENT_TIMEOUT_MS 15000
+
 struct peer {
 	const struct run_config *cfg;
 	struct host h;
@@ -35,6 +38,7 @@ struct peer {
 	bool peer_probes;          /* the agent's probes attached for this scenario */
 };
 
+/* testbed_peer_call.c: the transport to the agent. */
 void peer_lost(struct peer *p, const char *why);
 
 /* One request to the agent (steals req); NULL, and the peer marked lost, when the session died. */

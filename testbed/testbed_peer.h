@@ -16,12 +16,7 @@
 #include "results_writer.h"
 #include "run.h"
 
-/*
- * The peer testbed's matrix: checks both ends, then every scenario x
- * repeat. Returns the number of failed runs, or -1 when the testbed could
- * not be used (the checks say why).
- */
-int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, int port, int no_probes);
+/* The peer testbed's operations for the matrix are peer_testbed_ops (matrix.h). */
 
 /*
  * The peer options usable (the destination, each --ssh-option)? 0, or -1 with

@@ -356,8 +356,13 @@ static void op_probes_attach(json_t *req)
 {
 	const char *dev = str(req, "dev");
 
-	if (!ag.probes)
+	if (!ag.probes) {
 		ag.probes = probes_open();
+		/* --probe-set tracepoints and --probe-cost, as the run asks */
+		probes_set_kprobes(ag.probes, !json_is_false(json_object_get(req, "kprobes")));
+		if (json_is_true(json_object_get(req, "cost")))
+			probes_stats_enable(ag.probes);
+	}
 	probes_attach(ag.probes, (const char *const[]){ dev, NULL });
 	answer(json_pack("{s:b, s:i}", "ok", 1, "attached", probes_nattached(ag.probes)));
 }

@@ -5,7 +5,10 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "endpoint.h"
+#include "ipsec.h"
 #include "remote.h"
 #include "run.h"
 #include "scenario.h"
@@ -24,6 +27,8 @@ struct peer {
 	int family;
 	/* the agent: one ssh session for the whole run */
 	struct remote_session agent;
+	struct ipsec_sas sas;      /* the scenario's SAs: [0..1] here, [2..3] on the peer */
+	struct endpoint ep_tx, ep_rx; /* this host's end, the peer's (made once both are checked) */
 	bool have_agent;
 	char no_agent_why[800];
 	char kernel[128], peer_kernel[128];
@@ -33,9 +38,24 @@ struct peer {
 	/* set when ssh lost the peer: every later run fails with this */
 	bool lost;
 	char lost_why[600];
-	struct probes *probes;
-	bool no_probes;            /* --no-probes: none here, none on the peer */
 	bool peer_probes;          /* the agent's probes attached for this scenario */
+	bool peer_probes_off;      /* detached for the probe-less half of --probe-overhead */
+	double last_ping;          /* when the agent was last pinged (monotonic seconds) */
+	/* the run in progress, from the matrix's run_begin to its run_end */
+	struct peer_window {
+		json_t *rec;
+		bool rx_ok;                /* the receiver's CPU was read at both edges */
+		char rx_why[300];
+		long long stat0;           /* without the agent: /proc/stat busy ticks of the peer */
+		double rx_busy_s;
+		uint64_t rx_cycles;
+		bool rx_have_cycles;
+		char rx_method[32];
+		/* the SAs' counters, read at the window's close (as the netns testbed does) */
+		int sa_rc;
+		bool sa_done;
+		char sa_why[400];
+	} w;
 };
 
 /* testbed_peer_call.c: the transport to the agent. */

@@ -108,4 +108,14 @@ int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_
 int ipsec_undo_state(json_t *r);
 int ipsec_undo_policy(json_t *r);
 
+/*
+ * The peer testbed's (ipsec_peer.c): the scenario's SAs and policies on
+ * both hosts, into p->sas. 0 done; 1 cannot here (skip, why); -1 failed.
+ */
+struct peer;
+int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len);
+/* The SAs' counters at the window's open, and what they counted into rec's "sa". */
+void peer_ipsec_begin(struct peer *p);
+int peer_ipsec_record(struct peer *p, json_t *rec, char *why, size_t len);
+
 #endif

@@ -17,6 +17,7 @@
 #include "load.h"
 #include "results_writer.h"
 #include "run.h"
+#include "testbed.h"
 
 struct probes;
 
@@ -53,7 +54,16 @@ struct testbed_ops {
 };
 
 extern const struct testbed_ops netns_testbed_ops; /* tb_netns.c */
-extern const struct testbed_ops peer_testbed_ops;  /* testbed_peer.c */
+extern const struct testbed_ops peer_testbed_ops;  /* tb_peer.c */
+
+/* What the testbeds take of the run's options. */
+struct testbed_config testbed_config_of(const struct run_config *c);
+
+/*
+ * The peer options usable (the destination, each --ssh-option)? 0, or -1 with
+ * why; checked with the command line, before anything is made.
+ */
+int peer_config_check(const struct run_config *cfg, char *why, size_t len);
 
 /*
  * The matrix on ops. Returns the number of failed runs, or -1 when the

@@ -31,7 +31,7 @@ struct netns_tb {
 static void *netns_setup_ops(const struct run_config *cfg, struct results_writer *res)
 {
 	struct netns_tb *n = calloc(1, sizeof(*n));
-	struct testbed_config tc = { .addr_tx = cfg->addr_tx, .addr_rx = cfg->addr_rx, .prefix_len = cfg->prefix_len };
+	struct testbed_config tc = testbed_config_of(cfg);
 
 	(void)res;
 	if (n && netns_setup(&n->tb, &tc) == 0)

@@ -6,12 +6,23 @@
 #ifndef IPSECPERF_TESTBED_H
 #define IPSECPERF_TESTBED_H
 
+#include <stdbool.h>
+
 #include "endpoint.h"
 
 /* What a testbed is made from: the run's options it needs, nothing more. */
 struct testbed_config {
 	const char *addr_tx, *addr_rx; /* addresses without prefix length */
+	bool addr_tx_set, addr_rx_set; /* given (peer: else the devices' own) */
 	int prefix_len;
+	/* the peer testbed (testbed_peer.c) */
+	const char *peer;              /* [user@]host */
+	const char *dev, *peer_dev;    /* the link's two ends */
+	const char *peer_ipsecperf;    /* the agent's program on the peer, or NULL */
+	const char *const *ssh_opts;   /* each passed to ssh as -o */
+	int nssh_opts;
+	int cpu_tx, cpu_rx;            /* pin sender, receiver; -1: not pinned */
+	int port;                      /* the load's TCP port */
 };
 
 struct testbed {

@@ -13,16 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "results_writer.h"
-#include "run.h"
 
-/* The peer testbed's operations for the matrix are peer_testbed_ops (matrix.h). */
-
-/*
- * The peer options usable (the destination, each --ssh-option)? 0, or -1 with
- * why; checked with the command line, before anything is made.
- */
-int peer_config_check(const struct run_config *cfg, char *why, size_t len);
+/* The peer testbed's operations for the matrix are peer_testbed_ops (run/matrix.h). */
 
 /* `ipsecperf peer-agent` (testbed_peer_agent.c). */
 int cmd_peer_agent(int argc, char **argv);

@@ -227,6 +227,8 @@ static json_t *rx_counters(struct peer *p, json_t *rec, const char *off_why)
 
 		if (r && json_is_object(json_object_get(r, "counters")))
 			c = json_incref(json_object_get(r, "counters"));
+		if (r && json_is_object(json_object_get(r, "probe_cost")))
+			json_object_set(rec, "probe_cost_receiver", json_object_get(r, "probe_cost"));
 		json_decref(r);
 	}
 	return c ? c : probes_counters_unavailable(

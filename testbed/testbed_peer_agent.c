@@ -377,7 +377,12 @@ static void op_probes_counters(json_t *req)
 		answer_err("probes-counters before probes-attach");
 		return;
 	}
-	answer(json_pack("{s:b, s:o}", "ok", 1, "counters", probes_counters_json(ag.probes, rec)));
+	json_t *a = json_pack("{s:b, s:o}", "ok", 1, "counters", probes_counters_json(ag.probes, rec));
+
+	/* --probe-cost: what the kernel timed of the programs here */
+	if (json_object_get(rec, "probe_cost"))
+		json_object_set(a, "probe_cost", json_object_get(rec, "probe_cost"));
+	answer(a);
 	json_decref(rec);
 }
 

@@ -3,7 +3,8 @@
 # The probe options work on the peer testbed as on netns (issue 13: they
 # were silently ignored there): --probe-overhead makes each repeat twice,
 # with and without the probes on both hosts; --probe-cost puts probe_cost
-# (runs and ns counted by the kernel) in the records measured with probes;
+# and probe_cost_receiver (runs and ns counted by each kernel) in the
+# records measured with probes;
 # --probe-set tracepoints leaves the kprobes out on both hosts. Checked
 # against what the same options give on netns on this host first.
 . "$(dirname "$0")/lib.sh"
@@ -45,19 +46,22 @@ check(sorted((r["scenario"], r["repeat"], r.get("probes")) for r in recs) ==
 for r in recs:
     check(r["status"] == "ok" and r["testbed"] == "peer", "not ok on peer", r)
     if r.get("probes") == "on":
-        pc = r.get("probe_cost")
-        check(isinstance(pc, dict) and isinstance(pc.get("runs"), int) and pc["runs"] > 0 and
-              isinstance(pc.get("ns"), int) and pc["ns"] > 0, "no probe_cost with numbers", r)
+        for k in ("probe_cost", "probe_cost_receiver"):
+            pc = r.get(k)
+            check(isinstance(pc, dict) and isinstance(pc.get("runs"), int) and pc["runs"] > 0 and
+                  isinstance(pc.get("ns"), int) and pc["ns"] > 0, f"no {k} with numbers", r)
         check(isinstance(r["counters"]["xmit_skbs"]["count"], int), "with probes: no xmit_skbs count here", r)
     else:
         check(r.get("probes_off_of") == "clear", "the off half does not name its scenario", r)
-        check("probe_cost" not in r, "probe_cost in a run without probes", r)
+        check("probe_cost" not in r and "probe_cost_receiver" not in r, "probe_cost in a run without probes", r)
         for k in ("counters", "counters_receiver"):
             check(all("detached for this half of --probe-overhead" in (c.get("symbol") or "")
                       for c in r[k].values()), f"without probes: {k} not unavailable as detached", r)
 sys.exit(0 if ok else 1)
 PY
 [ -s "$TMP/ov/probe-overhead.json" ] || fail "no probe-overhead.json"
+python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/ov" >&2 ||
+	fail "keys docs/results-format.md does not have (above)"
 grep -q '^probe overhead: ' "$TMP/ov.out" || { cat "$TMP/ov.out" >&2; fail "no probe overhead table printed"; }
 info "--probe-overhead and --probe-cost on peer: with/without records, probe_cost counted"
 

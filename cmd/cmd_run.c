@@ -17,6 +17,7 @@
 #include "hostwide.h"
 #include "journal.h"
 #include "load.h"
+#include "matrix.h"
 #include "log.h"
 #include "measuring.h"
 #include "offload.h"
@@ -75,13 +76,7 @@ static const char help_run[] =
 
 struct run_ctx {
 	struct run_config cfg;
-	int port;
-	struct probes *probes;  /* loaded once per run (probes/probes.h) */
-	bool no_probes, probe_overhead;
-	bool probe_cost;        /* --probe-cost: bpf_enable_stats while the probes are open */
-	bool tracepoints_only;  /* --probe-set tracepoints */
-	bool probes_off;        /* this run is the probe-less half of an overhead pair */
-	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...]} */
+	json_t *overhead;       /* --probe-overhead: scenario -> {"on": [bps...], "off": [bps...]} */
 };
 
 /* ---- the options with their own parsing ---- */
@@ -153,7 +148,7 @@ static int opt_probe_set(void *arg, const char *val)
 		pr_warn("run: --probe-set takes all or tracepoints, not '%s'", val);
 		return -1;
 	}
-	ctx->tracepoints_only = !strcmp(val, "tracepoints");
+	ctx->cfg.tracepoints_only = !strcmp(val, "tracepoints");
 	return 0;
 }
 
@@ -201,8 +196,8 @@ static int opt_no_wait(void *arg, const char *val)
  */
 #define ALL OPT_TESTBEDS
 #define GUEST OPT_GUEST
-/* Not on peer yet: its matrix does not see them. One edit when it does. */
-#define PROBE_TESTBEDS (OPT_NETNS | OPT_VM)
+/* The probe options: every testbed runs them through one matrix loop. */
+#define PROBE_TESTBEDS ALL
 #define RC struct run_ctx
 
 static const struct opt_def run_opts[] = {
@@ -217,13 +212,13 @@ static const struct opt_def run_opts[] = {
 	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | GUEST),
 	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | GUEST),
 	OPT_INT("prefix-len", 0, RC, cfg.prefix_len, 8, 128, "N", "prefix length of both addresses (default 24)", .marks = ALL | GUEST),
-	OPT_INT("port", 0, RC, port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | GUEST),
+	OPT_INT("port", 0, RC, cfg.port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | GUEST),
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL),
 	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL),
-	OPT_FLAG("no-probes", 0, RC, no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | GUEST),
+	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | GUEST),
 	OPT_CB("probe-set", 0, opt_probe_set, "SET", "all (default) or tracepoints: no kprobes, the cheap counters only", .marks = PROBE_TESTBEDS | GUEST),
-	OPT_FLAG("probe-overhead", 0, RC, probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
-	OPT_FLAG("probe-cost", 0, RC, probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_STR("peer", 0, RC, cfg.peer, "[USER@]HOST", "the receiving host, reached with ssh", .marks = OPT_PEER),
 	OPT_STR("dev", 0, RC, cfg.dev, "IF", "this host's end of the link", .marks = OPT_PEER),
 	OPT_STR("peer-dev", 0, RC, cfg.peer_dev, "IF", "the peer's end of the link", .marks = OPT_PEER),
@@ -329,8 +324,8 @@ static int check_options(struct run_ctx *ctx)
 			return -1;
 		}
 	}
-	if (ctx->no_probes && (ctx->probe_overhead || ctx->probe_cost)) {
-		pr_warn("run: --%s needs the probes; drop --no-probes", ctx->probe_overhead ? "probe-overhead" : "probe-cost");
+	if (c->no_probes && (c->probe_overhead || c->probe_cost)) {
+		pr_warn("run: --%s needs the probes; drop --no-probes", c->probe_overhead ? "probe-overhead" : "probe-cost");
 		return -1;
 	}
 	int fam_tx = check_addr("--addr-tx", c->addr_tx, c->prefix_len);
@@ -380,330 +375,15 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	struct run_config *c = &ctx->cfg;
 	int first;
 
-	*ctx = (struct run_ctx){ .port = 5201 };
+	*ctx = (struct run_ctx){ 0 };
 	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .repeat_from = 1, .testbed = "netns",
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
-				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .argc = argc, .argv = argv,
+				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .port = 5201, .argc = argc, .argv = argv,
 				  .opts = run_opts };
 	first = options_parse("run", run_opts, 0, argc, argv, ctx);
 	if (first < 0 || check_testbed(ctx, argc, argv) < 0 || check_options(ctx) < 0)
 		return -1;
 	return load_scenarios(c, argc - first, argv + first);
-}
-
-/* What one run measures, between the warm-up and the end of the load. */
-struct measure {
-	struct cpu_acct cpu;
-	struct progress *progress;
-	struct probes *probes;
-	struct profiler *prof;  /* --profile: perf record, enabled in the window only */
-	/*
-	 * The SAs' counters at the window's edges, so that "sa" and the probe
-	 * counts cover one interval; the whole load (quiet at both ends, so
-	 * exact) is kept as "sa_load" beside the probes' "count_load".
-	 */
-	json_t *sa_open, *sa_close;
-	char sa_why[512];
-};
-
-/* What the SAs counted since the load began (ipsec_counters_begin), as "sa" would say. */
-static json_t *sa_read(char *why, size_t len)
-{
-	json_t *o = json_object(), *sa;
-
-	ipsec_counters_record(o, why, len);
-	sa = json_incref(json_object_get(o, "sa"));
-	json_decref(o);
-	return sa;
-}
-
-static void measure_window(void *arg, int open)
-{
-	struct measure *m = arg;
-
-	if (open) {
-		m->sa_open = sa_read(m->sa_why, sizeof(m->sa_why));
-		measuring_window(true);
-		probes_window(m->probes, 1);
-		profile_window(m->prof, 1);
-		cpu_start(&m->cpu);
-	} else {
-		cpu_stop(&m->cpu);
-		profile_window(m->prof, 0);
-		probes_window(m->probes, 0);
-		measuring_window(false);
-		m->sa_close = sa_read(m->sa_why, sizeof(m->sa_why));
-	}
-}
-
-static void measure_tick(void *arg)
-{
-	struct measure *m = arg;
-
-	progress_tick(m->progress);
-	probes_tick(m->probes);
-}
-
-static json_t *record_new(const char *scenario, int repeat, const char *start)
-{
-	struct utsname u;
-
-	uname(&u);
-	return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s}", "version", 1, "kernel", u.release,
-			 "scenario", scenario, "repeat", repeat, "testbed", "netns", "start", start);
-}
-
-static void record_status(json_t *rec, const char *status, const char *reason)
-{
-	json_object_set_new(rec, "status", json_string(status));
-	if (reason)
-		json_object_set_new(rec, "reason", json_string(reason));
-}
-
-static void record_load(json_t *rec, const struct testbed *tb, const struct load_result *lr,
-			const struct cpu_acct *cpu)
-{
-	const char *method;
-	uint64_t cycles = cpu_cycles(cpu, &method);
-	double cpb = cycles_per_byte(cycles, lr->bytes);
-
-	json_object_set_new(rec, "load", json_string("iperf3"));
-	json_object_set_new(rec, "duration_s", json_real(lr->duration_s));
-	json_object_set_new(rec, "bytes", json_integer((json_int_t)lr->bytes));
-	json_object_set_new(rec, "throughput_bps", json_real(lr->throughput_bps));
-	json_object_set_new(rec, "sender_bps", json_real(lr->sender_bps));
-	json_object_set_new(rec, "retransmits",
-			    lr->retransmits >= 0 ? json_integer(lr->retransmits) : json_null());
-	json_object_set_new(rec, "cpu_busy_s",
-			    json_pack("{s:f, s:f, s:f}", "sender", cpu_busy_s(cpu, tb->cpu_tx),
-				      "receiver", cpu_busy_s(cpu, tb->cpu_rx), "total", cpu_busy_s(cpu, -1)));
-	json_object_set_new(rec, "cpu_window_s", json_real(cpu_window_s(cpu)));
-	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", tb->cpu_tx, "receiver", tb->cpu_rx));
-	json_object_set_new(rec, "cycles", json_integer((json_int_t)cycles));
-	json_object_set_new(rec, "cycles_method", json_string(method));
-	json_object_set_new(rec, "cycles_per_byte", cpb >= 0 ? json_real(cpb) : json_null());
-}
-
-/* One run of one scenario: the load, measured; returns its record. */
-static json_t *run_once(struct run_ctx *ctx, const struct testbed *tb, struct results_writer *res,
-			const struct scenario *sc, int repeat, struct progress *pr)
-{
-	char start[40], prefix[PATH_MAX + 200];
-	struct measure m = { .progress = pr, .probes = ctx->probes_off ? NULL : ctx->probes };
-	struct load_result lr;
-	json_t *rec;
-
-	iso8601_now(start, sizeof(start));
-	rec = record_new(sc->name, repeat, start);
-	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", res->dir, sc->name, repeat,
-		 ctx->probes_off ? "noprobes-" : "");
-	cpu_open(&m.cpu);
-	if (ctx->cfg.profile_hz)
-		m.prof = profile_begin(ctx->cfg.profile_hz, res->dir, prefix);
-
-	struct load_params lp = {
-		.tb = tb, .duration_s = ctx->cfg.duration_s, .omit_s = ctx->cfg.omit_s,
-		.port = ctx->port, .raw_prefix = prefix, .window = measure_window,
-		.tick = measure_tick, .arg = &m, .sc = sc,
-	};
-
-	ipsec_counters_begin();
-	probes_load_mark(m.probes, 1);
-	if (load_run(&lp, &lr) < 0) {
-		record_status(rec, "failed", lr.error);
-	} else {
-		record_status(rec, "ok", NULL);
-		record_load(rec, tb, &lr, &m.cpu);
-		json_object_set_new(rec, "load", json_string(sc->load));
-	}
-	measuring_record(rec, sc->name, repeat);
-	probes_load_mark(m.probes, 0);
-	/* the SAs' own counters: proof that the traffic went through them */
-	if (ipsec_counters_record(rec, m.sa_why, sizeof(m.sa_why)) < 0 &&
-	    !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
-		record_status(rec, "failed", m.sa_why);
-	if (m.sa_open && m.sa_close) {
-		json_object_set(rec, "sa_load", json_object_get(rec, "sa"));
-		json_object_set_new(rec, "sa", probe_sa_window(m.sa_open, m.sa_close));
-	}
-	json_decref(m.sa_open);
-	json_decref(m.sa_close);
-	json_object_set_new(rec, "counters", m.probes ? probes_counters_json(m.probes, rec)
-		: probes_counters_unavailable(ctx->probes_off ? "probes detached for this half of --probe-overhead"
-							      : "probes not loaded (--no-probes)"));
-	if (ctx->probe_overhead) {
-		json_object_set_new(rec, "probes", json_string(ctx->probes_off ? "off" : "on"));
-		if (ctx->probes_off) {
-			/* its own name: a results directory holds one record per scenario and repeat */
-			char name[300];
-
-			snprintf(name, sizeof(name), "%s+noprobes", sc->name);
-			json_object_set_new(rec, "scenario", json_string(name));
-			json_object_set_new(rec, "probes_off_of", json_string(sc->name));
-		}
-	}
-	profile_end(m.prof, rec); /* after record_load: it needs the run's cycles per byte */
-	cpu_close(&m.cpu);
-	return rec;
-}
-
-/*
- * --probe-overhead: the same run with and without the probes attached, in
- * alternating order (odd repeats with probes first). The first record is
- * written here, the second returned; both throughputs are kept for the
- * ratio printed at the end (probe_overhead_print).
- */
-static json_t *run_overhead_pair(struct run_ctx *ctx, const struct testbed *tb, struct results_writer *res,
-				 const struct scenario *sc, int repeat, struct progress *pr, int *failed)
-{
-	json_t *recs[2], *bps[2] = { NULL, NULL }, *sc_obj = json_object_get(ctx->overhead, sc->name);
-
-	if (!sc_obj) {
-		sc_obj = json_pack("{s:[], s:[], s:[]}", "on", "off", "pairs");
-		json_object_set_new(ctx->overhead, sc->name, sc_obj);
-	}
-	for (int i = 0; i < 2; i++) {
-		bool off = (i == 0) == !(repeat & 1);
-
-		ctx->probes_off = off;
-		if (off && ctx->probes)
-			probes_detach(ctx->probes);
-		recs[i] = run_once(ctx, tb, res, sc, repeat, pr);
-		if (off && ctx->probes)
-			probes_attach_ns(ctx->probes, (const char *const[]){ tb->dev_tx, tb->dev_rx, NULL },
-				      (const char *const[]){ tb->ns_tx, tb->ns_rx, NULL });
-		ctx->probes_off = false;
-		if (!strcmp(json_string_value(json_object_get(recs[i], "status")), "ok")) {
-			bps[off] = json_incref(json_object_get(recs[i], "throughput_bps"));
-			json_array_append(json_object_get(sc_obj, off ? "off" : "on"), bps[off]);
-		}
-		if (i == 0) {
-			if (!strcmp(json_string_value(json_object_get(recs[0], "status")), "failed"))
-				(*failed)++;
-			writer_append(res, recs[0]);
-			json_decref(recs[0]);
-		}
-	}
-	/* [with, without] of the repeat, for the paired ratios */
-	if (bps[0] && bps[1])
-		json_array_append_new(json_object_get(sc_obj, "pairs"), json_pack("[O, O]", bps[0], bps[1]));
-	json_decref(bps[0]);
-	json_decref(bps[1]);
-	return recs[1];
-}
-
-/* Apply a scenario's settings to both ends; 1 = cannot here (skip), -1 = failed. */
-static int scenario_apply(const struct testbed *tb, const struct scenario *sc, char *why, size_t len)
-{
-	int rc;
-
-	if (journal_dry_run())
-		printf("# scenario %s: %s\n", sc->name, sc->description);
-	rc = offload_apply(tb->ns_tx, tb->dev_tx, sc, why, len);
-	if (rc == 0)
-		rc = offload_apply(tb->ns_rx, tb->dev_rx, sc, why, len);
-	if (rc == 0 && !journal_dry_run())
-		rc = load_check(sc, why, len);
-	if (rc == 0)
-		rc = ipsec_apply(tb, sc, why, len);
-	return rc;
-}
-
-static int run_matrix(struct run_ctx *ctx, struct results_writer *res)
-{
-	struct run_config *c = &ctx->cfg;
-	struct testbed tb;
-	struct progress pr;
-	int failed = 0;
-
-	progress_init(&pr, c->quiet || c->dry_run, c->nscenarios * (c->until_ci ? c->max_repeat : c->repeat),
-		      (c->omit_s + c->duration_s + 1.0) * (ctx->probe_overhead ? 2 : 1));
-	if (netns_setup(&tb, c) < 0)
-		return -1;
-	if (!c->dry_run && !ctx->no_probes) {
-		ctx->probes = probes_open(); /* once per run; attached per scenario */
-		probes_set_kprobes(ctx->probes, !ctx->tracepoints_only);
-	}
-	if (ctx->probe_overhead)
-		ctx->overhead = json_object();
-	/* not part of --probe-overhead: timing every program run costs more than some programs */
-	if (ctx->probe_cost)
-		probes_stats_enable(ctx->probes);
-	for (int s = 0; s < c->nscenarios && !stop_requested(); s++) {
-		const struct scenario *sc = &c->scenarios[s];
-		int mark = journal_mark();
-		char why[512] = "";
-		int rc = scenario_apply(&tb, sc, why, sizeof(why));
-
-		/* after the scenario, so that the modules it loaded (esp4) show their symbols */
-		if (rc == 0 && ctx->probes)
-			probes_attach_ns(ctx->probes, (const char *const[]){ tb.dev_tx, tb.dev_rx, NULL },
-				      (const char *const[]){ tb.ns_tx, tb.ns_rx, NULL });
-		int nrep = c->until_ci ? c->max_repeat : c->repeat;
-		double *tput = calloc(nrep + 1, sizeof(*tput));
-		int ntput = 0;
-
-		for (int r = c->repeat_from; r < c->repeat_from + nrep && !stop_requested(); r++) {
-			struct until_ci u;
-			json_t *rec;
-
-			if (c->dry_run) {
-				struct load_result lr;
-
-				load_run(&(struct load_params){ .tb = &tb, .duration_s = c->duration_s,
-								.omit_s = c->omit_s, .port = ctx->port, .sc = sc }, &lr);
-				break;
-			}
-			progress_begin_run(&pr, s + 1, c->nscenarios, sc->name, r - c->repeat_from + 1, nrep);
-			if (rc != 0) {
-				char start[40];
-
-				iso8601_now(start, sizeof(start));
-				rec = record_new(sc->name, r, start);
-				record_status(rec, rc > 0 ? "skipped" : "failed", why);
-			} else if (ctx->probe_overhead) {
-				rec = run_overhead_pair(ctx, &tb, res, sc, r, &pr, &failed);
-			} else {
-				rec = run_once(ctx, &tb, res, sc, r, &pr);
-			}
-			progress_end_run(&pr);
-			if (!c->until_ci) {
-				failed += writer_append_run(res, rec);
-				continue;
-			}
-			/* the record says where the rule stands after it */
-			if (tput && json_is_number(json_object_get(rec, "throughput_bps")) &&
-			    json_is_string(json_object_get(rec, "status")) &&
-			    !strcmp(json_string_value(json_object_get(rec, "status")), "ok"))
-				tput[ntput++] = json_number_value(json_object_get(rec, "throughput_bps"));
-			until_ci_eval(tput, ntput, c->until_ci, &u);
-			bool stop = rc != 0 || until_ci_stop(&u, r - c->repeat_from + 1, c->max_repeat);
-
-			json_object_set_new(rec, "until_ci",
-				json_pack("{s:f, s:i, s:i, s:o, s:o, s:o, s:b, s:b}", "target_pct", c->until_ci,
-					  "max_repeat", c->max_repeat, "n_ok", ntput,
-					  "ci95_lo_bps", isnan(u.lo) ? json_null() : json_real(u.lo),
-					  "ci95_hi_bps", isnan(u.hi) ? json_null() : json_real(u.hi),
-					  "width_pct", isnan(u.width_pct) ? json_null() : json_real(u.width_pct),
-					  "reached", u.reached, "last", stop));
-			failed += writer_append_run(res, rec);
-			if (stop)
-				break;
-		}
-		free(tput);
-		progress_clear(&pr);
-		if (rc != 0)
-			pr_warn("run: %s %s: %s", sc->name, rc > 0 ? "skipped" : "failed", why);
-		if (ctx->probes)
-			probes_detach(ctx->probes); /* before the undo may unload a probed module */
-		journal_undo_to(mark);
-	}
-	progress_clear(&pr);
-	probes_close(ctx->probes);
-	ctx->probes = NULL;
-	if (ctx->overhead && res->dir[0])
-		probe_overhead_write(res->dir, ctx->overhead);
-	return failed;
 }
 
 static void run_config_free(struct run_config *c)
@@ -754,9 +434,9 @@ static int cmd_run(int argc, char **argv)
 	if (!strcmp(ctx.cfg.testbed, "vm"))
 		failed = vm_run_matrix(&ctx.cfg, &res);
 	else if (!strcmp(ctx.cfg.testbed, "peer"))
-		failed = peer_run_matrix(&ctx.cfg, &res, ctx.port, ctx.no_probes);
+		failed = run_matrix(&peer_testbed_ops, &ctx.cfg, &res, &ctx.overhead);
 	else
-		failed = run_matrix(&ctx, &res);
+		failed = run_matrix(&netns_testbed_ops, &ctx.cfg, &res, &ctx.overhead);
 	undo_failures = journal_undo_all();
 	measuring_close();
 	concurrent = measuring_report();

@@ -21,18 +21,6 @@
 #include "secret.h"
 #include "xfrm.h"
 
-/* The SAs the current scenario installed, and their counters at the run's start. */
-static struct {
-	int n;
-	struct {
-		struct xfrm_sa_spec spec;
-		char netns[32];
-		const char *role; /* "tx" or "rx": whose namespace */
-		const char *dir;  /* "out" or "in" */
-		struct xfrm_sa_counters c0;
-		int err0;
-	} sa[4];
-} cur;
 
 /* ---- SAs and policies ---- */
 
@@ -328,7 +316,7 @@ static int make_policies(const struct testbed *tb, const struct ipsec_config *c,
 
 /* What ipsec_apply changes inside its modules window: esp4_offload, the policies and the SAs. */
 static int apply_in_window(const struct testbed *tb, const struct ipsec_config *c, int family, const char *esp,
-			   const char *offload, char *why, size_t len)
+			   const char *offload, struct ipsec_sas *cur, char *why, size_t len)
 {
 	uint8_t key[2][2 * XFRM_KEY_MAX];
 	uint32_t spi[2];
@@ -374,17 +362,17 @@ static int apply_in_window(const struct testbed *tb, const struct ipsec_config *
 
 		for (int side = 0; side < 2 && rc == 0; side++) {
 			const char *ns = side ? in_ns : out_ns;
-			struct xfrm_sa_spec *s = &cur.sa[cur.n].spec;
+			struct xfrm_sa_spec *s = &cur->sa[cur->n].spec;
 			char kmsg[200], where[48];
 			int err;
 
 			ipsec_fill_sa(s, c, family, src, dst, spi[d]);
-			snprintf(cur.sa[cur.n].netns, sizeof(cur.sa[cur.n].netns), "%s", ns);
-			cur.sa[cur.n].role = ns == tb->ns_tx ? "tx" : "rx";
-			cur.sa[cur.n].dir = side ? "in" : "out";
+			snprintf(cur->sa[cur->n].netns, sizeof(cur->sa[cur->n].netns), "%s", ns);
+			cur->sa[cur->n].role = ns == tb->ns_tx ? "tx" : "rx";
+			cur->sa[cur->n].dir = side ? "in" : "out";
 			if (journal_dry_run())
 				xfrm_sa_print(stdout, ns, s);
-			cur.n++;
+			cur->n++;
 			snprintf(where, sizeof(where), " in %s", ns);
 			rc = ipsec_add_sa_here(ns, s, key[d], where, &err, kmsg, sizeof(kmsg), why, len);
 			if (rc && err)
@@ -396,7 +384,7 @@ static int apply_in_window(const struct testbed *tb, const struct ipsec_config *
 	return rc;
 }
 
-int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, size_t len)
+int ipsec_apply(const struct testbed *tb, const struct scenario *sc, struct ipsec_sas *cur, char *why, size_t len)
 {
 	const struct ipsec_config *c = &sc->ipsec;
 	int family = family_of(tb->addr_tx);
@@ -405,7 +393,7 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 	char offload[32];
 	int rc = 0;
 
-	memset(&cur, 0, sizeof(cur));
+	memset(cur, 0, sizeof(*cur));
 	if (!c->on)
 		return 0;
 	snprintf(offload, sizeof(offload), "%s_offload", esp);
@@ -417,23 +405,23 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, 
 		snprintf(why, len, "cannot write the journal");
 		return -1;
 	}
-	rc = apply_in_window(tb, c, family, esp, offload, why, len);
+	rc = apply_in_window(tb, c, family, esp, offload, cur, why, len);
 	if (kmod_window_close(&win) < 0 && rc == 0) {
 		snprintf(why, len, "cannot write the journal");
 		rc = -1;
 	}
 	if (journal_dry_run())
-		cur.n = 0;
+		cur->n = 0;
 	return rc;
 }
 
-void ipsec_counters_begin(void)
+void ipsec_counters_begin(struct ipsec_sas *cur)
 {
-	for (int i = 0; i < cur.n; i++) {
-		struct xfrm_sa_spec *s = &cur.sa[i].spec;
+	for (int i = 0; i < cur->n; i++) {
+		struct xfrm_sa_spec *s = &cur->sa[i].spec;
 
-		cur.sa[i].err0 = xfrm_sa_get(cur.sa[i].netns, s->family, s->dst, s->spi, s->proto,
-					     &cur.sa[i].c0);
+		cur->sa[i].err0 = xfrm_sa_get(cur->sa[i].netns, s->family, s->dst, s->spi, s->proto,
+					     &cur->sa[i].c0);
 	}
 }
 
@@ -458,22 +446,22 @@ int ipsec_sa_check(json_t *sas, char *why, size_t len)
 	return off ? -1 : 0;
 }
 
-int ipsec_counters_record(json_t *rec, char *why, size_t len)
+int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
 {
 	json_t *a = json_array();
 	int rc = 0;
 
-	for (int i = 0; i < cur.n; i++) {
-		struct xfrm_sa_spec *s = &cur.sa[i].spec;
-		struct xfrm_sa_counters c1, *c0 = &cur.sa[i].c0;
+	for (int i = 0; i < cur->n; i++) {
+		struct xfrm_sa_spec *s = &cur->sa[i].spec;
+		struct xfrm_sa_counters c1, *c0 = &cur->sa[i].c0;
 		char spi[16];
-		int err = xfrm_sa_get(cur.sa[i].netns, s->family, s->dst, s->spi, s->proto, &c1);
-		bool out = !strcmp(cur.sa[i].dir, "out");
+		int err = xfrm_sa_get(cur->sa[i].netns, s->family, s->dst, s->spi, s->proto, &c1);
+		bool out = !strcmp(cur->sa[i].dir, "out");
 
 		snprintf(spi, sizeof(spi), "0x%08x", s->spi);
-		if (err || cur.sa[i].err0) {
-			snprintf(why, len, "cannot read SA %s %s in %s: %s", spi, cur.sa[i].dir,
-				 cur.sa[i].netns, strerror(-(err ? err : cur.sa[i].err0)));
+		if (err || cur->sa[i].err0) {
+			snprintf(why, len, "cannot read SA %s %s in %s: %s", spi, cur->sa[i].dir,
+				 cur->sa[i].netns, strerror(-(err ? err : cur->sa[i].err0)));
 			rc = -1;
 			continue;
 		}
@@ -481,7 +469,7 @@ int ipsec_counters_record(json_t *rec, char *why, size_t len)
 		uint64_t wire = out ? c1.oseq - c0->oseq : c1.seq - c0->seq;
 
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir",
-						   cur.sa[i].dir, "netns", cur.sa[i].role, "src", s->src,
+						   cur->sa[i].dir, "netns", cur->sa[i].role, "src", s->src,
 						   "packets", (json_int_t)pk, "bytes", (json_int_t)by,
 						   "wire_packets", (json_int_t)wire));
 	}

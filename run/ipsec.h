@@ -10,6 +10,7 @@
 #define IPSECPERF_IPSEC_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,21 +20,38 @@
 #include "xfrm.h"
 
 /*
- * Make the scenario's SAs and policies (nothing without [ipsec]).
+ * The SAs a scenario installed (two per direction), and their counters at
+ * the run's start: the testbed's own, passed to every call, no state here.
+ */
+struct ipsec_sas {
+	int n;
+	struct {
+		struct xfrm_sa_spec spec;
+		char netns[32];   /* netns testbed: its namespace */
+		const char *role; /* netns testbed: "tx" or "rx", whose namespace */
+		bool remote;      /* peer testbed: on the peer, else here */
+		const char *dir;  /* "out" or "in", as seen by the host that has it */
+		struct xfrm_sa_counters c0;
+		int err0;
+	} sa[4];
+};
+
+/*
+ * Make the scenario's SAs and policies (nothing without [ipsec]) into sas.
  * 0 done; 1 this kernel cannot (skip, reason in why); -1 failed.
  * In dry-run, print the equivalent commands with key placeholders.
  */
-int ipsec_apply(const struct testbed *tb, const struct scenario *sc, char *why, size_t len);
+int ipsec_apply(const struct testbed *tb, const struct scenario *sc, struct ipsec_sas *sas, char *why, size_t len);
 
 /* Read the SAs' counters before a run's load starts. */
-void ipsec_counters_begin(void);
+void ipsec_counters_begin(struct ipsec_sas *sas);
 
 /*
  * Add "sa" (what each SA counted since ipsec_counters_begin) to rec.
  * Returns -1 with why set when an SA counted nothing ("policy did not
  * match: ...") or could not be read; 0 otherwise.
  */
-int ipsec_counters_record(json_t *rec, char *why, size_t len);
+int ipsec_counters_record(struct ipsec_sas *sas, json_t *rec, char *why, size_t len);
 
 /* The verdict on a record's "sa" list: -1 with why when an SA counted nothing. */
 int ipsec_sa_check(json_t *sas, char *why, size_t len);
@@ -89,5 +107,15 @@ int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_
 /* Journal undo handlers (rows in journal_kinds.c). */
 int ipsec_undo_state(json_t *r);
 int ipsec_undo_policy(json_t *r);
+
+/*
+ * The peer testbed's (ipsec_peer.c): the scenario's SAs and policies on
+ * both hosts, into p->sas. 0 done; 1 cannot here (skip, why); -1 failed.
+ */
+struct peer;
+int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len);
+/* The SAs' counters at the window's open, and what they counted into rec's "sa". */
+void peer_ipsec_begin(struct peer *p);
+int peer_ipsec_record(struct peer *p, json_t *rec, char *why, size_t len);
 
 #endif

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "endpoint.h"
+#include "scenario.h"
 #include "testbed.h"
 
 struct load_result {
@@ -24,7 +26,8 @@ struct load_result {
 };
 
 struct load_params {
-	const struct testbed *tb;
+	const struct testbed *tb;      /* the netns testbed (its stream's ends) */
+	const struct endpoint *tx, *rx; /* the sender's and the receiver's ends */
 	int duration_s, omit_s;
 	int port;
 	const char *raw_prefix; /* raw/<run> prefix for what the tools print */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "endpoint.h"
 #include "files.h"
 #include "journal.h"
 #include "load.h"
@@ -94,26 +95,6 @@ int tcp_listening(const char *text, int port)
 	return 0;
 }
 
-static int wait_listening(pid_t server, int port, int timeout_ms)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)server);
-	for (int t = 0; t < timeout_ms; t += 20) {
-		char *text = file_read(path, NULL);
-		int ok = text && tcp_listening(text, port);
-
-		free(text);
-		if (ok)
-			return 0;
-		if (waitpid(server, NULL, WNOHANG) == server)
-			return -1;
-		if (sleep_ms_or_stop(20))
-			return -1;
-	}
-	return -1;
-}
-
 int raw_open(const char *prefix, const char *suffix)
 {
 	char path[4096];
@@ -143,102 +124,192 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int load_iperf3(const struct load_params *p, struct load_result *r)
+/* One iperf3 test: the server at rx, the client at tx, either end here or on the peer. */
+struct iperf3_run {
+	const struct load_params *p;
+	const struct endpoint *tx, *rx;
+	struct load_result *r;
+	int fd[4];       /* raw/: the server's stdout and stderr, the client's */
+	pid_t server, client;
+	int status, srv_status;
+	bool window_open;
+};
+
+static const char *const raw_names[4] = {
+	"iperf3-server.json", "iperf3-server.err", "iperf3-client.json", "iperf3-client.err",
+};
+
+/* What made the run fail: the lost peer first, it explains the rest. */
+static int fail(struct iperf3_run *x, const char *why)
 {
-	const struct testbed *tb = p->tb;
-	char port[16], dur[16], omit[16];
-	int srv_out = raw_open(p->raw_prefix, "iperf3-server.json");
-	int cli_out = raw_open(p->raw_prefix, "iperf3-client.json");
-	int cli_err = raw_open(p->raw_prefix, "iperf3-client.err");
-	pid_t server = -1, client = -1;
-	int status = -1, err = -1;
+	const char *lost = ep_lost(x->rx) ?: ep_lost(x->tx);
+
+	snprintf(x->r->error, sizeof(x->r->error), "%.250s", lost ?: why);
+	return -1;
+}
+
+/*
+ * Is something listening on port at e? 1 yes, 0 no, -1 could not tell. Here
+ * through the server's own /proc (its namespace's sockets), on the peer
+ * through the host's.
+ */
+static int listening(const struct endpoint *e, pid_t server, int port)
+{
+	char path[64], *text = NULL;
+	int rc;
+
+	if (ep_remote(e)) {
+		int st = ep_run(e, (char *[]){ "cat", "/proc/net/tcp", "/proc/net/tcp6", NULL }, &text, NULL);
+
+		rc = st != 255 && text && *text ? tcp_listening(text, port) : -1;
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)server);
+		text = ep_read(e, path);
+		rc = text && tcp_listening(text, port);
+	}
+	free(text);
+	return rc;
+}
+
+/* Did the server's ssh end (status 255)? Then the peer is lost. */
+static void server_ended(struct iperf3_run *x, const char *what)
+{
+	if (ep_remote(x->rx) && WIFEXITED(x->srv_status) && WEXITSTATUS(x->srv_status) == 255 && x->rx->lose)
+		x->rx->lose(x->rx->arg, what);
+}
+
+/* Start the server and wait (5 s at most) until it listens. */
+static int server_start(struct iperf3_run *x, char *const argv[])
+{
+	const char *where = ep_remote(x->rx) ? " on the peer" : "";
+	char why[300];
+
+	/* a shared host may have the port taken; a namespace made for the run has not */
+	if (ep_remote(x->rx) && listening(x->rx, -1, x->p->port) != 0)
+		return fail(x, "the port is in use on the peer (or its /proc/net/tcp is unreadable); give another --port");
+	x->server = ep_spawn(x->rx, argv, x->rx->cpu, x->fd[0], x->fd[1]);
+	if (x->server < 0) {
+		snprintf(why, sizeof(why), "cannot start %s: %s", ep_remote(x->rx) ? "ssh" : "iperf3", strerror(errno));
+		return fail(x, why);
+	}
+	/* on the peer each look is an ssh: fewer */
+	int step = ep_remote(x->rx) ? 100 : 20;
+
+	for (int t = 0;; t += step) {
+		int l = listening(x->rx, x->server, x->p->port);
+
+		if (l == 1)
+			return 0;
+		if (waitpid(x->server, &x->srv_status, WNOHANG) == x->server) {
+			char *e = raw_read(x->p->raw_prefix, "iperf3-server.err");
+			size_t n = e ? strlen(e) : 0;
+
+			while (n && (e[n - 1] == '\n' || e[n - 1] == ' ' || e[n - 1] == '\r'))
+				e[--n] = '\0';
+			x->server = -1;
+			server_ended(x, "the ssh connection running the iperf3 server ended");
+			snprintf(why, sizeof(why), "the iperf3 server%s stopped: %.200s", where, n ? e : "no message (see raw/)");
+			free(e);
+			return fail(x, why);
+		}
+		if (l < 0 || t >= 5000 || sleep_ms_or_stop(step)) {
+			snprintf(why, sizeof(why), "the iperf3 server%s did not listen within 5 s (see raw/ for its output)", where);
+			return fail(x, stop_requested() ? "interrupted" : why);
+		}
+	}
+}
+
+static void window(struct iperf3_run *x, int open)
+{
+	if (x->window_open != !!open && x->p->window)
+		x->p->window(x->p->arg, open);
+	x->window_open = open;
+}
+
+/* The client, from start to exit, with the window opened after the warm-up. */
+static int client_run(struct iperf3_run *x, char *const argv[])
+{
+	const struct load_params *p = x->p;
 	double t0, deadline;
-	bool window_open = false;
+	char why[200];
 
-	memset(r, 0, sizeof(*r));
-	snprintf(port, sizeof(port), "%d", p->port);
-	snprintf(dur, sizeof(dur), "%d", p->duration_s);
-	snprintf(omit, sizeof(omit), "%d", p->omit_s);
-	char *srv_argv[] = { "iperf3", "-s", "-1", "-J", "-B", (char *)tb->addr_rx, "-p", port, NULL };
-	char *cli_argv[] = { "iperf3", "-c", (char *)tb->addr_rx, "-B", (char *)tb->addr_tx, "-p", port,
-			     "-t", dur, "-O", omit, "-J", NULL };
-
-	if (journal_dry_run()) {
-		exec_print(stdout, tb->ns_rx, srv_argv);
-		exec_print(stdout, tb->ns_tx, cli_argv);
-		return 0;
+	x->client = ep_spawn(x->tx, argv, x->tx->cpu, x->fd[2], x->fd[3]);
+	if (x->client < 0) {
+		snprintf(why, sizeof(why), "cannot start iperf3: %s", strerror(errno));
+		return fail(x, why);
 	}
-	server = exec_spawn(srv_argv, &(struct spawn_opts){ .netns = tb->ns_rx, .cpu = tb->cpu_rx,
-							   .stdout_fd = srv_out, .stderr_fd = srv_out });
-	if (server < 0) {
-		snprintf(r->error, sizeof(r->error), "cannot start iperf3: %s", strerror(errno));
-		goto out;
-	}
-	journal_add_process(server);
-	if (wait_listening(server, p->port, 5000) < 0) {
-		snprintf(r->error, sizeof(r->error), stop_requested() ? "interrupted" :
-			 "iperf3 server did not listen within 5 s (see raw/ for its output)");
-		goto out;
-	}
-	client = exec_spawn(cli_argv, &(struct spawn_opts){ .netns = tb->ns_tx, .cpu = tb->cpu_tx,
-							   .stdout_fd = cli_out, .stderr_fd = cli_err });
-	if (client < 0) {
-		snprintf(r->error, sizeof(r->error), "cannot start iperf3: %s", strerror(errno));
-		goto out;
-	}
-	journal_add_process(client);
 	t0 = now();
 	deadline = t0 + p->omit_s + p->duration_s + 20; /* bounds a hang, nothing else */
-	for (;;) {
-		pid_t w = waitpid(client, &status, WNOHANG);
-
-		if (w == client) {
-			client = -1;
-			break;
-		}
-		if (!window_open && now() - t0 >= p->omit_s) {
-			if (p->window)
-				p->window(p->arg, 1);
-			window_open = true;
-		}
+	while (waitpid(x->client, &x->status, WNOHANG) != x->client) {
+		if (!x->window_open && now() - t0 >= p->omit_s)
+			window(x, 1);
 		if (p->tick)
 			p->tick(p->arg);
 		if (stop_requested()) {
-			snprintf(r->error, sizeof(r->error), "interrupted by signal %d", stop_signal());
-			goto out;
+			snprintf(why, sizeof(why), "interrupted by signal %d", stop_signal());
+			return fail(x, why);
 		}
+		if (ep_lost(x->rx) || ep_lost(x->tx))
+			return fail(x, "");
 		if (now() > deadline) {
-			snprintf(r->error, sizeof(r->error), "iperf3 client still running after %.0f s",
-				 deadline - t0);
-			goto out;
+			snprintf(why, sizeof(why), "iperf3 client still running after %.0f s", deadline - t0);
+			return fail(x, why);
 		}
 		sleep_ms_or_stop(100);
 	}
-	if (window_open && p->window)
-		p->window(p->arg, 0);
-	window_open = false;
-
-	/* the one-off server exits after the test */
-	for (int i = 0; i < 50 && server > 0; i++) {
-		if (waitpid(server, NULL, WNOHANG) == server)
-			server = -1;
-		else
+	x->client = -1;
+	window(x, 0);
+	/* the one-off server exits after the test (on the peer, its ssh with it) */
+	for (int i = 0; i < 100 && x->server > 0; i++) {
+		if (waitpid(x->server, &x->srv_status, WNOHANG) == x->server) {
+			x->server = -1;
+			server_ended(x, "the ssh connection running the iperf3 server was lost");
+		} else {
 			sleep_ms_or_stop(100);
+		}
 	}
+	return ep_lost(x->rx) || ep_lost(x->tx) ? fail(x, "") : 0;
+}
 
-	err = iperf3_client_result(p->raw_prefix, status, r);
-out:
-	if (window_open && p->window)
-		p->window(p->arg, 0);
-	if (client > 0)
-		exec_stop(client, 1000);
-	if (server > 0)
-		exec_stop(server, 1000);
-	if (srv_out >= 0)
-		close(srv_out);
-	if (cli_out >= 0)
-		close(cli_out);
-	if (cli_err >= 0)
-		close(cli_err);
+int load_iperf3(const struct load_params *p, struct load_result *r)
+{
+	const struct endpoint *tx = p->tx, *rx = p->rx;
+	struct iperf3_run x = { .p = p, .tx = tx, .rx = rx, .r = r, .server = -1, .client = -1, .status = -1,
+				.srv_status = -1 };
+	char port[16], dur[16], omit[16], bound[16], cpu_rx[16], cpu_tx[16];
+	int err = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->retransmits = -1;
+	snprintf(port, sizeof(port), "%d", p->port);
+	snprintf(dur, sizeof(dur), "%d", p->duration_s);
+	snprintf(omit, sizeof(omit), "%d", p->omit_s);
+	/* on the peer: timeout(1) bounds a server the run can no longer reach, and -A pins it */
+	snprintf(bound, sizeof(bound), "%d", p->omit_s + p->duration_s + 60);
+	snprintf(cpu_rx, sizeof(cpu_rx), "%d", rx->cpu);
+	snprintf(cpu_tx, sizeof(cpu_tx), "%d", tx->cpu);
+	char *srv_argv[] = { "timeout", bound, "iperf3", "-s", "-1", "-J", "-B", (char *)rx->addr, "-p", port,
+			     ep_remote(rx) && rx->cpu >= 0 ? "-A" : NULL, cpu_rx, NULL };
+	char *cli_argv[] = { "timeout", bound, "iperf3", "-c", (char *)rx->addr, "-B", (char *)tx->addr, "-p", port,
+			     "-t", dur, "-O", omit, "-J", ep_remote(tx) && tx->cpu >= 0 ? "-A" : NULL, cpu_tx, NULL };
+	char **srv = ep_remote(rx) ? srv_argv : srv_argv + 2, **cli = ep_remote(tx) ? cli_argv : cli_argv + 2;
+
+	if (journal_dry_run()) {
+		ep_print(stdout, rx, srv);
+		ep_print(stdout, tx, cli);
+		return 0;
+	}
+	for (int i = 0; i < 4; i++)
+		x.fd[i] = raw_open(p->raw_prefix, raw_names[i]);
+	if (server_start(&x, srv) == 0 && client_run(&x, cli) == 0)
+		err = iperf3_client_result(p->raw_prefix, x.status, r);
+	window(&x, 0);
+	if (x.client > 0)
+		exec_stop(x.client, 1000);
+	if (x.server > 0)
+		exec_stop(x.server, 1000);
+	for (int i = 0; i < 4; i++)
+		if (x.fd[i] >= 0)
+			close(x.fd[i]);
 	return err;
 }

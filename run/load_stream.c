@@ -21,10 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,23 +57,9 @@ struct ipp_tcp_ao_add {
 _Static_assert(sizeof(struct ipp_tcp_ao_add) == 288, "struct tcp_ao_add is 288 bytes");
 _Static_assert(offsetof(struct ipp_tcp_ao_add, key) == 208, "tcp_ao_add.key at 208");
 
-#define STREAM_KEY_LEN 32
 #define STREAM_BUF (128 * 1024) /* iperf3's TCP block */
 #define STREAM_BURST 10        /* blocks per wait for the socket, as iperf3's multisend */
 
-/* Shared between the parent and its two children (MAP_SHARED). */
-struct stream_shm {
-	struct stream_rx rx;
-	struct stream_tx tx;
-};
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int stream_sockaddr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
 {
@@ -175,20 +158,6 @@ int load_run(const struct load_params *p, struct load_result *r)
 	if (p->sc && !strcmp(p->sc->load, "stream"))
 		return load_stream(p, r);
 	return load_iperf3(p, r);
-}
-
-/* A child's start: exec_fork's, without the descriptors it inherits. */
-static pid_t fork_into(const char *netns, int cpu, char *err, size_t errlen)
-{
-	pid_t pid = exec_fork(netns, cpu, err, errlen);
-
-	/*
-	 * No inherited descriptors: the journal's (whose lock tells cleanup
-	 * that a run is alive) and the results' stay with ipsecperf alone.
-	 */
-	if (pid == 0)
-		syscall(SYS_close_range, 3, ~0U, 0);
-	return pid;
 }
 
 _Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, const char *peer,
@@ -329,202 +298,4 @@ _Noreturn void stream_send(struct stream_tx *tx, const char *src, const char *ds
 	close(fd);
 	atomic_store(&tx->done, 1);
 	_exit(0);
-}
-
-static int wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
-{
-	for (int t = 0; t < timeout_ms; t += 10) {
-		if (atomic_load(flag))
-			return 0;
-		if (waitpid(child, NULL, WNOHANG) == child)
-			return -1;
-		if (sleep_ms_or_stop(10))
-			return -1;
-	}
-	return -1;
-}
-
-static void write_raw(const struct load_params *p, const struct load_result *r, json_t *intervals,
-		      uint64_t tx_total, uint64_t rx_total, int snd_mss)
-{
-	char path[PATH_MAX + 256];
-	json_t *o;
-
-	if (!p->raw_prefix) {
-		json_decref(intervals);
-		return;
-	}
-	snprintf(path, sizeof(path), "%sstream.json", p->raw_prefix);
-	o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i}", "load", "stream", "tcp_auth",
-		      p->sc && p->sc->tcp_auth.method[0] ? p->sc->tcp_auth.method : "none",
-		      "sender", p->tb->addr_tx, "receiver", p->tb->addr_rx, "port", p->port, "omit_s",
-		      p->omit_s, "duration_s_asked", p->duration_s, "cpu_sender", p->tb->cpu_tx,
-		      "cpu_receiver", p->tb->cpu_rx);
-	json_object_set_new(o, "end", json_pack("{s:f, s:I, s:f, s:f, s:I, s:I, s:I}", "seconds", r->duration_s,
-						"bytes", (json_int_t)r->bytes, "bits_per_second", r->throughput_bps,
-						"sender_bits_per_second", r->sender_bps, "retransmits",
-						(json_int_t)r->retransmits, "sender_total_bytes", (json_int_t)tx_total,
-						"receiver_total_bytes", (json_int_t)rx_total));
-	json_object_set_new(json_object_get(o, "end"), "snd_mss", json_integer(snd_mss));
-	json_object_set_new(o, "intervals", intervals);
-	if (r->error[0])
-		json_object_set_new(o, "error", json_string(r->error));
-	json_dump_file(o, path, JSON_INDENT(1));
-	json_decref(o);
-}
-
-int load_stream(const struct load_params *p, struct load_result *r)
-{
-	const struct tcp_auth_config *ta = p->sc ? &p->sc->tcp_auth : NULL;
-	const struct testbed *tb = p->tb;
-	struct stream_shm *shm;
-	uint8_t key[STREAM_KEY_LEN];
-	pid_t rx = -1, tx = -1;
-	bool open_ = false;
-	int err = -1;
-	double t0, t_open = 0, t_close = 0, next_iv;
-	uint64_t b0 = 0, s0 = 0, last_iv = 0;
-	int64_t r0 = 0;
-	json_t *intervals = json_array();
-
-	memset(r, 0, sizeof(*r));
-	r->retransmits = -1;
-	if (journal_dry_run()) {
-		printf("# built-in stream: receiver in %s on %s:%d (CPU %d), sender in %s from %s (CPU %d)%s%s\n",
-		       tb->ns_rx, tb->addr_rx, p->port, tb->cpu_rx, tb->ns_tx, tb->addr_tx, tb->cpu_tx,
-		       p->sc && p->sc->tcp_auth.method[0] ? ", TCP-" : "",
-		       p->sc && p->sc->tcp_auth.method[0] ? (!strcmp(p->sc->tcp_auth.method, "md5") ? "MD5 key on both sockets" : "AO key on both sockets") : "");
-		json_decref(intervals);
-		return 0;
-	}
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shm == MAP_FAILED) {
-		snprintf(r->error, sizeof(r->error), "mmap: %s", strerror(errno));
-		json_decref(intervals);
-		return -1;
-	}
-	memset(shm, 0, sizeof(*shm));
-	secret_hold(); /* until the key is wiped (the children keep it until their sockets have it) */
-	if (getrandom(key, sizeof(key), 0) != sizeof(key)) {
-		snprintf(r->error, sizeof(r->error), "getrandom: %s", strerror(errno));
-		goto out;
-	}
-	rx = fork_into(tb->ns_rx, tb->cpu_rx, shm->rx.err, sizeof(shm->rx.err));
-	if (rx == 0)
-		stream_receive(&shm->rx, tb->addr_rx, p->port, tb->addr_tx, ta ? ta->method : NULL,
-			       ta ? ta->ao_alg : NULL, key, STREAM_KEY_LEN);
-	if (rx < 0) {
-		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
-		goto out;
-	}
-	journal_add_process(rx);
-	if (wait_flag(&shm->rx.listening, rx, 5000) < 0) {
-		snprintf(r->error, sizeof(r->error), "%s", shm->rx.err[0] ? shm->rx.err :
-			 stop_requested() ? "interrupted" : "the stream receiver did not listen within 5 s");
-		goto out;
-	}
-	tx = fork_into(tb->ns_tx, tb->cpu_tx, shm->tx.err, sizeof(shm->tx.err));
-	if (tx == 0)
-		stream_send(&shm->tx, tb->addr_tx, tb->addr_rx, p->port, ta ? ta->method : NULL,
-			    ta ? ta->ao_alg : NULL, key, STREAM_KEY_LEN);
-	explicit_bzero(key, sizeof(key));
-	if (tx < 0) {
-		snprintf(r->error, sizeof(r->error), "fork: %s", strerror(errno));
-		goto out;
-	}
-	journal_add_process(tx);
-	if (wait_flag(&shm->tx.connected, tx, 5000) < 0) {
-		snprintf(r->error, sizeof(r->error), "%s", shm->tx.err[0] ? shm->tx.err :
-			 stop_requested() ? "interrupted" : "the stream sender did not connect within 5 s");
-		goto out;
-	}
-	t0 = now();
-	next_iv = t0 + 1;
-	for (;;) {
-		double t = now();
-		int st;
-
-		if (!open_ && t - t0 >= p->omit_s) {
-			/* the window's edges: receiver bytes, sender bytes and retransmits, then the callback */
-			t_open = now();
-			b0 = atomic_load(&shm->rx.bytes);
-			s0 = atomic_load(&shm->tx.bytes);
-			r0 = atomic_load(&shm->tx.retrans);
-			if (p->window)
-				p->window(p->arg, 1);
-			open_ = true;
-		}
-		if (open_ && t - t_open >= p->duration_s) {
-			if (p->window)
-				p->window(p->arg, 0);
-			t_close = now();
-			r->bytes = atomic_load(&shm->rx.bytes) - b0;
-			r->sender_bps = (atomic_load(&shm->tx.bytes) - s0) * 8.0 / (t_close - t_open);
-			r->retransmits = atomic_load(&shm->tx.retrans) - r0;
-			open_ = false;
-			break;
-		}
-		if (t >= next_iv) {
-			uint64_t b = atomic_load(&shm->rx.bytes);
-
-			json_array_append_new(intervals, json_pack("{s:f, s:I}", "end", t - t0, "bytes",
-								   (json_int_t)(b - last_iv)));
-			last_iv = b;
-			next_iv += 1;
-		}
-		if (p->tick)
-			p->tick(p->arg);
-		if (stop_requested()) {
-			snprintf(r->error, sizeof(r->error), "interrupted by signal %d", stop_signal());
-			goto out;
-		}
-		if (waitpid(tx, &st, WNOHANG) == tx || waitpid(rx, &st, WNOHANG) == rx) {
-			bool was_tx = shm->tx.err[0] || atomic_load(&shm->tx.done);
-
-			tx = was_tx ? -1 : tx;
-			rx = was_tx ? rx : -1;
-			snprintf(r->error, sizeof(r->error), "the stream %s stopped: %s", was_tx ? "sender" : "receiver",
-				 shm->tx.err[0] ? shm->tx.err : shm->rx.err[0] ? shm->rx.err : "no message");
-			goto out;
-		}
-		/* wake at the window's edge, not up to a tick late */
-		double edge = open_ ? t_open + p->duration_s : t0 + p->omit_s;
-		int ms = (int)((edge - now()) * 1000);
-
-		sleep_ms_or_stop(ms < 1 ? 1 : ms > 100 ? 100 : ms);
-	}
-	r->duration_s = t_close - t_open;
-	r->throughput_bps = r->bytes * 8.0 / r->duration_s;
-	err = 0;
-	if (r->bytes == 0) {
-		snprintf(r->error, sizeof(r->error), "the stream receiver got no bytes in the measured window");
-		err = -1;
-	}
-
-	/* the end: the sender closes, the receiver reads to EOF */
-	atomic_store(&shm->rx.stop, 1);
-	atomic_store(&shm->tx.stop, 1);
-	for (int i = 0; i < 300 && (tx > 0 || rx > 0); i++) {
-		if (tx > 0 && waitpid(tx, NULL, WNOHANG) == tx)
-			tx = -1;
-		if (rx > 0 && waitpid(rx, NULL, WNOHANG) == rx)
-			rx = -1;
-		if (tx > 0 || rx > 0)
-			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	}
-out:
-	explicit_bzero(key, sizeof(key));
-	secret_release();
-	if (open_ && p->window)
-		p->window(p->arg, 0);
-	atomic_store(&shm->rx.stop, 1);
-	atomic_store(&shm->tx.stop, 1);
-	if (tx > 0)
-		exec_stop(tx, 1000);
-	if (rx > 0)
-		exec_stop(rx, 1000);
-	write_raw(p, r, intervals, atomic_load(&shm->tx.bytes), atomic_load(&shm->rx.bytes),
-		  atomic_load(&shm->tx.snd_mss));
-	munmap(shm, sizeof(*shm));
-	return err;
 }

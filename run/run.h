@@ -42,6 +42,12 @@ struct run_config {
 	bool dry_run;       /* --dry-run: print the host changes, make none */
 	bool quiet;         /* --quiet: no progress line */
 	int profile_hz;     /* --profile: perf samples per second per CPU; 0: off */
+	/* the load and the probes, on every testbed (matrix.c) */
+	int port;              /* --port: TCP port of the load */
+	bool no_probes;        /* --no-probes */
+	bool probe_overhead;   /* --probe-overhead: each repeat with and without the probes */
+	bool probe_cost;       /* --probe-cost: bpf_enable_stats while the probes are open */
+	bool tracepoints_only; /* --probe-set tracepoints */
 	/* the matrix */
 	struct scenario *scenarios;
 	int nscenarios;

@@ -20,7 +20,7 @@ static int ns_cmd(const char *what, char *const do_argv[], char *const undo_argv
 	return -1;
 }
 
-int netns_setup(struct testbed *tb, const struct run_config *cfg)
+int netns_setup(struct testbed *tb, const struct testbed_config *cfg)
 {
 	char addr[80];
 	int ncpu = cpu_count();
@@ -38,6 +38,9 @@ int netns_setup(struct testbed *tb, const struct run_config *cfg)
 	/* sender and receiver on different CPUs when there are two */
 	tb->cpu_tx = ncpu >= 2 ? 0 : -1;
 	tb->cpu_rx = ncpu >= 2 ? 1 : -1;
+
+	tb->ep_tx = (struct endpoint){ .netns = tb->ns_tx, .dev = tb->dev_tx, .addr = tb->addr_tx, .cpu = tb->cpu_tx };
+	tb->ep_rx = (struct endpoint){ .netns = tb->ns_rx, .dev = tb->dev_rx, .addr = tb->addr_rx, .cpu = tb->cpu_rx };
 
 	const char *ns[2] = { tb->ns_tx, tb->ns_rx };
 	const char *dev[2] = { tb->dev_tx, tb->dev_rx };

@@ -13,21 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "results_writer.h"
-#include "run.h"
 
-/*
- * The peer testbed's matrix: checks both ends, then every scenario x
- * repeat. Returns the number of failed runs, or -1 when the testbed could
- * not be used (the checks say why).
- */
-int peer_run_matrix(const struct run_config *cfg, struct results_writer *res, int port, int no_probes);
-
-/*
- * The peer options usable (the destination, each --ssh-option)? 0, or -1 with
- * why; checked with the command line, before anything is made.
- */
-int peer_config_check(const struct run_config *cfg, char *why, size_t len);
+/* The peer testbed's operations for the matrix are peer_testbed_ops (run/matrix.h). */
 
 /* ---- parsers, exposed for the unit tests ---- */
 

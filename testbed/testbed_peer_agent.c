@@ -347,8 +347,13 @@ static void op_probes_attach(json_t *req)
 {
 	const char *dev = str(req, "dev");
 
-	if (!ag.probes)
+	if (!ag.probes) {
 		ag.probes = probes_open();
+		/* --probe-set tracepoints and --probe-cost, as the run asks */
+		probes_set_kprobes(ag.probes, !json_is_false(json_object_get(req, "kprobes")));
+		if (json_is_true(json_object_get(req, "cost")))
+			probes_stats_enable(ag.probes);
+	}
 	probes_attach(ag.probes, (const char *const[]){ dev, NULL });
 	answer(json_pack("{s:b, s:i}", "ok", 1, "attached", probes_nattached(ag.probes)));
 }
@@ -363,7 +368,12 @@ static void op_probes_counters(json_t *req)
 		answer_err("probes-counters before probes-attach");
 		return;
 	}
-	answer(json_pack("{s:b, s:o}", "ok", 1, "counters", probes_counters_json(ag.probes, rec)));
+	json_t *a = json_pack("{s:b, s:o}", "ok", 1, "counters", probes_counters_json(ag.probes, rec));
+
+	/* --probe-cost: what the kernel timed of the programs here */
+	if (json_object_get(rec, "probe_cost"))
+		json_object_set(a, "probe_cost", json_object_get(rec, "probe_cost"));
+	answer(a);
 	json_decref(rec);
 }
 

@@ -5,15 +5,19 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "endpoint.h"
 #include "remote.h"
-#include "run.h"
-#include "scenario.h"
+#include "testbed.h"
 
-struct probes;
+struct ipsec_sas;
+
+/* How long the agent may take to answer one request. */
+#define AGENT_TIMEOUT_MS 15000
 
 struct peer {
-	const struct run_config *cfg;
+	struct testbed_config cfg;
 	struct host h;
 	const char *prog;          /* ipsecperf on the peer */
 	int port;
@@ -21,6 +25,8 @@ struct peer {
 	int family;
 	/* the agent: one ssh session for the whole run */
 	struct remote_session agent;
+	struct ipsec_sas *sas;     /* the scenario's SAs: [0..1] here, [2..3] on the peer (run/ipsec_peer.c) */
+	struct endpoint ep_tx, ep_rx; /* this host's end, the peer's (made once both are checked) */
 	bool have_agent;
 	char no_agent_why[800];
 	char kernel[128], peer_kernel[128];
@@ -30,23 +36,45 @@ struct peer {
 	/* set when ssh lost the peer: every later run fails with this */
 	bool lost;
 	char lost_why[600];
-	struct probes *probes;
-	bool no_probes;            /* --no-probes: none here, none on the peer */
+	bool no_probes;            /* --no-probes: none here, none on the peer (set by the run) */
 	bool peer_probes;          /* the agent's probes attached for this scenario */
+	bool peer_probes_off;      /* detached for the probe-less half of --probe-overhead */
+	double last_ping;          /* when the agent was last pinged (monotonic seconds) */
+	/* the run in progress, from the matrix's run_begin to its run_end */
+	struct peer_window {
+		json_t *rec;
+		bool rx_ok;                /* the receiver's CPU was read at both edges */
+		char rx_why[300];
+		long long stat0;           /* without the agent: /proc/stat busy ticks of the peer */
+		double rx_busy_s;
+		uint64_t rx_cycles;
+		bool rx_have_cycles;
+		char rx_method[32];
+		/* the SAs' counters, read at the window's close (as the netns testbed does) */
+		int sa_rc;
+		bool sa_done;
+		char sa_why[400];
+	} w;
 };
 
+/* testbed_peer_call.c: the transport to the agent. */
 void peer_lost(struct peer *p, const char *why);
 
 /* One request to the agent (steals req); NULL, and the peer marked lost, when the session died. */
 json_t *agent_call(struct peer *p, json_t *req);
 
 /*
- * testbed_peer_ipsec.c: the scenario's SAs and policies on both hosts.
- * 0 done; 1 cannot here (skip, why); -1 failed.
+ * testbed_peer.c: the peer testbed opened (both ends checked, the agent
+ * started, provenance into meta when not NULL) or NULL, having said why;
+ * and closed.
  */
-int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len);
-/* The SAs' counters at the window's open, and what they counted into rec's "sa". */
-void peer_ipsec_begin(struct peer *p);
-int peer_ipsec_record(struct peer *p, json_t *rec, char *why, size_t len);
+struct peer *peer_open(const struct testbed_config *cfg, json_t *meta);
+void peer_close(struct peer *p);
+/* The ssh destination and options usable? 0, or -1 with why. */
+int peer_host_check(const struct testbed_config *cfg, char *why, size_t len);
+/* Why the peer is lost (p as void *), or NULL. */
+const char *peer_lost_why(void *p);
+/* Busy ticks of the peer's CPUs, from its /proc/stat through ssh; -1 with why. */
+long long peer_stat(struct peer *p, char *why, size_t len);
 
 #endif

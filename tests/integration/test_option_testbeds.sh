@@ -55,10 +55,13 @@ no-probes netns test_keys.sh
 no-probes peer gap: no peer test runs without probes
 no-probes vm gap: no VM test runs without probes
 probe-set netns test_probes.sh
+probe-set peer test_peer_probes.sh
 probe-set vm gap: test_vm_probes.sh runs the full set only
 probe-overhead netns test_probes.sh
+probe-overhead peer test_peer_probes.sh
 probe-overhead vm gap: no VM test measures the overhead
 probe-cost netns test_probes.sh
+probe-cost peer test_peer_probes.sh
 probe-cost vm gap: no VM test times the programs
 peer peer test_peer.sh
 dev peer test_peer.sh

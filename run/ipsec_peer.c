@@ -25,17 +25,6 @@
 #include "testbed_peer_int.h"
 #include "xfrm.h"
 
-/* The SAs of the current scenario: [0..1] here, [2..3] on the peer. */
-static struct {
-	int n;
-	struct {
-		struct xfrm_sa_spec spec;
-		bool remote;
-		const char *dir; /* "out" or "in", as seen by the host that has it */
-		struct xfrm_sa_counters c0;
-		int err0;
-	} sa[4];
-} cur;
 
 static const char *fam_tag(int family)
 {
@@ -337,12 +326,12 @@ static int apply_in_windows(struct peer *p, const struct ipsec_config *c, const 
 		const char *src = d ? p->addr_rx : p->addr_tx, *dst = d ? p->addr_tx : p->addr_rx;
 
 		for (int host = 0; host < 2 && rc == 0; host++) {
-			struct xfrm_sa_spec *s = &cur.sa[cur.n].spec;
+			struct xfrm_sa_spec *s = &p->sas->sa[p->sas->n].spec;
 
 			ipsec_fill_sa(s, c, p->family, src, dst, spi[d]);
-			cur.sa[cur.n].remote = host;
-			cur.sa[cur.n].dir = (d == 0) == (host == 0) ? "out" : "in";
-			cur.n++;
+			p->sas->sa[p->sas->n].remote = host;
+			p->sas->sa[p->sas->n].dir = (d == 0) == (host == 0) ? "out" : "in";
+			p->sas->n++;
 			rc = add_sa(p, host, s, key[d], klen, why, len);
 		}
 	}
@@ -357,7 +346,7 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 	struct kmod_window here, there = { .list = peer_modules, .journal = peer_journal, .amend = peer_amend, .arg = p };
 	int rc;
 
-	memset(&cur, 0, sizeof(cur));
+	memset(p->sas, 0, sizeof(*p->sas));
 	if (!c->on)
 		return 0;
 	if (!p->have_agent) {
@@ -389,11 +378,11 @@ int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_
 
 static int sa_get(struct peer *p, int i, struct xfrm_sa_counters *c)
 {
-	struct xfrm_sa_spec *s = &cur.sa[i].spec;
+	struct xfrm_sa_spec *s = &p->sas->sa[i].spec;
 	json_t *r;
 	int err;
 
-	if (!cur.sa[i].remote)
+	if (!p->sas->sa[i].remote)
 		return xfrm_sa_get(NULL, s->family, s->dst, s->spi, s->proto, c);
 	r = agent_call(p, json_pack("{s:s, s:i, s:s, s:I}", "op", "sa-get", "family", s->family == AF_INET ? 4 : 6,
 				    "dst", s->dst, "spi", (json_int_t)s->spi));
@@ -410,8 +399,8 @@ static int sa_get(struct peer *p, int i, struct xfrm_sa_counters *c)
 
 void peer_ipsec_begin(struct peer *p)
 {
-	for (int i = 0; i < cur.n; i++)
-		cur.sa[i].err0 = sa_get(p, i, &cur.sa[i].c0);
+	for (int i = 0; i < p->sas->n; i++)
+		p->sas->sa[i].err0 = sa_get(p, i, &p->sas->sa[i].c0);
 }
 
 int peer_ipsec_record(struct peer *p, json_t *rec, char *why, size_t len)
@@ -419,30 +408,30 @@ int peer_ipsec_record(struct peer *p, json_t *rec, char *why, size_t len)
 	json_t *a = json_array();
 	int rc = 0;
 
-	for (int i = 0; i < cur.n; i++) {
-		struct xfrm_sa_spec *s = &cur.sa[i].spec;
-		struct xfrm_sa_counters c1, *c0 = &cur.sa[i].c0;
-		bool out = !strcmp(cur.sa[i].dir, "out");
+	for (int i = 0; i < p->sas->n; i++) {
+		struct xfrm_sa_spec *s = &p->sas->sa[i].spec;
+		struct xfrm_sa_counters c1, *c0 = &p->sas->sa[i].c0;
+		bool out = !strcmp(p->sas->sa[i].dir, "out");
 		char spi[16];
 		int err = sa_get(p, i, &c1);
 
 		snprintf(spi, sizeof(spi), "0x%08x", s->spi);
-		if (err || cur.sa[i].err0) {
-			snprintf(why, len, "cannot read SA %s %s on %s: %s", spi, cur.sa[i].dir,
-				 cur.sa[i].remote ? "the peer" : "this host", strerror(-(err ? err : cur.sa[i].err0)));
+		if (err || p->sas->sa[i].err0) {
+			snprintf(why, len, "cannot read SA %s %s on %s: %s", spi, p->sas->sa[i].dir,
+				 p->sas->sa[i].remote ? "the peer" : "this host", strerror(-(err ? err : p->sas->sa[i].err0)));
 			rc = -1;
 			continue;
 		}
 		uint64_t pk = c1.packets - c0->packets, by = c1.bytes - c0->bytes;
 
 		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir",
-						   cur.sa[i].dir, "host", cur.sa[i].remote ? "receiver" : "sender",
+						   p->sas->sa[i].dir, "host", p->sas->sa[i].remote ? "receiver" : "sender",
 						   "family", fam_tag(s->family), "src", s->src, "packets", (json_int_t)pk,
 						   "bytes", (json_int_t)by, "wire_packets",
 						   (json_int_t)(out ? c1.oseq - c0->oseq : c1.seq - c0->seq)));
 		if (pk == 0 && rc == 0) {
-			snprintf(why, len, "policy did not match: SA %s (%s, %s) counted no packets", spi, cur.sa[i].dir,
-				 cur.sa[i].remote ? "the peer" : "this host");
+			snprintf(why, len, "policy did not match: SA %s (%s, %s) counted no packets", spi, p->sas->sa[i].dir,
+				 p->sas->sa[i].remote ? "the peer" : "this host");
 			rc = -1;
 		}
 	}

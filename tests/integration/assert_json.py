@@ -8,6 +8,7 @@ MODE is one of
     --each    FILE is JSON lines: EXPR must hold for every record, `r`
     --all     FILE is JSON lines: EXPR over the list of records, `rs`
     --print   FILE is JSON lines: print EXPR of every record, one a line
+    --value   FILE is one JSON document: print EXPR of it, `d`
 FILE "-" is standard input. --arg binds NAME to the string VALUE.
 
 EXPR passes only when it evaluates to exactly True (a bool). It fails,
@@ -139,10 +140,15 @@ SAFE = {f.__name__: f for f in (
 SAFE["match"] = match
 
 
+def value(expr, names):
+    """The expression's value; it may span lines (it is put in brackets)."""
+    code = compile("(" + expr + "\n)", "<expr>", "eval")
+    return eval(code, {"__builtins__": SAFE, **names})  # our tests' own expressions
+
+
 def check(expr, names):
-    """The expression's value, or raise with why it does not hold."""
-    code = compile(expr, "<expr>", "eval")
-    v = eval(code, {"__builtins__": SAFE, **names})  # our tests' own expressions
+    """Return if the expression is True, or raise with why it is not."""
+    v = value(expr, names)
     if v is True:
         return
     if v is False:
@@ -172,7 +178,7 @@ def parse(argv):
     mode, names, rest = "--doc", {}, []
     while argv:
         a = argv.pop(0)
-        if a in ("--doc", "--each", "--all", "--print"):
+        if a in ("--doc", "--each", "--all", "--print", "--value"):
             mode = a
         elif a == "--arg":
             if len(argv) < 2 or not argv[0].isidentifier():
@@ -189,11 +195,14 @@ def parse(argv):
 def run(mode, names, path, expr, message):
     """Evaluate; on failure print one line and return 1."""
     name = "stdin" if path == "-" else path
+    shown = " ".join(expr.split())  # one line
     lead = f"FAIL: {message}: " if message else "FAIL: "
     n, r = None, None
     try:
         if mode == "--doc":
             check(expr, {**names, "d": document(path)})
+        elif mode == "--value":
+            print(value(expr, {**names, "d": document(path)}))
         elif mode == "--all":
             check(expr, {**names, "rs": records(path)})
         else:
@@ -201,13 +210,13 @@ def run(mode, names, path, expr, message):
                 if mode == "--each":
                     check(expr, {**names, "r": r})
                 else:
-                    print(eval(compile(expr, "<expr>", "eval"), {"__builtins__": SAFE, **names, "r": r}))
+                    print(value(expr, {**names, "r": r}))
     except Bad as e:
         print(f"{lead}{name}: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # anything the expression raises is a failure
         at = f" line {n}{where(r)}" if n is not None else ""
-        print(f"{lead}{name}{at}: {expr}: {why(e)}", file=sys.stderr)
+        print(f"{lead}{name}{at}: {shown}: {why(e)}", file=sys.stderr)
         return 1
     return 0
 

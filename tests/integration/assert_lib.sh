@@ -9,8 +9,9 @@
 #   assert_jsonl   FILE EXPR [MESSAGE]   every record of a JSON lines file, as r
 #   assert_records FILE EXPR [MESSAGE]   the list of its records, as rs
 #   json_values    FILE EXPR             print EXPR of every record, as r
+#   json_value     FILE EXPR             print EXPR of a JSON document, as d
 # The assert_* exit the test (status 1) when the expression does not hold;
-# json_values returns 1 (and prints why) when one record cannot give it.
+# json_value(s) return 1 (and prints why) when one record cannot give it.
 ASSERT_JSON="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/assert_json.py"
 # inline test scripts: `from assert_json import document, records`
 export PYTHONPATH="${ASSERT_JSON%/*}${PYTHONPATH:+:$PYTHONPATH}"
@@ -19,5 +20,6 @@ assert_json() { python3 "$ASSERT_JSON" --doc "$@" || exit 1; }
 assert_jsonl() { python3 "$ASSERT_JSON" --each "$@" || exit 1; }
 assert_records() { python3 "$ASSERT_JSON" --all "$@" || exit 1; }
 json_values() { python3 "$ASSERT_JSON" --print "$@"; }
+json_value() { python3 "$ASSERT_JSON" --value "$@"; }
 # the old name of json_values, for tests written before it
 jq_lines() { json_values "$@"; }

@@ -63,6 +63,9 @@ expect_fail "non-bool" "^FAIL: $f line 1 .*: r\[\"repeat\"\]: is int '1', not Tr
 	assert_jsonl "$f" 'r["repeat"]'
 expect_fail "truthy string" "^FAIL: $f line 1 .*: is str 'ok', not True\$" \
 	assert_jsonl "$f" 'r["repeat"] == 1 and r["status"]'
+expect_fail "a multi-line expression, on one line" "^FAIL: $f line 2 .*: r\[\"status\"\] == \"ok\" and r\[\"rx\"\] > 0: key 'rx' is null\$" \
+	assert_jsonl "$f" 'r["status"] == "ok" and
+		r["rx"] > 0'
 expect_fail "all records, false" "^FAIL: order: $f: .*: is False\$" \
 	assert_records "$f" '[r["scenario"] for r in rs] == ["no-gso", "clear"]' order
 expect_fail "a document's missing key" "^FAIL: $TMP/meta.json: d\[\"host\"\] != \"\": missing key 'host'\$" \

@@ -157,10 +157,19 @@ def check(expr, names):
 
 
 def where(r):
+    """A record's name, its status and, when it is not ok, why."""
     if not isinstance(r, dict):
         return ""
     parts = [f"{k} {dict.get(r, k)}" for k in ("scenario", "repeat", "status") if k in r]
+    if dict.get(r, "status") != "ok" and isinstance(dict.get(r, "reason"), str):
+        parts.append(f"reason {dict.get(r, 'reason')[:100]!r}")
     return f" ({', '.join(parts)})" if parts else ""
+
+
+def summary(rs):
+    """The records, briefly, for a failed --all: what there was instead."""
+    text = "; ".join(where(r)[2:-1] for r in rs)
+    return f" [records: {text[:300]}]"
 
 
 def why(e):
@@ -197,14 +206,15 @@ def run(mode, names, path, expr, message):
     name = "stdin" if path == "-" else path
     shown = " ".join(expr.split())  # one line
     lead = f"FAIL: {message}: " if message else "FAIL: "
-    n, r = None, None
+    n, r, rs = None, None, None
     try:
         if mode == "--doc":
             check(expr, {**names, "d": document(path)})
         elif mode == "--value":
             print(value(expr, {**names, "d": document(path)}))
         elif mode == "--all":
-            check(expr, {**names, "rs": records(path)})
+            rs = records(path)
+            check(expr, {**names, "rs": rs})
         else:
             for n, r in numbered_records(path):
                 if mode == "--each":
@@ -216,7 +226,8 @@ def run(mode, names, path, expr, message):
         return 1
     except Exception as e:  # anything the expression raises is a failure
         at = f" line {n}{where(r)}" if n is not None else ""
-        print(f"{lead}{name}{at}: {shown}: {why(e)}", file=sys.stderr)
+        more = summary(rs) if rs is not None else ""
+        print(f"{lead}{name}{at}: {shown}: {why(e)}{more}", file=sys.stderr)
         return 1
     return 0
 

@@ -10,6 +10,8 @@
 #   assert_records FILE EXPR [MESSAGE]   the list of its records, as rs
 #   json_values    FILE EXPR             print EXPR of every record, as r
 #   json_value     FILE EXPR             print EXPR of a JSON document, as d
+#   json_check     --doc|--each|--all ... as the three above, but returns 1
+#                  instead of exiting (when the test must clean up first)
 # The assert_* exit the test (status 1) when the expression does not hold;
 # json_value(s) return 1 (and prints why) when one record cannot give it.
 ASSERT_JSON="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/assert_json.py"
@@ -19,6 +21,7 @@ export PYTHONPATH="${ASSERT_JSON%/*}${PYTHONPATH:+:$PYTHONPATH}"
 assert_json() { python3 "$ASSERT_JSON" --doc "$@" || exit 1; }
 assert_jsonl() { python3 "$ASSERT_JSON" --each "$@" || exit 1; }
 assert_records() { python3 "$ASSERT_JSON" --all "$@" || exit 1; }
+json_check() { python3 "$ASSERT_JSON" "$@"; }
 json_values() { python3 "$ASSERT_JSON" --print "$@"; }
 json_value() { python3 "$ASSERT_JSON" --value "$@"; }
 # the old name of json_values, for tests written before it

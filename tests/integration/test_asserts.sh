@@ -66,7 +66,7 @@ expect_fail "truthy string" "^FAIL: $f line 1 .*: is str 'ok', not True\$" \
 expect_fail "a multi-line expression, on one line" "^FAIL: $f line 2 .*: r\[\"status\"\] == \"ok\" and r\[\"rx\"\] > 0: key 'rx' is null\$" \
 	assert_jsonl "$f" 'r["status"] == "ok" and
 		r["rx"] > 0'
-expect_fail "all records, false" "^FAIL: order: $f: .*: is False\$" \
+expect_fail "all records, false" "^FAIL: order: $f: .*: is False \[records: scenario clear, repeat 1, status ok; scenario no-gso, .*\]\$" \
 	assert_records "$f" '[r["scenario"] for r in rs] == ["no-gso", "clear"]' order
 expect_fail "a document's missing key" "^FAIL: $TMP/meta.json: d\[\"host\"\] != \"\": missing key 'host'\$" \
 	assert_json "$TMP/meta.json" 'd["host"] != ""'
@@ -80,6 +80,12 @@ printf '{"status": "ok"}\n{"status": "o' > "$TMP/torn.jsonl"
 expect_fail "torn line" "^FAIL: $TMP/torn.jsonl: line 2: not JSON" assert_jsonl "$TMP/torn.jsonl" 'True'
 expect_fail "no imports" "^FAIL: .*NameError: name '__import__' is not defined\$" \
 	assert_jsonl "$f" '__import__("os") is None'
+
+printf '{"scenario": "x", "status": "failed", "reason": "it broke"}\n' > "$TMP/failed.jsonl"
+expect_fail "the reason of a record not ok" "^FAIL: $TMP/failed.jsonl line 1 \(scenario x, status failed, reason 'it broke'\): r\[\"status\"\] == \"ok\": is False\$" \
+	assert_jsonl "$TMP/failed.jsonl" 'r["status"] == "ok"'
+# json_check returns instead
+json_check --each "$f" 'r["status"] == "failed"' 2> /dev/null && fail "json_check: a false passed"
 
 # the assertion stops the test that makes it
 (assert_jsonl "$f" 'r["cycles_per_byte"] > 0'; echo "went on") > "$TMP/out" 2> /dev/null

@@ -12,7 +12,8 @@
 #   json_value     FILE EXPR             print EXPR of a JSON document, as d
 #   json_check     --doc|--each|--all ... as the three above, but returns 1
 #                  instead of exiting (when the test must clean up first)
-# The assert_* exit the test (status 1) when the expression does not hold;
+# The assert_* exit the test (status 1) when the expression does not hold
+# (so never put one at the end of a pipe: it would exit that subshell only);
 # json_value(s) return 1 (and prints why) when one record cannot give it.
 ASSERT_JSON="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/assert_json.py"
 # inline test scripts: `from assert_json import document, records`

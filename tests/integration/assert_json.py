@@ -221,6 +221,9 @@ def run(mode, names, path, expr, message):
                     check(expr, {**names, "r": r})
                 else:
                     print(value(expr, {**names, "r": r}))
+    except BrokenPipeError:  # --print into `head`: what was wanted was read
+        sys.stdout = None
+        return 0
     except Bad as e:
         print(f"{lead}{name}: {e}", file=sys.stderr)
         return 1

@@ -104,6 +104,11 @@ expect_pass "stdin" assert_json - 'd["kernels"][0]["release"] == "6.1.0"' < "$TM
 json_values "$f" 'r["cycles_per_byte"]' > "$TMP/out" 2> "$TMP/err" && fail "json_values: a missing key passed"
 grep -q "line 2 .*missing key 'cycles_per_byte'" "$TMP/err" || fail "json_values: $(cat "$TMP/err")"
 
+# into `head`: no complaint about the pipe it closed
+for _ in $(seq 3000); do echo '{"kernel": "k"}'; done > "$TMP/many.jsonl"
+[ "$(json_values "$TMP/many.jsonl" 'r["kernel"]' 2> "$TMP/err" | head -1)" = k ] && [ ! -s "$TMP/err" ] ||
+	fail "json_values into head: $(cat "$TMP/err")"
+
 # inline scripts get the same strictness
 python3 - "$f" << 'EOF' 2> "$TMP/err" && fail "records(): a null read passed"
 import sys

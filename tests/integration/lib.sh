@@ -32,16 +32,6 @@ assert_same_snapshot() { # before-file after-file what
 	fi
 }
 
-# The value of a JSON path in each line of runs.jsonl, with python's json
-# module (a well-kept parser; the tests never grep JSON).
-jq_lines() { # file expr
-	python3 -c '
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    print(eval(sys.argv[2], {}, {"r": r}))' "$1" "$2"
-}
-
 # Wait until a run's namespaces exist (so a signal lands mid-run).
 wait_for_netns() { # pid timeout_s
 	for _ in $(seq $(($2 * 10))); do
@@ -62,11 +52,9 @@ installed_clear_run() { # prog out scenarios-folder what
 	pid=$!
 	wait $pid || { rc=$?; cat "$TMP/run.err" >&2; fail "$4: run clear exited $rc"; }
 	ip netns list | grep -q "^ipsecperf-$pid-" && fail "$4: the run left its namespaces"
-	[ "$(jq_lines "$2/runs.jsonl" 'r["status"]')" = ok ] || fail "$4: the clear run was not ok"
-	python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))
-assert m["scenarios"][0]["file"] == sys.argv[2] + "/clear.ini", m["scenarios"][0]["file"]
-' "$2/meta.json" "$3" || fail "$4: the run did not read $3/clear.ini"
+	assert_records "$2/runs.jsonl" '[r["status"] for r in rs] == ["ok"]' "$4: the clear run was not ok"
+	assert_json --arg dir "$3" "$2/meta.json" 'd["scenarios"][0]["file"] == dir + "/clear.ini"' \
+		"$4: the run did not read $3/clear.ini"
 }
 . "$(dirname "${BASH_SOURCE[0]}")/expect_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/assert_lib.sh"

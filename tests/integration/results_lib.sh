@@ -14,3 +14,4 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 [ -x "$IPSECPERF" ] || fail "build/ipsecperf missing: run make"
 command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }
 . "$(dirname "${BASH_SOURCE[0]}")/expect_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/assert_lib.sh"

@@ -43,27 +43,24 @@ fi
 rm -rf "$TMP/tar" "$TMP/arch"
 
 # --- -f json ---------------------------------------------------------------
-json_ok() { # what file python-expression-on-d [sys.argv[3]...]
-	python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert eval("(" + sys.argv[2] + ")"), d' "$2" "$3" "${@:4}" || fail "$1: not the JSON it should be (see above)"
+json_ok() { # what file expression-on-d [--arg NAME VALUE]...
+	assert_json "${@:4}" "$2" "$3" "$1: not the JSON it should be"
 }
 
 "$IPSECPERF" doctor -f json > "$TMP/doctor.json" || fail "doctor -f json exited $?"
 json_ok "doctor -f json" "$TMP/doctor.json" \
-	'd["kernel"]["release"] == __import__("os").uname().release and len(d["checks"]) > 10 and
+	'd["kernel"]["release"] == release and len(d["checks"]) > 10 and
 	 all(set(c) == {"section", "check", "verdict", "detail"} and c["verdict"] in ("yes", "likely", "no", "?") for c in d["checks"]) and
 	 {"IPsec", "TCP authentication"} <= {c["section"] for c in d["checks"]} and
-	 any(c["check"] == "iperf3" for c in d["checks"])'
+	 any(c["check"] == "iperf3" for c in d["checks"])' --arg release "$(uname -r)"
 "$IPSECPERF" doctor | grep -q '^  xfrm netlink ' || fail "doctor's text lost its rows"
 
 "$IPSECPERF" list -f json > "$TMP/list.json" || fail "list -f json exited $?"
 json_ok "list -f json" "$TMP/list.json" \
 	'[s["name"] for s in d["scenarios"]] == sorted(s["name"] for s in d["scenarios"]) and
 	 {"clear", "esp-null", "tcp-md5"} <= {s["name"] for s in d["scenarios"]} and
-	 all(s["description"] and s["file"].endswith("/" + s["name"] + ".ini") and s["load"] in ("iperf3", "stream") for s in d["scenarios"])'
-[ "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["scenarios"]))' "$TMP/list.json")" = \
+	 all(s["description"] != "" and s["file"].endswith("/" + s["name"] + ".ini") and s["load"] in ("iperf3", "stream") for s in d["scenarios"])'
+[ "$(json_value "$TMP/list.json" 'len(d["scenarios"])')" = \
 	"$("$IPSECPERF" list | wc -l)" ] || fail "list -f json and list name different scenarios"
 
 # a kernel cache of one fake kernel
@@ -74,7 +71,7 @@ touch "$k/boot/vmlinuz-9.9.9-test" "$k/lib/modules/9.9.9-test/modules.order" "$k
 echo "CONFIG_XFRM=y" > "$k/boot/config-9.9.9-test"
 "$IPSECPERF" kernel list -f json > "$TMP/klist.json" || fail "kernel list -f json exited $?"
 json_ok "kernel list -f json" "$TMP/klist.json" \
-	'd == [{"spec": "debian:linux-image-9.9.9-test", "release": "9.9.9-test", "dir": sys.argv[3]}]' "$k"
+	'd == [{"spec": "debian:linux-image-9.9.9-test", "release": "9.9.9-test", "dir": dir}]' --arg dir "$k"
 "$IPSECPERF" kernel show -f json debian:linux-image-9.9.9-test "$k" > "$TMP/kshow.json" || fail "kernel show -f json exited $?"
 json_ok "kernel show -f json" "$TMP/kshow.json" \
 	'len(d) == 2 and all(x["release"] == "9.9.9-test" and x["image"].endswith("/boot/vmlinuz-9.9.9-test") and
@@ -127,22 +124,25 @@ json_ok "report --profile -f json" "$TMP/prof.json" \
 	 sorted((x["kernel"], x["scenario"], x["base_kernel"]) for x in d["diffs"]) ==
 	 [("6.12.117+deb12-cloud-amd64-localbuild", s, "6.1.0-57-cloud-amd64") for s in ("clear", "esp-null")] and
 	 all(len(x["gains"]) <= 5 and all(r["gain"] > 0 for r in x["gains"]) for x in d["diffs"]) and
-	 len(d["folded"]) == 4 and all(__import__("os").path.getsize(p) > 0 for p in d["folded"]) and d["skipped"] == 0'
-"$IPSECPERF" report --profile -f json --base esp-null "$TMP/prof" | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-x, = d["diffs"]
-assert (x["scenario"], x["base_scenario"]) == ("clear", "esp-null"), x
-assert all(r["gain"] > 0 for r in x["gains"]) and 0 < len(x["losses"]) <= 5, x
-assert [r["gain"] for r in x["losses"]] == sorted(r["gain"] for r in x["losses"]) and x["losses"][-1]["gain"] < 0, x
-' || fail "report --profile -f json --base esp-null: not clear against esp-null with its losses"
+	 len(d["folded"]) == 4 and d["skipped"] == 0'
+for f in $(json_value "$TMP/prof.json" '" ".join(d["folded"])'); do
+	[ -s "$f" ] || fail "report --profile -f json: folded stacks $f empty or missing"
+done
+"$IPSECPERF" report --profile -f json --base esp-null "$TMP/prof" > "$TMP/base.json" ||
+	fail "report --profile -f json --base esp-null exited $?"
+json_ok "report --profile -f json --base esp-null: not clear against esp-null with its losses" "$TMP/base.json" \
+	'len(d["diffs"]) == 1 and (d["diffs"][0]["scenario"], d["diffs"][0]["base_scenario"]) == ("clear", "esp-null") and
+	 all(r["gain"] > 0 for r in d["diffs"][0]["gains"]) and 0 < len(d["diffs"][0]["losses"]) <= 5 and
+	 [r["gain"] for r in d["diffs"][0]["losses"]] == sorted(r["gain"] for r in d["diffs"][0]["losses"]) and
+	 d["diffs"][0]["losses"][-1]["gain"] < 0'
 
 # probe --list --json: the reason in a field of its own
 if "$IPSECPERF" probe --list --json > "$TMP/probe.json" 2> "$TMP/probe.err"; then
 	json_ok "probe --list --json" "$TMP/probe.json" \
 		'"esp_output" in d and "xmit_skbs" in d and all(
-		 (v["available"] and v["symbol"] and v["reason"] is None) or
-		 (not v["available"] and v["symbol"] is None and v["reason"] and not v["reason"].startswith("unavailable")) for v in d.values())'
+		 (v["available"] is True and v["symbol"] != "" and v.get("reason") is None) or
+		 (v["available"] is False and v.get("symbol") is None and v["reason"] != "" and
+		  not v["reason"].startswith("unavailable")) for v in d.values())'
 	"$IPSECPERF" probe --list -f json | cmp -s - "$TMP/probe.json" || info "note: probe -f json and --json differ (a probe changed in between?)"
 else
 	info "probe --list --json exited non-zero here: $(head -1 "$TMP/probe.err")"

@@ -53,8 +53,9 @@ grep -qE '^ +[0-9.]+ +[0-9]+% +-[0-9.]+% +[0-9.]+ +[0-9]+% +0\.0079 worse +R +th
 "$IPSECPERF" compare -f json "$TMP/base" "$TMP/slow" > "$TMP/json"
 [ $? = 1 ] || fail "json: exit status"
 python3 - "$TMP/json" <<'PY' || fail "json content"
-import json, sys
-j = json.load(open(sys.argv[1]))
+import sys
+from assert_json import document
+j = document(sys.argv[1])
 reg = [r for r in j["rows"] if r["regression"]]
 assert j["regressions"] == 1 and len(reg) == 1, reg
 r = reg[0]
@@ -178,8 +179,9 @@ expect 2 'runs of kernel 6.1.0-28-cloud-amd64 are on both sides' "$TMP/base" -- 
 # JSON carries every note, with a code
 json_notes() { # file python-assertions
 	python3 - "$1" "$2" <<'PY' || fail "json notes: $2"
-import json, sys
-j = json.load(open(sys.argv[1]))
+import sys
+from assert_json import document
+j = document(sys.argv[1])
 codes = [n["code"] for n in j["notes"]]
 assert all(n["text"] for n in j["notes"]), j["notes"]
 exec(sys.argv[2])

@@ -49,16 +49,14 @@ if git -C "$TOP" rev-parse --git-dir > /dev/null 2>&1; then
 fi
 (cd / && ipsecperf doctor) > "$TMP/doctor" 2> "$TMP/doctor.err" || { cat "$TMP/doctor.err" >&2; fail "ipsecperf doctor exited $?"; }
 grep -q '^IPsec$' "$TMP/doctor" || fail "the package's doctor printed no IPsec section"
-[ "$(cd / && ipsecperf list -f json | python3 -c 'import json, sys; print(json.load(sys.stdin)["folder"])')" = \
-	/usr/share/ipsecperf/scenarios ] || fail "the package's program does not use /usr/share/ipsecperf/scenarios"
+(cd / && ipsecperf list -f json) > "$TMP/list.json"
+assert_json "$TMP/list.json" 'd["folder"] == "/usr/share/ipsecperf/scenarios"' \
+	"the package's program does not use /usr/share/ipsecperf/scenarios"
 
 out="$TMP/res"
 installed_clear_run ipsecperf "$out" /usr/share/ipsecperf/scenarios "the package"
-python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1]))
-assert m["tool_semver"] == sys.argv[2] and m["tool_version"] == sys.argv[3].split(" ", 1)[1], m
-' "$out/meta.json" "$semver" "$v" || fail "meta.json: not the package's version"
+assert_json --arg semver "$semver" --arg v "$v" "$out/meta.json" \
+	'd["tool_semver"] == semver and d["tool_version"] == v.split(" ", 1)[1]' "meta.json: not the package's version"
 
 man -P cat ipsecperf-run > "$TMP/man" 2> "$TMP/man.err" || { cat "$TMP/man.err" >&2; fail "man ipsecperf-run exited $?"; }
 grep -q 'ipsecperf-run - run a scenario matrix' "$TMP/man" || fail "man ipsecperf-run: no NAME line"

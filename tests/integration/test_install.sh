@@ -35,12 +35,10 @@ make -s -n -C "$TOP" install DESTDIR=/x PREFIX=/opt/ipp | grep -q ' /x/opt/ipp/b
 IP="$P/bin/ipsecperf"
 "$IP" list > "$TMP/list" || fail "installed list exited $?"
 grep -q '^clear ' "$TMP/list" && grep -q '^esp-null ' "$TMP/list" || fail "installed list lacks clear or esp-null"
-"$IP" list -f json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-assert d["folder"] == sys.argv[1], d["folder"]
-assert {"clear", "no-tso", "no-gso", "esp-null"} <= {s["name"] for s in d["scenarios"]}
-' "$P/share/ipsecperf/scenarios" || fail "installed list -f json: not the installed scenarios"
+"$IP" list -f json > "$TMP/list.json" || fail "installed list -f json exited $?"
+assert_json --arg folder "$P/share/ipsecperf/scenarios" "$TMP/list.json" \
+	'd["folder"] == folder and {"clear", "no-tso", "no-gso", "esp-null"} <= {s["name"] for s in d["scenarios"]}' \
+	"installed list -f json: not the installed scenarios"
 "$IP" doctor > "$TMP/doctor" 2> "$TMP/doctor.err" || { cat "$TMP/doctor.err" >&2; fail "installed doctor exited $?"; }
 grep -q '^IPsec$' "$TMP/doctor" || fail "installed doctor printed no IPsec section"
 
@@ -81,14 +79,15 @@ fi
 
 # a copy of the whole install elsewhere finds its own data
 cp -a "$P" "$TMP/moved"
-[ "$("$TMP/moved/bin/ipsecperf" list -f json | python3 -c 'import json, sys; print(json.load(sys.stdin)["folder"])')" = \
-	"$TMP/moved/share/ipsecperf/scenarios" ] || fail "a moved install does not use its own scenarios"
+"$TMP/moved/bin/ipsecperf" list -f json > "$TMP/moved.json"
+assert_json --arg want "$TMP/moved/share/ipsecperf/scenarios" "$TMP/moved.json" \
+	'd["folder"] == want' "a moved install does not use its own scenarios"
 rm -rf "$TMP/moved"
 # a lone copy of the program looks in the install it was built for, and says where
 mkdir "$TMP/lone" && cp "$IP" "$TMP/lone/ipsecperf"
-[ "$("$TMP/lone/ipsecperf" list -f json 2> /dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["folder"])')" = \
-	/usr/local/share/ipsecperf/scenarios ] ||
-	fail "a lone copy of the program does not fall back to /usr/local/share/ipsecperf/scenarios"
+"$TMP/lone/ipsecperf" list -f json > "$TMP/lone.json" 2> /dev/null
+assert_json "$TMP/lone.json" 'd["folder"] == "/usr/local/share/ipsecperf/scenarios"' \
+	"a lone copy of the program does not fall back to /usr/local/share/ipsecperf/scenarios"
 # the environment overrides the program's location
 mkdir "$TMP/sc" && cp "$TOP/scenarios/no-gso.ini" "$TMP/sc/only-this.ini"
 [ "$(IPSECPERF_SCENARIOS="$TMP/sc" "$IP" list | awk '{ print $1 }')" = only-this ] ||

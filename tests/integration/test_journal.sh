@@ -105,7 +105,7 @@ if unshare --pid --fork --mount-proc true 2> /dev/null; then
 	cp "$J/journal-1-12345.jsonl" "$TMP/killed.copy"
 	unshare --pid --fork --mount-proc "$IPSECPERF" run --quiet -t 1 -O 0 -r 1 -o "$TMP/pid1" clear \
 		> "$TMP/pid1.out" 2> "$TMP/pid1.err" || { cat "$TMP/pid1.err" >&2; fail "a run as pid 1 exited $?"; }
-	[ "$(jq_lines "$TMP/pid1/runs.jsonl" 'r["status"]')" = ok ] || fail "the run as pid 1 did not run ok"
+	assert_records "$TMP/pid1/runs.jsonl" '[r["status"] for r in rs] == ["ok"]' "the run as pid 1 did not run ok"
 	cmp -s "$J/journal-1-12345.jsonl" "$TMP/killed.copy" && cmp -s "$J/journal-1.jsonl" "$TMP/killed.copy" ||
 		fail "a run with the pid of a killed run changed that run's journal"
 	[ "$(ls "$J" | grep -c '^journal-')" = 2 ] || { ls -l "$J" >&2; fail "the run as pid 1 left a journal"; }
@@ -119,14 +119,8 @@ fi
 "$IPSECPERF" run --quiet -t 3 -r 2 --tag alone -o "$TMP/alone" clear > "$TMP/alone.out" 2> "$TMP/alone.err" ||
 	{ cat "$TMP/alone.err" >&2; fail "a single run exited $?"; }
 grep -q 'was measuring' "$TMP/alone.out" "$TMP/alone.err" && fail "a single run says another run was measuring"
-python3 - "$TMP/alone" << 'EOF' || fail "a single run: concurrent_runs not empty (above)"
-import json, sys
-m = json.load(open(sys.argv[1] + "/meta.json"))
-assert m["concurrent_runs"] == [], m["concurrent_runs"]
-for line in open(sys.argv[1] + "/runs.jsonl"):
-    r = json.loads(line)
-    assert r["concurrent_runs"] == [], r
-EOF
+assert_json "$TMP/alone/meta.json" 'd["concurrent_runs"] == []' "a single run: concurrent_runs not empty in meta.json"
+assert_jsonl "$TMP/alone/runs.jsonl" 'r["concurrent_runs"] == []' "a single run: concurrent_runs not empty"
 
 "$IPSECPERF" run --quiet -t 3 -r 2 --tag one -o "$TMP/one" clear > "$TMP/one.out" 2> "$TMP/one.err" &
 p1=$!
@@ -139,12 +133,13 @@ for pair in "one $p2" "two $p1"; do
 	grep -q "another ipsecperf run (pid $2) was measuring during clear repeat" "$TMP/$1.err" ||
 		{ cat "$TMP/$1.out" "$TMP/$1.err" >&2; fail "run $1 does not say that run $2 was measuring"; }
 	python3 - "$TMP/$1" "$2" << 'EOF' || fail "run $1: the other run is not in meta.json and its records (above)"
-import json, sys
+import sys
+from assert_json import document, records
 other = int(sys.argv[2])
-m = json.load(open(sys.argv[1] + "/meta.json"))
+m = document(sys.argv[1] + "/meta.json")
 assert [c["pid"] for c in m["concurrent_runs"]] == [other], m["concurrent_runs"]
 during = m["concurrent_runs"][0]["during"]
-recs = [json.loads(l) for l in open(sys.argv[1] + "/runs.jsonl")]
+recs = records(sys.argv[1] + "/runs.jsonl")
 marked = [r["repeat"] for r in recs if other in r["concurrent_runs"]]
 assert marked and marked == [d["repeat"] for d in during], (marked, during)
 print(f"  run {sys.argv[1].rsplit('/', 1)[1]}: pid {other} measured during repeats {marked}", file=sys.stderr)

@@ -13,8 +13,8 @@ snapshot > "$TMP/before"
 	> "$TMP/fail.out" 2> "$TMP/fail.err"
 rc=$?
 [ $rc = 1 ] || { cat "$TMP/fail.err" >&2; fail "failed run exited $rc, not 1"; }
-jq_lines "$TMP/fail/runs.jsonl" 'r["status"]' | grep -qx failed || fail "no failed record"
-jq_lines "$TMP/fail/runs.jsonl" 'r["reason"]' | grep -q 'did not turn on' || fail "no reason in the record"
+assert_records "$TMP/fail/runs.jsonl" '[r["status"] for r in rs] == ["failed"]' "no failed record"
+assert_jsonl "$TMP/fail/runs.jsonl" 'match("did not turn on", r["reason"])' "no reason in the record"
 snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after a failed run"
 

@@ -30,11 +30,10 @@ for side in here peer; do
 		> "$TMP/clash-$side.out" 2> "$TMP/clash-$side.err"
 	rc=$?
 	[ $rc = 0 ] || { cat "$TMP/clash-$side.err" >&2; fail "$side: a run skipping its scenario exited $rc"; }
-	reason=$(jq_lines "$TMP/clash-$side/runs.jsonl" 'r["status"] + ": " + r.get("reason", "")')
-	case "$reason" in
-	"skipped: policy out $src -> $dst is there already $where, not made by this run"*) ;;
-	*) cat "$TMP/clash-$side.err" >&2; fail "$side: not skipped naming the policy in the way: $reason" ;;
-	esac
+	json_check --all --arg want "policy out $src -> $dst is there already $where, not made by this run" \
+		"$TMP/clash-$side/runs.jsonl" '[r["status"] for r in rs] == ["skipped"] and rs[0]["reason"].startswith(want)' ||
+		{ cat "$TMP/clash-$side.err" >&2; fail "$side: not skipped naming the policy in the way"; }
+	reason=$(json_values "$TMP/clash-$side/runs.jsonl" 'r["status"] + ": " + r["reason"]')
 	[ "$(policies "$ns")" = 1 ] || { ip -n "$ns" xfrm policy >&2; fail "$side: the policy in the way is gone, or others are left"; }
 	run_l "$IPSECPERF" cleanup > "$TMP/cleanup-$side.out" 2> "$TMP/cleanup-$side.err" ||
 		{ cat "$TMP/cleanup-$side.err" >&2; fail "$side: cleanup exited $?"; }
@@ -68,7 +67,8 @@ rc=$?
 [ $rc = 1 ] || { cat "$TMP/nowait.err" >&2; kill $first; fail "--no-wait exited $rc, not 1"; }
 grep -q "another ipsecperf run holds host-wide changes (kernel modules, offloads of shared devices): run $first (started [0-9T:Z-]*); not waiting for it (--no-wait)" \
 	"$TMP/nowait.err" || { cat "$TMP/nowait.err" >&2; kill $first; fail "--no-wait: no line naming the run in the way"; }
-[ "$(jq_lines "$TMP/nowait/runs.jsonl" 'r["status"]')" = failed ] || { kill $first; fail "--no-wait: the scenario did not fail"; }
+json_check --all "$TMP/nowait/runs.jsonl" '[r["status"] for r in rs] == ["failed"]' ||
+	{ kill $first; fail "--no-wait: the scenario did not fail"; }
 
 ip netns exec "$PEER_NS_L" "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --port 5202 -t 1 -O 0 -r 1 -o "$TMP/waits" no-tso \
 	> "$TMP/waits.out" 2> "$TMP/waits.err" &
@@ -87,10 +87,10 @@ wait $first
 rc=$?
 [ $rc = 130 ] || { cat "$TMP/first.err" >&2; kill $waits; fail "the first run exited $rc after SIGINT, not 130"; }
 wait $waits || { cat "$TMP/waits.err" >&2; fail "the waiting run exited $?"; }
-[ "$(jq_lines "$TMP/waits/runs.jsonl" 'r["status"]')" = ok ] || fail "the waiting run did not run ok"
+assert_records "$TMP/waits/runs.jsonl" '[r["status"] for r in rs] == ["ok"]' "the waiting run did not run ok"
 # it measured after the first one let go
-jq_lines "$TMP/waits/runs.jsonl" "r['start'] > '${released:0:23}'" | grep -qx True ||
-	fail "the waiting run measured before the first one let go ($released)"
+assert_jsonl --arg released "${released:0:23}" "$TMP/waits/runs.jsonl" 'r["start"] > released' \
+	"the waiting run measured before the first one let go ($released)"
 [ -e "$lock" ] && fail "the lock file is left after the runs"
 peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.after"

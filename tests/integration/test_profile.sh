@@ -22,10 +22,10 @@ pgrep -f "$out/raw" > /dev/null && fail "a perf record of this run is still runn
 ls /tmp/ipsecperf-profile-* > /dev/null 2>&1 && info "note: /tmp/ipsecperf-profile-* exist (another run's, or left behind)"
 
 python3 - "$out" <<'EOF' || fail "profile in the records (see above)"
-import json, os, sys
+import os, sys
+from assert_json import records
 out = sys.argv[1]
-for line in open(os.path.join(out, "runs.jsonl")):
-    r = json.loads(line)
+for r in records(os.path.join(out, "runs.jsonl")):
     name = "%s-r%d" % (r["scenario"], r["repeat"])
     assert r["status"] == "ok", (name, r.get("reason"))
     p = r["profile"]
@@ -76,7 +76,7 @@ with open(os.path.join(dst, "runs.jsonl"), "w") as f:
         r["kernel"] = "other-kernel"
         f.write(json.dumps(r) + "\n")
 EOF
-k=$(jq_lines "$out/runs.jsonl" 'r["kernel"]' | head -1)
+k=$(json_values "$out/runs.jsonl" 'r["kernel"]' | head -1)
 "$IPSECPERF" report --profile --base-kernel "$k" --folded "$TMP" "$out" "$TMP/res2" > "$TMP/report2" ||
 	fail "report --profile --base-kernel exited $?"
 grep -q "^clear on other-kernel against $k" "$TMP/report2" || fail "no kernel difference table"

@@ -17,10 +17,10 @@ out="$TMP/res"
 assert_vm_clean "after a VM run with --profile"
 
 python3 - "$out" << 'PY' || fail "profiles from the guest (above)"
-import glob, json, os, sys
+import glob, os, sys
+from assert_json import records
 out = sys.argv[1]
-for line in open(os.path.join(out, "runs.jsonl")):
-    r = json.loads(line)
+for r in records(os.path.join(out, "runs.jsonl")):
     name = r["scenario"]
     assert r["status"] == "ok", (name, r.get("reason"))
     p = r["profile"]

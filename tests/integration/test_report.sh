@@ -28,8 +28,9 @@ done
 head -1 "$TMP/csv" | grep -q '^kernel,scenario,metric,unit,n,' || fail "csv header"
 "$IPSECPERF" report -f json -o "$TMP/json" "$TMP/a" || fail "json"
 python3 - "$TMP/json" "$TMP/csv" <<'PY' || fail "json/csv content"
-import csv, json, sys
-j = json.load(open(sys.argv[1]))
+import csv, sys
+from assert_json import document
+j = document(sys.argv[1])
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert len(j["rows"]) == len(rows), (len(j["rows"]), len(rows))
 t = [r for r in j["rows"] if r["metric"] == "throughput" and r["scenario"] == "no-gso"]

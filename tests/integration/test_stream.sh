@@ -12,8 +12,9 @@ out="$TMP/res"
 "$IPSECPERF" run --quiet -t 2 -O 1 -r 1 -o "$out" clear clear-stream > "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" >&2; fail "run exited $?"; }
 python3 - "$out/runs.jsonl" << 'PY' || fail "stream records differ from iperf3's (above)"
-import json, sys
-recs = {r["scenario"]: r for r in map(json.loads, open(sys.argv[1]))}
+import sys
+from assert_json import records
+recs = {r["scenario"]: r for r in records(sys.argv[1])}
 a, b = recs["clear"], recs["clear-stream"]
 assert a["status"] == b["status"] == "ok", (a.get("reason"), b.get("reason"))
 missing = set(a) - set(b)
@@ -42,5 +43,5 @@ for _ in $(seq 30); do
 done
 wait $pid || { cat "$TMP/md5.err" >&2; fail "tcp-md5 run exited $?"; }
 [ $keys = 1 ] || fail "no MD5 key on the established sockets in both namespaces"
-jq_lines "$TMP/md5/runs.jsonl" 'r["status"] + " " + r["load"]' | grep -qx 'ok stream' || fail "tcp-md5 not ok"
+assert_records "$TMP/md5/runs.jsonl" '[(r["status"], r["load"]) for r in rs] == [("ok", "stream")]' "tcp-md5 not ok"
 exit 0

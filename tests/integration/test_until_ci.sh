@@ -29,9 +29,10 @@ wait $pid || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
 ip netns list | grep -q "ipsecperf-$pid-" && fail "the run left its namespaces"
 ls "${IPSECPERF_JOURNAL_DIR:-/run/ipsecperf}" 2>/dev/null | grep -q "journal-$pid-" && fail "the run left its journal"
 python3 - "$out" <<'PY' || fail "the records do not follow the rule"
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1] + "/runs.jsonl")]
-meta = json.load(open(sys.argv[1] + "/meta.json"))
+import sys
+from assert_json import document, records
+recs = records(sys.argv[1] + "/runs.jsonl")
+meta = document(sys.argv[1] + "/meta.json")
 assert meta["params"]["until_ci"] == {"target_pct": 30.0, "max_repeat": 9}, meta["params"]
 def median_ci(x):
     # stats_median_ci: order statistics k, n+1-k, k the largest with P(Bin(n, 1/2) < k) <= 2.5%
@@ -51,7 +52,7 @@ for scen in ("clear", "no-gso"):
         tp.append(r["throughput_bps"])
         assert u["n_ok"] == len(tp) and u["target_pct"] == 30.0 and u["max_repeat"] == 9, u
         if len(tp) < 6:
-            assert u["width_pct"] is None and not u["reached"] and not u["last"], u
+            assert u.get("width_pct") is None and u["reached"] is False and u["last"] is False, u
             continue
         lo, hi = median_ci(tp)
         assert abs(u["ci95_lo_bps"] - lo) < 1 and abs(u["ci95_hi_bps"] - hi) < 1, (u, lo, hi)
@@ -65,8 +66,9 @@ PY
 "$IPSECPERF" report "$out" > "$TMP/report" || fail "report: exit $?"
 grep -q '^Adaptive repeats (--until-ci 30%, --max-repeat 9)' "$TMP/report" || fail "report: no adaptive section"
 python3 - "$out" "$TMP/report" <<'PY' || { cat "$TMP/report" >&2; fail "report: not the records' figures"; }
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1] + "/runs.jsonl")]
+import sys
+from assert_json import records
+recs = records(sys.argv[1] + "/runs.jsonl")
 rep = open(sys.argv[2]).read().splitlines()
 for scen in ("clear", "no-gso"):
     last = [r for r in recs if r["scenario"] == scen][-1]

@@ -18,17 +18,16 @@ out="$TMP/res"
 cat "$TMP/stderr" >&2
 assert_vm_clean "after a VM run"
 
-rel=$(jq_lines "$out/runs.jsonl" 'r["kernel"]' | sort -u)
-case "$rel" in
-6.1.*-cloud-amd64) ;;
-*) fail "records name kernel '$rel', not the 6.1 guest's" ;;
-esac
-[ "$(jq_lines "$out/runs.jsonl" 'r["scenario"] + ":" + r["status"]' | tr '\n' ' ')" = \
-	"clear:ok esp-null:ok " ] || fail "clear and esp-null did not both run ok"
-[ "$(jq_lines "$out/runs.jsonl" 'r["testbed"]' | sort -u)" = vm ] || fail "testbed is not vm"
+assert_records "$out/runs.jsonl" '[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("esp-null", "ok")]' \
+	"clear and esp-null did not both run ok"
+assert_jsonl "$out/runs.jsonl" 'r["testbed"] == "vm"' "testbed is not vm"
+assert_records "$out/runs.jsonl" 'len({r["kernel"] for r in rs}) == 1 and match("^6[.]1[.].*-cloud-amd64$", rs[0]["kernel"])' \
+	"records do not all name the 6.1 guest's kernel"
+rel=$(json_values "$out/runs.jsonl" 'r["kernel"]' | sort -u)
 python3 - "$out/runs.jsonl" << 'PY' || fail "SA counters or throughputs wrong (above)"
-import json, sys
-recs = {r["scenario"]: r for r in map(json.loads, open(sys.argv[1]))}
+import sys
+from assert_json import records
+recs = {r["scenario"]: r for r in records(sys.argv[1])}
 sas = recs["esp-null"]["sa"]
 out = [s for s in sas if s["dir"] == "out"]
 assert out and all(s["packets"] > 0 for s in out), f"ESP SAs counted no packets: {sas}"
@@ -38,16 +37,15 @@ print(f"  clear {c/1e9:.3f} Gbit/s, esp-null {e/1e9:.3f} Gbit/s", file=sys.stder
 assert c > e > 0, f"clear {c} did not beat esp-null {e}"
 assert all(2.5 < r["duration_s"] < 4 for r in recs.values()), [r["duration_s"] for r in recs.values()]
 PY
-python3 - "$out/meta.json" "$rel" << 'PY' || fail "meta.json does not name the guest kernel"
-import json, sys
-m = json.load(open(sys.argv[1]))
-k = m["kernels"]
-assert len(k) == 1 and k[0]["release"] == sys.argv[2], k
-assert k[0]["version"].startswith("Linux version " + sys.argv[2]), k[0]["version"]
-assert len(k[0]["config_sha256"]) == 64, k[0]
-assert m["host_kernel"]["release"], "host kernel not kept"
-assert m["vm"][0]["accel"] in ("kvm", "tcg") and m["vm"][0]["boot_to_first_measured_byte_s"] > 0
-PY
+m="$out/meta.json"
+assert_json --arg rel "$rel" "$m" 'len(d["kernels"]) == 1 and d["kernels"][0]["release"] == rel' \
+	"meta.json does not name the guest kernel"
+assert_json --arg rel "$rel" "$m" 'd["kernels"][0]["version"].startswith("Linux version " + rel)' \
+	"meta.json: not the guest's /proc/version"
+assert_json "$m" 'len(d["kernels"][0]["config_sha256"]) == 64' "meta.json: no config hash"
+assert_json "$m" 'd["host_kernel"]["release"] != ""' "meta.json: host kernel not kept"
+assert_json "$m" 'd["vm"][0]["accel"] in ("kvm", "tcg") and d["vm"][0]["boot_to_first_measured_byte_s"] > 0' \
+	"meta.json: no accelerator or boot time"
 for f in console.log clear-r1-iperf3-client.json esp-null-r1-iperf3-client.json; do
 	[ -s "$out/raw/$rel/$f" ] || fail "raw/$rel/$f missing"
 done

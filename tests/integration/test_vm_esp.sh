@@ -32,8 +32,9 @@ assert_same_snapshot "$TMP/before" "$TMP/after" "after a VM run"
 cp "$out/runs.jsonl" "${KEEP_RUNS:-/dev/null}" 2> /dev/null
 
 python3 - "$out/runs.jsonl" << 'PY' || fail "ESP records wrong (above)"
-import json, sys
-recs = {r["scenario"]: r for r in map(json.loads, open(sys.argv[1]))}
+import sys
+from assert_json import records
+recs = {r["scenario"]: r for r in records(sys.argv[1])}
 assert sorted(recs) == ["esp-gcm", "esp-null", "esp-null-gso"], sorted(recs)
 for name, r in recs.items():
     assert r["status"] == "ok", f"{name}: {r['status']}: {r.get('reason')}"

@@ -65,16 +65,11 @@ run() { # mode boots reason count
 	rc=$?
 	[ $rc = 0 ] || { cat "$TMP/stderr" >&2; fail "$1: the run exited $rc, not 0"; }
 	grep -qF -- "$3" "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "$1: the output does not name the reason ($3)"; }
-	[ "$(jq_lines "$out/runs.jsonl" 'r["status"] + " " + r["vm"]["accel"]' | sort -u)" = "ok tcg" ] ||
-		{ cat "$out/runs.jsonl" >&2; fail "$1: not every record is ok under TCG"; }
-	[ "$(jq_lines "$out/runs.jsonl" 'r["repeat"]' | wc -l)" = "$2" ] || fail "$1: not $2 records"
-	python3 -c '
-import json, sys
-m = json.load(open(sys.argv[1] + "/meta.json"))
-assert len(m["vm"]) == int(sys.argv[2]), m["vm"]
-for v in m["vm"]:
-    assert v["accel"] == "tcg" and sys.argv[3] in v["accel_why"], v' "$out" "$2" "$3" ||
-		fail "$1: meta.json does not keep the reason"
+	assert_jsonl "$out/runs.jsonl" 'r["status"] == "ok" and r["vm"]["accel"] == "tcg"' "$1: not every record is ok under TCG"
+	assert_records --arg n "$2" "$out/runs.jsonl" 'len(rs) == int(n)' "$1: not $2 records"
+	assert_json --arg n "$2" --arg why "$3" "$out/meta.json" \
+		'len(d["vm"]) == int(n) and all(v["accel"] == "tcg" and why in v["accel_why"] for v in d["vm"])' \
+		"$1: meta.json does not keep the reason"
 	[ "$(tcg_boots)" = "$2" ] || fail "$1: $(tcg_boots) boots under TCG, not $2"
 	[ "$($4)" = 1 ] || fail "$1: KVM tried $($4) times ($4), not once"
 	info "$1: $2 boot(s) under TCG in $(($(date +%s) - start)) s, KVM tried $(kvm_tries) time(s)"

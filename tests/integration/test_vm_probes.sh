@@ -25,8 +25,9 @@ out="$TMP/res"
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 
 python3 - "$out/runs.jsonl" << 'PY' || fail "probe counts do not match the kernel's (above)"
-import json, sys
-allrecs = list(map(json.loads, open(sys.argv[1])))
+import sys
+from assert_json import records
+allrecs = records(sys.argv[1])
 kernels = sorted({r["kernel"] for r in allrecs})
 assert any(k.startswith("6.1.") for k in kernels), kernels
 for kernel in kernels:
@@ -40,7 +41,7 @@ for kernel in kernels:
           esp_only = n in ("esp_output", "esp_output_tail", "kmalloc_esp_output", "kfree_esp_output")
           if name == "no-gso" and esp_only:
               continue  # esp4 is not loaded in a clear scenario
-          assert v["count"] is not None, (name, n, v["symbol"])
+          assert v.get("count") is not None, (name, n, v["symbol"])
 
   def check(name, ctr, key):
       r = recs[name]

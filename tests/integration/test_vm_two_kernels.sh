@@ -20,8 +20,9 @@ cat "$TMP/stderr" >&2
 assert_vm_clean "after the VM runs"
 
 python3 - "$out/runs.jsonl" "$out/meta.json" << 'PY' || fail "records or meta.json wrong (above)"
-import json, sys
-recs = list(map(json.loads, open(sys.argv[1])))
+import sys
+from assert_json import document, records
+recs = records(sys.argv[1])
 kernels = []
 for r in recs:
     if r["kernel"] not in kernels:
@@ -40,12 +41,12 @@ for k in kernels:
         c, e = by["clear"]["throughput_bps"], by["esp-null"]["throughput_bps"]
         print(f"  {k} r{rep}: clear {c/1e9:.3f} Gbit/s, esp-null {e/1e9:.3f} Gbit/s", file=sys.stderr)
         assert c > e > 0, (k, c, e)
-m = json.load(open(sys.argv[2]))
+m = document(sys.argv[2])
 assert [k["release"] for k in m["kernels"]] == kernels, m["kernels"]
 assert len({k["config_sha256"] for k in m["kernels"]}) == 2, "config hashes not per kernel"
 assert [(v["release"], v["repeat"]) for v in m["vm"]] == [(k, rep) for rep in (1, 2) for k in kernels], m["vm"]
 PY
-for k in $(jq_lines "$out/runs.jsonl" 'r["kernel"]' | sort -u); do
+for k in $(json_values "$out/runs.jsonl" 'r["kernel"]' | sort -u); do
 	for f in console-r1.log console-r2.log clear-r1-iperf3-client.json clear-r2-iperf3-client.json; do
 		[ -s "$out/raw/$k/$f" ] || fail "raw/$k/$f missing"
 	done

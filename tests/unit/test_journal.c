@@ -38,6 +38,7 @@
 #include "journal.h"
 #include "kmod.h"
 #include "measuring.h"
+#include "undo_kinds.h"
 #include "xfrm.h"
 
 static bool in_private_netns;
@@ -401,9 +402,41 @@ static void measuring_overlaps(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 }
 
+static int test_kind_calls;
+static int test_kind_undo(json_t *r)
+{
+	(void)r;
+	return ++test_kind_calls;
+}
+static int test_kind_undo2(json_t *r)
+{
+	(void)r;
+	return 42;
+}
+
+/* A kind not registered is not undone (the record is kept); a registered
+ * one goes to its owner, and registering the name again replaces it. */
+static void kinds_are_registered(void **state)
+{
+	json_t *r = json_pack("{s:s}", "kind", "test-kind");
+	struct journal_kind k = { "test-kind", test_kind_undo };
+
+	(void)state;
+	assert_int_equal(journal_undo_one(r), -1);
+	assert_int_equal(test_kind_calls, 0);
+	journal_register_kinds(&k, 1);
+	assert_int_equal(journal_undo_one(r), 1);
+	k.undo = test_kind_undo2;
+	journal_register_kinds(&k, 1);
+	assert_int_equal(journal_undo_one(r), 42);
+	assert_int_equal(test_kind_calls, 1);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kinds_are_registered),
 		cmocka_unit_test_setup_teardown(existing_policy_left_alone, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(refused_add_leaves_no_undo, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(amend_keeps_undo_order, jdir_setup, jdir_teardown),
@@ -418,5 +451,7 @@ int main(void)
 	}
 	/* a namespace of our own, so the host's xfrm tables are never touched */
 	in_private_netns = unshare(CLONE_NEWNET) == 0;
+	/* as main() does: the test kind is registered on top of these */
+	undo_kinds_register();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "exec.h"
 #include "files.h"
 #include "journal.h"
@@ -135,14 +136,6 @@ char *raw_read(const char *prefix, const char *suffix)
 	return file_read(path, NULL);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int load_iperf3(const struct load_params *p, struct load_result *r)
 {
 	const struct testbed *tb = p->tb;
@@ -187,7 +180,7 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 		goto out;
 	}
 	journal_add_process(client);
-	t0 = now();
+	t0 = mono_s();
 	deadline = t0 + p->omit_s + p->duration_s + 20; /* bounds a hang, nothing else */
 	for (;;) {
 		pid_t w = waitpid(client, &status, WNOHANG);
@@ -196,7 +189,7 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 			client = -1;
 			break;
 		}
-		if (!window_open && now() - t0 >= p->omit_s) {
+		if (!window_open && mono_s() - t0 >= p->omit_s) {
 			if (p->window)
 				p->window(p->arg, 1);
 			window_open = true;
@@ -207,7 +200,7 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 			snprintf(r->error, sizeof(r->error), "interrupted by signal %d", stop_signal());
 			goto out;
 		}
-		if (now() > deadline) {
+		if (mono_s() > deadline) {
 			snprintf(r->error, sizeof(r->error), "iperf3 client still running after %.0f s",
 				 deadline - t0);
 			goto out;

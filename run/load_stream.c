@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "exec.h"
 #include "journal.h"
 #include "load.h"
@@ -69,14 +70,6 @@ struct stream_shm {
 	struct stream_rx rx;
 	struct stream_tx tx;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int stream_sockaddr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *len)
 {
@@ -438,15 +431,15 @@ int load_stream(const struct load_params *p, struct load_result *r)
 			 stop_requested() ? "interrupted" : "the stream sender did not connect within 5 s");
 		goto out;
 	}
-	t0 = now();
+	t0 = mono_s();
 	next_iv = t0 + 1;
 	for (;;) {
-		double t = now();
+		double t = mono_s();
 		int st;
 
 		if (!open_ && t - t0 >= p->omit_s) {
 			/* the window's edges: receiver bytes, sender bytes and retransmits, then the callback */
-			t_open = now();
+			t_open = mono_s();
 			b0 = atomic_load(&shm->rx.bytes);
 			s0 = atomic_load(&shm->tx.bytes);
 			r0 = atomic_load(&shm->tx.retrans);
@@ -457,7 +450,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 		if (open_ && t - t_open >= p->duration_s) {
 			if (p->window)
 				p->window(p->arg, 0);
-			t_close = now();
+			t_close = mono_s();
 			r->bytes = atomic_load(&shm->rx.bytes) - b0;
 			r->sender_bps = (atomic_load(&shm->tx.bytes) - s0) * 8.0 / (t_close - t_open);
 			r->retransmits = atomic_load(&shm->tx.retrans) - r0;
@@ -489,7 +482,7 @@ int load_stream(const struct load_params *p, struct load_result *r)
 		}
 		/* wake at the window's edge, not up to a tick late */
 		double edge = open_ ? t_open + p->duration_s : t0 + p->omit_s;
-		int ms = (int)((edge - now()) * 1000);
+		int ms = (int)((edge - mono_s()) * 1000);
 
 		sleep_ms_or_stop(ms < 1 ? 1 : ms > 100 ? 100 : ms);
 	}

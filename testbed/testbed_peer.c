@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpu.h"
 #include "exec.h"
 #include "guest_tar.h"
@@ -72,14 +73,6 @@ struct window {
 	bool sa_done;
 	char sa_why[400];
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void peer_lost(struct peer *p, const char *why)
 {
@@ -468,8 +461,8 @@ static void window_tick(void *arg)
 
 	progress_tick(w->progress);
 	/* the agent exits after a silence (a hung connection); and a ping finds a lost one early */
-	if (p->have_agent && !p->lost && now() - last_ping >= 5) {
-		last_ping = now();
+	if (p->have_agent && !p->lost && mono_s() - last_ping >= 5) {
+		last_ping = mono_s();
 		json_decref(agent_call(p, json_pack("{s:s}", "op", "ping")));
 	}
 }
@@ -561,14 +554,14 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 		goto out;
 	}
 	journal_add_process(client);
-	t0 = now();
+	t0 = mono_s();
 	deadline = t0 + c->omit_s + c->duration_s + 20;
 	for (;;) {
 		if (waitpid(client, &status, WNOHANG) == client) {
 			client = -1;
 			break;
 		}
-		if (!window_open && now() - t0 >= c->omit_s) {
+		if (!window_open && mono_s() - t0 >= c->omit_s) {
 			window_edge(w, 1);
 			window_open = true;
 		}
@@ -581,7 +574,7 @@ static int load_iperf3_peer(struct peer *p, const char *prefix, struct window *w
 			snprintf(r->error, sizeof(r->error), "%.250s", p->lost_why);
 			goto out;
 		}
-		if (now() > deadline) {
+		if (mono_s() > deadline) {
 			snprintf(r->error, sizeof(r->error), "iperf3 client still running after %.0f s", deadline - t0);
 			goto out;
 		}
@@ -732,15 +725,15 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 			goto out;
 		}
 	}
-	t0 = now();
+	t0 = mono_s();
 	for (;;) {
-		double t = now();
+		double t = mono_s();
 
 		if (!open_ && t - t0 >= c->omit_s) {
 			b0 = agent_rx_bytes(p, r->error, sizeof(r->error));
 			if (b0 < 0)
 				goto out;
-			t_open = now();
+			t_open = mono_s();
 			s0 = atomic_load(&shm->bytes);
 			r0 = atomic_load(&shm->retrans);
 			window_edge(w, 1);
@@ -749,7 +742,7 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 		if (open_ && t - t_open >= c->duration_s) {
 			window_edge(w, 0);
 			open_ = false;
-			t_close = now();
+			t_close = mono_s();
 			b1 = agent_rx_bytes(p, r->error, sizeof(r->error));
 			if (b1 < 0)
 				goto out;
@@ -775,7 +768,7 @@ static int load_stream_peer(struct peer *p, const struct scenario *sc, const cha
 			goto out;
 		}
 		double edge = open_ ? t_open + c->duration_s : t0 + c->omit_s;
-		int ms = (int)((edge - now()) * 1000);
+		int ms = (int)((edge - mono_s()) * 1000);
 
 		sleep_ms_or_stop(ms < 1 ? 1 : ms > 100 ? 100 : ms);
 	}

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "clock.h"
 #include "exec.h"
 #include "files.h"
 #include "hostwide.h"
@@ -297,14 +298,6 @@ static void hostwide_no_wait_names_holder(void **state)
 
 /* ---- the measuring registry ---- */
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Register a run (pid, start) that measured in the windows given (close 0: still open). */
 static void plant(int pid, long long start, long long open, long long close)
 {
@@ -348,7 +341,7 @@ static bool has_pid(json_t *pids, int pid)
 static void measuring_overlaps(void **state)
 {
 	int alive = (int)getppid(), dead = 999999999;
-	long long alive_start = proc_starttime(alive), t = now_ns();
+	long long alive_start = proc_starttime(alive), t = mono_ns();
 	json_t *pids;
 
 	(void)state;
@@ -375,7 +368,7 @@ static void measuring_overlaps(void **state)
 	snprintf(path, sizeof(path), "%s/measuring-%d-1", jdir, dead);
 	unlink(path);
 	plant(dead, 1, t - 1000, 0); /* opened before our next window: it may have died long ago */
-	plant(dead - 1, 1, now_ns() + 100000000LL, 0); /* opens inside it: it measured then */
+	plant(dead - 1, 1, mono_ns() + 100000000LL, 0); /* opens inside it: it measured then */
 	pids = measure_once();
 	assert_false(has_pid(pids, dead));
 	assert_true(has_pid(pids, dead - 1));

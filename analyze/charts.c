@@ -27,31 +27,6 @@ const char *templates_dir(void)
 			sizeof(dir));
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "r"), *out;
-	char buf[8192];
-	size_t n;
-	int ret = 0;
-
-	if (!in)
-		return -1;
-	out = fopen(to, "w");
-	if (!out) {
-		fclose(in);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			ret = -1;
-	if (ferror(in))
-		ret = -1;
-	fclose(in);
-	if (fclose(out) != 0)
-		ret = -1;
-	return ret;
-}
-
 /*
  * A name from the results as a gnuplot single-quoted string. Inside one,
  * gnuplot substitutes nothing (no backquotes, no @macros, no backslash

@@ -29,7 +29,8 @@
 #include "log.h"
 #include "signals.h"
 #include "vm_guest.h"
-#include "vm_util.h"
+#include "clock.h"
+#include "files.h"
 
 #define TAIL_LINES 15
 /* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */
@@ -58,7 +59,7 @@ static bool want_kvm(const char *workdir, bool dry)
 	if (kvm_state >= 0)
 		return kvm_state;
 	if (!vm_kvm_allowed(why, sizeof(why))) {
-		vm_fmt(kvm_why, sizeof(kvm_why), "%s", why);
+		fmt_buf(kvm_why, sizeof(kvm_why), "%s", why);
 		kvm_state = 0;
 		return false;
 	}
@@ -70,7 +71,7 @@ static bool want_kvm(const char *workdir, bool dry)
 		kvm_state = 1;
 		return true;
 	case 0:
-		vm_fmt(kvm_why, sizeof(kvm_why), "KVM cannot run guests here: %s", why);
+		fmt_buf(kvm_why, sizeof(kvm_why), "KVM cannot run guests here: %s", why);
 		pr_warn("vm: %s; using TCG", kvm_why);
 		kvm_state = 0;
 		return false;
@@ -102,7 +103,7 @@ static void console_line(struct console *c, const char *line, double t)
 		return;
 	if (log_verbose >= 2)
 		fprintf(stderr, "ipsecperf: debug: vm console %7.3f: %s\n", t, line);
-	vm_fmt(c->tail[c->next], sizeof(c->tail[0]), "%s", line);
+	fmt_buf(c->tail[c->next], sizeof(c->tail[0]), "%s", line);
 	c->next = (c->next + 1) % TAIL_LINES;
 	if (c->ntail < TAIL_LINES)
 		c->ntail++;
@@ -116,7 +117,7 @@ static void console_line(struct console *c, const char *line, double t)
 		c->t_done = t;
 	if (!c->panic && strstr(line, "Kernel panic")) {
 		c->panic = true;
-		vm_fmt(c->panic_line, sizeof(c->panic_line), "%s", line);
+		fmt_buf(c->panic_line, sizeof(c->panic_line), "%s", line);
 	}
 }
 
@@ -158,10 +159,10 @@ static char *console_tail(struct console *c)
 	for (int i = 0; i < c->ntail; i++) {
 		int idx = (c->next - c->ntail + i + TAIL_LINES) % TAIL_LINES;
 
-		len += vm_fmt(s + len, cap - len, "  | %s\n", c->tail[idx]);
+		len += fmt_buf(s + len, cap - len, "  | %s\n", c->tail[idx]);
 	}
 	if (!c->ntail)
-		vm_fmt(s, cap, "  | (the console stayed empty)\n");
+		fmt_buf(s, cap, "  | (the console stayed empty)\n");
 	return s;
 }
 
@@ -193,13 +194,13 @@ static void build_argv(struct boot *b, char **a, size_t max, char *smp, char *ap
 	const char *extra = getenv("IPSECPERF_VM_APPEND");
 	size_t n = 0;
 
-	vm_fmt(smp, 16, "%d", nr_cpus());
-	vm_fmt(append, 1024,
+	fmt_buf(smp, 16, "%d", nr_cpus());
+	fmt_buf(append, 1024,
 		 "console=ttyS0 quiet panic=-1 oops=panic no_timer_check rdinit=" GUEST_EXE " %s -- guest",
 		 extra ? extra : "");
-	vm_fmt(ser0, PATH_MAX + 8, "file:%s", b->console_path);
-	vm_fmt(ser1, PATH_MAX + 8, "file:%s", b->tar_path);
-	vm_fmt(ser2, PATH_MAX + 8, "file:%s", b->live_path);
+	fmt_buf(ser0, PATH_MAX + 8, "file:%s", b->console_path);
+	fmt_buf(ser1, PATH_MAX + 8, "file:%s", b->tar_path);
+	fmt_buf(ser2, PATH_MAX + 8, "file:%s", b->live_path);
 	a[n++] = "qemu-system-x86_64";
 	a[n++] = "-accel";
 	a[n++] = b->kvm ? "kvm" : "tcg";
@@ -241,8 +242,8 @@ static double proc_cpu_s(pid_t pid)
 	unsigned long long ut = 0, st = 0;
 	int field = 2;
 
-	vm_fmt(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (vm_read_line(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+	fmt_buf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (file_read_line(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
 		return 0;
 	for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
 		field++;
@@ -271,7 +272,7 @@ static bool serial_flood(struct boot *b)
 		what = "record port", max = LIVE_MAX;
 	if (!what)
 		return false;
-	vm_fmt(b->why, sizeof(b->why), "the guest wrote more than %ld MiB on its %s; stopped it",
+	fmt_buf(b->why, sizeof(b->why), "the guest wrote more than %ld MiB on its %s; stopped it",
 	       max >> 20, what);
 	b->flood = true;
 	return true;
@@ -304,7 +305,7 @@ static int boot_once(struct boot *b, bool dry)
 	b->con.fd = open(b->console_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	qfd = open(b->qlog_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b->con.fd < 0 || qfd < 0) {
-		vm_fmt(b->why, sizeof(b->why), "cannot create %s: %s", b->console_path,
+		fmt_buf(b->why, sizeof(b->why), "cannot create %s: %s", b->console_path,
 			 strerror(errno));
 		goto out_close;
 	}
@@ -314,10 +315,10 @@ static int boot_once(struct boot *b, bool dry)
 		fprintf(stderr, "ipsecperf: debug: ");
 		exec_print(stderr, NULL, argv);
 	}
-	t0 = vm_now();
+	t0 = mono_s();
 	pid = exec_spawn(argv, &o);
 	if (pid < 0) {
-		vm_fmt(b->why, sizeof(b->why), "cannot start qemu-system-x86_64: %s; `make deps` installs it",
+		fmt_buf(b->why, sizeof(b->why), "cannot start qemu-system-x86_64: %s; `make deps` installs it",
 			 strerror(errno));
 		goto out_close;
 	}
@@ -327,7 +328,7 @@ static int boot_once(struct boot *b, bool dry)
 	for (;;) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
 
-		t = vm_now() - t0;
+		t = mono_s() - t0;
 		console_poll(&b->con, t);
 		if (b->con.t_init && !b->con.cpu_init)
 			b->con.cpu_init = proc_cpu_s(pid);
@@ -347,12 +348,12 @@ static int boot_once(struct boot *b, bool dry)
 		if (serial_flood(b))
 			break;
 		if (!b->con.t_init && t > b->boot_timeout_s) {
-			vm_fmt(b->why, sizeof(b->why),
+			fmt_buf(b->why, sizeof(b->why),
 				 "the guest did not reach its init within %d s", b->boot_timeout_s);
 			break;
 		}
 		if (t > b->total_timeout_s) {
-			vm_fmt(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
+			fmt_buf(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
 			       b->total_timeout_s,
 			       !b->con.t_init ? "before the guest's init ran" :
 			       !b->con.t_first ? "before the load began" :
@@ -360,33 +361,33 @@ static int boot_once(struct boot *b, bool dry)
 			break;
 		}
 		if (stop_requested()) {
-			vm_fmt(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
+			fmt_buf(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
 			break;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
 	/* what qemu said, read before stopping it (it then says that it was stopped) */
-	vm_first_line(b->qlog_path, qmsg, sizeof(qmsg));
+	file_first_line(b->qlog_path, qmsg, sizeof(qmsg));
 	if (waitpid(pid, &st, WNOHANG) == 0) {
 		exec_stop(pid, 2000);
 		stopped = true;
 		b->qemu_status = -1;
 	}
-	b->total_s = vm_now() - t0;
+	b->total_s = mono_s() - t0;
 	console_poll(&b->con, b->total_s);
 
 	if (b->con.panic) {
-		vm_fmt(b->why, sizeof(b->why), "kernel panic: %s", b->con.panic_line);
+		fmt_buf(b->why, sizeof(b->why), "kernel panic: %s", b->con.panic_line);
 	} else if (!*b->why && !b->con.t_done) {
 		char status[32] = "";
 
 		if (!stopped)
-			vm_fmt(status, sizeof(status), " with status %d", b->qemu_status);
-		vm_fmt(b->why, sizeof(b->why), "qemu %s%s before the guest %s%s%s",
+			fmt_buf(status, sizeof(status), " with status %d", b->qemu_status);
+		fmt_buf(b->why, sizeof(b->why), "qemu %s%s before the guest %s%s%s",
 		       stopped ? "was stopped" : "exited", status,
 		       b->con.t_init ? "finished" : "reached its init", *qmsg ? ": " : "", qmsg);
 	} else if (b->kvm && !b->con.t_init && *qmsg) {
-		vm_fmt(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why), "; qemu said: %s", qmsg);
+		fmt_buf(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why), "; qemu said: %s", qmsg);
 	}
 	/*
 	 * Under KVM, whatever ended the boot before the guest's init (qemu
@@ -501,7 +502,7 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 
 		pos = end + 1;
 		if (!run_asked(cfg, scen, json_object_get(rec, "repeat"))) {
-			vm_fmt(why, whylen, "%s:%d: scenario %s, repeat %lld is not a run this VM was asked for",
+			fmt_buf(why, whylen, "%s:%d: scenario %s, repeat %lld is not a run this VM was asked for",
 			       name, i + 1, scen ? scen : "?", (long long)json_integer_value(json_object_get(rec, "repeat")));
 			json_decref(rec);
 			break;
@@ -552,15 +553,15 @@ static void *map_file(const char *path, size_t *len, char *why, size_t whylen)
 	void *p = NULL;
 
 	if (fd < 0) {
-		vm_fmt(why, whylen, "%s", strerror(errno));
+		fmt_buf(why, whylen, "%s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-		vm_fmt(why, whylen, "the guest sent nothing");
+		fmt_buf(why, whylen, "the guest sent nothing");
 	else if (st.st_size > GUEST_TAR_MAX_STREAM)
-		vm_fmt(why, whylen, "more than %ld MiB", GUEST_TAR_MAX_STREAM >> 20);
+		fmt_buf(why, whylen, "more than %ld MiB", GUEST_TAR_MAX_STREAM >> 20);
 	else if ((p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
-		vm_fmt(why, whylen, "%s", strerror(errno)), p = NULL;
+		fmt_buf(why, whylen, "%s", strerror(errno)), p = NULL;
 	else
 		*len = st.st_size;
 	close(fd);
@@ -636,8 +637,8 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 
 	memset(out, 0, sizeof(*out));
 	out->boot_to_first_byte_s = -1;
-	vm_fmt(out->release, sizeof(out->release), "%s", kernel_spec);
-	vm_fmt(runs, sizeof(runs), "%s/runs.jsonl", resultsdir);
+	fmt_buf(out->release, sizeof(out->release), "%s", kernel_spec);
+	fmt_buf(runs, sizeof(runs), "%s/runs.jsonl", resultsdir);
 
 	if (kernel && !guest_name_ok(kernel->release)) {
 		guest_printable(kernel->release, strlen(kernel->release), out->release, sizeof(out->release));
@@ -653,21 +654,21 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		goto out_free;
 	}
 	k = *kernel;
-	vm_fmt(out->release, sizeof(out->release), "%s", k.release);
-	vm_fmt(work, sizeof(work), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	fmt_buf(out->release, sizeof(out->release), "%s", k.release);
+	fmt_buf(work, sizeof(work), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(work)) {
 		pr_warn("vm: cannot make a scratch folder: %s", strerror(errno));
 		goto out_free;
 	}
 	if (!cfg->dry_run)
 		journal_add(json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "rm", "-rf", work));
-	vm_fmt(initrd, sizeof(initrd), "%s/initramfs.cpio", work);
-	vm_fmt(con, sizeof(con), "%s/console.log", work);
-	vm_fmt(tar, sizeof(tar), "%s/results.tar", work);
-	vm_fmt(live, sizeof(live), "%s/live.jsonl", work);
-	vm_fmt(qlog, sizeof(qlog), "%s/qemu.log", work);
+	fmt_buf(initrd, sizeof(initrd), "%s/initramfs.cpio", work);
+	fmt_buf(con, sizeof(con), "%s/console.log", work);
+	fmt_buf(tar, sizeof(tar), "%s/results.tar", work);
+	fmt_buf(live, sizeof(live), "%s/live.jsonl", work);
+	fmt_buf(qlog, sizeof(qlog), "%s/qemu.log", work);
 
-	t_build = vm_now();
+	t_build = mono_s();
 	if (vm_initramfs_build(cfg, &k, work, initrd) < 0) {
 		vm = json_pack("{s:s}", "spec", kernel_spec);
 		if (!cfg->dry_run)
@@ -675,7 +676,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 							  "vm: the initramfs could not be built", vm);
 		goto out_rm;
 	}
-	t_build = vm_now() - t_build;
+	t_build = mono_s() - t_build;
 	{
 		struct stat st;
 
@@ -706,7 +707,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		boot_once(&b, false);
 		if (!b.kvm_broken)
 			break;
-		vm_fmt(kvm_fail, sizeof(kvm_fail), "KVM did not bring %s to its init: %s", k.release, b.why);
+		fmt_buf(kvm_fail, sizeof(kvm_fail), "KVM did not bring %s to its init: %s", k.release, b.why);
 		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
 		b.kvm = false;
 	}
@@ -715,10 +716,10 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	} else if (*kvm_fail && b.con.t_init) {
 		/* TCG brought the kernel KVM did not to its init: KVM it was */
 		kvm_state = 0;
-		vm_fmt(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
+		fmt_buf(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
 	}
-	vm_fmt(out->accel, sizeof(out->accel), "%s", b.kvm ? "kvm" : "tcg");
-	vm_fmt(out->accel_why, sizeof(out->accel_why), "%s",
+	fmt_buf(out->accel, sizeof(out->accel), "%s", b.kvm ? "kvm" : "tcg");
+	fmt_buf(out->accel_why, sizeof(out->accel_why), "%s",
 		 b.kvm ? "KVM runs this kernel" : *kvm_fail ? kvm_fail : kvm_why);
 	out->boot_to_init_s = b.con.t_init;
 	/* the first measured byte comes --omit seconds after the load's first */
@@ -733,16 +734,16 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	if (!*b.why) {
 		tarmap = map_file(tar, &tarlen, why, sizeof(why));
 		if (!tarmap) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's results did not arrive whole: %s", why);
+			fmt_buf(b.why, sizeof(b.why), "the guest's results did not arrive whole: %s", why);
 		} else if (guest_out_scan(tarmap, tarlen, &g, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: results.tar: %s", why);
+			fmt_buf(b.why, sizeof(b.why), "the guest's results were refused: results.tar: %s", why);
 			refused = true;
 		}
 	}
 	if (g.info && !refused) {
 		ginfo = json_loadb(g.info, g.info_len, JSON_REJECT_DUPLICATES, NULL);
 		if (guest_info_check(ginfo, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": %s", why);
+			fmt_buf(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": %s", why);
 			refused = true;
 			json_decref(ginfo);
 			ginfo = NULL;
@@ -755,55 +756,55 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	 */
 	release = k.release;
 	if (ginfo && strcmp(json_string_value(json_object_get(ginfo, "release")), release)) {
-		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": release %s is not this kernel's own %s",
+		fmt_buf(b.why, sizeof(b.why), "the guest's results were refused: " GUEST_INFO ": release %s is not this kernel's own %s",
 		       json_string_value(json_object_get(ginfo, "release")), release);
 		refused = true;
 		json_decref(ginfo);
 		ginfo = NULL;
 	}
 	if (g.meta && !refused && guest_meta_kernel(g.meta, g.meta_len, release, &gkernel, why, sizeof(why)) < 0) {
-		vm_fmt(b.why, sizeof(b.why), "the guest's results were refused: %s", why);
+		fmt_buf(b.why, sizeof(b.why), "the guest's results were refused: %s", why);
 		refused = true;
 	}
 
 	/* raw/<release>/, opened without following a link */
-	vm_fmt(rawrel, sizeof(rawrel), "raw/%s", release);
+	fmt_buf(rawrel, sizeof(rawrel), "raw/%s", release);
 	resfd = open(resultsdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (resfd < 0)
-		vm_fmt(why, sizeof(why), "%s", strerror(errno));
+		fmt_buf(why, sizeof(why), "%s", strerror(errno));
 	else
 		rawfd = guest_open_dir(resfd, rawrel, why, sizeof(why));
 	if (rawfd < 0)
 		pr_warn("vm: %s/%s: %s", resultsdir, rawrel, why);
 	/* --interleave boots a kernel once per repeat: a console log and guest info each */
 	if (cfg->interleave)
-		vm_fmt(boot_sfx, sizeof(boot_sfx), "-r%d", cfg->repeat_from);
-	vm_fmt(name, sizeof(name), "console%s.log", boot_sfx);
+		fmt_buf(boot_sfx, sizeof(boot_sfx), "-r%d", cfg->repeat_from);
+	fmt_buf(name, sizeof(name), "console%s.log", boot_sfx);
 	if (rawfd >= 0)
 		keep_console(rawfd, con, name);
 	if (tarmap && !refused && rawfd >= 0) {
 		if (guest_out_raw(tarmap, tarlen, rawfd, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's raw files were not kept: %s", why);
+			fmt_buf(b.why, sizeof(b.why), "the guest's raw files were not kept: %s", why);
 			refused = true;
 		}
-		vm_fmt(name, sizeof(name), "vm-guest%s.json", boot_sfx);
+		fmt_buf(name, sizeof(name), "vm-guest%s.json", boot_sfx);
 		if (g.info && guest_write_file(rawfd, name, g.info, g.info_len, why, sizeof(why)) < 0)
 			pr_warn("vm: %s: %s", rawrel, why);
 	}
 	if (!refused && g.runs) {
 		if (merge_runs(GUEST_RUNDIR "/runs.jsonl", g.runs, g.runs_len, cfg, release, runs, vm,
 			       seen, out, why, sizeof(why)) < 0) {
-			vm_fmt(b.why, sizeof(b.why), "the guest's record was refused: %s", why);
+			fmt_buf(b.why, sizeof(b.why), "the guest's record was refused: %s", why);
 			refused = true;
 		}
 	} else if (!refused && !tarmap) {
 		/* no tar: the records sent as they were written, if any */
 		size_t len = 0;
-		char *buf = vm_read_file(live, &len);
+		char *buf = file_read(live, &len);
 
 		if (buf && merge_runs("live.jsonl", buf, len, cfg, release, runs, vm, seen, out, why,
 				      sizeof(why)) < 0) {
-			vm_fmt(b.why + strlen(b.why), sizeof(b.why) - strlen(b.why), "%sthe guest's record was refused: %s",
+			fmt_buf(b.why + strlen(b.why), sizeof(b.why) - strlen(b.why), "%sthe guest's record was refused: %s",
 			       *b.why ? "; " : "", why);
 			refused = true;
 		}
@@ -818,7 +819,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		tail = console_tail(&b.con);
 		pr_warn("vm: %s: %s; the last console lines (all in %s/%s/console%s.log):\n%s", release,
 			b.why, resultsdir, rawrel, boot_sfx, tail ? tail : "");
-		vm_fmt(reason, sizeof(reason), "vm: %s", b.why);
+		fmt_buf(reason, sizeof(reason), "vm: %s", b.why);
 		out->runs_failed += append_failed(runs, cfg, release, seen, reason, vm);
 	} else {
 		int grc = (int)json_integer_value(json_object_get(ginfo, "rc"));
@@ -841,17 +842,17 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		char fb[128];
 
 		if (out->boot_to_first_byte_s >= 0)
-			vm_fmt(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
+			fmt_buf(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
 		else
-			vm_fmt(fb, sizeof(fb), "not reached");
+			fmt_buf(fb, sizeof(fb), "not reached");
 		char ini[32];
 
 		if (out->boot_to_init_s > 0)
-			vm_fmt(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
+			fmt_buf(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
 		else
-			vm_fmt(ini, sizeof(ini), "not reached");
+			fmt_buf(ini, sizeof(ini), "not reached");
 		if (out->cpu_to_first_byte_s > 0)
-			vm_fmt(fb + strlen(fb), sizeof(fb) - strlen(fb), " (qemu used %.1f s of CPU)",
+			fmt_buf(fb + strlen(fb), sizeof(fb) - strlen(fb), " (qemu used %.1f s of CPU)",
 			       out->cpu_to_first_byte_s);
 		pr_info("vm: %s: %s, boot to init %s, boot to first measured byte %s, total %.1f s",
 			release, b.kvm ? "KVM" : "TCG", ini, fb, out->total_s);
@@ -863,7 +864,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	if (tarmap)
 		munmap(tarmap, tarlen);
 out_rm:
-	vm_rm_rf(work);
+	rm_rf(work);
 out_free:
 	free(tail);
 	json_decref(vm);

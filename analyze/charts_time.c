@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "charts_int.h"
+#include "gnuplot.h"
 #include "intervals.h"
 #include "log.h"
 

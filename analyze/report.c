@@ -415,6 +415,100 @@ static int note_index(const char **notes, int *nnotes, const char *reason)
 	return j;
 }
 
+/* The counters kernel k gave values for: a table; reasons go to notes. */
+static void counter_table(FILE *f, const struct report *rep, int k, json_t *with_value,
+			  const char **notes, int *nnotes)
+{
+	static const char *const heads[] = { "scenario", "counter", "n", "median", "min-max" };
+	static const bool left[] = { true, true, false, false, false };
+	const char *last = NULL;
+	int nrows = 0;
+	struct tab t;
+
+	tab_init(&t, 5, heads, left);
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64];
+		int d, r;
+
+		if (row->m.kind != METRIC_COUNTER || row->k != k ||
+		    counter_empty_on_kernel(with_value, row->m.counter))
+			continue;
+		if ((r = tab_row(&t)) < 0)
+			break;
+		nrows++;
+		d = fmt_decimals(row->s.median);
+		if (d < 2)
+			d = 2;
+		if (row->s.n == 0) {
+			/* the reason can be long: a numbered note below the table */
+			snprintf(med, sizeof(med), "-");
+			snprintf(rng, sizeof(rng), "see note %d",
+				 note_index(notes, nnotes, row_reason(row)) + 1);
+		} else {
+			fmt_num(med, sizeof(med), row->s.median, d);
+			fmt_range(rng, sizeof(rng), &row->s, d);
+		}
+		tab_set(&t, r, 0, "%s", last == row->g->scenario ? "" : row->g->scenario);
+		tab_set(&t, r, 1, "%s", row->m.counter);
+		tab_set(&t, r, 2, "%d", row->s.n);
+		tab_set(&t, r, 3, "%s", med);
+		tab_set(&t, r, 4, "%s", rng);
+		last = row->g->scenario;
+	}
+	if (nrows)
+		tab_print(f, &t, NULL);
+	tab_free(&t);
+}
+
+/* Counters kernel k gave no value for at all: one line per reason (a note). */
+static void counters_without_value(FILE *f, const struct report *rep, int k, json_t *with_value,
+				   const char **notes, int *nnotes)
+{
+	const struct report_row *done[64]; /* each counter's first row */
+	int ndone = 0;
+
+	/* the notes first, in row order, then each counter once */
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+
+		if (row->m.kind == METRIC_COUNTER && row->k == k &&
+		    counter_empty_on_kernel(with_value, row->m.counter))
+			note_index(notes, nnotes, row_reason(row));
+	}
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		int j;
+
+		if (row->m.kind != METRIC_COUNTER || row->k != k ||
+		    !counter_empty_on_kernel(with_value, row->m.counter))
+			continue;
+		for (j = 0; j < ndone; j++)
+			if (!strcmp(done[j]->m.counter, row->m.counter))
+				break;
+		if (j < ndone || ndone == 64)
+			continue;
+		done[ndone++] = row;
+	}
+	/* group by the note of the first scenario's reason */
+	for (int nt = 0; ndone && nt < *nnotes; nt++) {
+		char line[1024];
+		int len = snprintf(line, sizeof(line), "no value on this kernel (note %d):", nt + 1);
+		bool hit = false;
+
+		for (int j = 0; j < ndone; j++) {
+			if (strcmp(row_reason(done[j]), notes[nt]))
+				continue;
+			if (len < (int)sizeof(line))
+				len += snprintf(line + len, sizeof(line) - len, "%s %s",
+						hit ? "," : "", done[j]->m.counter);
+			hit = true;
+		}
+		if (hit)
+			fputs_wrapped(f, line, 0, 4);
+	}
+}
+
 static void text_counters(FILE *f, const struct report *rep)
 {
 	bool any = false;
@@ -425,92 +519,13 @@ static void text_counters(FILE *f, const struct report *rep)
 		return;
 	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
-		const char *last = NULL, *notes[32], *kernel = rep->kernels[k];
+		const char *notes[32];
 		json_t *with_value = counters_with_value(rep, k);
-		int nnotes = 0, nrows = 0;
+		int nnotes = 0;
 
-		static const char *const heads[] = { "scenario", "counter", "n", "median", "min-max" };
-		static const bool left[] = { true, true, false, false, false };
-		struct tab t;
-
-		tab_init(&t, 5, heads, left);
-		fprintf(f, "\nkernel %s\n", kernel);
-		for (int i = 0; i < rep->nrows; i++) {
-			const struct report_row *row = &rep->rows[i];
-			char med[32], rng[64];
-			int d, r;
-
-			if (row->m.kind != METRIC_COUNTER || row->k != k ||
-			    counter_empty_on_kernel(with_value, row->m.counter))
-				continue;
-			if ((r = tab_row(&t)) < 0)
-				break;
-			nrows++;
-			d = fmt_decimals(row->s.median);
-			if (d < 2)
-				d = 2;
-			if (row->s.n == 0) {
-				/* the reason can be long: a numbered note below the table */
-				snprintf(med, sizeof(med), "-");
-				snprintf(rng, sizeof(rng), "see note %d",
-					 note_index(notes, &nnotes, row_reason(row)) + 1);
-			} else {
-				fmt_num(med, sizeof(med), row->s.median, d);
-				fmt_range(rng, sizeof(rng), &row->s, d);
-			}
-			tab_set(&t, r, 0, "%s", last == row->g->scenario ? "" : row->g->scenario);
-			tab_set(&t, r, 1, "%s", row->m.counter);
-			tab_set(&t, r, 2, "%d", row->s.n);
-			tab_set(&t, r, 3, "%s", med);
-			tab_set(&t, r, 4, "%s", rng);
-			last = row->g->scenario;
-		}
-		if (nrows)
-			tab_print(f, &t, NULL);
-		tab_free(&t);
-		/* counters this kernel gave no value for at all: one line per reason */
-		for (int pass = 0; pass < 2; pass++) {
-			const struct report_row *done[64]; /* each counter's first row */
-			int ndone = 0;
-
-			for (int i = 0; i < rep->nrows; i++) {
-				const struct report_row *row = &rep->rows[i];
-				int j;
-
-				if (row->m.kind != METRIC_COUNTER || row->k != k ||
-				    !counter_empty_on_kernel(with_value, row->m.counter))
-					continue;
-				if (pass == 0) {
-					note_index(notes, &nnotes, row_reason(row));
-					continue;
-				}
-				for (j = 0; j < ndone; j++)
-					if (!strcmp(done[j]->m.counter, row->m.counter))
-						break;
-				if (j < ndone || ndone == 64)
-					continue;
-				done[ndone++] = row;
-			}
-			if (pass == 0 || !ndone)
-				continue;
-			/* group by the note of the first scenario's reason */
-			for (int nt = 0; nt < nnotes; nt++) {
-				char line[1024];
-				int len = snprintf(line, sizeof(line), "no value on this kernel (note %d):", nt + 1);
-				bool hit = false;
-
-				for (int j = 0; j < ndone; j++) {
-					if (strcmp(row_reason(done[j]), notes[nt]))
-						continue;
-					if (len < (int)sizeof(line))
-						len += snprintf(line + len, sizeof(line) - len, "%s %s",
-								hit ? "," : "", done[j]->m.counter);
-					hit = true;
-				}
-				if (hit)
-					fputs_wrapped(f, line, 0, 4);
-			}
-		}
+		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
+		counter_table(f, rep, k, with_value, notes, &nnotes);
+		counters_without_value(f, rep, k, with_value, notes, &nnotes);
 		for (int j = 0; j < nnotes; j++) {
 			char line[600];
 

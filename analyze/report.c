@@ -682,11 +682,11 @@ static void md_code(FILE *f, const char *s)
 		fputc('`', f);
 }
 
-int report_markdown(FILE *f, const struct report *rep)
+/* Markdown: where each source was measured, as a two-column table. */
+static void md_provenance(FILE *f, const struct report *rep)
 {
 	struct kv kv[12];
 
-	fprintf(f, "# ipsecperf report\n\n");
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = provenance(rep, i, kv, 12);
 
@@ -701,6 +701,11 @@ int report_markdown(FILE *f, const struct report *rep)
 		}
 		fputc('\n', f);
 	}
+}
+
+/* Markdown: throughput and cycles per byte, one row per kernel, scenario and metric. */
+static void md_main_table(FILE *f, const struct report *rep)
+{
 	fprintf(f, "## Throughput and cycles per byte\n\n"
 		   "n: runs with status ok. Spread: min-max, the 95%% confidence interval of the "
 		   "mean (Student t), and the coefficient of variation.\n\n");
@@ -727,6 +732,11 @@ int report_markdown(FILE *f, const struct report *rep)
 			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d),
 			fmt_num(mean, sizeof(mean), row->s.mean, d), ci, cv, ratio);
 	}
+}
+
+/* Markdown: the per-packet counters, when there are any. */
+static void md_counters(FILE *f, const struct report *rep)
+{
 	bool any = false;
 
 	for (int i = 0; i < rep->nrows; i++) {
@@ -757,35 +767,54 @@ int report_markdown(FILE *f, const struct report *rep)
 			fprintf(f, " |\n");
 		}
 	}
-	if (total_not_ok(&rep->all)) {
-		fprintf(f, "\n## Runs not ok (excluded)\n\n| kernel | scenario | repeat | status | reason |\n"
-			   "|---|---|---:|---|---|\n");
-		for (int i = 0; i < rep->all.nruns; i++) {
-			const struct run_record *rec = &rep->all.runs[i];
+}
 
-			if (rec->status == RUN_OK)
-				continue;
-			fprintf(f, "| ");
-			md_cell(f, rec->kernel);
-			fprintf(f, " | ");
-			md_cell(f, rec->scenario);
-			fprintf(f, " | %d | %s | ", rec->repeat, run_status_name(rec->status));
-			md_cell(f, rec->reason ? rec->reason : "");
-			fprintf(f, " |\n");
-		}
+/* Markdown: the runs not ok, which the figures exclude. */
+static void md_not_ok(FILE *f, const struct report *rep)
+{
+	if (!total_not_ok(&rep->all))
+		return;
+	fprintf(f, "\n## Runs not ok (excluded)\n\n| kernel | scenario | repeat | status | reason |\n"
+		   "|---|---|---:|---|---|\n");
+	for (int i = 0; i < rep->all.nruns; i++) {
+		const struct run_record *rec = &rep->all.runs[i];
+
+		if (rec->status == RUN_OK)
+			continue;
+		fprintf(f, "| ");
+		md_cell(f, rec->kernel);
+		fprintf(f, " | ");
+		md_cell(f, rec->scenario);
+		fprintf(f, " | %d | %s | ", rec->repeat, run_status_name(rec->status));
+		md_cell(f, rec->reason ? rec->reason : "");
+		fprintf(f, " |\n");
 	}
-	/* the warnings as text, verbatim */
+}
+
+/* Markdown: the warnings as text, verbatim. */
+static void md_warnings(FILE *f, const struct report *rep)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *w = open_memstream(&buf, &len);
 
-	if (w) {
-		summary_cv_warnings(w, &rep->all);
-		fclose(w);
-		if (len)
-			fprintf(f, "\n```\n%s```\n", buf + 1);
-		free(buf);
-	}
+	if (!w)
+		return;
+	summary_cv_warnings(w, &rep->all);
+	fclose(w);
+	if (len)
+		fprintf(f, "\n```\n%s```\n", buf + 1);
+	free(buf);
+}
+
+int report_markdown(FILE *f, const struct report *rep)
+{
+	fprintf(f, "# ipsecperf report\n\n");
+	md_provenance(f, rep);
+	md_main_table(f, rep);
+	md_counters(f, rep);
+	md_not_ok(f, rep);
+	md_warnings(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 

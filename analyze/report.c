@@ -1051,13 +1051,69 @@ static void html_cv(FILE *f, const struct stats *s)
 }
 
 /* The summary: provenance in brief, per kernel the scenarios' ratios and CVs, the warnings. */
-static void html_summary(FILE *f, const struct report *rep)
+/* One scenario's line of the summary table: throughput, ratio, cycles/byte. */
+static void html_summary_row(FILE *f, const struct report *rep, int g, const struct report_row *t,
+			     const struct report_row *c)
 {
-	char *warn = NULL;
-	size_t wlen = 0;
-	FILE *w;
+	char num[32];
 
-	fprintf(f, "<section id=summary><h2>Summary</h2>\n<ul class=prov>\n");
+	fprintf(f, "<tr><td>");
+	html_esc(f, rep->groups[g].scenario);
+	fprintf(f, "</td><td class=n>%s</td><td class=n>%d</td>",
+		fmt_num(num, sizeof(num), t->s.median, fmt_decimals(t->s.median)), t->s.n);
+	if (isnan(t->ratio))
+		fputs("<td class=n>-</td>", f);
+	else
+		fprintf(f, "<td class=n>%.3fx</td>", t->ratio);
+	html_cv(f, &t->s);
+	if (c) {
+		fprintf(f, "<td class=n>%s</td>",
+			fmt_num(num, sizeof(num), c->s.median, fmt_decimals(c->s.median)));
+		html_cv(f, &c->s);
+	} else {
+		fputs("<td class=n>-</td><td class=n>-</td>", f);
+	}
+	fputs("</tr>\n", f);
+}
+
+/* Kernel k's summary table and verdict. */
+static void html_summary_kernel(FILE *f, const struct report *rep, int k)
+{
+	const struct report_row *first = NULL, *low = NULL;
+
+	fprintf(f, "<h3>kernel ");
+	html_esc(f, rep->kernels[k]);
+	fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>throughput, Gbit/s</th><th>n</th>"
+		   "<th>ratio to first</th><th>CV</th><th>cycles/byte</th><th>CV</th></tr>\n");
+	for (int g = 0; g < rep->ngroups; g++) {
+		const struct report_row *t, *c;
+
+		if (strcmp(rep->groups[g].kernel, rep->kernels[k]))
+			continue;
+		t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
+		c = find_row(rep, &rep->groups[g], METRIC_CPB);
+		if (!t)
+			continue;
+		if (!first)
+			first = t;
+		if (t->s.n && (!low || t->s.median < low->s.median))
+			low = t;
+		html_summary_row(f, rep, g, t, c);
+	}
+	fputs("</table>\n", f);
+	if (first && low && low != first && !isnan(low->ratio)) {
+		fprintf(f, "<p class=verdict>Verdict: the slowest scenario, ");
+		html_esc(f, low->g->scenario);
+		fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
+		html_esc(f, first->g->scenario);
+		fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
+	}
+}
+
+/* Where it was measured, one item per source. */
+static void html_summary_prov(FILE *f, const struct report *rep)
+{
+	fprintf(f, "<ul class=prov>\n");
 	for (int i = 0; i < rep->nsrc; i++) {
 		const struct results_meta *m = &rep->src[i].meta;
 		char accel[256];
@@ -1084,54 +1140,18 @@ static void html_summary(FILE *f, const struct report *rep)
 		}
 	}
 	fputs("</ul>\n", f);
-	for (int k = 0; k < rep->nkernels; k++) {
-		const struct report_row *first = NULL, *low = NULL;
+}
 
-		fprintf(f, "<h3>kernel ");
-		html_esc(f, rep->kernels[k]);
-		fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>throughput, Gbit/s</th><th>n</th>"
-			   "<th>ratio to first</th><th>CV</th><th>cycles/byte</th><th>CV</th></tr>\n");
-		for (int g = 0; g < rep->ngroups; g++) {
-			const struct report_row *t, *c;
-			char num[32];
+static void html_summary(FILE *f, const struct report *rep)
+{
+	char *warn = NULL;
+	size_t wlen = 0;
+	FILE *w;
 
-			if (strcmp(rep->groups[g].kernel, rep->kernels[k]))
-				continue;
-			t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
-			c = find_row(rep, &rep->groups[g], METRIC_CPB);
-			if (!t)
-				continue;
-			if (!first)
-				first = t;
-			if (t->s.n && (!low || t->s.median < low->s.median))
-				low = t;
-			fprintf(f, "<tr><td>");
-			html_esc(f, rep->groups[g].scenario);
-			fprintf(f, "</td><td class=n>%s</td><td class=n>%d</td>",
-				fmt_num(num, sizeof(num), t->s.median, fmt_decimals(t->s.median)), t->s.n);
-			if (isnan(t->ratio))
-				fputs("<td class=n>-</td>", f);
-			else
-				fprintf(f, "<td class=n>%.3fx</td>", t->ratio);
-			html_cv(f, &t->s);
-			if (c) {
-				fprintf(f, "<td class=n>%s</td>",
-					fmt_num(num, sizeof(num), c->s.median, fmt_decimals(c->s.median)));
-				html_cv(f, &c->s);
-			} else {
-				fputs("<td class=n>-</td><td class=n>-</td>", f);
-			}
-			fputs("</tr>\n", f);
-		}
-		fputs("</table>\n", f);
-		if (first && low && low != first && !isnan(low->ratio)) {
-			fprintf(f, "<p class=verdict>Verdict: the slowest scenario, ");
-			html_esc(f, low->g->scenario);
-			fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
-			html_esc(f, first->g->scenario);
-			fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
-		}
-	}
+	fprintf(f, "<section id=summary><h2>Summary</h2>\n");
+	html_summary_prov(f, rep);
+	for (int k = 0; k < rep->nkernels; k++)
+		html_summary_kernel(f, rep, k);
 	w = open_memstream(&warn, &wlen);
 	if (w) {
 		summary_cv_warnings(w, &rep->all);

@@ -1258,18 +1258,9 @@ static void html_counters_not_drawn(FILE *f, const struct report *rep)
 	json_decref(seen);
 }
 
-int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
-		char **chart_names, const char *no_charts)
+/* The page's head and style. */
+static void html_head(FILE *f)
 {
-	char *text = NULL, sub[1024];
-	size_t len = 0;
-	FILE *t = open_memstream(&text, &len);
-	struct kv kv[12];
-
-	if (!t)
-		return -1;
-	report_text(t, rep);
-	fclose(t);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<meta name=viewport content=\"width=device-width\">\n"
 		   "<title>ipsecperf report</title>\n<style>\n"
@@ -1283,7 +1274,11 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		   "figure{margin:1em 0}figcaption{font-size:.9em;color:#444}"
 		   "svg{max-width:100%%;height:auto;display:block}\n"
 		   "</style></head><body>\n<h1>ipsecperf report</h1>\n");
-	html_summary(f, rep);
+}
+
+/* The contents, a link per chart. */
+static void html_nav(FILE *f, const struct report *rep, int ncharts, char **chart_names)
+{
 	fputs("<nav><h2>Contents</h2>\n<ol>\n<li><a href=\"#summary\">Summary</a></li>\n"
 	      "<li><a href=\"#figures\">Figures</a></li>\n<li><a href=\"#charts\">Charts</a>", f);
 	if (ncharts > 0) {
@@ -1297,12 +1292,14 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 	}
 	fputs("</li>\n<li><a href=\"#text\">Text report</a></li>\n"
 	      "<li><a href=\"#provenance\">Provenance</a></li>\n</ol></nav>\n", f);
-	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
-		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
-		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
-		   "scenario's.</p>\n", 100 * CV_WARN);
-	for (int k = 0; k < rep->nkernels; k++)
-		html_kernel_figures(f, rep, k);
+}
+
+/* The charts section: each SVG inline, captioned with where it was measured. */
+static void html_charts(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+			char **chart_names, const char *no_charts)
+{
+	char sub[1024];
+
 	fputs("</section>\n<section id=charts><h2>Charts</h2>\n", f);
 	if (ncharts > 0)
 		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
@@ -1327,10 +1324,13 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		html_esc(f, sub);
 		fputs("</figcaption>\n</figure>\n", f);
 	}
-	fprintf(f, "</section>\n<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
-		   "mail.</p>\n<pre>");
-	html_esc(f, text);
-	fprintf(f, "</pre></section>\n<section id=provenance><h2>Provenance</h2>\n");
+}
+
+/* Where each source was measured, a table each. */
+static void html_provenance(FILE *f, const struct report *rep)
+{
+	struct kv kv[12];
+
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = provenance(rep, i, kv, 12);
 
@@ -1344,6 +1344,34 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		}
 		fprintf(f, "</table>\n");
 	}
+}
+
+int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+		char **chart_names, const char *no_charts)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *t = open_memstream(&text, &len);
+
+	if (!t)
+		return -1;
+	report_text(t, rep);
+	fclose(t);
+	html_head(f);
+	html_summary(f, rep);
+	html_nav(f, rep, ncharts, chart_names);
+	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
+		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
+		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
+		   "scenario's.</p>\n", 100 * CV_WARN);
+	for (int k = 0; k < rep->nkernels; k++)
+		html_kernel_figures(f, rep, k);
+	html_charts(f, rep, chartdir, ncharts, chart_names, no_charts);
+	fprintf(f, "</section>\n<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
+		   "mail.</p>\n<pre>");
+	html_esc(f, text);
+	fprintf(f, "</pre></section>\n<section id=provenance><h2>Provenance</h2>\n");
+	html_provenance(f, rep);
 	fprintf(f, "</section>\n</body></html>\n");
 	free(text);
 	return ferror(f) ? -1 : 0;

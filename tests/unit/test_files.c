@@ -112,19 +112,20 @@ static void read_whole_files(void **state)
 
 static void copy_and_lines(void **state)
 {
+	static const char content[] = "\n\n  first \x01\x7f line\nsecond\n";
 	char src[PATH_MAX], dst[PATH_MAX], line[16], *text;
 	struct stat st;
 
 	(void)state;
 	fmt_buf(src, sizeof(src), "%s/src", top);
 	fmt_buf(dst, sizeof(dst), "%s/dst", top);
-	assert_int_equal(file_write(src, "\n\n  first \x01\x7f line\nsecond\n", 27), 0);
+	assert_int_equal(file_write(src, content, strlen(content)), 0);
 	assert_int_equal(chmod(src, 0751), 0);
 	assert_int_equal(copy_file(src, dst), 0);
 	assert_int_equal(stat(dst, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0751);
 	text = file_read(dst, NULL);
-	assert_string_equal(text, "\n\n  first \x01\x7f line\nsecond\n");
+	assert_string_equal(text, content);
 	free(text);
 	file_first_line(dst, line, sizeof(line));
 	assert_string_equal(line, "first ?? line"); /* blank space skipped, unprintable as '?' */

@@ -172,7 +172,7 @@ $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c run/scenario.c lib/log.c
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c \
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c \
 		testbed/testbed_peer.h host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)

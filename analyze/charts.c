@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -13,8 +12,8 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
-#include "provenance.h"
 #include "charts_int.h"
+#include "gnuplot.h"
 #include "report.h"
 
 const char *templates_dir(void)
@@ -25,134 +24,6 @@ const char *templates_dir(void)
 
 	return data_dir("IPSECPERF_TEMPLATES", rels, "bars.gp", "templates", dir,
 			sizeof(dir));
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "r"), *out;
-	char buf[8192];
-	size_t n;
-	int ret = 0;
-
-	if (!in)
-		return -1;
-	out = fopen(to, "w");
-	if (!out) {
-		fclose(in);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			ret = -1;
-	if (ferror(in))
-		ret = -1;
-	fclose(in);
-	if (fclose(out) != 0)
-		ret = -1;
-	return ret;
-}
-
-/*
- * A name from the results as a gnuplot single-quoted string. Inside one,
- * gnuplot substitutes nothing (no backquotes, no @macros, no backslash
- * escapes) and only a quote ends it, written twice to stand for itself; a
- * newline would end the command, so a control character is refused here
- * too, although the reader never lets one through.
- */
-int gp_str(FILE *f, const char *s)
-{
-	if (results_bad_char(s, strlen(s)))
-		return -1;
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-	return 0;
-}
-
-/* run gnuplot in dir (so the scripts' relative paths hold), argv only */
-int run_gnuplot(const char *dir, const char *fmt, const char *vars, const char *script)
-{
-	char expr[32];
-	pid_t pid;
-	int status;
-
-	snprintf(expr, sizeof(expr), "fmt='%s'", fmt);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		char *argv[] = { "gnuplot", "-e", expr, (char *)vars, (char *)script, NULL };
-
-		if (chdir(dir) < 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/*
- * The provenance under each chart's title, so that a chart pasted on its
- * own still says where it was measured: kernels, hosts, testbed and
- * accelerator, and the TCG caution. Names come from the results: they go
- * to gnuplot as a quoted string (gp_str), never as script text.
- */
-void report_chart_subtitle(const struct report *rep, char *buf, size_t len)
-{
-	bool emulated = false;
-	size_t o;
-
-	o = snprintf(buf, len, "kernels ");
-	for (int k = 0; k < rep->nkernels && o < len; k++)
-		o += snprintf(buf + o, len - o, "%s%s", k ? ", " : "", rep->kernels[k]);
-	for (int i = 0; i < rep->nsrc && o < len; i++) {
-		const struct results_meta *m = &rep->src[i].meta;
-		char accel[128];
-
-		o += snprintf(buf + o, len - o, "%s%s, %s, accelerator %s", i ? "; " : " on ",
-			      m->host ? m->host : "host not recorded", m->testbed ? m->testbed : "testbed not recorded",
-			      prov_accel(rep->src, &rep->all, i, accel, sizeof(accel)));
-		emulated |= prov_emulated(rep->src, &rep->all, i);
-	}
-	if (emulated && o < len)
-		snprintf(buf + o, len - o, " (emulated CPU: compare ratios, not absolute figures)");
-	text_clean(buf);
-}
-
-int gp_subtitle(FILE *f, const struct report *rep)
-{
-	/* the provenance in lines of at most 110 characters, broken at spaces */
-	char sub[1024], *p = sub;
-	int nsub = 0, err = 0;
-
-	report_chart_subtitle(rep, sub, sizeof(sub));
-	fprintf(f, "\narray subtitle[8]");
-	while (*p && nsub < 8) {
-		size_t n = strlen(p);
-		char save;
-
-		if (n > 110) {
-			n = 110;
-			while (n > 40 && p[n] != ' ')
-				n--;
-		}
-		save = p[n];
-		p[n] = '\0';
-		fprintf(f, "\nsubtitle[%d] = ", ++nsub);
-		err |= gp_str(f, p);
-		p[n] = save;
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	fprintf(f, "\nnsubtitle = %d", nsub);
-	return err;
 }
 
 struct chart {
@@ -251,22 +122,16 @@ static int write_runs(const struct report *rep, const char *dir, const struct ch
  * Write NAME.dat (numbers only) and NAME.vars.gp (the names, as gnuplot
  * strings); 0 if written, 1 if there is nothing to plot.
  */
-static int write_chart(const struct report *rep, const char *dir, const struct chart *c,
-		       const char **scen, const int *group_scen, int nscen)
+/* The medians and whiskers of chart c into path: 1 written, 0 all zero (nothing to draw), -1. */
+static int write_dat(const struct report *rep, const char *path, const struct chart *c,
+		     const struct report_row **cell, int nscen, bool *logscale)
 {
-	const struct report_row **cell = chart_cells(rep, c, group_scen, nscen);
-	char path[PATH_MAX + 200];
 	bool any = false, nonpos = false;
 	double lo = 0, hi = 0;
-	int err = -1;
-	FILE *f;
+	FILE *f = fopen(path, "w");
 
-	if (!cell)
-		return -1;
-	snprintf(path, sizeof(path), "%s/%s.dat", dir, c->name);
-	f = fopen(path, "w");
 	if (!f)
-		goto out;
+		return -1;
 	fprintf(f, "# %s: scenario number, then per kernel: median min max\n", c->name);
 	for (int s = 0; s < nscen; s++) {
 		fprintf(f, "%d", s + 1);
@@ -289,19 +154,42 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 		fputc('\n', f);
 	}
 	if (fclose(f) != 0)
-		goto out;
-	if (!any) {
-		unlink(path);
-		err = 1;
-		goto out;
+		return -1;
+	/* a log scale where the values span more than 10x: 0.009 beside 0.39 stays visible */
+	*logscale = !nonpos && lo > 0 && hi / lo > 10;
+	return any;
+}
+
+/* Scenario s's label: its name and how many runs its bars stand on. */
+static void scenario_label(const struct report *rep, const struct report_row **cell, int s,
+			   const char *name, char *label, size_t len)
+{
+	int nmin = -1, nmax = -1;
+
+	for (int k = 0; k < rep->nkernels; k++) {
+		const struct report_row *r = cell[(size_t)s * rep->nkernels + k];
+
+		if (!r || !r->s.n)
+			continue;
+		if (nmin < 0 || r->s.n < nmin)
+			nmin = r->s.n;
+		if (r->s.n > nmax)
+			nmax = r->s.n;
 	}
-	if (write_runs(rep, dir, c, cell, nscen) < 0)
-		goto out;
-	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, c->name);
-	f = fopen(path, "w");
-	if (!f)
-		goto out;
-	err = 0;
+	if (nmin < 0)
+		snprintf(label, len, "%.900s (n=0)", name);
+	else if (nmin == nmax)
+		snprintf(label, len, "%.900s (n=%d)", name, nmin);
+	else
+		snprintf(label, len, "%.900s (n=%d-%d)", name, nmin, nmax);
+}
+
+/* The settings bars.gp reads for chart c; nonzero if a string could not be written. */
+static int write_vars(FILE *f, const struct report *rep, const struct chart *c, const char **scen,
+		      const struct report_row **cell, int nscen, bool logscale)
+{
+	int err = 0;
+
 	fprintf(f, "# settings of chart %s, for bars.gp; written by ipsecperf report\n", c->name);
 	fprintf(f, "datafile = ");
 	err |= gp_str(f, c->name);
@@ -314,8 +202,7 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 	err |= gp_subtitle(f, rep);
 	fprintf(f, "\nylabel = ");
 	err |= gp_str(f, c->ylabel);
-	/* a log scale where the values span more than 10x: 0.009 beside 0.39 stays visible */
-	fprintf(f, "\nlogscale = %d", !nonpos && lo > 0 && hi / lo > 10);
+	fprintf(f, "\nlogscale = %d", logscale);
 	fprintf(f, "\nnk = %d\narray kernel[nk]\n", rep->nkernels);
 	for (int k = 0; k < rep->nkernels; k++) {
 		fprintf(f, "kernel[%d] = ", k + 1);
@@ -325,28 +212,42 @@ static int write_chart(const struct report *rep, const char *dir, const struct c
 	fprintf(f, "ns = %d\narray label[ns]\n", nscen);
 	for (int s = 0; s < nscen; s++) {
 		char label[1024];
-		int nmin = -1, nmax = -1;
 
-		for (int k = 0; k < rep->nkernels; k++) {
-			const struct report_row *r = cell[(size_t)s * rep->nkernels + k];
-
-			if (!r || !r->s.n)
-				continue;
-			if (nmin < 0 || r->s.n < nmin)
-				nmin = r->s.n;
-			if (r->s.n > nmax)
-				nmax = r->s.n;
-		}
-		if (nmin < 0)
-			snprintf(label, sizeof(label), "%.900s (n=0)", scen[s]);
-		else if (nmin == nmax)
-			snprintf(label, sizeof(label), "%.900s (n=%d)", scen[s], nmin);
-		else
-			snprintf(label, sizeof(label), "%.900s (n=%d-%d)", scen[s], nmin, nmax);
+		scenario_label(rep, cell, s, scen[s], label, sizeof(label));
 		fprintf(f, "label[%d] = ", s + 1);
 		err |= gp_str(f, label);
 		fputc('\n', f);
 	}
+	return err;
+}
+
+static int write_chart(const struct report *rep, const char *dir, const struct chart *c,
+		       const char **scen, const int *group_scen, int nscen)
+{
+	const struct report_row **cell = chart_cells(rep, c, group_scen, nscen);
+	char path[PATH_MAX + 200];
+	bool logscale = false;
+	int err = -1, any;
+	FILE *f;
+
+	if (!cell)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s.dat", dir, c->name);
+	any = write_dat(rep, path, c, cell, nscen, &logscale);
+	if (any < 0)
+		goto out;
+	if (!any) {
+		unlink(path);
+		err = 1;
+		goto out;
+	}
+	if (write_runs(rep, dir, c, cell, nscen) < 0)
+		goto out;
+	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, c->name);
+	f = fopen(path, "w");
+	if (!f)
+		goto out;
+	err = write_vars(f, rep, c, scen, cell, nscen, logscale);
 	if (fclose(f) != 0 || err) {
 		if (err)
 			errno = EINVAL; /* a control character: never in a script */
@@ -357,17 +258,12 @@ out:
 	return err;
 }
 
-int report_charts(const struct report *rep, const char *dir, char ***names_out)
+/* gnuplot there, the folder ours and new, the templates in it; 0 or -1 after a message. */
+static int charts_prepare(const char *dir)
 {
-	char from[PATH_MAX + 16], to[PATH_MAX + 16];
-	const char **scen = NULL;
-	int *group_scen = NULL;
-	struct chart *charts;
-	char **names, why[256];
-	int nscen, ncharts = 0, nnames = 0, dfd;
-	FILE *f;
+	char from[PATH_MAX + 16], to[PATH_MAX + 16], why[256];
+	int dfd;
 
-	*names_out = NULL;
 	if (!exec_have("gnuplot")) {
 		pr_warn("report: gnuplot not found: cannot draw charts (install gnuplot-nox)");
 		return -1;
@@ -389,17 +285,19 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			return -1;
 		}
 	}
-	nscen = scenario_list(rep, &scen, &group_scen);
-	charts = calloc(rep->nrows + 2, sizeof(*charts));
-	names = calloc(rep->nrows + rep->ngroups + 2, sizeof(*names));
-	if (nscen < 0 || !charts || !names)
-		goto out_nomem;
+	return 0;
+}
+
+/* The bar charts: throughput, cycles per byte, then one per counter in first-appearance order. */
+static int chart_list(const struct report *rep, struct chart *charts)
+{
+	int ncharts = 0;
+
 	charts[ncharts++] = (struct chart){ "throughput", "Throughput (receiver): median, whiskers min-max",
 					    "Gbit/s", { .kind = METRIC_THROUGHPUT } };
 	charts[ncharts++] = (struct chart){ "cycles_per_byte",
 					    "CPU cycles per byte received: median, whiskers min-max",
 					    "cycles per byte", { .kind = METRIC_CPB } };
-	/* one chart per counter, in first-appearance order */
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *r = &rep->rows[i];
 		int j;
@@ -418,25 +316,77 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 		charts[ncharts].ylabel = "events per packet sent";
 		ncharts++;
 	}
+	return ncharts;
+}
+
+/* One bar chart, data and both images: 1 drawn, 0 nothing to draw, -1 after a message. */
+static int bar_chart(const struct report *rep, const char *dir, const struct chart *c,
+		     const char **scen, const int *group_scen, int nscen)
+{
+	char vars[160];
+	int w = write_chart(rep, dir, c, scen, group_scen, nscen);
+
+	if (w < 0) {
+		pr_warn("report: cannot write chart %s in %s: %s", c->name, dir, strerror(errno));
+		return -1;
+	}
+	if (w > 0)
+		return 0;
+	snprintf(vars, sizeof(vars), "%s.vars.gp", c->name);
+	for (int fmt = 0; fmt < 2; fmt++) {
+		int st = run_gnuplot(dir, fmt ? "svg" : "png", vars, "bars.gp");
+
+		if (st != 0) {
+			pr_warn("report: gnuplot failed (status %d) on %s/%s", st, dir, vars);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* dir/replot.sh: re-draws every chart after the user edits a script. */
+static void write_replot(const char *dir)
+{
+	char to[PATH_MAX + 16];
+	FILE *f;
+
+	snprintf(to, sizeof(to), "%s/replot.sh", dir);
+	f = fopen(to, "w");
+	if (!f)
+		return;
+	fprintf(f, "#!/bin/sh\n# Re-draw the charts after editing bars.gp or a *.vars.gp file.\n"
+		   "cd \"$(dirname \"$0\")\" || exit 1\n"
+		   "for v in *.vars.gp; do\n\tt=bars.gp\n\tcase $v in time-*) t=timeseries.gp;; esac\n"
+		   "\tfor fmt in png svg; do\n"
+		   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" $t || exit 1\n\tdone\ndone\n");
+	fclose(f);
+	chmod(to, 0755);
+}
+
+int report_charts(const struct report *rep, const char *dir, char ***names_out)
+{
+	const char **scen = NULL;
+	int *group_scen = NULL;
+	struct chart *charts;
+	char **names;
+	int nscen, ncharts, nnames = 0;
+
+	*names_out = NULL;
+	if (charts_prepare(dir) < 0)
+		return -1;
+	nscen = scenario_list(rep, &scen, &group_scen);
+	charts = calloc(rep->nrows + 2, sizeof(*charts));
+	names = calloc(rep->nrows + rep->ngroups + 2, sizeof(*names));
+	if (nscen < 0 || !charts || !names)
+		goto out_nomem;
+	ncharts = chart_list(rep, charts);
 	for (int i = 0; i < ncharts; i++) {
-		char vars[160];
-		int w = write_chart(rep, dir, &charts[i], scen, group_scen, nscen);
+		int w = bar_chart(rep, dir, &charts[i], scen, group_scen, nscen);
 
-		if (w < 0) {
-			pr_warn("report: cannot write chart %s in %s: %s", charts[i].name, dir, strerror(errno));
+		if (w < 0)
 			goto out_fail;
-		}
-		if (w > 0)
+		if (w == 0)
 			continue;
-		snprintf(vars, sizeof(vars), "%s.vars.gp", charts[i].name);
-		for (int fmt = 0; fmt < 2; fmt++) {
-			int st = run_gnuplot(dir, fmt ? "svg" : "png", vars, "bars.gp");
-
-			if (st != 0) {
-				pr_warn("report: gnuplot failed (status %d) on %s/%s", st, dir, vars);
-				goto out_fail;
-			}
-		}
 		names[nnames] = strdup(charts[i].name);
 		if (!names[nnames])
 			goto out_nomem;
@@ -450,17 +400,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 			goto out_fail;
 		nnames += w;
 	}
-	snprintf(to, sizeof(to), "%s/replot.sh", dir);
-	f = fopen(to, "w");
-	if (f) {
-		fprintf(f, "#!/bin/sh\n# Re-draw the charts after editing bars.gp or a *.vars.gp file.\n"
-			   "cd \"$(dirname \"$0\")\" || exit 1\n"
-			   "for v in *.vars.gp; do\n\tt=bars.gp\n\tcase $v in time-*) t=timeseries.gp;; esac\n"
-			   "\tfor fmt in png svg; do\n"
-			   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" $t || exit 1\n\tdone\ndone\n");
-		fclose(f);
-		chmod(to, 0755);
-	}
+	write_replot(dir);
 	free(scen);
 	free(group_scen);
 	free(charts);

@@ -7,25 +7,19 @@
 #include <unistd.h>
 
 #include "charts_int.h"
+#include "gnuplot.h"
 #include "intervals.h"
 #include "log.h"
 
-int time_chart(const struct report *rep, const char *dir, int g, char **name)
+/* Each ok run's intervals into path, a block per repeat: how many (their repeats in reps), or -1. */
+static int time_dat(const struct report *rep, const struct run_group *grp, const char *path,
+		    const char *base, struct run_intervals *iv, int *reps)
 {
-	const struct run_group *grp = &rep->groups[g];
-	struct run_intervals *iv = malloc(sizeof(*iv));
-	char path[PATH_MAX + 200], base[64], title[600], vars[96];
-	int nr = 0, err = -1, *reps = calloc(grp->n + 1, sizeof(*reps));
-	FILE *f = NULL;
+	FILE *f = fopen(path, "w");
+	int nr = 0;
 
-	if (!iv || !reps)
-		goto out;
-	/* the file names are numbers: kernel and scenario names stay data */
-	snprintf(base, sizeof(base), "time-g%d", g + 1);
-	snprintf(path, sizeof(path), "%s/%s.dat", dir, base);
-	f = fopen(path, "w");
 	if (!f)
-		goto out_write;
+		return -1;
 	fprintf(f, "# %s: per repeat, a block (two blank lines between): second, Gbit/s\n", base);
 	for (int i = 0; i < grp->n; i++) {
 		const struct run_record *rec = &rep->all.runs[grp->idx[i]];
@@ -37,21 +31,16 @@ int time_chart(const struct report *rep, const char *dir, int g, char **name)
 			fprintf(f, "%.6g %.10g\n", iv->t[j], iv->gbps[j]);
 		reps[nr++] = rec->repeat;
 	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		goto out_write;
-	}
-	f = NULL;
-	if (!nr) {
-		unlink(path);
-		err = 0;
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, base);
-	f = fopen(path, "w");
-	if (!f)
-		goto out_write;
-	err = 0;
+	return fclose(f) != 0 ? -1 : nr;
+}
+
+/* The settings timeseries.gp reads; nonzero if a string could not be written. */
+static int time_vars(FILE *f, const struct report *rep, const struct run_group *grp, const char *base,
+		     const int *reps, int nr)
+{
+	char title[600];
+	int err = 0;
+
 	fprintf(f, "# settings of chart %s, for timeseries.gp; written by ipsecperf report\n", base);
 	fprintf(f, "datafile = ");
 	err |= gp_str(f, base);
@@ -65,13 +54,39 @@ int time_chart(const struct report *rep, const char *dir, int g, char **name)
 	fprintf(f, "\nnr = %d\narray rlabel[nr]\n", nr);
 	for (int i = 0; i < nr; i++)
 		fprintf(f, "rlabel[%d] = 'repeat %d'\n", i + 1, reps[i]);
+	return err;
+}
+
+int time_chart(const struct report *rep, const char *dir, int g, char **name)
+{
+	const struct run_group *grp = &rep->groups[g];
+	struct run_intervals *iv = malloc(sizeof(*iv));
+	char path[PATH_MAX + 200], base[64], vars[96];
+	int nr, err = -1, *reps = calloc(grp->n + 1, sizeof(*reps));
+	FILE *f;
+
+	if (!iv || !reps)
+		goto out;
+	/* the file names are numbers: kernel and scenario names stay data */
+	snprintf(base, sizeof(base), "time-g%d", g + 1);
+	snprintf(path, sizeof(path), "%s/%s.dat", dir, base);
+	nr = time_dat(rep, grp, path, base, iv, reps);
+	if (nr < 0)
+		goto out_write;
+	if (!nr) {
+		unlink(path);
+		err = 0;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, base);
+	f = fopen(path, "w");
+	if (!f)
+		goto out_write;
+	err = time_vars(f, rep, grp, base, reps, nr);
 	if (fclose(f) != 0 || err) {
-		f = NULL;
 		errno = err ? EINVAL : errno;
-		err = -1;
 		goto out_write;
 	}
-	f = NULL;
 	snprintf(vars, sizeof(vars), "%s.vars.gp", base);
 	for (int fmt = 0; fmt < 2; fmt++) {
 		int st = run_gnuplot(dir, fmt ? "svg" : "png", vars, "timeseries.gp");
@@ -89,8 +104,6 @@ out_write:
 	pr_warn("report: cannot write chart %s in %s: %s", base, dir, strerror(errno));
 	err = -1;
 out:
-	if (f)
-		fclose(f);
 	free(reps);
 	free(iv);
 	return err;

@@ -211,12 +211,11 @@ static void text_notes(FILE *f, const struct notes *notes)
 	}
 }
 
-int compare_text(FILE *f, const struct comparison *c)
+/* The two sides, the test and what the flags mean. */
+static void text_head(FILE *f, const struct comparison *c)
 {
 	const struct opts *o = c->o;
-	const char *kb = NULL, *kn = NULL, *scen = NULL;
 	char sel[512], line[1024];
-	int nzero = 0;
 
 	fprintf(f, "ipsecperf compare\n");
 	text_side(f, c->b, NULL);
@@ -235,68 +234,70 @@ int compare_text(FILE *f, const struct comparison *c)
 		fputs("caution: ", f);
 		fputs_wrapped_at(f, notes_find(c->notes, "emulated", NULL)->text, 9, 6);
 	}
-	for (int i = 0; i < c->nrows; i++) {
-		const struct pair_row *r = &c->rows[i];
-		char bm[32], bc[16], ch[32], nm[32], nc[16], p[16], fl[2] = { compare_flag(r), 0 };
-		const char *dir = compare_direction(r);
-		int d;
+}
 
-		if (r->kernel_base != kb || r->kernel_new != kn) {
-			kb = r->kernel_base;
-			kn = r->kernel_new;
-			scen = NULL;
-			snprintf(line, sizeof(line), "\nkernel %s", compare_kernels(r, line + 600, 400));
-			text_clean(line + 1);
-			fputs_wrapped(f, line, 0, 7);
-			fprintf(f, "\n%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n", "base", "%cv", "%change", "new",
-				"%cv", "p", "b/w", "flag", "metric");
-			fprintf(f, "%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n", "--------", "----", "--------",
-				"--------", "----", "------", "------", "----", "------------------------");
-		}
-		if (r->scenario != scen) {
-			int nb_bad = r->gb->n - r->gb->n_ok, nn_bad = r->gn->n - r->gn->n_ok;
+/* A pair of kernels: its heading and the column heads. */
+static void text_kernel_head(FILE *f, const struct pair_row *r)
+{
+	char line[1024];
 
-			scen = r->scenario;
-			snprintf(line, sizeof(line), "%s: n %d vs %d", scen, r->gb->n_ok, r->gn->n_ok);
-			if (nb_bad || nn_bad)
-				snprintf(line + strlen(line), sizeof(line) - strlen(line),
-					 " (not ok: %d base, %d new)", nb_bad, nn_bad);
-			if (r->gb->n_ok && r->gn->n_ok && o->test == TEST_MW &&
-			    mann_whitney_min_p(r->gb->n_ok, r->gn->n_ok) >= o->alpha)
-				snprintf(line + strlen(line), sizeof(line) - strlen(line),
-					 "; too few runs to reach p < %g", o->alpha);
-			text_clean(line);
-			fputs_wrapped(f, line, 0, 4);
-		}
-		/* a counter at zero in every run of both sides says nothing here */
-		if (r->m.kind == METRIC_COUNTER && r->v.base.n && r->v.new.n && r->v.base.max == 0 &&
-		    r->v.base.min == 0 && r->v.new.max == 0 && r->v.new.min == 0) {
-			nzero++;
-			continue;
-		}
-		d = fmt_decimals(r->v.base.median);
-		if (r->m.kind == METRIC_COUNTER && d < 2)
-			d = 2;
-		fprintf(f, "%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n",
-			fmt_num(bm, sizeof(bm), r->v.base.median, d), fmt_cv(bc, sizeof(bc), &r->v.base),
-			fmt_change(ch, sizeof(ch), r->v.change), fmt_num(nm, sizeof(nm), r->v.new.median, d),
-			fmt_cv(nc, sizeof(nc), &r->v.new), compare_fmt_p(p, sizeof(p), r->v.p),
-			dir ? dir : "-", fl,
-			r->m.kind == METRIC_THROUGHPUT ? "throughput Gbit/s"
-			: r->m.kind == METRIC_CPB      ? "cycles/byte"
-						       : r->m.counter);
-	}
-	fputc('\n', f);
-	if (nzero) {
-		snprintf(line, sizeof(line),
-			 "Not shown: %d counter row%s at zero in every run on both sides (in -f json and csv).",
-			 nzero, plural(nzero));
-		fputs_wrapped(f, line, 0, 0);
-	}
-	text_notes(f, c->notes);
-	verdict_line(c, line, sizeof(line));
-	fputs("verdict: ", f);
-	fputs_wrapped_at(f, line, 9, 6);
+	snprintf(line, sizeof(line), "\nkernel %s", compare_kernels(r, line + 600, 400));
+	text_clean(line + 1);
+	fputs_wrapped(f, line, 0, 7);
+	fprintf(f, "\n%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n", "base", "%cv", "%change", "new",
+		"%cv", "p", "b/w", "flag", "metric");
+	fprintf(f, "%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n", "--------", "----", "--------",
+		"--------", "----", "------", "------", "----", "------------------------");
+}
+
+/* A scenario: its runs on each side, and whether they can reach significance. */
+static void text_scenario_head(FILE *f, const struct pair_row *r, const struct opts *o)
+{
+	int nb_bad = r->gb->n - r->gb->n_ok, nn_bad = r->gn->n - r->gn->n_ok;
+	char line[1024];
+
+	snprintf(line, sizeof(line), "%s: n %d vs %d", r->scenario, r->gb->n_ok, r->gn->n_ok);
+	if (nb_bad || nn_bad)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " (not ok: %d base, %d new)", nb_bad, nn_bad);
+	if (r->gb->n_ok && r->gn->n_ok && o->test == TEST_MW &&
+	    mann_whitney_min_p(r->gb->n_ok, r->gn->n_ok) >= o->alpha)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "; too few runs to reach p < %g", o->alpha);
+	text_clean(line);
+	fputs_wrapped(f, line, 0, 4);
+}
+
+/* One metric's line; 0, or 1 for a counter at zero everywhere (not shown). */
+static int text_row(FILE *f, const struct pair_row *r)
+{
+	char bm[32], bc[16], ch[32], nm[32], nc[16], p[16], fl[2] = { compare_flag(r), 0 };
+	const char *dir = compare_direction(r);
+	int d;
+
+	/* a counter at zero in every run of both sides says nothing here */
+	if (r->m.kind == METRIC_COUNTER && r->v.base.n && r->v.new.n && r->v.base.max == 0 &&
+	    r->v.base.min == 0 && r->v.new.max == 0 && r->v.new.min == 0)
+		return 1;
+	d = fmt_decimals(r->v.base.median);
+	if (r->m.kind == METRIC_COUNTER && d < 2)
+		d = 2;
+	fprintf(f, "%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n",
+		fmt_num(bm, sizeof(bm), r->v.base.median, d), fmt_cv(bc, sizeof(bc), &r->v.base),
+		fmt_change(ch, sizeof(ch), r->v.change), fmt_num(nm, sizeof(nm), r->v.new.median, d),
+		fmt_cv(nc, sizeof(nc), &r->v.new), compare_fmt_p(p, sizeof(p), r->v.p),
+		dir ? dir : "-", fl,
+		r->m.kind == METRIC_THROUGHPUT ? "throughput Gbit/s"
+		: r->m.kind == METRIC_CPB      ? "cycles/byte"
+					       : r->m.counter);
+	return 0;
+}
+
+/* The regressions and improvements of the gate metrics, one line each. */
+static void text_gates(FILE *f, const struct comparison *c)
+{
+	char line[1024];
+
 	for (int i = 0; i < c->nrows; i++) {
 		const struct pair_row *r = &c->rows[i];
 		char nbuf[160], p[16], ks[400];
@@ -310,6 +311,42 @@ int compare_text(FILE *f, const struct comparison *c)
 		text_clean(line);
 		fputs_wrapped(f, line, 2, 6);
 	}
+}
+
+int compare_text(FILE *f, const struct comparison *c)
+{
+	const char *kb = NULL, *kn = NULL, *scen = NULL;
+	char line[1024];
+	int nzero = 0;
+
+	text_head(f, c);
+	for (int i = 0; i < c->nrows; i++) {
+		const struct pair_row *r = &c->rows[i];
+
+		if (r->kernel_base != kb || r->kernel_new != kn) {
+			kb = r->kernel_base;
+			kn = r->kernel_new;
+			scen = NULL;
+			text_kernel_head(f, r);
+		}
+		if (r->scenario != scen) {
+			scen = r->scenario;
+			text_scenario_head(f, r, c->o);
+		}
+		nzero += text_row(f, r);
+	}
+	fputc('\n', f);
+	if (nzero) {
+		snprintf(line, sizeof(line),
+			 "Not shown: %d counter row%s at zero in every run on both sides (in -f json and csv).",
+			 nzero, plural(nzero));
+		fputs_wrapped(f, line, 0, 0);
+	}
+	text_notes(f, c->notes);
+	verdict_line(c, line, sizeof(line));
+	fputs("verdict: ", f);
+	fputs_wrapped_at(f, line, 9, 6);
+	text_gates(f, c);
 	return ferror(f) ? -1 : 0;
 }
 

@@ -177,93 +177,118 @@ static int flush_sample(struct prof_folded *out, const char *comm, char **frames
 
 #define MAX_FRAMES 256
 
+/* The sample being read from perf script: its command and call chain. */
+struct fold_state {
+	char comm[256];
+	char *frames[MAX_FRAMES];
+	int nframes;
+	bool in_sample;
+	long samples;
+};
+
+/* A call-chain line of the current sample: 0, -1 after err, -2 out of memory. */
+static int fold_frame(struct fold_state *s, const char *line, int lineno, char *err, size_t errlen)
+{
+	char frame[600];
+	int rc;
+
+	if (!s->in_sample) {
+		snprintf(err, errlen, "perf script:%d: a call-chain line before any sample", lineno);
+		return -1;
+	}
+	rc = parse_frame(line, frame, sizeof(frame));
+	if (rc < 0) {
+		snprintf(err, errlen, "perf script:%d: not a call-chain line: %.80s", lineno, line);
+		return -1;
+	}
+	if (rc > 0 && s->nframes < MAX_FRAMES) {
+		s->frames[s->nframes] = strdup(frame);
+		if (!s->frames[s->nframes])
+			return -2;
+		s->nframes++;
+	}
+	return 0;
+}
+
+/* The end of a sample (if one is open): fold it into out. 0, or -1 out of memory. */
+static int fold_end(struct fold_state *s, struct prof_folded *out)
+{
+	if (!s->in_sample)
+		return 0;
+	if (flush_sample(out, s->comm, s->frames, s->nframes) < 0)
+		return -1;
+	s->samples++;
+	for (int i = 0; i < s->nframes; i++)
+		free(s->frames[i]);
+	s->nframes = 0;
+	s->in_sample = false;
+	return 0;
+}
+
+/* A sample's header: "COMM TID", the command name may hold spaces. 0, or -1 after err. */
+static int fold_header(struct fold_state *s, char *line, int lineno, char *err, size_t errlen)
+{
+	char *end = line + strlen(line), *tid;
+
+	while (end > line && end[-1] == ' ')
+		*--end = '\0';
+	tid = strrchr(line, ' ');
+	/* perf prints pid -1 (comm ":-1") for a sample it could not attribute */
+	if (!tid || !tid[1] || strspn(tid + 1, "-0123456789/") != strlen(tid + 1)) {
+		snprintf(err, errlen, "perf script:%d: not a sample header (COMM TID): %.80s",
+			 lineno, line);
+		return -1;
+	}
+	while (tid > line && tid[-1] == ' ')
+		tid--;
+	*tid = '\0';
+	snprintf(s->comm, sizeof(s->comm), "%s", line[0] ? line : "[unknown]");
+	sanitize(s->comm);
+	s->in_sample = true;
+	return 0;
+}
+
 long prof_fold_perf_script(const char *text, struct prof_folded *out, char *err, size_t errlen)
 {
-	char comm[256] = "", *frames[MAX_FRAMES];
-	int nframes = 0, lineno = 0;
-	bool in_sample = false;
-	long samples = 0;
+	struct fold_state s = { .comm = "" };
+	int lineno = 0, rc = 0;
 	const char *p = text;
 
 	while (p && *p) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char line[1024];
+		bool blank;
 
 		lineno++;
 		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
 		p = nl ? nl + 1 : NULL;
-		if (line[0] == '\t' || line[0] == ' ') {
-			char frame[600];
-			int rc;
-
-			if (strspn(line, " \t") == strlen(line))
-				goto blank;
-			if (!in_sample) {
-				snprintf(err, errlen, "perf script:%d: a call-chain line before any sample", lineno);
-				goto fail;
-			}
-			rc = parse_frame(line, frame, sizeof(frame));
-			if (rc < 0) {
-				snprintf(err, errlen, "perf script:%d: not a call-chain line: %.80s", lineno, line);
-				goto fail;
-			}
-			if (rc > 0 && nframes < MAX_FRAMES) {
-				frames[nframes] = strdup(frame);
-				if (!frames[nframes])
-					goto nomem;
-				nframes++;
-			}
+		blank = strspn(line, " \t") == strlen(line);
+		if ((line[0] == '\t' || line[0] == ' ') && !blank) {
+			rc = fold_frame(&s, line, lineno, err, errlen);
+			if (rc < 0)
+				break;
 			continue;
 		}
-blank:
-		if (in_sample) {
-			if (flush_sample(out, comm, frames, nframes) < 0)
-				goto nomem;
-			samples++;
-			for (int i = 0; i < nframes; i++)
-				free(frames[i]);
-			nframes = 0;
-			in_sample = false;
-		}
-		if (!line[0] || strspn(line, " \t") == strlen(line))
+		rc = fold_end(&s, out) < 0 ? -2 : 0;
+		if (rc < 0)
+			break;
+		if (blank)
 			continue;
-		/* a sample's header: "COMM TID", the command name may hold spaces */
-		{
-			char *end = line + strlen(line), *tid;
-
-			while (end > line && end[-1] == ' ')
-				*--end = '\0';
-			tid = strrchr(line, ' ');
-			/* perf prints pid -1 (comm ":-1") for a sample it could not attribute */
-			if (!tid || !tid[1] || strspn(tid + 1, "-0123456789/") != strlen(tid + 1)) {
-				snprintf(err, errlen, "perf script:%d: not a sample header (COMM TID): %.80s",
-					 lineno, line);
-				goto fail;
-			}
-			while (tid > line && tid[-1] == ' ')
-				tid--;
-			*tid = '\0';
-			snprintf(comm, sizeof(comm), "%s", line[0] ? line : "[unknown]");
-			sanitize(comm);
-			in_sample = true;
-		}
+		rc = fold_header(&s, line, lineno, err, errlen);
+		if (rc < 0)
+			break;
 	}
-	if (in_sample) {
-		if (flush_sample(out, comm, frames, nframes) < 0)
-			goto nomem;
-		samples++;
-	}
-	for (int i = 0; i < nframes; i++)
-		free(frames[i]);
+	if (!rc)
+		rc = fold_end(&s, out) < 0 ? -2 : 0;
+	for (int i = 0; i < s.nframes; i++)
+		free(s.frames[i]);
+	if (rc == -2)
+		snprintf(err, errlen, "perf script: out of memory");
+	if (rc < 0)
+		return -1;
 	prof_folded_finish(out);
-	return samples;
-nomem:
-	snprintf(err, errlen, "perf script: out of memory");
-fail:
-	for (int i = 0; i < nframes; i++)
-		free(frames[i]);
-	return -1;
+	return s.samples;
 }
 
 /* ---- folded files ---- */

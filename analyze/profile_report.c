@@ -87,6 +87,45 @@ static int check_text(const char *path, int line, const char *field, const char 
 }
 
 /* One record: its profile, reduced, into its group. 1 = no usable profile. */
+/*
+ * The folded stacks a run's record names (rel, in results folder dir) into
+ * folded; path gets the file's path for messages. 0, or -1 after err.
+ */
+static int read_folded(const char *dir, const char *rel, const char *kernel, char *path, size_t pathlen,
+		       struct prof_folded *folded, char *err, size_t errlen)
+{
+	char vmrel[600], *text;
+	size_t len;
+
+	/*
+	 * The VM testbed brings a guest's raw/ files home into raw/<release>/;
+	 * the kernel names a folder there only if it is a plain name.
+	 */
+	snprintf(path, pathlen, "%s/%s", dir, rel);
+	if (access(path, F_OK) != 0 && !strncmp(rel, "raw/", 4) && !strchr(rel + 4, '/') &&
+	    results_name_ok(kernel) && strlen(kernel) + strlen(rel) < sizeof(vmrel) - 8) {
+		snprintf(vmrel, sizeof(vmrel), "raw/%s/%s", kernel, rel + 4);
+		rel = vmrel;
+		snprintf(path, pathlen, "%s/%s", dir, rel);
+	}
+	/* each component a plain name, no link followed: never a path outside */
+	text = results_read(dir, rel, &len, err, errlen);
+	if (!text)
+		return -1;
+	if (memchr(text, '\0', len)) {
+		snprintf(err, errlen, "%s: holds a NUL byte; folded stacks are text", path);
+		free(text);
+		return -1;
+	}
+	if (prof_folded_parse(path, text, folded, err, errlen) < 0) {
+		free(text);
+		prof_folded_free(folded);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
 static int add_record(struct preport *r, const char *dir, const char *runs_path, json_t *rec,
 		      int line, char *err, size_t errlen)
 {
@@ -100,8 +139,7 @@ static int add_record(struct preport *r, const char *dir, const char *runs_path,
 	struct prof_folded folded = { 0 };
 	struct prof_summary s, *runs;
 	struct pgroup *g;
-	char path[4096], vmrel[600], *text;
-	size_t len;
+	char path[4096];
 
 	/* kernel, scenario and status passed results_parse_runs's checks */
 	if (check_text(runs_path, line, "\"profile.folded\"", rel, err, errlen) < 0 ||
@@ -119,32 +157,8 @@ static int add_record(struct preport *r, const char *dir, const char *runs_path,
 		r->skipped++;
 		return 1;
 	}
-	/*
-	 * The VM testbed brings a guest's raw/ files home into raw/<release>/;
-	 * the kernel names a folder there only if it is a plain name.
-	 */
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (access(path, F_OK) != 0 && !strncmp(rel, "raw/", 4) && !strchr(rel + 4, '/') &&
-	    results_name_ok(kernel) && strlen(kernel) + strlen(rel) < sizeof(vmrel) - 8) {
-		snprintf(vmrel, sizeof(vmrel), "raw/%s/%s", kernel, rel + 4);
-		rel = vmrel;
-		snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	}
-	/* each component a plain name, no link followed: never a path outside */
-	text = results_read(dir, rel, &len, err, errlen);
-	if (!text)
+	if (read_folded(dir, rel, kernel, path, sizeof(path), &folded, err, errlen) < 0)
 		return -1;
-	if (memchr(text, '\0', len)) {
-		snprintf(err, errlen, "%s: holds a NUL byte; folded stacks are text", path);
-		free(text);
-		return -1;
-	}
-	if (prof_folded_parse(path, text, &folded, err, errlen) < 0) {
-		free(text);
-		prof_folded_free(&folded);
-		return -1;
-	}
-	free(text);
 	/* each group keeps its runs' stacks until the end: bound them all */
 	r->nstacks += folded.n;
 	if (r->nstacks > PROF_MAX_STACKS) {

@@ -369,6 +369,100 @@ static int note_index(const char **notes, int *nnotes, const char *reason)
 	return j;
 }
 
+/* The counters kernel k gave values for: a table; reasons go to notes. */
+static void counter_table(FILE *f, const struct report *rep, int k, json_t *with_value,
+			  const char **notes, int *nnotes)
+{
+	static const char *const heads[] = { "scenario", "counter", "n", "median", "min-max" };
+	static const bool left[] = { true, true, false, false, false };
+	const char *last = NULL;
+	int nrows = 0;
+	struct tab t;
+
+	tab_init(&t, 5, heads, left);
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		char med[32], rng[64];
+		int d, r;
+
+		if (row->m.kind != METRIC_COUNTER || row->k != k ||
+		    counter_empty_on_kernel(with_value, row->m.counter))
+			continue;
+		if ((r = tab_row(&t)) < 0)
+			break;
+		nrows++;
+		d = fmt_decimals(row->s.median);
+		if (d < 2)
+			d = 2;
+		if (row->s.n == 0) {
+			/* the reason can be long: a numbered note below the table */
+			snprintf(med, sizeof(med), "-");
+			snprintf(rng, sizeof(rng), "see note %d",
+				 note_index(notes, nnotes, row_reason(row)) + 1);
+		} else {
+			fmt_num(med, sizeof(med), row->s.median, d);
+			fmt_range(rng, sizeof(rng), &row->s, d);
+		}
+		tab_set(&t, r, 0, "%s", last == row->g->scenario ? "" : row->g->scenario);
+		tab_set(&t, r, 1, "%s", row->m.counter);
+		tab_set(&t, r, 2, "%d", row->s.n);
+		tab_set(&t, r, 3, "%s", med);
+		tab_set(&t, r, 4, "%s", rng);
+		last = row->g->scenario;
+	}
+	if (nrows)
+		tab_print(f, &t, NULL);
+	tab_free(&t);
+}
+
+/* Counters kernel k gave no value for at all: one line per reason (a note). */
+static void counters_without_value(FILE *f, const struct report *rep, int k, json_t *with_value,
+				   const char **notes, int *nnotes)
+{
+	const struct report_row *done[64]; /* each counter's first row */
+	int ndone = 0;
+
+	/* the notes first, in row order, then each counter once */
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+
+		if (row->m.kind == METRIC_COUNTER && row->k == k &&
+		    counter_empty_on_kernel(with_value, row->m.counter))
+			note_index(notes, nnotes, row_reason(row));
+	}
+	for (int i = 0; i < rep->nrows; i++) {
+		const struct report_row *row = &rep->rows[i];
+		int j;
+
+		if (row->m.kind != METRIC_COUNTER || row->k != k ||
+		    !counter_empty_on_kernel(with_value, row->m.counter))
+			continue;
+		for (j = 0; j < ndone; j++)
+			if (!strcmp(done[j]->m.counter, row->m.counter))
+				break;
+		if (j < ndone || ndone == 64)
+			continue;
+		done[ndone++] = row;
+	}
+	/* group by the note of the first scenario's reason */
+	for (int nt = 0; ndone && nt < *nnotes; nt++) {
+		char line[1024];
+		int len = snprintf(line, sizeof(line), "no value on this kernel (note %d):", nt + 1);
+		bool hit = false;
+
+		for (int j = 0; j < ndone; j++) {
+			if (strcmp(row_reason(done[j]), notes[nt]))
+				continue;
+			if (len < (int)sizeof(line))
+				len += snprintf(line + len, sizeof(line) - len, "%s %s",
+						hit ? "," : "", done[j]->m.counter);
+			hit = true;
+		}
+		if (hit)
+			fputs_wrapped(f, line, 0, 4);
+	}
+}
+
 static void text_counters(FILE *f, const struct report *rep)
 {
 	bool any = false;
@@ -379,92 +473,13 @@ static void text_counters(FILE *f, const struct report *rep)
 		return;
 	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
-		const char *last = NULL, *notes[32], *kernel = rep->kernels[k];
+		const char *notes[32];
 		json_t *with_value = counters_with_value(rep, k);
-		int nnotes = 0, nrows = 0;
+		int nnotes = 0;
 
-		static const char *const heads[] = { "scenario", "counter", "n", "median", "min-max" };
-		static const bool left[] = { true, true, false, false, false };
-		struct tab t;
-
-		tab_init(&t, 5, heads, left);
-		fprintf(f, "\nkernel %s\n", kernel);
-		for (int i = 0; i < rep->nrows; i++) {
-			const struct report_row *row = &rep->rows[i];
-			char med[32], rng[64];
-			int d, r;
-
-			if (row->m.kind != METRIC_COUNTER || row->k != k ||
-			    counter_empty_on_kernel(with_value, row->m.counter))
-				continue;
-			if ((r = tab_row(&t)) < 0)
-				break;
-			nrows++;
-			d = fmt_decimals(row->s.median);
-			if (d < 2)
-				d = 2;
-			if (row->s.n == 0) {
-				/* the reason can be long: a numbered note below the table */
-				snprintf(med, sizeof(med), "-");
-				snprintf(rng, sizeof(rng), "see note %d",
-					 note_index(notes, &nnotes, row_reason(row)) + 1);
-			} else {
-				fmt_num(med, sizeof(med), row->s.median, d);
-				fmt_range(rng, sizeof(rng), &row->s, d);
-			}
-			tab_set(&t, r, 0, "%s", last == row->g->scenario ? "" : row->g->scenario);
-			tab_set(&t, r, 1, "%s", row->m.counter);
-			tab_set(&t, r, 2, "%d", row->s.n);
-			tab_set(&t, r, 3, "%s", med);
-			tab_set(&t, r, 4, "%s", rng);
-			last = row->g->scenario;
-		}
-		if (nrows)
-			tab_print(f, &t, NULL);
-		tab_free(&t);
-		/* counters this kernel gave no value for at all: one line per reason */
-		for (int pass = 0; pass < 2; pass++) {
-			const struct report_row *done[64]; /* each counter's first row */
-			int ndone = 0;
-
-			for (int i = 0; i < rep->nrows; i++) {
-				const struct report_row *row = &rep->rows[i];
-				int j;
-
-				if (row->m.kind != METRIC_COUNTER || row->k != k ||
-				    !counter_empty_on_kernel(with_value, row->m.counter))
-					continue;
-				if (pass == 0) {
-					note_index(notes, &nnotes, row_reason(row));
-					continue;
-				}
-				for (j = 0; j < ndone; j++)
-					if (!strcmp(done[j]->m.counter, row->m.counter))
-						break;
-				if (j < ndone || ndone == 64)
-					continue;
-				done[ndone++] = row;
-			}
-			if (pass == 0 || !ndone)
-				continue;
-			/* group by the note of the first scenario's reason */
-			for (int nt = 0; nt < nnotes; nt++) {
-				char line[1024];
-				int len = snprintf(line, sizeof(line), "no value on this kernel (note %d):", nt + 1);
-				bool hit = false;
-
-				for (int j = 0; j < ndone; j++) {
-					if (strcmp(row_reason(done[j]), notes[nt]))
-						continue;
-					if (len < (int)sizeof(line))
-						len += snprintf(line + len, sizeof(line) - len, "%s %s",
-								hit ? "," : "", done[j]->m.counter);
-					hit = true;
-				}
-				if (hit)
-					fputs_wrapped(f, line, 0, 4);
-			}
-		}
+		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
+		counter_table(f, rep, k, with_value, notes, &nnotes);
+		counters_without_value(f, rep, k, with_value, notes, &nnotes);
 		for (int j = 0; j < nnotes; j++) {
 			char line[600];
 
@@ -621,11 +636,11 @@ static void md_code(FILE *f, const char *s)
 		fputc('`', f);
 }
 
-int report_markdown(FILE *f, const struct report *rep)
+/* Markdown: where each source was measured, as a two-column table. */
+static void md_provenance(FILE *f, const struct report *rep)
 {
 	struct kv kv[12];
 
-	fprintf(f, "# ipsecperf report\n\n");
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = provenance(rep, i, kv, 12);
 
@@ -640,6 +655,11 @@ int report_markdown(FILE *f, const struct report *rep)
 		}
 		fputc('\n', f);
 	}
+}
+
+/* Markdown: throughput and cycles per byte, one row per kernel, scenario and metric. */
+static void md_main_table(FILE *f, const struct report *rep)
+{
 	fprintf(f, "## Throughput and cycles per byte\n\n"
 		   "n: runs with status ok. Spread: min-max, the 95%% confidence interval of the "
 		   "mean (Student t), and the coefficient of variation.\n\n");
@@ -666,6 +686,11 @@ int report_markdown(FILE *f, const struct report *rep)
 			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d),
 			fmt_num(mean, sizeof(mean), row->s.mean, d), ci, cv, ratio);
 	}
+}
+
+/* Markdown: the per-packet counters, when there are any. */
+static void md_counters(FILE *f, const struct report *rep)
+{
 	bool any = false;
 
 	for (int i = 0; i < rep->nrows; i++) {
@@ -696,35 +721,54 @@ int report_markdown(FILE *f, const struct report *rep)
 			fprintf(f, " |\n");
 		}
 	}
-	if (total_not_ok(&rep->all)) {
-		fprintf(f, "\n## Runs not ok (excluded)\n\n| kernel | scenario | repeat | status | reason |\n"
-			   "|---|---|---:|---|---|\n");
-		for (int i = 0; i < rep->all.nruns; i++) {
-			const struct run_record *rec = &rep->all.runs[i];
+}
 
-			if (rec->status == RUN_OK)
-				continue;
-			fprintf(f, "| ");
-			md_cell(f, rec->kernel);
-			fprintf(f, " | ");
-			md_cell(f, rec->scenario);
-			fprintf(f, " | %d | %s | ", rec->repeat, run_status_name(rec->status));
-			md_cell(f, rec->reason ? rec->reason : "");
-			fprintf(f, " |\n");
-		}
+/* Markdown: the runs not ok, which the figures exclude. */
+static void md_not_ok(FILE *f, const struct report *rep)
+{
+	if (!total_not_ok(&rep->all))
+		return;
+	fprintf(f, "\n## Runs not ok (excluded)\n\n| kernel | scenario | repeat | status | reason |\n"
+		   "|---|---|---:|---|---|\n");
+	for (int i = 0; i < rep->all.nruns; i++) {
+		const struct run_record *rec = &rep->all.runs[i];
+
+		if (rec->status == RUN_OK)
+			continue;
+		fprintf(f, "| ");
+		md_cell(f, rec->kernel);
+		fprintf(f, " | ");
+		md_cell(f, rec->scenario);
+		fprintf(f, " | %d | %s | ", rec->repeat, run_status_name(rec->status));
+		md_cell(f, rec->reason ? rec->reason : "");
+		fprintf(f, " |\n");
 	}
-	/* the warnings as text, verbatim */
+}
+
+/* Markdown: the warnings as text, verbatim. */
+static void md_warnings(FILE *f, const struct report *rep)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *w = open_memstream(&buf, &len);
 
-	if (w) {
-		summary_cv_warnings(w, &rep->all);
-		fclose(w);
-		if (len)
-			fprintf(f, "\n```\n%s```\n", buf + 1);
-		free(buf);
-	}
+	if (!w)
+		return;
+	summary_cv_warnings(w, &rep->all);
+	fclose(w);
+	if (len)
+		fprintf(f, "\n```\n%s```\n", buf + 1);
+	free(buf);
+}
+
+int report_markdown(FILE *f, const struct report *rep)
+{
+	fprintf(f, "# ipsecperf report\n\n");
+	md_provenance(f, rep);
+	md_main_table(f, rep);
+	md_counters(f, rep);
+	md_not_ok(f, rep);
+	md_warnings(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -961,13 +1005,69 @@ static void html_cv(FILE *f, const struct stats *s)
 }
 
 /* The summary: provenance in brief, per kernel the scenarios' ratios and CVs, the warnings. */
-static void html_summary(FILE *f, const struct report *rep)
+/* One scenario's line of the summary table: throughput, ratio, cycles/byte. */
+static void html_summary_row(FILE *f, const struct report *rep, int g, const struct report_row *t,
+			     const struct report_row *c)
 {
-	char *warn = NULL;
-	size_t wlen = 0;
-	FILE *w;
+	char num[32];
 
-	fprintf(f, "<section id=summary><h2>Summary</h2>\n<ul class=prov>\n");
+	fprintf(f, "<tr><td>");
+	html_esc(f, rep->groups[g].scenario);
+	fprintf(f, "</td><td class=n>%s</td><td class=n>%d</td>",
+		fmt_num(num, sizeof(num), t->s.median, fmt_decimals(t->s.median)), t->s.n);
+	if (isnan(t->ratio))
+		fputs("<td class=n>-</td>", f);
+	else
+		fprintf(f, "<td class=n>%.3fx</td>", t->ratio);
+	html_cv(f, &t->s);
+	if (c) {
+		fprintf(f, "<td class=n>%s</td>",
+			fmt_num(num, sizeof(num), c->s.median, fmt_decimals(c->s.median)));
+		html_cv(f, &c->s);
+	} else {
+		fputs("<td class=n>-</td><td class=n>-</td>", f);
+	}
+	fputs("</tr>\n", f);
+}
+
+/* Kernel k's summary table and verdict. */
+static void html_summary_kernel(FILE *f, const struct report *rep, int k)
+{
+	const struct report_row *first = NULL, *low = NULL;
+
+	fprintf(f, "<h3>kernel ");
+	html_esc(f, rep->kernels[k]);
+	fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>throughput, Gbit/s</th><th>n</th>"
+		   "<th>ratio to first</th><th>CV</th><th>cycles/byte</th><th>CV</th></tr>\n");
+	for (int g = 0; g < rep->ngroups; g++) {
+		const struct report_row *t, *c;
+
+		if (strcmp(rep->groups[g].kernel, rep->kernels[k]))
+			continue;
+		t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
+		c = find_row(rep, &rep->groups[g], METRIC_CPB);
+		if (!t)
+			continue;
+		if (!first)
+			first = t;
+		if (t->s.n && (!low || t->s.median < low->s.median))
+			low = t;
+		html_summary_row(f, rep, g, t, c);
+	}
+	fputs("</table>\n", f);
+	if (first && low && low != first && !isnan(low->ratio)) {
+		fprintf(f, "<p class=verdict>Verdict: the slowest scenario, ");
+		html_esc(f, low->g->scenario);
+		fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
+		html_esc(f, first->g->scenario);
+		fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
+	}
+}
+
+/* Where it was measured, one item per source. */
+static void html_summary_prov(FILE *f, const struct report *rep)
+{
+	fprintf(f, "<ul class=prov>\n");
 	for (int i = 0; i < rep->nsrc; i++) {
 		const struct results_meta *m = &rep->src[i].meta;
 		char accel[256];
@@ -994,54 +1094,18 @@ static void html_summary(FILE *f, const struct report *rep)
 		}
 	}
 	fputs("</ul>\n", f);
-	for (int k = 0; k < rep->nkernels; k++) {
-		const struct report_row *first = NULL, *low = NULL;
+}
 
-		fprintf(f, "<h3>kernel ");
-		html_esc(f, rep->kernels[k]);
-		fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>throughput, Gbit/s</th><th>n</th>"
-			   "<th>ratio to first</th><th>CV</th><th>cycles/byte</th><th>CV</th></tr>\n");
-		for (int g = 0; g < rep->ngroups; g++) {
-			const struct report_row *t, *c;
-			char num[32];
+static void html_summary(FILE *f, const struct report *rep)
+{
+	char *warn = NULL;
+	size_t wlen = 0;
+	FILE *w;
 
-			if (strcmp(rep->groups[g].kernel, rep->kernels[k]))
-				continue;
-			t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
-			c = find_row(rep, &rep->groups[g], METRIC_CPB);
-			if (!t)
-				continue;
-			if (!first)
-				first = t;
-			if (t->s.n && (!low || t->s.median < low->s.median))
-				low = t;
-			fprintf(f, "<tr><td>");
-			html_esc(f, rep->groups[g].scenario);
-			fprintf(f, "</td><td class=n>%s</td><td class=n>%d</td>",
-				fmt_num(num, sizeof(num), t->s.median, fmt_decimals(t->s.median)), t->s.n);
-			if (isnan(t->ratio))
-				fputs("<td class=n>-</td>", f);
-			else
-				fprintf(f, "<td class=n>%.3fx</td>", t->ratio);
-			html_cv(f, &t->s);
-			if (c) {
-				fprintf(f, "<td class=n>%s</td>",
-					fmt_num(num, sizeof(num), c->s.median, fmt_decimals(c->s.median)));
-				html_cv(f, &c->s);
-			} else {
-				fputs("<td class=n>-</td><td class=n>-</td>", f);
-			}
-			fputs("</tr>\n", f);
-		}
-		fputs("</table>\n", f);
-		if (first && low && low != first && !isnan(low->ratio)) {
-			fprintf(f, "<p class=verdict>Verdict: the slowest scenario, ");
-			html_esc(f, low->g->scenario);
-			fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
-			html_esc(f, first->g->scenario);
-			fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
-		}
-	}
+	fprintf(f, "<section id=summary><h2>Summary</h2>\n");
+	html_summary_prov(f, rep);
+	for (int k = 0; k < rep->nkernels; k++)
+		html_summary_kernel(f, rep, k);
 	w = open_memstream(&warn, &wlen);
 	if (w) {
 		summary_cv_warnings(w, &rep->all);
@@ -1148,18 +1212,9 @@ static void html_counters_not_drawn(FILE *f, const struct report *rep)
 	json_decref(seen);
 }
 
-int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
-		char **chart_names, const char *no_charts)
+/* The page's head and style. */
+static void html_head(FILE *f)
 {
-	char *text = NULL, sub[1024];
-	size_t len = 0;
-	FILE *t = open_memstream(&text, &len);
-	struct kv kv[12];
-
-	if (!t)
-		return -1;
-	report_text(t, rep);
-	fclose(t);
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<meta name=viewport content=\"width=device-width\">\n"
 		   "<title>ipsecperf report</title>\n<style>\n"
@@ -1173,7 +1228,11 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		   "figure{margin:1em 0}figcaption{font-size:.9em;color:#444}"
 		   "svg{max-width:100%%;height:auto;display:block}\n"
 		   "</style></head><body>\n<h1>ipsecperf report</h1>\n");
-	html_summary(f, rep);
+}
+
+/* The contents, a link per chart. */
+static void html_nav(FILE *f, const struct report *rep, int ncharts, char **chart_names)
+{
 	fputs("<nav><h2>Contents</h2>\n<ol>\n<li><a href=\"#summary\">Summary</a></li>\n"
 	      "<li><a href=\"#figures\">Figures</a></li>\n<li><a href=\"#charts\">Charts</a>", f);
 	if (ncharts > 0) {
@@ -1187,12 +1246,14 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 	}
 	fputs("</li>\n<li><a href=\"#text\">Text report</a></li>\n"
 	      "<li><a href=\"#provenance\">Provenance</a></li>\n</ol></nav>\n", f);
-	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
-		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
-		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
-		   "scenario's.</p>\n", 100 * CV_WARN);
-	for (int k = 0; k < rep->nkernels; k++)
-		html_kernel_figures(f, rep, k);
+}
+
+/* The charts section: each SVG inline, captioned with where it was measured. */
+static void html_charts(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+			char **chart_names, const char *no_charts)
+{
+	char sub[1024];
+
 	fputs("</section>\n<section id=charts><h2>Charts</h2>\n", f);
 	if (ncharts > 0)
 		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
@@ -1217,10 +1278,13 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		html_esc(f, sub);
 		fputs("</figcaption>\n</figure>\n", f);
 	}
-	fprintf(f, "</section>\n<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
-		   "mail.</p>\n<pre>");
-	html_esc(f, text);
-	fprintf(f, "</pre></section>\n<section id=provenance><h2>Provenance</h2>\n");
+}
+
+/* Where each source was measured, a table each. */
+static void html_provenance(FILE *f, const struct report *rep)
+{
+	struct kv kv[12];
+
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = provenance(rep, i, kv, 12);
 
@@ -1234,6 +1298,34 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		}
 		fprintf(f, "</table>\n");
 	}
+}
+
+int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+		char **chart_names, const char *no_charts)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *t = open_memstream(&text, &len);
+
+	if (!t)
+		return -1;
+	report_text(t, rep);
+	fclose(t);
+	html_head(f);
+	html_summary(f, rep);
+	html_nav(f, rep, ncharts, chart_names);
+	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
+		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
+		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
+		   "scenario's.</p>\n", 100 * CV_WARN);
+	for (int k = 0; k < rep->nkernels; k++)
+		html_kernel_figures(f, rep, k);
+	html_charts(f, rep, chartdir, ncharts, chart_names, no_charts);
+	fprintf(f, "</section>\n<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
+		   "mail.</p>\n<pre>");
+	html_esc(f, text);
+	fprintf(f, "</pre></section>\n<section id=provenance><h2>Provenance</h2>\n");
+	html_provenance(f, rep);
 	fprintf(f, "</section>\n</body></html>\n");
 	free(text);
 	return ferror(f) ? -1 : 0;

@@ -872,6 +872,43 @@ static void parse_meta_setup(struct mctx *mc, json_t *root, struct results_meta 
 	}
 }
 
+/* "kernels" (or "kernel"): a list of names or one name. */
+static void parse_meta_kernels(struct mctx *mc, json_t *root, struct results_meta *m)
+{
+	json_t *v = get_key(mc, root, "kernels");
+
+	if (!v)
+		v = get_key(mc, root, "kernel");
+	if (json_is_array(v)) {
+		char field[sizeof(mc->field)];
+		size_t i;
+		json_t *k;
+
+		m->kernels = calloc(json_array_size(v) + 1, sizeof(*m->kernels));
+		snprintf(field, sizeof(field), "%s", mc->field);
+		json_array_foreach(v, i, k) {
+			char *t;
+
+			snprintf(mc->field, sizeof(mc->field), "%.120s[%zu]", field, i);
+			t = as_text(mc, k);
+			if (t && m->kernels)
+				m->kernels[m->nkernels++] = t;
+			else
+				free(t);
+		}
+	} else if (v) {
+		char *t = as_text(mc, v);
+
+		if (t) {
+			m->kernels = calloc(1, sizeof(*m->kernels));
+			if (m->kernels)
+				m->kernels[m->nkernels++] = t;
+			else
+				free(t);
+		}
+	}
+}
+
 int results_parse_meta(const char *name, const char *buf, size_t len, struct results_meta *m,
 		       char *err, size_t errlen)
 {
@@ -914,37 +951,7 @@ int results_parse_meta(const char *name, const char *buf, size_t len, struct res
 	v = find_key(&mc, root, KEYS("repeat", "repeats"));
 	if (json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) < INT_MAX)
 		m->repeat = (int)json_integer_value(v);
-	v = get_key(&mc, root, "kernels");
-	if (!v)
-		v = get_key(&mc, root, "kernel");
-	if (json_is_array(v)) {
-		char field[sizeof(mc.field)];
-		size_t i;
-		json_t *k;
-
-		m->kernels = calloc(json_array_size(v) + 1, sizeof(*m->kernels));
-		snprintf(field, sizeof(field), "%s", mc.field);
-		json_array_foreach(v, i, k) {
-			char *t;
-
-			snprintf(mc.field, sizeof(mc.field), "%.120s[%zu]", field, i);
-			t = as_text(&mc, k);
-			if (t && m->kernels)
-				m->kernels[m->nkernels++] = t;
-			else
-				free(t);
-		}
-	} else if (v) {
-		char *t = as_text(&mc, v);
-
-		if (t) {
-			m->kernels = calloc(1, sizeof(*m->kernels));
-			if (m->kernels)
-				m->kernels[m->nkernels++] = t;
-			else
-				free(t);
-		}
-	}
+	parse_meta_kernels(&mc, root, m);
 	parse_meta_setup(&mc, root, m);
 	json_decref(root);
 	if (mc.bad) {

@@ -246,22 +246,16 @@ double mann_whitney_min_p(int na, int nb)
 	return fmin(1, 2 / c);
 }
 
-double mann_whitney_p(const double *a, int na, const double *b, int nb, double *u_out)
+/*
+ * Pool a and b, sorted, into t; r2[i]: twice the mid-rank of t[i] (an
+ * integer). Returns the tie correction, the sum of (size^3 - size) over
+ * each run of equal values.
+ */
+static double mw_ranks(const double *a, int na, const double *b, int nb, struct tagged *t, int *r2)
 {
 	int n = na + nb;
-	struct tagged *t;
-	int *r2;        /* twice the mid-rank of each pooled value: an integer */
-	long w2 = 0;    /* twice the rank sum of sample a */
-	double ties = 0, p = NAN, u;
+	double ties = 0;
 
-	if (u_out)
-		*u_out = NAN;
-	if (na <= 0 || nb <= 0)
-		return NAN;
-	t = malloc(n * sizeof(*t));
-	r2 = malloc(n * sizeof(*r2));
-	if (!t || !r2)
-		goto out_free;
 	for (int i = 0; i < na; i++)
 		t[i] = (struct tagged){ a[i], 1 };
 	for (int i = 0; i < nb; i++)
@@ -278,6 +272,89 @@ double mann_whitney_p(const double *a, int na, const double *b, int nb, double *
 		ties += (double)(j - i + 1) * (j - i + 1) * (j - i + 1) - (j - i + 1);
 		i = j + 1;
 	}
+	return ties;
+}
+
+/*
+ * The exact two-sided p: the share of the ways to pick na of the n pooled
+ * doubled ranks r2 whose sum is at least dev from e2. NAN out of memory.
+ */
+static double mw_exact_p(const int *r2, int n, int na, bool no_ties, long e2, long dev)
+{
+	/*
+	 * cnt[k][s]: ways to pick k of the pooled values with doubled rank
+	 * sum s. Without ties the distribution depends on (na, n) only, so
+	 * the last one is kept: the simulation calls this many times.
+	 */
+	static long double *cache;
+	static int cache_na, cache_n;
+	long smax = (long)n * (n + 1);
+	long double *cnt = NULL, *row, total = 0, hit = 0;
+
+	if (no_ties && cache && cache_na == na && cache_n == n) {
+		row = cache;
+	} else {
+		cnt = calloc((size_t)(na + 1) * (smax + 1), sizeof(*cnt));
+		if (!cnt)
+			return NAN;
+		cnt[0] = 1;
+		for (int i = 0; i < n; i++)
+			for (int k = (i + 1 < na ? i + 1 : na); k >= 1; k--)
+				for (long s = smax; s >= r2[i]; s--)
+					cnt[k * (smax + 1) + s] += cnt[(k - 1) * (smax + 1) + s - r2[i]];
+		row = cnt + na * (smax + 1);
+		if (no_ties) {
+			long double *c = malloc((smax + 1) * sizeof(*c));
+
+			if (c) {
+				memcpy(c, row, (smax + 1) * sizeof(*c));
+				free(cache);
+				cache = c;
+				cache_na = na;
+				cache_n = n;
+			}
+		}
+	}
+	for (long s = 0; s <= smax; s++) {
+		total += row[s];
+		if (labs(s - e2) >= dev)
+			hit += row[s];
+	}
+	free(cnt);
+	return (double)(hit / total);
+}
+
+/* The normal approximation with continuity and tie corrections. */
+static double mw_normal_p(int na, int nb, double ties, double u)
+{
+	int n = na + nb;
+	double mu = (double)na * nb / 2;
+	double var = (double)na * nb / 12 * ((n + 1) - ties / ((double)n * (n - 1)));
+	double z;
+
+	if (var <= 0)
+		return 1;
+	z = (fabs(u - mu) - 0.5) / sqrt(var);
+	return z <= 0 ? 1 : erfc(z / M_SQRT2);
+}
+
+double mann_whitney_p(const double *a, int na, const double *b, int nb, double *u_out)
+{
+	int n = na + nb;
+	struct tagged *t;
+	int *r2;        /* twice the mid-rank of each pooled value: an integer */
+	long w2 = 0;    /* twice the rank sum of sample a */
+	double ties, p = NAN, u;
+
+	if (u_out)
+		*u_out = NAN;
+	if (na <= 0 || nb <= 0)
+		return NAN;
+	t = malloc(n * sizeof(*t));
+	r2 = malloc(n * sizeof(*r2));
+	if (!t || !r2)
+		goto out_free;
+	ties = mw_ranks(a, na, b, nb, t, r2);
 	for (int i = 0; i < n; i++)
 		if (t[i].from_a)
 			w2 += r2[i];
@@ -288,61 +365,10 @@ double mann_whitney_p(const double *a, int na, const double *b, int nb, double *
 	long e2 = (long)na * (n + 1); /* twice the expected rank sum */
 	long dev = labs(w2 - e2);
 
-	if (n <= MW_EXACT_MAX) {
-		/*
-		 * cnt[k][s]: ways to pick k of the pooled values with doubled rank
-		 * sum s. Without ties the distribution depends on (na, n) only, so
-		 * the last one is kept: the simulation calls this many times.
-		 */
-		static long double *cache;
-		static int cache_na, cache_n;
-		long smax = (long)n * (n + 1);
-		long double *cnt = NULL, *row, total = 0, hit = 0;
-		bool no_ties = ties == 0;
-
-		if (no_ties && cache && cache_na == na && cache_n == n) {
-			row = cache;
-		} else {
-			cnt = calloc((size_t)(na + 1) * (smax + 1), sizeof(*cnt));
-			if (!cnt)
-				goto out_free;
-			cnt[0] = 1;
-			for (int i = 0; i < n; i++)
-				for (int k = (i + 1 < na ? i + 1 : na); k >= 1; k--)
-					for (long s = smax; s >= r2[i]; s--)
-						cnt[k * (smax + 1) + s] += cnt[(k - 1) * (smax + 1) + s - r2[i]];
-			row = cnt + na * (smax + 1);
-			if (no_ties) {
-				long double *c = malloc((smax + 1) * sizeof(*c));
-
-				if (c) {
-					memcpy(c, row, (smax + 1) * sizeof(*c));
-					free(cache);
-					cache = c;
-					cache_na = na;
-					cache_n = n;
-				}
-			}
-		}
-		for (long s = 0; s <= smax; s++) {
-			total += row[s];
-			if (labs(s - e2) >= dev)
-				hit += row[s];
-		}
-		free(cnt);
-		p = (double)(hit / total);
-	} else {
-		double mu = (double)na * nb / 2;
-		double var = (double)na * nb / 12 * ((n + 1) - ties / ((double)n * (n - 1)));
-		double z;
-
-		if (var <= 0) {
-			p = 1;
-		} else {
-			z = (fabs(u - mu) - 0.5) / sqrt(var);
-			p = z <= 0 ? 1 : erfc(z / M_SQRT2);
-		}
-	}
+	if (n <= MW_EXACT_MAX)
+		p = mw_exact_p(r2, n, na, ties == 0, e2, dev);
+	else
+		p = mw_normal_p(na, nb, ties, u);
 	if (p > 1)
 		p = 1;
 out_free:

@@ -221,72 +221,107 @@ static bool any_estimated(const struct results *r)
 	return false;
 }
 
+/*
+ * Kernel's table with sig significant digits: printed (0, its runs not ok
+ * added to *nbad), too wide for REPORT_COLUMNS with sig > 3 (1, nothing
+ * printed), or -1 out of memory. *base_name: the first scenario.
+ */
+static int kernel_table(FILE *f, const struct results *r, const struct run_group *g, int ng,
+			const char *kernel, int sig, const char **base_name, int *nbad)
+{
+	static const char *const heads[] = { "scenario", "n", "median", "min-max", "ratio",
+					     "median", "min-max", "!ok" };
+	static const bool left[] = { true, false, false, false, false, false, false, false };
+	static const char *const groups[] = { NULL, NULL, "throughput Gbit/s", NULL, NULL,
+					      "cycles/byte", NULL, NULL };
+	struct tab t;
+	int w[TAB_MAXCOLS], bad_here = 0;
+	double base = NAN;
+
+	tab_init(&t, 8, heads, left);
+	*base_name = NULL;
+	for (int i = 0; i < ng; i++) {
+		struct stats ts, cs;
+		char buf[2][64];
+		int dt, dc, row;
+
+		if (strcmp(g[i].kernel, kernel))
+			continue;
+		if (group_stats(r, &g[i], METRIC_THROUGHPUT, &ts) < 0 ||
+		    group_stats(r, &g[i], METRIC_CPB, &cs) < 0 || (row = tab_row(&t)) < 0) {
+			tab_free(&t);
+			return -1;
+		}
+		if (!*base_name) {
+			*base_name = g[i].scenario;
+			base = ts.median;
+		}
+		dt = fmt_decimals_sig(ts.median, sig);
+		dc = fmt_decimals_sig(cs.median, sig);
+		tab_set(&t, row, 0, "%s", g[i].scenario);
+		tab_set(&t, row, 1, "%d", g[i].n_ok);
+		tab_set(&t, row, 2, "%s", fmt_num(buf[0], sizeof(buf[0]), ts.median, dt));
+		tab_set(&t, row, 3, "%s", fmt_range(buf[1], sizeof(buf[1]), &ts, dt));
+		if (isnan(ts.median) || isnan(base) || base == 0)
+			tab_set(&t, row, 4, "-");
+		else
+			tab_set(&t, row, 4, "%.3f", ts.median / base);
+		tab_set(&t, row, 5, "%s", fmt_num(buf[0], sizeof(buf[0]), cs.median, dc));
+		tab_set(&t, row, 6, "%s", fmt_range(buf[1], sizeof(buf[1]), &cs, dc));
+		tab_set(&t, row, 7, "%d", g[i].n - g[i].n_ok);
+		bad_here += g[i].n - g[i].n_ok;
+	}
+	if (sig > 3 && tab_widths(&t, w) > REPORT_COLUMNS) {
+		tab_free(&t);
+		return 1;
+	}
+	tab_print(f, &t, groups);
+	tab_free(&t);
+	*nbad += bad_here;
+	return 0;
+}
+
+/* The runs not ok, with their reasons (the kernel too when there are several). */
+static void runs_not_ok(FILE *f, const struct results *r, int nk)
+{
+	fprintf(f, "\nruns not ok (excluded from the figures):\n");
+	for (int i = 0; i < r->nruns; i++) {
+		const struct run_record *rec = &r->runs[i];
+		char line[600];
+
+		if (rec->status == RUN_OK)
+			continue;
+		if (nk > 1)
+			snprintf(line, sizeof(line), "%s %s repeat %d: %s: %s", rec->kernel,
+				 rec->scenario, rec->repeat, run_status_name(rec->status),
+				 rec->reason ? rec->reason : "no reason recorded");
+		else
+			snprintf(line, sizeof(line), "%s repeat %d: %s: %s", rec->scenario,
+				 rec->repeat, run_status_name(rec->status),
+				 rec->reason ? rec->reason : "no reason recorded");
+		fputs_wrapped(f, line, 2, 6);
+	}
+}
+
 int summary_tables(FILE *f, const struct results *r)
 {
 	struct run_group *g;
 	const char **kernels;
-	int ng, nk, nbad = 0;
+	int ng, nk, nbad = 0, err = 0;
 
 	if (results_groups(r, &g, &ng) < 0 || results_kernels(r, &kernels, &nk) < 0)
 		return -1;
-	for (int k = 0; k < nk; k++) {
-		double base = NAN;
+	for (int k = 0; k < nk && !err; k++) {
 		const char *base_name = NULL;
 
 		fprintf(f, "%skernel %s\n", k ? "\n" : "", kernels[k]);
 		/* 4 significant digits, or 3 when that keeps the table in 72 columns */
 		for (int sig = 4; sig >= 3; sig--) {
-			static const char *const heads[] = { "scenario", "n", "median", "min-max", "ratio",
-							     "median", "min-max", "!ok" };
-			static const bool left[] = { true, false, false, false, false, false, false, false };
-			static const char *const groups[] = { NULL, NULL, "throughput Gbit/s", NULL, NULL,
-							      "cycles/byte", NULL, NULL };
-			struct tab t;
-			int w[TAB_MAXCOLS], bad_here = 0;
-
-			tab_init(&t, 8, heads, left);
-			base_name = NULL;
-			for (int i = 0; i < ng; i++) {
-				struct stats ts, cs;
-				char buf[2][64];
-				int dt, dc, row;
-
-				if (strcmp(g[i].kernel, kernels[k]))
-					continue;
-				if (group_stats(r, &g[i], METRIC_THROUGHPUT, &ts) < 0 ||
-				    group_stats(r, &g[i], METRIC_CPB, &cs) < 0 || (row = tab_row(&t)) < 0) {
-					tab_free(&t);
-					goto out_nomem;
-				}
-				if (!base_name) {
-					base_name = g[i].scenario;
-					base = ts.median;
-				}
-				dt = fmt_decimals_sig(ts.median, sig);
-				dc = fmt_decimals_sig(cs.median, sig);
-				tab_set(&t, row, 0, "%s", g[i].scenario);
-				tab_set(&t, row, 1, "%d", g[i].n_ok);
-				tab_set(&t, row, 2, "%s", fmt_num(buf[0], sizeof(buf[0]), ts.median, dt));
-				tab_set(&t, row, 3, "%s", fmt_range(buf[1], sizeof(buf[1]), &ts, dt));
-				if (isnan(ts.median) || isnan(base) || base == 0)
-					tab_set(&t, row, 4, "-");
-				else
-					tab_set(&t, row, 4, "%.3f", ts.median / base);
-				tab_set(&t, row, 5, "%s", fmt_num(buf[0], sizeof(buf[0]), cs.median, dc));
-				tab_set(&t, row, 6, "%s", fmt_range(buf[1], sizeof(buf[1]), &cs, dc));
-				tab_set(&t, row, 7, "%d", g[i].n - g[i].n_ok);
-				bad_here += g[i].n - g[i].n_ok;
-			}
-			if (sig > 3 && tab_widths(&t, w) > REPORT_COLUMNS) {
-				tab_free(&t);
-				continue;
-			}
-			tab_print(f, &t, groups);
-			tab_free(&t);
-			nbad += bad_here;
-			break;
+			err = kernel_table(f, r, g, ng, kernels[k], sig, &base_name, &nbad);
+			if (err <= 0)
+				break;
 		}
-		if (base_name && k == nk - 1) {
+		if (!err && base_name && k == nk - 1) {
 			char note[200];
 
 			snprintf(note, sizeof(note),
@@ -295,36 +330,17 @@ int summary_tables(FILE *f, const struct results *r)
 			fputs_wrapped(f, note, 0, 0);
 		}
 	}
-	if (any_estimated(r))
-		fputs_wrapped(f, "cycles/byte estimated from busy CPU time x TSC frequency (no PMU).",
-			      0, 0);
-	if (nbad) {
-		fprintf(f, "\nruns not ok (excluded from the figures):\n");
-		for (int i = 0; i < r->nruns; i++) {
-			const struct run_record *rec = &r->runs[i];
-			char line[600];
-
-			if (rec->status == RUN_OK)
-				continue;
-			if (nk > 1)
-				snprintf(line, sizeof(line), "%s %s repeat %d: %s: %s", rec->kernel,
-					 rec->scenario, rec->repeat, run_status_name(rec->status),
-					 rec->reason ? rec->reason : "no reason recorded");
-			else
-				snprintf(line, sizeof(line), "%s repeat %d: %s: %s", rec->scenario,
-					 rec->repeat, run_status_name(rec->status),
-					 rec->reason ? rec->reason : "no reason recorded");
-			fputs_wrapped(f, line, 2, 6);
-		}
+	if (!err) {
+		if (any_estimated(r))
+			fputs_wrapped(f, "cycles/byte estimated from busy CPU time x TSC frequency (no PMU).",
+				      0, 0);
+		if (nbad)
+			runs_not_ok(f, r, nk);
+		summary_cv_warnings(f, r);
 	}
-	summary_cv_warnings(f, r);
 	free(kernels);
 	results_groups_free(g, ng);
-	return ferror(f) ? -1 : 0;
-out_nomem:
-	free(kernels);
-	results_groups_free(g, ng);
-	return -1;
+	return err || ferror(f) ? -1 : 0;
 }
 
 int summary_cv_warnings(FILE *f, const struct results *r)

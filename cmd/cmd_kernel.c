@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "log.h"
 #include "vm.h"
-#include "vm_util.h"
+#include "files.h"
 
 static const char help_kernel[] =
 	"usage: ipsecperf kernel fetch debian:PACKAGE...\n"
@@ -69,7 +69,7 @@ static int check_specs(int argc, char **argv, const char *prefix)
 	for (int i = 0; i < argc; i++) {
 		char spec[300], why[512];
 
-		vm_fmt(spec, sizeof(spec), "%s%s", strncmp(argv[i], prefix, strlen(prefix)) ? prefix : "", argv[i]);
+		fmt_buf(spec, sizeof(spec), "%s%s", strncmp(argv[i], prefix, strlen(prefix)) ? prefix : "", argv[i]);
 		if (vm_kernel_spec_check(spec, why, sizeof(why)) < 0) {
 			pr_warn("%s", why);
 			return -1;
@@ -116,11 +116,11 @@ static int kernel_list(int json)
 		char dir[4096];
 		struct vm_kernel k;
 
-		vm_fmt(dir, sizeof(dir), "%s/%s", cache, ents[i]->d_name);
-		if (ents[i]->d_name[0] != '.' && vm_is_dir(dir)) {
+		fmt_buf(dir, sizeof(dir), "%s/%s", cache, ents[i]->d_name);
+		if (ents[i]->d_name[0] != '.' && is_dir(dir)) {
 			char pkg[256];
 
-			vm_fmt(pkg, sizeof(pkg), "%s", ents[i]->d_name);
+			fmt_buf(pkg, sizeof(pkg), "%s", ents[i]->d_name);
 			pkg[strcspn(pkg, "_")] = '\0';
 			if (vm_kernel_resolve(dir, &k) != 0)
 				;

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "undo_kinds.h"
 #include "version.h"
 
 static int cmd_help(int argc, char **argv);
@@ -143,6 +144,7 @@ int main(int argc, char **argv)
 	const struct command *c;
 	int i = 1, ret;
 
+	undo_kinds_register();
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			log_verbose++;

@@ -13,13 +13,7 @@
 #include <x86intrin.h>
 #endif
 
-static double now_s(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "clock.h"
 
 int cpu_count(void)
 {
@@ -113,7 +107,7 @@ int cpu_start(struct cpu_acct *a)
 	for (int i = 0; a->pmu && i < a->ncpu; i++)
 		ioctl(a->pmu_fd[i], PERF_EVENT_IOC_ENABLE, 0);
 	a->cycles0 = read_cycles(a);
-	a->t0 = now_s(CLOCK_MONOTONIC);
+	a->t0 = clock_s(CLOCK_MONOTONIC);
 	return read_busy(a, a->busy0);
 }
 
@@ -121,7 +115,7 @@ int cpu_stop(struct cpu_acct *a)
 {
 	int err = read_busy(a, a->busy1);
 
-	a->t1 = now_s(CLOCK_MONOTONIC);
+	a->t1 = clock_s(CLOCK_MONOTONIC);
 	a->cycles1 = read_cycles(a);
 	for (int i = 0; a->pmu && i < a->ncpu; i++)
 		ioctl(a->pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
@@ -152,11 +146,11 @@ double tsc_hz(void)
 		return hz;
 #if defined(__x86_64__) || defined(__i386__)
 	/* 50 ms against the raw monotonic clock: within 0.1% in practice */
-	double t0 = now_s(CLOCK_MONOTONIC_RAW), t1;
+	double t0 = clock_s(CLOCK_MONOTONIC_RAW), t1;
 	unsigned long long c0 = __rdtsc(), c1;
 
 	do {
-		t1 = now_s(CLOCK_MONOTONIC_RAW);
+		t1 = clock_s(CLOCK_MONOTONIC_RAW);
 	} while (t1 - t0 < 0.05);
 	c1 = __rdtsc();
 	hz = (c1 - c0) / (t1 - t0);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "files.h"
 #include "hostwide.h"
 #include "log.h"
 #include "measuring.h"
@@ -270,34 +271,6 @@ int host_do(const char *netns, char *const do_argv[], char *const undo_argv[], c
 	return 0;
 }
 
-/* The whole of a journal file, read through fd from its start (NUL-terminated). */
-static char *read_all(int fd)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	ssize_t n;
-
-	while (buf && (n = pread(fd, buf + len, cap - len - 1, (off_t)len)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return NULL;
-		}
-		len += n;
-		if (len + 1 == cap) {
-			char *b = realloc(buf, cap *= 2);
-
-			if (!b)
-				free(buf);
-			buf = b;
-		}
-	}
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
 /*
  * The records of a journal that are still to be undone (without "done"
  * markers and what they mark), each tagged with the file it is in. A line
@@ -309,7 +282,7 @@ static char *read_all(int fd)
 static json_t *journal_read(int fd, const char *path, int which, int *bad)
 {
 	json_t *recs = json_array(), *done = json_object(), *amends = json_object();
-	char *text = read_all(fd), *line, *next;
+	char *text = file_read_fd(fd, NULL), *line, *next;
 	int lineno = 0;
 
 	if (!text) {

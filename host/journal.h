@@ -13,8 +13,9 @@
  * reboot of this host (journal_dir.h). One sequence numbers both.
  *
  * Undo records are JSON objects with a "kind"; "argv" runs a command (in
- * "netns" if given), "process" kills a child that may outlive us; other kinds
- * are listed in journal_kinds.c.
+ * "netns" if given), "process" kills a child that may outlive us; the
+ * modules that make the other kinds register how each is undone
+ * (journal_register_kinds; cmd/undo_kinds.c lists them all).
  */
 #ifndef IPSECPERF_JOURNAL_H
 #define IPSECPERF_JOURNAL_H
@@ -99,6 +100,17 @@ int journal_cleanup_stale(bool dry_run, int *found);
  */
 #define JOURNAL_LEFT 1
 int journal_undo_one(json_t *undo);
+
+/*
+ * How records of one kind are undone: undo returns as journal_undo_one.
+ * Register every kind before anything is undone (main does, first of all):
+ * a record of a kind not registered is not undone and is kept.
+ */
+struct journal_kind {
+	const char *kind;
+	int (*undo)(json_t *r);
+};
+void journal_register_kinds(const struct journal_kind *kinds, size_t n);
 
 /* The exit status of `ipsecperf peer-agent --undo` for JOURNAL_LEFT. */
 #define JOURNAL_LEFT_EXIT 3

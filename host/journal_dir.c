@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
+
 const char *journal_dir(void)
 {
 	const char *d = getenv("IPSECPERF_JOURNAL_DIR");
@@ -30,32 +32,12 @@ const char *journal_peer_dir(void)
 	return buf;
 }
 
-/* mkdir -p with mode 0700 for what it makes; what exists is left as it is. */
-static int mkdir_parents(const char *path)
-{
-	char buf[PATH_MAX];
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 int jdir_open(const char *path, bool create, char *why, size_t len)
 {
 	struct stat st = { 0 };
 	int fd, saved;
 
-	if (create && mkdir_parents(path) < 0) {
+	if (create && mkdir_p(path, 0700) < 0) {
 		snprintf(why, len, "cannot create the journal folder %s: %s", path, strerror(errno));
 		return -1;
 	}

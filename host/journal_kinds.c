@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* How each kind of journal record is undone. Add a row for a new kind. */
+/*
+ * How each kind of journal record is undone: the journal's own kinds
+ * ("argv", "process") here, the others registered by the layer above that
+ * knows their owners (cmd/undo_kinds.c), so that the journal depends on none
+ * of the modules that journal.
+ */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +12,8 @@
 #include <unistd.h>
 
 #include "exec.h"
-#include "ipsec.h"
 #include "journal.h"
 #include "log.h"
-#include "remote.h"
 
 static int undo_argv(json_t *r)
 {
@@ -53,23 +56,36 @@ static int undo_process(json_t *r)
 }
 
 
-static const struct {
-	const char *kind;
-	int (*undo)(json_t *r);
-} kinds[] = {
+/* The kinds known: the journal's own first, then those registered. */
+#define MAX_KINDS 16
+static struct journal_kind kinds[MAX_KINDS] = {
 	{ "argv", undo_argv },
 	{ "process", undo_process },
-	{ "xfrm-state", ipsec_undo_state },   /* ipsec.c: delete an SA by spi/dst */
-	{ "xfrm-policy", ipsec_undo_policy }, /* ipsec.c: delete a policy by selector/dir */
-	{ "modules", kmod_undo },             /* kmod.c: unload the modules a run loaded */
-	{ "remote-argv", remote_undo_argv },  /* remote.c: a command on the peer, through ssh */
 };
+static size_t nkinds = 2;
+
+void journal_register_kinds(const struct journal_kind *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		while (j < nkinds && strcmp(kinds[j].kind, k[i].kind))
+			j++;
+		if (j == MAX_KINDS) {
+			pr_warn("journal: more than %d kinds of record; raise MAX_KINDS", MAX_KINDS);
+			abort();
+		}
+		kinds[j] = k[i];
+		if (j == nkinds)
+			nkinds++;
+	}
+}
 
 int journal_undo_one(json_t *r)
 {
 	const char *kind = json_string_value(json_object_get(r, "kind"));
 
-	for (size_t i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	for (size_t i = 0; kind && i < nkinds; i++)
 		if (!strcmp(kinds[i].kind, kind))
 			return kinds[i].undo(r);
 	pr_warn("undo: unknown journal record kind '%s'", kind ? kind : "(none)");

@@ -61,7 +61,7 @@ int kmod_window_close(struct kmod_window *w);
  */
 int kmod_set(const char *name, bool load, char *why, size_t len);
 
-/* The undo of a "modules" record (a row in journal_kinds.c). */
+/* The undo of a "modules" record (a row in cmd/undo_kinds.c). */
 int kmod_undo(json_t *r);
 
 #endif

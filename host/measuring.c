@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "journal_dir.h"
 #include "log.h"
 
@@ -17,14 +18,6 @@ static int reg_fd = -1;
 static char reg_name[96];
 static long long win_open, win_close; /* this run's last window, ns; 0: none */
 static json_t *notes;                 /* "pid" -> [{"scenario", "repeat"}...] */
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int measuring_open(void)
 {
@@ -49,7 +42,7 @@ int measuring_open(void)
 
 void measuring_window(bool open)
 {
-	long long t = now_ns();
+	long long t = mono_ns();
 
 	if (reg_fd < 0)
 		return;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
@@ -332,14 +333,6 @@ int remote_session_open(struct remote_session *s, const struct host *h, char *co
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Mark the session lost; the reason is ssh's last stderr line, when it said one. */
 static void session_lost(struct remote_session *s, const char *what)
 {
@@ -367,7 +360,7 @@ static void session_lost(struct remote_session *s, const char *what)
 
 json_t *remote_session_call(struct remote_session *s, const char *line, int timeout_ms)
 {
-	double deadline = now_s() + timeout_ms / 1000.0;
+	double deadline = mono_s() + timeout_ms / 1000.0;
 	size_t n = strlen(line);
 
 	if (s->lost || s->to_fd < 0)
@@ -409,7 +402,7 @@ json_t *remote_session_call(struct remote_session *s, const char *line, int time
 				session_lost(s, "the agent answered something that is not JSON");
 			return r;
 		}
-		int left_ms = (int)((deadline - now_s()) * 1000);
+		int left_ms = (int)((deadline - mono_s()) * 1000);
 
 		if (left_ms <= 0) {
 			session_lost(s, "no answer within the time allowed");

@@ -75,7 +75,7 @@ json_t *remote_undo_record(const struct host *h, char *const undo_argv[]);
 /* Print the ssh command a person could type for argv on h. */
 void remote_print(FILE *f, const struct host *h, char *const argv[]);
 
-/* The journal record's undo ("remote-argv"; a row in journal_kinds.c). */
+/* The journal record's undo ("remote-argv"; a row in cmd/undo_kinds.c). */
 int remote_undo_argv(json_t *r);
 
 /*

@@ -231,3 +231,61 @@ int exec_have(const char *prog)
 	}
 	return 0;
 }
+
+int exec_in_dir(const char *dir, char *const argv[], char **out)
+{
+	int p[2] = { -1, -1 }, st;
+	pid_t pid;
+
+	if (out && pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (dir && chdir(dir) < 0) {
+			dprintf(2, "ipsecperf: cannot enter %s: %s\n", dir, strerror(errno));
+			_exit(126);
+		}
+		if (out) {
+			dup2(p[1], 1);
+			dup2(p[1], 2);
+		}
+		execvp(argv[0], argv);
+		dprintf(2, "ipsecperf: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (out) {
+		char buf[4096];
+		size_t len = *out ? strlen(*out) : 0;
+		ssize_t n;
+
+		close(p[1]);
+		while ((n = read(p[0], buf, sizeof(buf))) != 0) {
+			char *nb;
+
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			nb = realloc(*out, len + n + 1);
+			if (!nb)
+				break;
+			memcpy(nb + len, buf, n);
+			len += n;
+			nb[len] = '\0';
+			*out = nb;
+		}
+		close(p[0]);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}

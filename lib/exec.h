@@ -50,4 +50,11 @@ void exec_print(FILE *f, const char *netns, char *const argv[]);
 /* Is prog found in PATH (or, with a '/', executable as given)? */
 int exec_have(const char *prog);
 
+/*
+ * Run argv (no shell) with the working directory dir (NULL: ours), its
+ * output and errors appended to *out when out is given, else inherited.
+ * Returns the exit status, 128+signal, or -1 when it could not start.
+ */
+int exec_in_dir(const char *dir, char *const argv[], char **out);
+
 #endif

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,40 +22,202 @@ bool plain_name_ok(const char *s, size_t max)
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") == n;
 }
 
-char *file_read(const char *path, size_t *len)
+char *file_read_fd(int fd, size_t *len)
 {
-	FILE *f = fopen(path, "r");
+	size_t n = 0, cap = 0;
 	char *buf = NULL;
-	size_t n = 0, cap = 0, got;
-	int err = 0;
+	bool seek = true; /* pread from 0 until the file says it cannot (a pipe) */
+	ssize_t got;
 
-	if (!f)
-		return NULL;
-	do {
+	for (;;) {
 		if (n + 65536 + 1 > cap) {
 			char *nb = realloc(buf, cap = 2 * cap + 65536 + 1);
 
 			if (!nb) {
-				err = ENOMEM;
-				break;
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
 			}
 			buf = nb;
 		}
-		got = fread(buf + n, 1, 65536, f);
-		n += got;
-	} while (got > 0);
-	if (!err && ferror(f))
-		err = errno ? errno : EIO;
-	fclose(f);
-	if (err) {
-		free(buf);
-		errno = err;
-		return NULL;
+		got = seek ? pread(fd, buf + n, cap - n - 1, (off_t)n) : read(fd, buf + n, cap - n - 1);
+		if (got < 0 && errno == ESPIPE && seek && n == 0) {
+			seek = false;
+			continue;
+		}
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int err = errno;
+
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
 	}
 	buf[n] = '\0';
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *file_read(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = file_read_fd(fd, len);
+	err = errno;
+	close(fd);
+	errno = err;
+	return buf;
+}
+
+int file_write(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int err = 0;
+
+	if (!f)
+		return -1;
+	if (len && fwrite(buf, 1, len, f) != len)
+		err = -1;
+	if (fclose(f) != 0)
+		err = -1;
+	return err;
+}
+
+int file_read_line(const char *path, char *out, size_t outlen)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(out, outlen, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	out[strcspn(out, "\r\n")] = '\0';
+	return 0;
+}
+
+void file_first_line(const char *path, char *out, size_t len)
+{
+	char buf[4096], *p;
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t o = 0;
+
+	if (len)
+		out[0] = '\0';
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0 || !len)
+		return;
+	buf[n] = '\0';
+	p = buf + strspn(buf, "\r\n\t ");
+	p[strcspn(p, "\r\n")] = '\0';
+	for (; *p && o + 1 < len; p++)
+		out[o++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+	out[o] = '\0';
+}
+
+int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	struct stat st;
+	int in, out, err = -1;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) < 0)
+		goto out_close_in;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);
+	if (out < 0)
+		goto out_close_in;
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(out, buf + off, n - off);
+
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				goto out_close_out;
+			}
+			off += w;
+		}
+	}
+	if (n == 0)
+		err = 0;
+out_close_out:
+	if (close(out) < 0)
+		err = -1;
+out_close_in:
+	close(in);
+	return err;
+}
+
+bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf)) {
+		errno = len ? ENAMETOOLONG : ENOENT;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, mode) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 && errno != ENOENT ? -1 : 0;
+	return unlink(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int rm_rf(const char *path)
+{
+	if (!path || !*path || !strcmp(path, "/"))
+		return -1;
+	if (access(path, F_OK) < 0)
+		return 0;
+	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
 char *file_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen)

@@ -5,12 +5,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
-/*
- * The whole file, NUL-terminated; *len (if given) its length. Reads to EOF,
- * so /proc and tracefs files (which report size 0) work too. NULL with
- * errno set when it cannot be opened or read.
- */
 /*
  * May s be one path component that input chose (a kernel's release, a file
  * a guest sent, a name in a results directory)? [A-Za-z0-9._+-], 1 to max
@@ -18,7 +14,42 @@
  */
 bool plain_name_ok(const char *s, size_t max);
 
+/*
+ * The whole file, NUL-terminated; *len (if given) its length. Reads to EOF,
+ * so /proc and tracefs files (which report size 0) work too. NULL with
+ * errno set when it cannot be opened or read.
+ */
 char *file_read(const char *path, size_t *len);
+
+/* The same through fd, from the file's start (fd's offset is left alone,
+ * but for a pipe, read from where it is). */
+char *file_read_fd(int fd, size_t *len);
+
+/* Write a whole file (made 0666 & ~umask, or truncated); 0 or -1. */
+int file_write(const char *path, const void *buf, size_t len);
+
+/* The first line of a file, without its newline, into out; 0 or -1. */
+int file_read_line(const char *path, char *out, size_t outlen);
+
+/*
+ * The first line a program wrote into the log file path (its first 4 KiB,
+ * after blank space), printable ASCII only (others shown as '?'), into
+ * out; "" if none.
+ */
+void file_first_line(const char *path, char *out, size_t len);
+
+/* Copy a file, its mode kept; 0 or -1 with errno. */
+int copy_file(const char *src, const char *dst);
+
+/* Is path (followed) a directory, a regular file? */
+bool is_dir(const char *path);
+bool is_file(const char *path);
+
+/* mkdir -p: what it makes gets mode, what exists is left as it is; 0 or -1 with errno. */
+int mkdir_p(const char *path, mode_t mode);
+
+/* rm -rf, not following symlinks; 0 or -1. Refuses "" and "/". */
+int rm_rf(const char *path);
 
 /*
  * A regular file of at most max bytes, NUL-terminated (*len, if given, its

@@ -62,3 +62,14 @@ int msg_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 	return -1;
 }
+
+int fmt_buf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n;
+}

@@ -25,6 +25,13 @@ void msg_trim(char *s);
 int msg_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Exit statuses of DESIGN.md. */
+/*
+ * snprintf for paths and messages whose truncation is harmless or checked
+ * by the caller (the result is the same as snprintf's); a function of its
+ * own keeps -Wformat-truncation quiet about paths that cannot be that long.
+ */
+int fmt_buf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,  /* a run failed, or compare found a regression */

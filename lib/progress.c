@@ -6,13 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "clock.h"
 
 void format_duration(char *buf, size_t len, double s)
 {
@@ -38,14 +32,14 @@ void progress_begin_run(struct progress *p, int scenario_i, int scenario_n,
 	p->scenario_i = scenario_i;
 	p->scenario_n = scenario_n;
 	snprintf(p->label, sizeof(p->label), "%s, repeat %d/%d", scenario, repeat, repeats);
-	p->run_start = now();
+	p->run_start = mono_s();
 	progress_tick(p);
 }
 
 void progress_tick(struct progress *p)
 {
 	char left[32], line[sizeof(p->shown)];
-	double in_run = now() - p->run_start;
+	double in_run = mono_s() - p->run_start;
 	double remaining = (p->total_runs - p->done_runs) * p->run_s - in_run;
 
 	if (!p->enabled)

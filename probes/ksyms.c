@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "ksyms.h"
 
 static int cmp_addr(const void *a, const void *b)
@@ -61,38 +62,17 @@ int ksyms_parse(struct ksyms *k, char *text)
 
 int ksyms_load(struct ksyms *k, const char *path, char *why, size_t wlen)
 {
-	FILE *f = fopen(path ? path : "/proc/kallsyms", "r");
-	size_t cap = 1 << 22, len = 0, got;
 	char *buf;
 
 	*k = (struct ksyms){ 0 };
-	if (!f) {
-		snprintf(why, wlen, "cannot read /proc/kallsyms: %s", strerror(errno));
-		return -1;
-	}
-	buf = malloc(cap + 1);
-	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += got;
-		if (len == cap) {
-			char *b = realloc(buf, 2 * cap + 1);
-
-			if (!b) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = b;
-			cap *= 2;
-		}
-	}
-	fclose(f);
+	path = path ? path : "/proc/kallsyms";
+	buf = file_read(path, NULL);
 	if (!buf) {
-		snprintf(why, wlen, "out of memory reading /proc/kallsyms");
+		snprintf(why, wlen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	buf[len] = '\0';
 	if (ksyms_parse(k, buf) < 0) {
-		snprintf(why, wlen, "/proc/kallsyms shows no addresses (kptr_restrict; needs root)");
+		snprintf(why, wlen, "%s shows no addresses (kptr_restrict; needs root)", path);
 		ksyms_free(k);
 		return -1;
 	}

@@ -127,14 +127,111 @@ static void close_all(int *fds, int n)
 			close(fds[i]);
 }
 
+/* GSO skbs of net:net_dev_start_xmit sampled into a ring per CPU, for their gso_segs. */
+static void open_xmit_gso(struct perfcount *pc, long id, const char *const *devs,
+			  bool avail[IPP_NR_COUNTERS], char how[IPP_NR_COUNTERS][256])
+{
+	char filter[512];
+	int ok = 1;
+
+	perfcount_dev_filter(filter, sizeof(filter), devs, "gso_size != 0");
+	for (int c = 0; c < pc->ncpus && ok; c++) {
+		pc->xmit_gso[c] = open_tp(id, c, true, filter);
+		ok = pc->xmit_gso[c] >= 0;
+		if (ok) {
+			pc->ring[c] = mmap(NULL, pc->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, pc->xmit_gso[c], 0);
+			ok = pc->ring[c] != MAP_FAILED;
+			if (!ok)
+				pc->ring[c] = NULL;
+		}
+	}
+	if (!ok) {
+		snprintf(how[IPP_XMIT_SEGS], 256, "unavailable: no BPF, and sampling net:net_dev_start_xmit failed: %s", strerror(errno));
+	} else {
+		avail[IPP_XMIT_SEGS] = true;
+		snprintf(how[IPP_XMIT_SEGS], 256, "tracefs event net:net_dev_start_xmit through perf_event_open: skbs plus gso_segs - 1 of each sampled GSO skb (libtraceevent)");
+	}
+
+}
+
+/* net:net_dev_start_xmit: skbs counted; GSO skbs sampled for gso_segs. */
+static void open_xmit(struct perfcount *pc, const char *tracefs, const char *const *devs,
+		      bool avail[IPP_NR_COUNTERS], char how[IPP_NR_COUNTERS][256])
+{
+	char filter[512], path[256], *fmt;
+	long id = event_id(tracefs, "net", "net_dev_start_xmit");
+	size_t flen;
+	int ok = 1;
+
+	snprintf(path, sizeof(path), "%s/events/net/net_dev_start_xmit/format", tracefs);
+	fmt = file_read(path, &flen);
+	pc->tep = tep_alloc();
+	if (fmt && pc->tep && tep_parse_event(pc->tep, fmt, flen, "net") == TEP_ERRNO__SUCCESS)
+		pc->ev = tep_find_event_by_name(pc->tep, "net", "net_dev_start_xmit");
+	free(fmt);
+	if (id < 0 || !pc->ev) {
+		snprintf(how[IPP_XMIT_SKBS], 256, "unavailable: no BPF, and net:net_dev_start_xmit is not in %s/events", tracefs);
+		memcpy(how[IPP_XMIT_SEGS], how[IPP_XMIT_SKBS], 256);
+		return;
+	}
+	perfcount_dev_filter(filter, sizeof(filter), devs, NULL);
+	for (int c = 0; c < pc->ncpus && ok; c++) {
+		pc->xmit_all[c] = open_tp(id, c, false, filter);
+		ok = pc->xmit_all[c] >= 0;
+	}
+	if (!ok) {
+		snprintf(how[IPP_XMIT_SKBS], 256, "unavailable: no BPF, and perf_event_open of net:net_dev_start_xmit failed: %s", strerror(errno));
+		memcpy(how[IPP_XMIT_SEGS], how[IPP_XMIT_SKBS], 256);
+		close_all(pc->xmit_all, pc->ncpus);
+		return;
+	}
+	avail[IPP_XMIT_SKBS] = true;
+	snprintf(how[IPP_XMIT_SKBS], 256, "tracefs event net:net_dev_start_xmit counted by perf_event_open%s%.160s",
+		 *filter ? ", filter " : "", filter);
+	open_xmit_gso(pc, id, devs, avail, how);
+}
+
+/* kmem: counts with a call_site filter; kfree by call site too (no pointer matching here) */
+static void open_kmem(struct perfcount *pc, const char *tracefs, const uint64_t *lo, const uint64_t *hi,
+		      int nranges, bool avail[IPP_NR_COUNTERS], char how[IPP_NR_COUNTERS][256])
+{
+	static const struct { const char *name; int slot; } kev[] = {
+		{ "kmalloc", IPP_KMALLOC_ESP_OUTPUT }, { "kfree", IPP_KFREE_ESP_OUTPUT },
+	};
+	char filter[512];
+	size_t n = 0;
+
+	filter[0] = '\0';
+	for (int i = 0; i < nranges && n < sizeof(filter); i++)
+		n += snprintf(filter + n, sizeof(filter) - n, "%s(call_site >= 0x%llx && call_site < 0x%llx)",
+			      i ? " || " : "", (unsigned long long)lo[i], (unsigned long long)hi[i]);
+	for (int k = 0; k < 2; k++) {
+		int *fds = k ? pc->kfree : pc->kmalloc, ok = 1;
+		long id = event_id(tracefs, "kmem", kev[k].name);
+
+		for (int c = 0; c < pc->ncpus && ok && id >= 0; c++) {
+			fds[c] = open_tp(id, c, false, filter);
+			ok = fds[c] >= 0;
+		}
+		if (id < 0 || !ok) {
+			snprintf(how[kev[k].slot], 256, "unavailable: no BPF, and kmem:%s cannot be counted: %s", kev[k].name,
+				 id < 0 ? "no such event" : strerror(errno));
+			close_all(fds, pc->ncpus);
+			for (int c = 0; c < pc->ncpus; c++)
+				fds[c] = -1;
+			continue;
+		}
+		avail[kev[k].slot] = true;
+		snprintf(how[kev[k].slot], 256, "tracefs event kmem:%s counted by perf_event_open, filter %.180s",
+			 kev[k].name, filter);
+	}
+}
+
 struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, const uint64_t *lo,
 				 const uint64_t *hi, int nranges, bool avail[IPP_NR_COUNTERS],
 				 char how[IPP_NR_COUNTERS][256])
 {
 	struct perfcount *pc = calloc(1, sizeof(*pc));
-	char filter[512], path[256], *fmt;
-	long id;
-	size_t flen;
 
 	if (!pc)
 		return NULL;
@@ -145,86 +242,9 @@ struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, c
 	pc->ring_len = pc->page * (RING_PAGES + 1);
 	for (int i = 0; i < MAX_CPUS; i++)
 		pc->xmit_all[i] = pc->xmit_gso[i] = pc->kmalloc[i] = pc->kfree[i] = -1;
-
-	/* net:net_dev_start_xmit: skbs counted; GSO skbs sampled for gso_segs */
-	id = event_id(tracefs, "net", "net_dev_start_xmit");
-	snprintf(path, sizeof(path), "%s/events/net/net_dev_start_xmit/format", tracefs);
-	fmt = file_read(path, &flen);
-	pc->tep = tep_alloc();
-	if (fmt && pc->tep && tep_parse_event(pc->tep, fmt, flen, "net") == TEP_ERRNO__SUCCESS)
-		pc->ev = tep_find_event_by_name(pc->tep, "net", "net_dev_start_xmit");
-	free(fmt);
-	if (id < 0 || !pc->ev) {
-		snprintf(how[IPP_XMIT_SKBS], 256, "unavailable: no BPF, and net:net_dev_start_xmit is not in %s/events", tracefs);
-		memcpy(how[IPP_XMIT_SEGS], how[IPP_XMIT_SKBS], 256);
-	} else {
-		int ok = 1;
-
-		perfcount_dev_filter(filter, sizeof(filter), devs, NULL);
-		for (int c = 0; c < pc->ncpus && ok; c++) {
-			pc->xmit_all[c] = open_tp(id, c, false, filter);
-			ok = pc->xmit_all[c] >= 0;
-		}
-		if (!ok) {
-			snprintf(how[IPP_XMIT_SKBS], 256, "unavailable: no BPF, and perf_event_open of net:net_dev_start_xmit failed: %s", strerror(errno));
-			memcpy(how[IPP_XMIT_SEGS], how[IPP_XMIT_SKBS], 256);
-			close_all(pc->xmit_all, pc->ncpus);
-		} else {
-			avail[IPP_XMIT_SKBS] = true;
-			snprintf(how[IPP_XMIT_SKBS], 256, "tracefs event net:net_dev_start_xmit counted by perf_event_open%s%.160s",
-				 *filter ? ", filter " : "", filter);
-			perfcount_dev_filter(filter, sizeof(filter), devs, "gso_size != 0");
-			for (int c = 0; c < pc->ncpus && ok; c++) {
-				pc->xmit_gso[c] = open_tp(id, c, true, filter);
-				ok = pc->xmit_gso[c] >= 0;
-				if (ok) {
-					pc->ring[c] = mmap(NULL, pc->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, pc->xmit_gso[c], 0);
-					ok = pc->ring[c] != MAP_FAILED;
-					if (!ok)
-						pc->ring[c] = NULL;
-				}
-			}
-			if (!ok) {
-				snprintf(how[IPP_XMIT_SEGS], 256, "unavailable: no BPF, and sampling net:net_dev_start_xmit failed: %s", strerror(errno));
-			} else {
-				avail[IPP_XMIT_SEGS] = true;
-				snprintf(how[IPP_XMIT_SEGS], 256, "tracefs event net:net_dev_start_xmit through perf_event_open: skbs plus gso_segs - 1 of each sampled GSO skb (libtraceevent)");
-			}
-		}
-	}
-
-	/* kmem: counts with a call_site filter; kfree by call site too (no pointer matching here) */
-	if (nranges > 0) {
-		size_t n = 0;
-
-		filter[0] = '\0';
-		for (int i = 0; i < nranges && n < sizeof(filter); i++)
-			n += snprintf(filter + n, sizeof(filter) - n, "%s(call_site >= 0x%llx && call_site < 0x%llx)",
-				      i ? " || " : "", (unsigned long long)lo[i], (unsigned long long)hi[i]);
-		static const struct { const char *name; int slot; } kev[] = {
-			{ "kmalloc", IPP_KMALLOC_ESP_OUTPUT }, { "kfree", IPP_KFREE_ESP_OUTPUT },
-		};
-		for (int k = 0; k < 2; k++) {
-			int *fds = k ? pc->kfree : pc->kmalloc, ok = 1;
-
-			id = event_id(tracefs, "kmem", kev[k].name);
-			for (int c = 0; c < pc->ncpus && ok && id >= 0; c++) {
-				fds[c] = open_tp(id, c, false, filter);
-				ok = fds[c] >= 0;
-			}
-			if (id < 0 || !ok) {
-				snprintf(how[kev[k].slot], 256, "unavailable: no BPF, and kmem:%s cannot be counted: %s", kev[k].name,
-					 id < 0 ? "no such event" : strerror(errno));
-				close_all(fds, pc->ncpus);
-				for (int c = 0; c < pc->ncpus; c++)
-					fds[c] = -1;
-				continue;
-			}
-			avail[kev[k].slot] = true;
-			snprintf(how[kev[k].slot], 256, "tracefs event kmem:%s counted by perf_event_open, filter %.180s",
-				 kev[k].name, filter);
-		}
-	}
+	open_xmit(pc, tracefs, devs, avail, how);
+	if (nranges > 0)
+		open_kmem(pc, tracefs, lo, hi, nranges, avail, how);
 	int *groups[] = { pc->xmit_all, pc->xmit_gso, pc->kmalloc, pc->kfree };
 
 	for (int g = 0; g < 4; g++)

@@ -104,7 +104,7 @@ int ipsec_add_policy_here(const char *ns, const struct xfrm_pol_spec *p, const c
 int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_t *key, const char *where,
 		      int *kerr, char *kmsg, size_t klen, char *why, size_t len);
 
-/* Journal undo handlers (rows in journal_kinds.c). */
+/* Journal undo handlers (rows in cmd/undo_kinds.c). */
 int ipsec_undo_state(json_t *r);
 int ipsec_undo_policy(json_t *r);
 

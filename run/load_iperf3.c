@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "clock.h"
 #include "endpoint.h"
 #include "files.h"
 #include "journal.h"
@@ -116,13 +117,6 @@ char *raw_read(const char *prefix, const char *suffix)
 	return file_read(path, NULL);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* One iperf3 test: the server at rx, the client at tx, either end here or on the peer. */
 struct iperf3_run {
@@ -238,10 +232,10 @@ static int client_run(struct iperf3_run *x, char *const argv[])
 		snprintf(why, sizeof(why), "cannot start iperf3: %s", strerror(errno));
 		return fail(x, why);
 	}
-	t0 = now();
+	t0 = mono_s();
 	deadline = t0 + p->omit_s + p->duration_s + 20; /* bounds a hang, nothing else */
 	while (waitpid(x->client, &x->status, WNOHANG) != x->client) {
-		if (!x->window_open && now() - t0 >= p->omit_s)
+		if (!x->window_open && mono_s() - t0 >= p->omit_s)
 			window(x, 1);
 		if (p->tick)
 			p->tick(p->arg);
@@ -251,7 +245,7 @@ static int client_run(struct iperf3_run *x, char *const argv[])
 		}
 		if (ep_lost(x->rx) || ep_lost(x->tx))
 			return fail(x, "");
-		if (now() > deadline) {
+		if (mono_s() > deadline) {
 			snprintf(why, sizeof(why), "iperf3 client still running after %.0f s", deadline - t0);
 			return fail(x, why);
 		}

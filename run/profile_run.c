@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "profile.h" /* analyze/profile.h: folding and reduction */
 #include "exec.h"
 #include "journal.h"
@@ -38,14 +39,6 @@ struct profiler {
 	double t_on, t_off;     /* CLOCK_MONOTONIC seconds at enable and disable */
 	char why[512];          /* the first failure; empty while all is well */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int profile_check(char *why, size_t len)
 {
@@ -85,7 +78,7 @@ static int control(struct profiler *p, const char *cmd, int timeout_ms)
 {
 	char buf[64];
 	size_t got = 0;
-	double end = now_s() + timeout_ms / 1000.0;
+	double end = mono_s() + timeout_ms / 1000.0;
 
 	if (p->ctl_fd < 0 || p->pid <= 0) /* never waitpid(-1): that would reap the load's processes */
 		return -1;
@@ -94,7 +87,7 @@ static int control(struct profiler *p, const char *cmd, int timeout_ms)
 	/* perf writes "ack\n" and its terminating NUL; NULs are skipped */
 	while (got < 4) {
 		struct pollfd pfd = { p->ack_fd, POLLIN, 0 };
-		int left = (int)((end - now_s()) * 1000);
+		int left = (int)((end - mono_s()) * 1000);
 		ssize_t n, k = 0;
 
 		if (left <= 0 || waitpid(p->pid, NULL, WNOHANG) == p->pid) {
@@ -213,9 +206,9 @@ void profile_window(struct profiler *p, int open)
 			return;
 		}
 		p->enabled = true;
-		p->t_on = now_s();
+		p->t_on = mono_s();
 	} else if (p->enabled) {
-		p->t_off = now_s();
+		p->t_off = mono_s();
 		if (control(p, "disable\n", PROFILE_ACK_MS) < 0)
 			why_from_log(p, "perf did not disable its events");
 		p->enabled = false;
@@ -225,13 +218,13 @@ void profile_window(struct profiler *p, int open)
 /* SIGINT, as a terminal would: perf writes its file and exits 0. */
 static int stop_perf(struct profiler *p)
 {
-	double end = now_s() + PROFILE_STOP_MS / 1000.0;
+	double end = mono_s() + PROFILE_STOP_MS / 1000.0;
 	int st;
 
 	if (p->pid <= 0)
 		return -1;
 	kill(p->pid, SIGINT);
-	while (now_s() < end) {
+	while (mono_s() < end) {
 		pid_t r = waitpid(p->pid, &st, WNOHANG);
 
 		if (r == p->pid) {

@@ -27,7 +27,7 @@
 #include "guest.h"
 #include "vm.h"
 #include "vm_guest.h"
-#include "vm_util.h"
+#include "files.h"
 
 static double uptime(void)
 {
@@ -86,7 +86,7 @@ static long long ns_tx_bytes(const char *pid)
 	long long sum = 0;
 	FILE *f;
 
-	vm_fmt(path, sizeof(path), "/proc/%s/net/dev", pid);
+	fmt_buf(path, sizeof(path), "/proc/%s/net/dev", pid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -130,8 +130,8 @@ static bool is_kthread(long pid)
 		return false;
 	if (kthread_known[pid / 8] & (1 << pid % 8))
 		return kthread_is[pid / 8] & (1 << pid % 8);
-	vm_fmt(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (vm_read_line(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+	fmt_buf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (file_read_line(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
 		return false;
 	/* field 9 is the task's flags; PF_KTHREAD is 0x00200000 */
 	for (char *tok = strtok(p + 1, " "); tok && ++field <= 9; tok = strtok(NULL, " "))
@@ -162,8 +162,8 @@ static bool load_started(void)
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9' || is_kthread(atol(e->d_name)))
 			continue;
-		vm_fmt(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (vm_read_line(path, comm, sizeof(comm)) < 0 || strcmp(comm, "iperf3"))
+		fmt_buf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		if (file_read_line(path, comm, sizeof(comm)) < 0 || strcmp(comm, "iperf3"))
 			continue;
 		started = ns_tx_bytes(e->d_name) > FIRST_BYTE_THRESHOLD;
 	}
@@ -272,7 +272,7 @@ static int reap_until(pid_t want, bool *first_byte, double *t_first)
 static void write_info(int rc, double t_init, double t_start, double t_first, double t_end)
 {
 	struct utsname u;
-	char *version = vm_read_file("/proc/version", NULL), *text;
+	char *version = file_read("/proc/version", NULL), *text;
 	json_t *info;
 
 	uname(&u);
@@ -285,7 +285,7 @@ static void write_info(int rc, double t_init, double t_start, double t_first, do
 		json_object_set_new(info, "t_first_byte", json_real(t_first));
 	text = json_dumps(info, JSON_INDENT(1));
 	if (text)
-		vm_write_file(GUEST_OUT "/" GUEST_INFO, text, strlen(text));
+		file_write(GUEST_OUT "/" GUEST_INFO, text, strlen(text));
 	free(text);
 	free(version);
 	json_decref(info);
@@ -320,7 +320,7 @@ int guest_main(void)
 	mounts();
 	console();
 	/* from now on the kernel may load modules on demand (vm_initramfs.c) */
-	if (vm_write_file("/proc/sys/kernel/modprobe", GUEST_MODPROBE "\n",
+	if (file_write("/proc/sys/kernel/modprobe", GUEST_MODPROBE "\n",
 			  strlen(GUEST_MODPROBE) + 1) < 0)
 		pr_warn("guest: cannot set /proc/sys/kernel/modprobe: %s", strerror(errno));
 	t_init = uptime();

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "files.h"
 #include "exec.h"
 #include "guest_check.h"
 #include "guest_tar.h"
@@ -29,7 +31,6 @@
 #include "log.h"
 #include "signals.h"
 #include "vm_guest.h"
-#include "vm_util.h"
 
 #define TAIL_LINES 15
 /* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */
@@ -58,7 +59,7 @@ static bool want_kvm(const char *workdir, bool dry)
 	if (kvm_state >= 0)
 		return kvm_state;
 	if (!vm_kvm_allowed(why, sizeof(why))) {
-		vm_fmt(kvm_why, sizeof(kvm_why), "%s", why);
+		fmt_buf(kvm_why, sizeof(kvm_why), "%s", why);
 		kvm_state = 0;
 		return false;
 	}
@@ -70,7 +71,7 @@ static bool want_kvm(const char *workdir, bool dry)
 		kvm_state = 1;
 		return true;
 	case 0:
-		vm_fmt(kvm_why, sizeof(kvm_why), "KVM cannot run guests here: %s", why);
+		fmt_buf(kvm_why, sizeof(kvm_why), "KVM cannot run guests here: %s", why);
 		pr_warn("vm: %s; using TCG", kvm_why);
 		kvm_state = 0;
 		return false;
@@ -102,7 +103,7 @@ static void console_line(struct console *c, const char *line, double t)
 		return;
 	if (log_verbose >= 2)
 		fprintf(stderr, "ipsecperf: debug: vm console %7.3f: %s\n", t, line);
-	vm_fmt(c->tail[c->next], sizeof(c->tail[0]), "%s", line);
+	fmt_buf(c->tail[c->next], sizeof(c->tail[0]), "%s", line);
 	c->next = (c->next + 1) % TAIL_LINES;
 	if (c->ntail < TAIL_LINES)
 		c->ntail++;
@@ -116,7 +117,7 @@ static void console_line(struct console *c, const char *line, double t)
 		c->t_done = t;
 	if (!c->panic && strstr(line, "Kernel panic")) {
 		c->panic = true;
-		vm_fmt(c->panic_line, sizeof(c->panic_line), "%s", line);
+		fmt_buf(c->panic_line, sizeof(c->panic_line), "%s", line);
 	}
 }
 
@@ -158,10 +159,10 @@ static char *console_tail(struct console *c)
 	for (int i = 0; i < c->ntail; i++) {
 		int idx = (c->next - c->ntail + i + TAIL_LINES) % TAIL_LINES;
 
-		len += vm_fmt(s + len, cap - len, "  | %s\n", c->tail[idx]);
+		len += fmt_buf(s + len, cap - len, "  | %s\n", c->tail[idx]);
 	}
 	if (!c->ntail)
-		vm_fmt(s, cap, "  | (the console stayed empty)\n");
+		fmt_buf(s, cap, "  | (the console stayed empty)\n");
 	return s;
 }
 
@@ -207,7 +208,7 @@ static const char *quick_firmware(void)
 	if (classic_boot())
 		return NULL;
 	for (int i = 0; paths[i]; i++)
-		if (vm_is_file(paths[i]))
+		if (is_file(paths[i]))
 			return paths[i];
 	return NULL;
 }
@@ -230,7 +231,7 @@ static void build_append(char *append, size_t len)
 {
 	const char *extra = getenv("IPSECPERF_VM_APPEND");
 
-	vm_fmt(append, len, "console=ttyS0 quiet panic=-1 oops=panic no_timer_check%s rdinit=" GUEST_EXE " %s -- guest",
+	fmt_buf(append, len, "console=ttyS0 quiet panic=-1 oops=panic no_timer_check%s rdinit=" GUEST_EXE " %s -- guest",
 	       classic_boot() ? "" : " cryptomgr.notests", extra ? extra : "");
 }
 
@@ -251,11 +252,11 @@ static void build_argv(struct boot *b, struct qemu_argv *q)
 {
 	size_t n = 0;
 
-	vm_fmt(q->smp, sizeof(q->smp), "%d", nr_cpus());
+	fmt_buf(q->smp, sizeof(q->smp), "%d", nr_cpus());
 	build_append(q->append, sizeof(q->append));
-	vm_fmt(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
-	vm_fmt(q->ser[1], sizeof(q->ser[1]), "file:%s", b->tar_path);
-	vm_fmt(q->ser[2], sizeof(q->ser[2]), "file:%s", b->live_path);
+	fmt_buf(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
+	fmt_buf(q->ser[1], sizeof(q->ser[1]), "file:%s", b->tar_path);
+	fmt_buf(q->ser[2], sizeof(q->ser[2]), "file:%s", b->live_path);
 	for (const char *const *p = (const char *const[]){ "qemu-system-x86_64", "-accel",
 			b->kvm ? "kvm" : "tcg", "-cpu", b->kvm ? "host" : "max", "-m", "1024",
 			"-smp", q->smp, "-nodefaults", "-no-user-config", "-display", "none",
@@ -289,8 +290,8 @@ static double proc_cpu_s(pid_t pid)
 	unsigned long long ut = 0, st = 0;
 	int field = 2;
 
-	vm_fmt(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (vm_read_line(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+	fmt_buf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (file_read_line(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
 		return 0;
 	for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
 		field++;
@@ -319,7 +320,7 @@ static bool serial_flood(struct boot *b)
 		what = "record port", max = LIVE_MAX;
 	if (!what)
 		return false;
-	vm_fmt(b->why, sizeof(b->why), "the guest wrote more than %ld MiB on its %s; stopped it",
+	fmt_buf(b->why, sizeof(b->why), "the guest wrote more than %ld MiB on its %s; stopped it",
 	       max >> 20, what);
 	b->flood = true;
 	return true;
@@ -338,7 +339,7 @@ static pid_t boot_start(struct boot *b, char **argv, int *qfd)
 	b->con.fd = open(b->console_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	*qfd = open(b->qlog_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b->con.fd < 0 || *qfd < 0) {
-		vm_fmt(b->why, sizeof(b->why), "cannot create %s: %s", b->console_path,
+		fmt_buf(b->why, sizeof(b->why), "cannot create %s: %s", b->console_path,
 		       strerror(errno));
 		return -1;
 	}
@@ -350,7 +351,7 @@ static pid_t boot_start(struct boot *b, char **argv, int *qfd)
 	}
 	pid = exec_spawn(argv, &o);
 	if (pid < 0) {
-		vm_fmt(b->why, sizeof(b->why), "cannot start qemu-system-x86_64: %s; `make deps` installs it",
+		fmt_buf(b->why, sizeof(b->why), "cannot start qemu-system-x86_64: %s; `make deps` installs it",
 		       strerror(errno));
 		return -1;
 	}
@@ -371,12 +372,12 @@ static bool boot_must_stop(struct boot *b, double t)
 	if (serial_flood(b))
 		return true;
 	if (!b->con.t_init && t > b->boot_timeout_s) {
-		vm_fmt(b->why, sizeof(b->why), "the guest did not reach its init within %d s",
+		fmt_buf(b->why, sizeof(b->why), "the guest did not reach its init within %d s",
 		       b->boot_timeout_s);
 		return true;
 	}
 	if (t > b->total_timeout_s) {
-		vm_fmt(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
+		fmt_buf(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
 		       b->total_timeout_s,
 		       !b->con.t_init ? "before the guest's init ran" :
 		       !b->con.t_first ? "before the load began" :
@@ -384,7 +385,7 @@ static bool boot_must_stop(struct boot *b, double t)
 		return true;
 	}
 	if (stop_requested()) {
-		vm_fmt(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
+		fmt_buf(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
 		return true;
 	}
 	return false;
@@ -396,7 +397,7 @@ static void boot_watch(struct boot *b, pid_t pid, double t0)
 	for (;;) {
 		int st;
 		pid_t w = waitpid(pid, &st, WNOHANG);
-		double t = vm_now() - t0;
+		double t = mono_s() - t0;
 
 		console_poll(&b->con, t);
 		if (b->con.t_init && !b->con.cpu_init)
@@ -417,17 +418,17 @@ static void boot_watch(struct boot *b, pid_t pid, double t0)
 static void boot_verdict(struct boot *b, bool stopped, const char *qmsg)
 {
 	if (b->con.panic) {
-		vm_fmt(b->why, sizeof(b->why), "kernel panic: %s", b->con.panic_line);
+		fmt_buf(b->why, sizeof(b->why), "kernel panic: %s", b->con.panic_line);
 	} else if (!*b->why && !b->con.t_done) {
 		char status[32] = "";
 
 		if (!stopped)
-			vm_fmt(status, sizeof(status), " with status %d", b->qemu_status);
-		vm_fmt(b->why, sizeof(b->why), "qemu %s%s before the guest %s%s%s",
+			fmt_buf(status, sizeof(status), " with status %d", b->qemu_status);
+		fmt_buf(b->why, sizeof(b->why), "qemu %s%s before the guest %s%s%s",
 		       stopped ? "was stopped" : "exited", status,
 		       b->con.t_init ? "finished" : "reached its init", *qmsg ? ": " : "", qmsg);
 	} else if (b->kvm && !b->con.t_init && *qmsg) {
-		vm_fmt(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why), "; qemu said: %s", qmsg);
+		fmt_buf(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why), "; qemu said: %s", qmsg);
 	}
 	/*
 	 * Under KVM, whatever ended the boot before the guest's init (qemu
@@ -459,19 +460,19 @@ static int boot_once(struct boot *b, bool dry)
 		exec_print(stdout, NULL, q.a);
 		return 0;
 	}
-	t0 = vm_now();
+	t0 = mono_s();
 	pid = boot_start(b, q.a, &qfd);
 	if (pid < 0)
 		goto out_close;
 	boot_watch(b, pid, t0);
 	/* what qemu said, read before stopping it (it then says that it was stopped) */
-	vm_first_line(b->qlog_path, qmsg, sizeof(qmsg));
+	file_first_line(b->qlog_path, qmsg, sizeof(qmsg));
 	if (waitpid(pid, &(int){ 0 }, WNOHANG) == 0) {
 		exec_stop(pid, 2000);
 		stopped = true;
 		b->qemu_status = -1;
 	}
-	b->total_s = vm_now() - t0;
+	b->total_s = mono_s() - t0;
 	console_poll(&b->con, b->total_s);
 	boot_verdict(b, stopped, qmsg);
 out_close:
@@ -579,7 +580,7 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 
 		pos = end + 1;
 		if (!run_asked(cfg, scen, json_object_get(rec, "repeat"))) {
-			vm_fmt(why, whylen, "%s:%d: scenario %s, repeat %lld is not a run this VM was asked for",
+			fmt_buf(why, whylen, "%s:%d: scenario %s, repeat %lld is not a run this VM was asked for",
 			       name, i + 1, scen ? scen : "?", (long long)json_integer_value(json_object_get(rec, "repeat")));
 			json_decref(rec);
 			break;
@@ -630,15 +631,15 @@ static void *map_file(const char *path, size_t *len, char *why, size_t whylen)
 	void *p = NULL;
 
 	if (fd < 0) {
-		vm_fmt(why, whylen, "%s", strerror(errno));
+		fmt_buf(why, whylen, "%s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-		vm_fmt(why, whylen, "the guest sent nothing");
+		fmt_buf(why, whylen, "the guest sent nothing");
 	else if (st.st_size > GUEST_TAR_MAX_STREAM)
-		vm_fmt(why, whylen, "more than %ld MiB", GUEST_TAR_MAX_STREAM >> 20);
+		fmt_buf(why, whylen, "more than %ld MiB", GUEST_TAR_MAX_STREAM >> 20);
 	else if ((p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
-		vm_fmt(why, whylen, "%s", strerror(errno)), p = NULL;
+		fmt_buf(why, whylen, "%s", strerror(errno)), p = NULL;
 	else
 		*len = st.st_size;
 	close(fd);
@@ -713,39 +714,39 @@ static int work_make(const struct run_config *cfg, struct vm_work *w)
 	const char *tmpdir = getenv("TMPDIR");
 
 	memset(w, 0, sizeof(*w));
-	vm_fmt(w->dir, sizeof(w->dir), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	fmt_buf(w->dir, sizeof(w->dir), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(w->dir)) {
 		pr_warn("vm: cannot make a scratch folder: %s", strerror(errno));
 		return -1;
 	}
 	if (!cfg->dry_run)
 		journal_add(json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "rm", "-rf", w->dir));
-	vm_fmt(w->initrd, sizeof(w->initrd), "%s/initramfs.cpio", w->dir);
-	vm_fmt(w->con, sizeof(w->con), "%s/console.log", w->dir);
-	vm_fmt(w->tar, sizeof(w->tar), "%s/results.tar", w->dir);
-	vm_fmt(w->live, sizeof(w->live), "%s/live.jsonl", w->dir);
-	vm_fmt(w->qlog, sizeof(w->qlog), "%s/qemu.log", w->dir);
+	fmt_buf(w->initrd, sizeof(w->initrd), "%s/initramfs.cpio", w->dir);
+	fmt_buf(w->con, sizeof(w->con), "%s/console.log", w->dir);
+	fmt_buf(w->tar, sizeof(w->tar), "%s/results.tar", w->dir);
+	fmt_buf(w->live, sizeof(w->live), "%s/live.jsonl", w->dir);
+	fmt_buf(w->qlog, sizeof(w->qlog), "%s/qemu.log", w->dir);
 	return 0;
 }
 
 /* The initramfs, and the kernel as qemu boots it quickest; -1 if the initramfs fails. */
 static int work_fill(const struct run_config *cfg, const struct vm_kernel *k, struct vm_work *w)
 {
-	double t = vm_now();
+	double t = mono_s();
 	struct stat st;
 
 	if (vm_initramfs_build(cfg, k, w->dir, w->initrd) < 0)
 		return -1;
 	if (stat(w->initrd, &st) == 0)
 		pr_debug("vm: %s: initramfs %.1f MB in %.2f s", k->release, st.st_size / 1e6,
-			 vm_now() - t);
+			 mono_s() - t);
 	if (!classic_boot()) {
-		t = vm_now();
+		t = mono_s();
 		if (vm_kernel_pvh(k->image, w->dir, w->vmlinux, sizeof(w->vmlinux)) < 0)
 			w->vmlinux[0] = '\0';
 		else
 			pr_debug("vm: %s: booting its vmlinux through the PVH entry (inflated in %.2f s)",
-				 k->release, vm_now() - t);
+				 k->release, mono_s() - t);
 	}
 	return 0;
 }
@@ -782,7 +783,7 @@ static void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
 		boot_once(b, false);
 		if (!b->kvm_broken)
 			break;
-		vm_fmt(kvm_fail, failen, "KVM did not bring %s to its init: %s", k->release, b->why);
+		fmt_buf(kvm_fail, failen, "KVM did not bring %s to its init: %s", k->release, b->why);
 		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
 		b->kvm = false;
 	}
@@ -791,7 +792,7 @@ static void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
 	} else if (*kvm_fail && b->con.t_init) {
 		/* TCG brought the kernel KVM did not to its init: KVM it was */
 		kvm_state = 0;
-		vm_fmt(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
+		fmt_buf(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
 	}
 }
 
@@ -799,8 +800,8 @@ static void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
 static void note_boot(const struct run_config *cfg, const struct boot *b, const char *kvm_fail,
 		      struct vm_stats *out)
 {
-	vm_fmt(out->accel, sizeof(out->accel), "%s", b->kvm ? "kvm" : "tcg");
-	vm_fmt(out->accel_why, sizeof(out->accel_why), "%s",
+	fmt_buf(out->accel, sizeof(out->accel), "%s", b->kvm ? "kvm" : "tcg");
+	fmt_buf(out->accel_why, sizeof(out->accel_why), "%s",
 	       b->kvm ? "KVM runs this kernel" : *kvm_fail ? kvm_fail : kvm_why);
 	out->boot_to_init_s = b->con.t_init;
 	/* the first measured byte comes --omit seconds after the load's first */
@@ -813,7 +814,7 @@ static void note_boot(const struct run_config *cfg, const struct boot *b, const 
 /* Refuse what the guest sent: b->why says why, and nothing more of it is kept. */
 static void refuse(struct boot *b, struct taken *t, const char *what, const char *why)
 {
-	vm_fmt(b->why, sizeof(b->why), "the guest's results were refused: %s%s", what, why);
+	fmt_buf(b->why, sizeof(b->why), "the guest's results were refused: %s%s", what, why);
 	t->refused = true;
 	json_decref(t->ginfo);
 	t->ginfo = NULL;
@@ -835,7 +836,7 @@ static void take_results(struct boot *b, const struct vm_kernel *k, const struct
 	if (!*b->why) {
 		t->tarmap = map_file(w->tar, &t->tarlen, why, sizeof(why));
 		if (!t->tarmap)
-			vm_fmt(b->why, sizeof(b->why), "the guest's results did not arrive whole: %s", why);
+			fmt_buf(b->why, sizeof(b->why), "the guest's results did not arrive whole: %s", why);
 		else if (guest_out_scan(t->tarmap, t->tarlen, &t->g, why, sizeof(why)) < 0)
 			refuse(b, t, "results.tar: ", why);
 	}
@@ -846,12 +847,12 @@ static void take_results(struct boot *b, const struct vm_kernel *k, const struct
 	}
 	grel = json_string_value(json_object_get(t->ginfo, "release"));
 	if (t->ginfo && strcmp(grel, k->release)) {
-		vm_fmt(why, sizeof(why), "release %s is not this kernel's own %s", grel, k->release);
+		fmt_buf(why, sizeof(why), "release %s is not this kernel's own %s", grel, k->release);
 		refuse(b, t, GUEST_INFO ": ", why);
 	}
 	if (t->g.meta && !t->refused &&
 	    guest_meta_kernel(t->g.meta, t->g.meta_len, k->release, &t->gkernel, why, sizeof(why)) < 0) {
-		vm_fmt(b->why, sizeof(b->why), "the guest's results were refused: %s", why);
+		fmt_buf(b->why, sizeof(b->why), "the guest's results were refused: %s", why);
 		t->refused = true;
 	}
 }
@@ -867,20 +868,20 @@ static void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct bo
 	int resfd = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rawfd = -1;
 
 	if (resfd < 0)
-		vm_fmt(why, sizeof(why), "%s", strerror(errno));
+		fmt_buf(why, sizeof(why), "%s", strerror(errno));
 	else
 		rawfd = guest_open_dir(resfd, d->rawrel, why, sizeof(why));
 	if (rawfd < 0)
 		pr_warn("vm: %s/%s: %s", d->dir, d->rawrel, why);
-	vm_fmt(name, sizeof(name), "console%s.log", d->boot_sfx);
+	fmt_buf(name, sizeof(name), "console%s.log", d->boot_sfx);
 	if (rawfd >= 0)
 		keep_console(rawfd, w->con, name);
 	if (t->tarmap && !t->refused && rawfd >= 0) {
 		if (guest_out_raw(t->tarmap, t->tarlen, rawfd, why, sizeof(why)) < 0) {
-			vm_fmt(b->why, sizeof(b->why), "the guest's raw files were not kept: %s", why);
+			fmt_buf(b->why, sizeof(b->why), "the guest's raw files were not kept: %s", why);
 			t->refused = true;
 		}
-		vm_fmt(name, sizeof(name), "vm-guest%s.json", d->boot_sfx);
+		fmt_buf(name, sizeof(name), "vm-guest%s.json", d->boot_sfx);
 		if (t->g.info && guest_write_file(rawfd, name, t->g.info, t->g.info_len, why, sizeof(why)) < 0)
 			pr_warn("vm: %s: %s", d->rawrel, why);
 	}
@@ -902,17 +903,17 @@ static void merge_guest_records(const struct run_config *cfg, const struct vm_ke
 	if (t->g.runs) {
 		if (merge_runs(GUEST_RUNDIR "/runs.jsonl", t->g.runs, t->g.runs_len, cfg, k->release,
 			       d->runs, vm, seen, out, why, sizeof(why)) < 0) {
-			vm_fmt(b->why, sizeof(b->why), "the guest's record was refused: %s", why);
+			fmt_buf(b->why, sizeof(b->why), "the guest's record was refused: %s", why);
 			t->refused = true;
 		}
 	} else if (!t->tarmap) {
 		/* no tar: the records sent as they were written, if any */
 		size_t len = 0;
-		char *buf = vm_read_file(w->live, &len);
+		char *buf = file_read(w->live, &len);
 
 		if (buf && merge_runs("live.jsonl", buf, len, cfg, k->release, d->runs, vm, seen, out,
 				      why, sizeof(why)) < 0) {
-			vm_fmt(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why),
+			fmt_buf(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why),
 			       "%sthe guest's record was refused: %s", *b->why ? "; " : "", why);
 			t->refused = true;
 		}
@@ -937,7 +938,7 @@ static int conclude(const struct run_config *cfg, const struct vm_kernel *k,
 		pr_warn("vm: %s: %s; the last console lines (all in %s/%s/console%s.log):\n%s", k->release,
 			b->why, d->dir, d->rawrel, d->boot_sfx, tail ? tail : "");
 		free(tail);
-		vm_fmt(reason, sizeof(reason), "vm: %s", b->why);
+		fmt_buf(reason, sizeof(reason), "vm: %s", b->why);
 		out->runs_failed += append_failed(d->runs, cfg, k->release, seen, reason, vm);
 		return -1;
 	}
@@ -956,15 +957,15 @@ static void print_boot_line(const struct vm_stats *out, bool kvm)
 	char fb[128], ini[32];
 
 	if (out->boot_to_first_byte_s >= 0)
-		vm_fmt(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
+		fmt_buf(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
 	else
-		vm_fmt(fb, sizeof(fb), "not reached");
+		fmt_buf(fb, sizeof(fb), "not reached");
 	if (out->boot_to_init_s > 0)
-		vm_fmt(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
+		fmt_buf(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
 	else
-		vm_fmt(ini, sizeof(ini), "not reached");
+		fmt_buf(ini, sizeof(ini), "not reached");
 	if (out->cpu_to_first_byte_s > 0)
-		vm_fmt(fb + strlen(fb), sizeof(fb) - strlen(fb), " (qemu used %.1f s of CPU)",
+		fmt_buf(fb + strlen(fb), sizeof(fb) - strlen(fb), " (qemu used %.1f s of CPU)",
 		       out->cpu_to_first_byte_s);
 	pr_info("vm: %s: %s, boot to init %s, boot to first measured byte %s, total %.1f s",
 		out->release, kvm ? "KVM" : "TCG", ini, fb, out->total_s);
@@ -1049,18 +1050,18 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 
 	memset(out, 0, sizeof(*out));
 	out->boot_to_first_byte_s = -1;
-	vm_fmt(out->release, sizeof(out->release), "%s", kernel_spec);
-	vm_fmt(d.runs, sizeof(d.runs), "%s/runs.jsonl", resultsdir);
+	fmt_buf(out->release, sizeof(out->release), "%s", kernel_spec);
+	fmt_buf(d.runs, sizeof(d.runs), "%s/runs.jsonl", resultsdir);
 	kernel = plain_release(kernel_spec, kernel, out);
 	if (!kernel) {
 		not_run(cfg, kernel_spec, &d, "vm: the kernel could not be prepared", out);
 		return -1;
 	}
-	vm_fmt(out->release, sizeof(out->release), "%s", kernel->release);
-	vm_fmt(d.rawrel, sizeof(d.rawrel), "raw/%s", kernel->release);
+	fmt_buf(out->release, sizeof(out->release), "%s", kernel->release);
+	fmt_buf(d.rawrel, sizeof(d.rawrel), "raw/%s", kernel->release);
 	/* --interleave boots a kernel once per repeat: a console log and guest info each */
 	if (cfg->interleave)
-		vm_fmt(d.boot_sfx, sizeof(d.boot_sfx), "-r%d", cfg->repeat_from);
+		fmt_buf(d.boot_sfx, sizeof(d.boot_sfx), "-r%d", cfg->repeat_from);
 	if (work_make(cfg, &w) < 0)
 		return -1;
 	if (work_fill(cfg, kernel, &w) < 0) {
@@ -1075,6 +1076,6 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	} else {
 		err = run_booted(cfg, kernel, &w, &d, out);
 	}
-	vm_rm_rf(w.dir);
+	rm_rf(w.dir);
 	return err;
 }

@@ -21,10 +21,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "files.h"
+#include "exec.h"
 #include "options.h"
 #include "log.h"
 #include "vm_guest.h"
-#include "vm_util.h"
 
 /* ---- cpio newc writer ---- */
 
@@ -91,7 +92,7 @@ static void cpio_parents(struct cpio *c, const char *name)
 {
 	char buf[PATH_MAX];
 
-	vm_fmt(buf, sizeof(buf), "%s", name);
+	fmt_buf(buf, sizeof(buf), "%s", name);
 	for (char *p = buf; (p = strchr(p, '/')); p++) {
 		*p = '\0';
 		cpio_dir(c, buf);
@@ -208,7 +209,7 @@ static int add_elf(struct cpio *c, const char *name, const char *src)
 	if (err)
 		return err;
 	/* ldd exits 1 for a static program: then there is nothing more to add */
-	if (vm_run_in(NULL, (char *[]){ "ldd", (char *)src, NULL }, &out) != 0) {
+	if (exec_in_dir(NULL, (char *[]){ "ldd", (char *)src, NULL }, &out) != 0) {
 		free(out);
 		return 0;
 	}
@@ -236,7 +237,7 @@ static const char *first_real(const char *const *paths, bool may_be_busybox)
 		char real[PATH_MAX];
 		const char *b;
 
-		if (!realpath(*paths, real) || !vm_is_file(real))
+		if (!realpath(*paths, real) || !is_file(real))
 			continue;
 		b = strrchr(real, '/');
 		if (may_be_busybox || strcmp(b + 1, "busybox"))
@@ -271,7 +272,7 @@ static int add_busybox_applets(struct cpio *c)
 {
 	char *out = NULL, *line, *save = NULL;
 
-	if (vm_run_in(NULL, (char *[]){ "/bin/busybox", "--list", NULL }, &out) != 0) {
+	if (exec_in_dir(NULL, (char *[]){ "/bin/busybox", "--list", NULL }, &out) != 0) {
 		free(out);
 		return 0;
 	}
@@ -283,7 +284,7 @@ static int add_busybox_applets(struct cpio *c)
 			skip |= !strcmp(line, shadowed[i]);
 		if (skip || strchr(line, '/') || strlen(line) > 64)
 			continue;
-		vm_fmt(name, sizeof(name), "bin/%s", line);
+		fmt_buf(name, sizeof(name), "bin/%s", line);
 		cpio_symlink(c, name, "busybox");
 	}
 	free(out);
@@ -300,10 +301,10 @@ static int add_tools(struct cpio *c, const char *workdir)
 	 * removed) since it started, and the file behind /proc/PID/exe is
 	 * still the one running. Not /proc/self: ldd and strip open it.
 	 */
-	vm_fmt(self, sizeof(self), "/proc/%d/exe", (int)getpid());
+	fmt_buf(self, sizeof(self), "/proc/%d/exe", (int)getpid());
 	/* built with -g, this program is three times its size: less to unpack */
-	vm_fmt(stripped, sizeof(stripped), "%s/ipsecperf", workdir);
-	if (vm_run_in(NULL, (char *[]){ "strip", "--strip-debug", "-o", stripped, self, NULL },
+	fmt_buf(stripped, sizeof(stripped), "%s/ipsecperf", workdir);
+	if (exec_in_dir(NULL, (char *[]){ "strip", "--strip-debug", "-o", stripped, self, NULL },
 		      &out) == 0)
 		exe = stripped;
 	free(out);
@@ -437,7 +438,7 @@ static int modules_from_tree(const char *tree, struct modset *s)
 	char path[PATH_MAX], line[PATH_MAX];
 	FILE *f;
 
-	vm_fmt(path, sizeof(path), "%s/modules.order", tree);
+	fmt_buf(path, sizeof(path), "%s/modules.order", tree);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -453,9 +454,9 @@ static int modules_from_tree(const char *tree, struct modset *s)
 			line[n - 3] = '\0';
 		else
 			continue;
-		vm_fmt(src, sizeof(src), "%s/%s.ko", tree, line);
-		vm_fmt(rel, sizeof(rel), "kernel/%s.ko", line);
-		if (vm_is_file(src) && !modset_add(s, rel, src)) {
+		fmt_buf(src, sizeof(src), "%s/%s.ko", tree, line);
+		fmt_buf(rel, sizeof(rel), "kernel/%s.ko", line);
+		if (is_file(src) && !modset_add(s, rel, src)) {
 			fclose(f);
 			return -1;
 		}
@@ -467,7 +468,7 @@ static int modules_from_tree(const char *tree, struct modset *s)
 /* Read modules.dep into the set's deps. */
 static int read_modules_dep(const char *path, struct modset *s)
 {
-	char *buf = vm_read_file(path, NULL), *line, *save = NULL;
+	char *buf = file_read(path, NULL), *line, *save = NULL;
 
 	if (!buf)
 		return -1;
@@ -506,10 +507,10 @@ static int stage_modules(struct modset *s, bool only_wanted, const char *srcdir,
 	FILE *order;
 	int st;
 
-	vm_fmt(dir, sizeof(dir), "%s/lib/modules/%s", stage, release);
-	if (vm_mkdir_p(dir, 0755) < 0)
+	fmt_buf(dir, sizeof(dir), "%s/lib/modules/%s", stage, release);
+	if (mkdir_p(dir, 0755) < 0)
 		return -1;
-	vm_fmt(path, sizeof(path), "%s/modules.order", dir);
+	fmt_buf(path, sizeof(path), "%s/modules.order", dir);
 	order = fopen(path, "w");
 	if (!order)
 		return -1;
@@ -518,10 +519,10 @@ static int stage_modules(struct modset *s, bool only_wanted, const char *srcdir,
 
 		if (only_wanted && !s->m[i].want)
 			continue;
-		vm_fmt(path, sizeof(path), "%s/%s", dir, s->m[i].rel);
+		fmt_buf(path, sizeof(path), "%s/%s", dir, s->m[i].rel);
 		slash = strrchr(path, '/');
 		*slash = '\0';
-		vm_mkdir_p(path, 0755);
+		mkdir_p(path, 0755);
 		*slash = '/';
 		if (symlink(s->m[i].src, path) < 0 && errno != EEXIST) {
 			fclose(order);
@@ -535,12 +536,12 @@ static int stage_modules(struct modset *s, bool only_wanted, const char *srcdir,
 			"modules.builtin.modinfo", NULL }; *f; f++) {
 		char src[PATH_MAX * 2];
 
-		vm_fmt(src, sizeof(src), "%s/%s", srcdir, *f);
-		vm_fmt(path, sizeof(path), "%s/%s", dir, *f);
-		if (vm_is_file(src) && vm_copy_file(src, path) < 0)
+		fmt_buf(src, sizeof(src), "%s/%s", srcdir, *f);
+		fmt_buf(path, sizeof(path), "%s/%s", dir, *f);
+		if (is_file(src) && copy_file(src, path) < 0)
 			return -1;
 	}
-	st = vm_run_in(NULL, (char *[]){ "depmod", "-b", (char *)stage, (char *)release, NULL },
+	st = exec_in_dir(NULL, (char *[]){ "depmod", "-b", (char *)stage, (char *)release, NULL },
 		       &out);
 	if (st != 0)
 		pr_warn("vm: depmod -b %s %s failed: %s", stage, release, out ? out : "no message");
@@ -572,8 +573,8 @@ static const char *maybe_strip(const struct module *m, const char *workdir, char
 	if (stat(m->src, &st) < 0 || st.st_size < (1 << 20) ||
 	    strcmp(m->src + strlen(m->src) - 3, ".ko"))
 		return m->src;
-	vm_fmt(buf, len, "%s/strip-%s", workdir, b ? b + 1 : m->rel);
-	if (vm_run_in(NULL, (char *[]){ "strip", "--strip-debug", "-o", buf, m->src, NULL },
+	fmt_buf(buf, len, "%s/strip-%s", workdir, b ? b + 1 : m->rel);
+	if (exec_in_dir(NULL, (char *[]){ "strip", "--strip-debug", "-o", buf, m->src, NULL },
 		      &out) != 0) {
 		free(out);
 		return m->src;
@@ -593,23 +594,23 @@ static int gather_modules(const struct vm_kernel *k, const char *workdir, struct
 	char dep[PATH_MAX * 2], stage[PATH_MAX * 2];
 
 	if (*k->tree) {
-		vm_fmt(srcdir, srclen, "%s", k->tree);
+		fmt_buf(srcdir, srclen, "%s", k->tree);
 		if (modules_from_tree(k->tree, s) < 0)
 			return -1;
 	} else if (*k->moddir) {
-		vm_fmt(srcdir, srclen, "%s", k->moddir);
+		fmt_buf(srcdir, srclen, "%s", k->moddir);
 		if (modules_from_moddir(k->moddir, s) < 0)
 			return -1;
 	} else {
 		return 1; /* a kernel without modules: what it has is built in */
 	}
-	vm_fmt(dep, sizeof(dep), "%s/modules.dep", srcdir);
-	if (*k->tree || !vm_is_file(dep)) {
+	fmt_buf(dep, sizeof(dep), "%s/modules.dep", srcdir);
+	if (*k->tree || !is_file(dep)) {
 		/* no index yet: make one for the whole set first */
-		vm_fmt(stage, sizeof(stage), "%s/modules-all", workdir);
+		fmt_buf(stage, sizeof(stage), "%s/modules-all", workdir);
 		if (stage_modules(s, false, srcdir, stage, k->release) < 0)
 			return -1;
-		vm_fmt(dep, sizeof(dep), "%s/lib/modules/%s/modules.dep", stage, k->release);
+		fmt_buf(dep, sizeof(dep), "%s/lib/modules/%s/modules.dep", stage, k->release);
 	}
 	if (read_modules_dep(dep, s) < 0) {
 		pr_warn("vm: cannot read %s", dep);
@@ -625,7 +626,7 @@ static bool asked_by_name(const char *extra, const char *base)
 
 	if (!extra || !base)
 		return false;
-	vm_fmt(name, sizeof(name), "%s", base);
+	fmt_buf(name, sizeof(name), "%s", base);
 	name[strcspn(name, ".")] = '\0';
 	for (const char *p = extra; *p;) {
 		size_t l = strcspn(p, ",");
@@ -666,12 +667,12 @@ static int write_modules(struct cpio *c, struct modset *s, const struct vm_kerne
 
 		if (!s->m[i].want)
 			continue;
-		vm_fmt(name, sizeof(name), "lib/modules/%s/%s", k->release, s->m[i].rel);
+		fmt_buf(name, sizeof(name), "lib/modules/%s/%s", k->release, s->m[i].rel);
 		if (cpio_file(c, name, maybe_strip(&s->m[i], workdir, stripped, sizeof(stripped))) < 0)
 			return -1;
 		(*nmods)++;
 	}
-	vm_fmt(dir, sizeof(dir), "%s/lib/modules/%s", stage, k->release);
+	fmt_buf(dir, sizeof(dir), "%s/lib/modules/%s", stage, k->release);
 	for (const char *const *f = (const char *const[]){ "modules.dep", "modules.dep.bin",
 			"modules.alias", "modules.alias.bin", "modules.softdep", "modules.symbols",
 			"modules.symbols.bin", "modules.builtin", "modules.builtin.bin",
@@ -679,9 +680,9 @@ static int write_modules(struct cpio *c, struct modset *s, const struct vm_kerne
 			"modules.order", NULL }; *f; f++) {
 		char src[PATH_MAX * 4], name[PATH_MAX];
 
-		vm_fmt(src, sizeof(src), "%s/%s", dir, *f);
-		vm_fmt(name, sizeof(name), "lib/modules/%s/%s", k->release, *f);
-		if (vm_is_file(src) && cpio_file(c, name, src) < 0)
+		fmt_buf(src, sizeof(src), "%s/%s", dir, *f);
+		fmt_buf(name, sizeof(name), "lib/modules/%s/%s", k->release, *f);
+		if (is_file(src) && cpio_file(c, name, src) < 0)
 			return -1;
 	}
 	return 0;
@@ -698,7 +699,7 @@ static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *wo
 	if (err == 0) {
 		want_modules(&s);
 		/* the guest's index covers exactly the modules it has */
-		vm_fmt(stage, sizeof(stage), "%s/modules", workdir);
+		fmt_buf(stage, sizeof(stage), "%s/modules", workdir);
 		err = stage_modules(&s, true, srcdir, stage, k->release);
 		if (err == 0)
 			err = write_modules(c, &s, k, workdir, stage, nmods);
@@ -724,7 +725,7 @@ static int forward(const struct opt_def *d, const char *val, void *arg)
 
 	if (!(d->marks & OPT_GUEST))
 		return 0;
-	vm_fmt(opt, sizeof(opt), "--%s", d->name);
+	fmt_buf(opt, sizeof(opt), "--%s", d->name);
 	json_array_append_new(argv, json_string(opt));
 	if (val)
 		json_array_append_new(argv, json_string(val));
@@ -805,20 +806,20 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		char name[PATH_MAX];
 		const char *t = cfg->scenarios[i].text ? cfg->scenarios[i].text : "";
 
-		vm_fmt(name, sizeof(name), "scenarios/%s.ini", cfg->scenarios[i].name);
+		fmt_buf(name, sizeof(name), "scenarios/%s.ini", cfg->scenarios[i].name);
 		cpio_mem(&c, name, 0644, t, strlen(t));
 	}
 	/* where the collector looks for the running kernel's config */
 	if (*k->config) {
 		char name[PATH_MAX];
 
-		vm_fmt(name, sizeof(name), "boot/config-%s", k->release);
+		fmt_buf(name, sizeof(name), "boot/config-%s", k->release);
 		if (cpio_file(&c, name, k->config) < 0)
 			goto fail;
 	}
 	for (const char *const *f = (const char *const[]){ "/etc/protocols", "/etc/services",
 			NULL }; *f; f++)
-		if (vm_is_file(*f))
+		if (is_file(*f))
 			cpio_file(&c, *f + 1, *f);
 	cpio_mem(&c, "etc/passwd", 0644, "root:x:0:0:root:/root:/bin/sh\n", 30);
 	cpio_mem(&c, "etc/group", 0644, "root:x:0:\n", 10);

@@ -16,9 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
+#include "exec.h"
 #include "log.h"
 #include "options.h"
-#include "vm_util.h"
 
 #define COMPLETE_MARK ".ipsecperf-complete"
 
@@ -80,7 +81,7 @@ int vm_image_release(const char *image, char *out, size_t outlen)
 	if (!*ver)
 		goto fail;
 	fclose(f);
-	vm_fmt(out, outlen, "%s", ver);
+	fmt_buf(out, outlen, "%s", ver);
 	return 0;
 fail:
 	fclose(f);
@@ -97,7 +98,7 @@ static int find_moddir(const char *base, char *moddir, size_t len, char *rel, si
 		struct dirent *e;
 		DIR *dir;
 
-		vm_fmt(d, sizeof(d), "%s/%s", base, subs[i]);
+		fmt_buf(d, sizeof(d), "%s/%s", base, subs[i]);
 		dir = opendir(d);
 		if (!dir)
 			continue;
@@ -106,11 +107,11 @@ static int find_moddir(const char *base, char *moddir, size_t len, char *rel, si
 
 			if (e->d_name[0] == '.')
 				continue;
-			vm_fmt(cand, sizeof(cand), "%s/%s/modules.order", d, e->d_name);
-			if (!vm_is_file(cand))
+			fmt_buf(cand, sizeof(cand), "%s/%s/modules.order", d, e->d_name);
+			if (!is_file(cand))
 				continue;
-			vm_fmt(moddir, len, "%s/%s", d, e->d_name);
-			vm_fmt(rel, rellen, "%s", e->d_name);
+			fmt_buf(moddir, len, "%s/%s", d, e->d_name);
+			fmt_buf(rel, rellen, "%s", e->d_name);
 			closedir(dir);
 			return 0;
 		}
@@ -126,12 +127,12 @@ static int resolve_unpacked(const char *dir, struct vm_kernel *k)
 
 	if (find_moddir(dir, k->moddir, sizeof(k->moddir), rel, sizeof(rel)) < 0)
 		return -1;
-	vm_fmt(k->image, sizeof(k->image), "%s/boot/vmlinuz-%s", dir, rel);
-	if (!vm_is_file(k->image))
+	fmt_buf(k->image, sizeof(k->image), "%s/boot/vmlinuz-%s", dir, rel);
+	if (!is_file(k->image))
 		return -1;
-	vm_fmt(k->release, sizeof(k->release), "%s", rel);
-	vm_fmt(k->config, sizeof(k->config), "%s/boot/config-%s", dir, rel);
-	if (!vm_is_file(k->config))
+	fmt_buf(k->release, sizeof(k->release), "%s", rel);
+	fmt_buf(k->config, sizeof(k->config), "%s/boot/config-%s", dir, rel);
+	if (!is_file(k->config))
 		k->config[0] = '\0';
 	return 0;
 }
@@ -140,20 +141,20 @@ static int resolve_tree(const char *dir, struct vm_kernel *k)
 {
 	char p[PATH_MAX];
 
-	vm_fmt(k->image, sizeof(k->image), "%s/arch/x86/boot/bzImage", dir);
-	vm_fmt(p, sizeof(p), "%s/include/config/kernel.release", dir);
-	if (vm_read_line(p, k->release, sizeof(k->release)) < 0 &&
+	fmt_buf(k->image, sizeof(k->image), "%s/arch/x86/boot/bzImage", dir);
+	fmt_buf(p, sizeof(p), "%s/include/config/kernel.release", dir);
+	if (file_read_line(p, k->release, sizeof(k->release)) < 0 &&
 	    vm_image_release(k->image, k->release, sizeof(k->release)) < 0) {
 		pr_warn("kernel %s: cannot tell its release (no include/config/kernel.release); build it first: make -C %s -j$(nproc)",
 			dir, dir);
 		return -1;
 	}
-	vm_fmt(k->config, sizeof(k->config), "%s/.config", dir);
-	if (!vm_is_file(k->config))
+	fmt_buf(k->config, sizeof(k->config), "%s/.config", dir);
+	if (!is_file(k->config))
 		k->config[0] = '\0';
-	vm_fmt(p, sizeof(p), "%s/modules.order", dir);
-	if (vm_is_file(p))
-		vm_fmt(k->tree, sizeof(k->tree), "%s", dir);
+	fmt_buf(p, sizeof(p), "%s/modules.order", dir);
+	if (is_file(p))
+		fmt_buf(k->tree, sizeof(k->tree), "%s", dir);
 	return 0;
 }
 
@@ -181,7 +182,7 @@ static int unpack_name(const char *deb, char *name, size_t len)
 	n = strlen(b);
 	if (n < 5 || strcmp(b + n - 4, ".deb") || !kernel_name_ok(b, n - 4))
 		return -1;
-	vm_fmt(name, len, "%.*s", (int)(n - 4), b);
+	fmt_buf(name, len, "%.*s", (int)(n - 4), b);
 	return 0;
 }
 
@@ -194,11 +195,11 @@ int vm_kernel_spec_check(const char *spec, char *why, size_t len)
 	if (!strncmp(spec, "debian:", 7)) {
 		if (kernel_name_ok(spec + 7, n - 7))
 			return 0;
-		vm_fmt(why, len, "kernel %s: a package name takes %s", shown, KERNEL_NAME_RULE);
+		fmt_buf(why, len, "kernel %s: a package name takes %s", shown, KERNEL_NAME_RULE);
 		return -1;
 	}
 	if (n > 4 && !strcmp(spec + n - 4, ".deb") && unpack_name(spec, name, sizeof(name)) < 0) {
-		vm_fmt(why, len, "kernel %s: a .deb's name (without .deb) takes %s", shown, KERNEL_NAME_RULE);
+		fmt_buf(why, len, "kernel %s: a .deb's name (without .deb) takes %s", shown, KERNEL_NAME_RULE);
 		return -1;
 	}
 	return 0;
@@ -216,21 +217,21 @@ int vm_kernel_unpack_deb(const char *deb, char *dir, size_t dirlen)
 		pr_warn("kernel %s: not a .deb file name (NAME.deb, NAME of %s)", deb, KERNEL_NAME_RULE);
 		return -1;
 	}
-	vm_fmt(final, sizeof(final), "%s/%s", cache, name);
-	vm_fmt(mark, sizeof(mark), "%s/%s", final, COMPLETE_MARK);
-	if (vm_is_file(mark)) {
-		vm_fmt(dir, dirlen, "%s", final);
+	fmt_buf(final, sizeof(final), "%s/%s", cache, name);
+	fmt_buf(mark, sizeof(mark), "%s/%s", final, COMPLETE_MARK);
+	if (is_file(mark)) {
+		fmt_buf(dir, dirlen, "%s", final);
 		return 0;
 	}
-	if (vm_mkdir_p(cache, 0755) < 0) {
+	if (mkdir_p(cache, 0755) < 0) {
 		pr_warn("kernel cache %s: %s; set IPSECPERF_CACHE to a folder you can write", cache,
 			strerror(errno));
 		return -1;
 	}
-	vm_fmt(tmp, sizeof(tmp), "%s/.unpack-%s-%d", cache, name, (int)getpid());
-	vm_rm_rf(tmp);
+	fmt_buf(tmp, sizeof(tmp), "%s/.unpack-%s-%d", cache, name, (int)getpid());
+	rm_rf(tmp);
 	pr_info("kernel: unpacking %s into %s", deb, final);
-	st = vm_run_in(NULL, (char *[]){ "dpkg-deb", "-x", (char *)deb, tmp, NULL }, &out);
+	st = exec_in_dir(NULL, (char *[]){ "dpkg-deb", "-x", (char *)deb, tmp, NULL }, &out);
 	if (st != 0) {
 		pr_warn("kernel %s: dpkg-deb -x failed: %s", deb, out ? out : "no message");
 		goto fail;
@@ -247,44 +248,44 @@ int vm_kernel_unpack_deb(const char *deb, char *dir, size_t dirlen)
 		char base[PATH_MAX];
 		size_t bl = strlen(moddir) - strlen(rel) - strlen("/lib/modules/");
 
-		vm_fmt(base, sizeof(base), "%.*s", (int)bl, moddir);
-		st = vm_run_in(NULL, (char *[]){ "depmod", "-b", base, rel, NULL }, &out);
+		fmt_buf(base, sizeof(base), "%.*s", (int)bl, moddir);
+		st = exec_in_dir(NULL, (char *[]){ "depmod", "-b", base, rel, NULL }, &out);
 	}
 	if (st != 0) {
 		pr_warn("kernel %s: depmod failed: %s", deb, out ? out : "no message");
 		goto fail;
 	}
-	vm_fmt(mark, sizeof(mark), "%s/%s", tmp, COMPLETE_MARK);
-	if (vm_write_file(mark, deb, strlen(deb)) < 0)
+	fmt_buf(mark, sizeof(mark), "%s/%s", tmp, COMPLETE_MARK);
+	if (file_write(mark, deb, strlen(deb)) < 0)
 		goto fail;
 	/* another run may have unpacked the same package meanwhile: keep its copy */
-	vm_fmt(mark, sizeof(mark), "%s/%s", final, COMPLETE_MARK);
-	if (vm_is_file(mark)) {
-		vm_rm_rf(tmp);
+	fmt_buf(mark, sizeof(mark), "%s/%s", final, COMPLETE_MARK);
+	if (is_file(mark)) {
+		rm_rf(tmp);
 		free(out);
-		vm_fmt(dir, dirlen, "%s", final);
+		fmt_buf(dir, dirlen, "%s", final);
 		return 0;
 	}
-	vm_rm_rf(final);
+	rm_rf(final);
 	if (rename(tmp, final) < 0) {
 		pr_warn("kernel cache: cannot rename %s to %s: %s", tmp, final, strerror(errno));
 		goto fail;
 	}
 	free(out);
-	vm_fmt(dir, dirlen, "%s", final);
+	fmt_buf(dir, dirlen, "%s", final);
 	return 0;
 fail:
 	free(out);
-	vm_rm_rf(tmp);
+	rm_rf(tmp);
 	return -1;
 }
 
 static void package_name(const char *pkg, char *out, size_t len)
 {
 	if (strncmp(pkg, "linux-image-", 12))
-		vm_fmt(out, len, "linux-image-%s", pkg);
+		fmt_buf(out, len, "linux-image-%s", pkg);
 	else
-		vm_fmt(out, len, "%s", pkg);
+		fmt_buf(out, len, "%s", pkg);
 }
 
 int vm_kernel_fetch(const char *package, char *dir, size_t dirlen)
@@ -301,17 +302,17 @@ int vm_kernel_fetch(const char *package, char *dir, size_t dirlen)
 		pr_warn("kernel fetch: a package name takes %s", KERNEL_NAME_RULE);
 		return -1;
 	}
-	if (vm_mkdir_p(cache, 0755) < 0) {
+	if (mkdir_p(cache, 0755) < 0) {
 		pr_warn("kernel cache %s: %s; set IPSECPERF_CACHE to a folder you can write", cache,
 			strerror(errno));
 		return -1;
 	}
-	vm_fmt(dl, sizeof(dl), "%s/.download-%d", cache, (int)getpid());
-	vm_rm_rf(dl);
-	if (vm_mkdir_p(dl, 0755) < 0)
+	fmt_buf(dl, sizeof(dl), "%s/.download-%d", cache, (int)getpid());
+	rm_rf(dl);
+	if (mkdir_p(dl, 0755) < 0)
 		return -1;
 	pr_info("kernel: apt-get download %s", pkg);
-	st = vm_run_in(dl, (char *[]){ "apt-get", "download", "-q", "-o", "APT::Sandbox::User=root",
+	st = exec_in_dir(dl, (char *[]){ "apt-get", "download", "-q", "-o", "APT::Sandbox::User=root",
 				       pkg, NULL }, &out);
 	if (st != 0) {
 		pr_warn("kernel fetch %s: apt-get download failed: %s%s", pkg, out ? out : "",
@@ -323,7 +324,7 @@ int vm_kernel_fetch(const char *package, char *dir, size_t dirlen)
 		size_t n = strlen(e->d_name);
 
 		if (n > 4 && !strcmp(e->d_name + n - 4, ".deb"))
-			vm_fmt(deb, sizeof(deb), "%s/%s", dl, e->d_name);
+			fmt_buf(deb, sizeof(deb), "%s/%s", dl, e->d_name);
 	}
 	if (d)
 		closedir(d);
@@ -334,7 +335,7 @@ int vm_kernel_fetch(const char *package, char *dir, size_t dirlen)
 	err = vm_kernel_unpack_deb(deb, dir, dirlen);
 out:
 	free(out);
-	vm_rm_rf(dl);
+	rm_rf(dl);
 	return err;
 }
 
@@ -355,11 +356,11 @@ static int cached_package(const char *pkg, char *dir, size_t dirlen)
 
 		if (strncmp(e->d_name, pkg, pl) || e->d_name[pl] != '_')
 			continue;
-		vm_fmt(mark, sizeof(mark), "%s/%s/%s", cache, e->d_name, COMPLETE_MARK);
+		fmt_buf(mark, sizeof(mark), "%s/%s/%s", cache, e->d_name, COMPLETE_MARK);
 		if (stat(mark, &st) < 0 || st.st_mtime < best)
 			continue;
 		best = st.st_mtime;
-		vm_fmt(dir, dirlen, "%s/%s", cache, e->d_name);
+		fmt_buf(dir, dirlen, "%s/%s", cache, e->d_name);
 	}
 	closedir(d);
 	return best ? 0 : -1;
@@ -401,8 +402,8 @@ static int resolve_dir(const char *spec, struct vm_kernel *k)
 {
 	char p[PATH_MAX];
 
-	vm_fmt(p, sizeof(p), "%s/arch/x86/boot/bzImage", spec);
-	if (vm_is_file(p))
+	fmt_buf(p, sizeof(p), "%s/arch/x86/boot/bzImage", spec);
+	if (is_file(p))
 		return resolve_tree(spec, k);
 	if (resolve_unpacked(spec, k) == 0)
 		return 0;
@@ -414,13 +415,13 @@ static int resolve_dir(const char *spec, struct vm_kernel *k)
 /* The config of an image's kernel: /boot/config-<release>, or the build tree's of its modules. */
 static void image_config(struct vm_kernel *k)
 {
-	vm_fmt(k->config, sizeof(k->config), "/boot/config-%s", k->release);
-	if (vm_is_file(k->config))
+	fmt_buf(k->config, sizeof(k->config), "/boot/config-%s", k->release);
+	if (is_file(k->config))
 		return;
 	k->config[0] = '\0';
 	if (*k->moddir) {
-		vm_fmt(k->config, sizeof(k->config), "%s/build/.config", k->moddir);
-		if (!vm_is_file(k->config))
+		fmt_buf(k->config, sizeof(k->config), "%s/build/.config", k->moddir);
+		if (!is_file(k->config))
 			k->config[0] = '\0';
 	}
 }
@@ -428,11 +429,11 @@ static void image_config(struct vm_kernel *k)
 /* IMAGE[:MODDIR]: a bzImage, its modules by default those installed for its release. */
 static int resolve_image(const char *spec, struct vm_kernel *k)
 {
-	const char *colon = vm_is_file(spec) ? NULL : strrchr(spec, ':');
+	const char *colon = is_file(spec) ? NULL : strrchr(spec, ':');
 	char rel[128] = "";
 
-	vm_fmt(k->image, sizeof(k->image), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
-	if (!vm_is_file(k->image)) {
+	fmt_buf(k->image, sizeof(k->image), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+	if (!is_file(k->image)) {
 		pr_warn("kernel %s: no such file or folder; give a bzImage[:modules folder], a kernel build tree, a .deb or debian:PACKAGE",
 			spec);
 		return -1;
@@ -441,16 +442,16 @@ static int resolve_image(const char *spec, struct vm_kernel *k)
 		pr_warn("kernel %s: %s is not an x86 bzImage", spec, k->image);
 		return -1;
 	}
-	vm_fmt(k->release, sizeof(k->release), "%s", rel);
+	fmt_buf(k->release, sizeof(k->release), "%s", rel);
 	if (colon) {
-		vm_fmt(k->moddir, sizeof(k->moddir), "%s", colon + 1);
+		fmt_buf(k->moddir, sizeof(k->moddir), "%s", colon + 1);
 	} else {
 		/* a kernel installed on this host but not running */
-		vm_fmt(k->moddir, sizeof(k->moddir), "/lib/modules/%s", rel);
-		if (!vm_is_dir(k->moddir))
+		fmt_buf(k->moddir, sizeof(k->moddir), "/lib/modules/%s", rel);
+		if (!is_dir(k->moddir))
 			k->moddir[0] = '\0';
 	}
-	if (*k->moddir && !vm_is_dir(k->moddir)) {
+	if (*k->moddir && !is_dir(k->moddir)) {
 		pr_warn("kernel %s: modules folder %s: no such folder", spec, k->moddir);
 		return -1;
 	}
@@ -469,12 +470,12 @@ int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
 	if (!spec) /* never; said so for GCC, whose UBSan build warns of a null %s */
 		return -1;
 	n = strlen(spec);
-	vm_fmt(k->spec, sizeof(k->spec), "%s", spec);
+	fmt_buf(k->spec, sizeof(k->spec), "%s", spec);
 	if (!strncmp(spec, "debian:", 7))
 		return resolve_debian(spec, k);
-	if (n > 4 && !strcmp(spec + n - 4, ".deb") && vm_is_file(spec))
+	if (n > 4 && !strcmp(spec + n - 4, ".deb") && is_file(spec))
 		return resolve_deb(spec, k);
-	if (vm_is_dir(spec))
+	if (is_dir(spec))
 		return resolve_dir(spec, k);
 	return resolve_image(spec, k);
 }

@@ -21,7 +21,9 @@
 #include "exec.h"
 #include "signals.h"
 #include "vm.h"
-#include "vm_util.h"
+#include "clock.h"
+#include "files.h"
+#include "log.h"
 
 /*
  * The guest: a 64 KiB firmware image (-bios), this code at its start
@@ -88,7 +90,7 @@ bool vm_kvm_allowed(char *why, size_t len)
 	int fd;
 
 	if (force && !strcmp(force, "tcg")) {
-		vm_fmt(why, len, "IPSECPERF_VM_ACCEL=tcg");
+		fmt_buf(why, len, "IPSECPERF_VM_ACCEL=tcg");
 		return false;
 	}
 	/* =kvm: try KVM even without a /dev/kvm we can open (qemu decides) */
@@ -96,7 +98,7 @@ bool vm_kvm_allowed(char *why, size_t len)
 		return true;
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		vm_fmt(why, len, "/dev/kvm: %s", strerror(errno));
+		fmt_buf(why, len, "/dev/kvm: %s", strerror(errno));
 		return false;
 	}
 	close(fd);
@@ -136,7 +138,7 @@ static int run_probe(const char *fw, const char *log, bool kvm, double limit_s, 
 			 "-no-reboot", "-bios", (char *)fw, "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
 			 NULL };
 	struct spawn_opts o = { .cpu = -1 };
-	double t0 = vm_now();
+	double t0 = mono_s();
 	pid_t pid;
 	int st;
 
@@ -151,17 +153,17 @@ static int run_probe(const char *fw, const char *log, bool kvm, double limit_s, 
 	for (;;) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			break;
-		if (vm_now() - t0 > limit_s || stop_requested()) {
+		if (mono_s() - t0 > limit_s || stop_requested()) {
 			/* before it is stopped, and says so */
-			vm_first_line(log, said, saidlen);
+			file_first_line(log, said, saidlen);
 			exec_stop(pid, 500);
-			*secs = vm_now() - t0;
+			*secs = mono_s() - t0;
 			return -1;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
 	}
-	*secs = vm_now() - t0;
-	vm_first_line(log, said, saidlen);
+	*secs = mono_s() - t0;
+	file_first_line(log, said, saidlen);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -172,34 +174,34 @@ int vm_kvm_probe(const char *dir, char *why, size_t len)
 	int krc, trc, verdict;
 
 	if (!exec_have("qemu-system-x86_64")) {
-		vm_fmt(why, len, "qemu-system-x86_64 is not in PATH (`make deps` installs it)");
+		fmt_buf(why, len, "qemu-system-x86_64 is not in PATH (`make deps` installs it)");
 		return -1;
 	}
-	vm_fmt(fw, sizeof(fw), "%s/kvm-probe.bin", dir);
-	vm_fmt(log, sizeof(log), "%s/kvm-probe.log", dir);
+	fmt_buf(fw, sizeof(fw), "%s/kvm-probe.bin", dir);
+	fmt_buf(log, sizeof(log), "%s/kvm-probe.log", dir);
 	if (write_firmware(fw) < 0) {
-		vm_fmt(why, len, "cannot write the test guest %s: %s", fw, strerror(errno));
+		fmt_buf(why, len, "cannot write the test guest %s: %s", fw, strerror(errno));
 		return -1;
 	}
 	krc = run_probe(fw, log, true, PROBE_LIMIT_S, &ks, said, sizeof(said));
 	if (krc == PROBE_EXIT) {
-		vm_fmt(why, len, "qemu ran a guest under -accel kvm -cpu host (in %.2f s)", ks);
+		fmt_buf(why, len, "qemu ran a guest under -accel kvm -cpu host (in %.2f s)", ks);
 		verdict = 1;
 		goto out;
 	}
 	/* is it KVM, or can this qemu not run the test at all? TCG tells */
 	trc = run_probe(fw, log, false, 10 * PROBE_LIMIT_S, &ts, tsaid, sizeof(tsaid));
 	if (krc == -2 || trc != PROBE_EXIT) {
-		vm_fmt(why, len, "qemu did not run the test guest under TCG either (%s)",
+		fmt_buf(why, len, "qemu did not run the test guest under TCG either (%s)",
 		       trc == -1 ? "it took too long" : *tsaid ? tsaid : "no message");
 		verdict = -1;
 	} else if (krc == -1) {
-		vm_fmt(why, len, "qemu -accel kvm -cpu host did not finish a guest of " PROBE_INSNS
+		fmt_buf(why, len, "qemu -accel kvm -cpu host did not finish a guest of " PROBE_INSNS
 		       " instructions within %.0f s (TCG took %.2f s)%s%s", PROBE_LIMIT_S, ts,
 		       *said ? "; qemu said: " : "", said);
 		verdict = 0;
 	} else {
-		vm_fmt(why, len, "qemu -accel kvm -cpu host exited with status %d%s%s", krc,
+		fmt_buf(why, len, "qemu -accel kvm -cpu host exited with status %d%s%s", krc,
 		       *said ? ": " : " and said nothing", said);
 		verdict = 0;
 	}

@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
-#include "vm_util.h"
 
 /* no kernel comes near this uncompressed; a payload that inflates beyond it is refused */
 #define VMLINUX_MAX (512L << 20)
@@ -57,7 +57,7 @@ static const struct inflater *write_payload(const char *image, const char *paylo
 {
 	const struct inflater *inf = NULL;
 	size_t len = 0, off, plen;
-	char *img = vm_read_file(image, &len);
+	char *img = file_read(image, &len);
 	const unsigned char *u = (const unsigned char *)img;
 
 	if (!img || len < 0x250 || memcmp(img + 0x202, "HdrS", 4) || (u[0x206] | u[0x207] << 8) < 0x208)
@@ -69,7 +69,7 @@ static const struct inflater *write_payload(const char *image, const char *paylo
 	for (size_t i = 0; i < sizeof(inflaters) / sizeof(inflaters[0]); i++)
 		if (!memcmp(u + off, inflaters[i].magic, inflaters[i].len))
 			inf = &inflaters[i];
-	if (inf && vm_write_file(payload, u + off, plen - (inf->size_appended ? 4 : 0)) < 0)
+	if (inf && file_write(payload, u + off, plen - (inf->size_appended ? 4 : 0)) < 0)
 		inf = NULL;
 out:
 	free(img);
@@ -164,8 +164,8 @@ int vm_kernel_pvh(const char *image, const char *workdir, char *out, size_t outl
 	const struct inflater *inf;
 	int err = -1;
 
-	vm_fmt(payload, sizeof(payload), "%s/vmlinux.payload", workdir);
-	vm_fmt(out, outlen, "%s/vmlinux", workdir);
+	fmt_buf(payload, sizeof(payload), "%s/vmlinux.payload", workdir);
+	fmt_buf(out, outlen, "%s/vmlinux", workdir);
 	inf = write_payload(image, payload);
 	if (!inf)
 		pr_debug("vm: %s: no compressed payload this host can inflate; booting the bzImage", image);

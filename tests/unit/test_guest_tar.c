@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "files.h"
 #include "guest_check.h"
 #include "guest_tar.h"
 
@@ -321,14 +322,6 @@ static void test_name_ok(void **state)
 
 /* ---- the writer ---- */
 
-static void rm_rf(const char *dir)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-}
-
 static void test_write_file(void **state)
 {
 	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", path[PATH_MAX], err[300];
@@ -364,7 +357,7 @@ static void test_write_file(void **state)
 	snprintf(path, sizeof(path), "%s/out/y", dir);
 	assert_int_equal(access(path, F_OK), -1);
 	close(dfd);
-	rm_rf(dir);
+	assert_int_equal(rm_rf(dir), 0);
 }
 
 /* ---- the checks ---- */
@@ -487,7 +480,7 @@ static void test_scan_and_raw(void **state)
 	assert_int_equal(guest_out_raw(t.buf, t.len, dfd, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "exists already"));
 	close(dfd);
-	rm_rf(dir);
+	assert_int_equal(rm_rf(dir), 0);
 	free(t.buf);
 }
 

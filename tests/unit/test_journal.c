@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "clock.h"
 #include "exec.h"
 #include "files.h"
 #include "hostwide.h"
@@ -38,6 +39,7 @@
 #include "journal.h"
 #include "kmod.h"
 #include "measuring.h"
+#include "undo_kinds.h"
 #include "xfrm.h"
 
 static bool in_private_netns;
@@ -296,14 +298,6 @@ static void hostwide_no_wait_names_holder(void **state)
 
 /* ---- the measuring registry ---- */
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Register a run (pid, start) that measured in the windows given (close 0: still open). */
 static void plant(int pid, long long start, long long open, long long close)
 {
@@ -347,7 +341,7 @@ static bool has_pid(json_t *pids, int pid)
 static void measuring_overlaps(void **state)
 {
 	int alive = (int)getppid(), dead = 999999999;
-	long long alive_start = proc_starttime(alive), t = now_ns();
+	long long alive_start = proc_starttime(alive), t = mono_ns();
 	json_t *pids;
 
 	(void)state;
@@ -374,7 +368,7 @@ static void measuring_overlaps(void **state)
 	snprintf(path, sizeof(path), "%s/measuring-%d-1", jdir, dead);
 	unlink(path);
 	plant(dead, 1, t - 1000, 0); /* opened before our next window: it may have died long ago */
-	plant(dead - 1, 1, now_ns() + 100000000LL, 0); /* opens inside it: it measured then */
+	plant(dead - 1, 1, mono_ns() + 100000000LL, 0); /* opens inside it: it measured then */
 	pids = measure_once();
 	assert_false(has_pid(pids, dead));
 	assert_true(has_pid(pids, dead - 1));
@@ -401,9 +395,41 @@ static void measuring_overlaps(void **state)
 	assert_int_not_equal(access(path, F_OK), 0);
 }
 
+static int test_kind_calls;
+static int test_kind_undo(json_t *r)
+{
+	(void)r;
+	return ++test_kind_calls;
+}
+static int test_kind_undo2(json_t *r)
+{
+	(void)r;
+	return 42;
+}
+
+/* A kind not registered is not undone (the record is kept); a registered
+ * one goes to its owner, and registering the name again replaces it. */
+static void kinds_are_registered(void **state)
+{
+	json_t *r = json_pack("{s:s}", "kind", "test-kind");
+	struct journal_kind k = { "test-kind", test_kind_undo };
+
+	(void)state;
+	assert_int_equal(journal_undo_one(r), -1);
+	assert_int_equal(test_kind_calls, 0);
+	journal_register_kinds(&k, 1);
+	assert_int_equal(journal_undo_one(r), 1);
+	k.undo = test_kind_undo2;
+	journal_register_kinds(&k, 1);
+	assert_int_equal(journal_undo_one(r), 42);
+	assert_int_equal(test_kind_calls, 1);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kinds_are_registered),
 		cmocka_unit_test_setup_teardown(existing_policy_left_alone, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(refused_add_leaves_no_undo, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(amend_keeps_undo_order, jdir_setup, jdir_teardown),
@@ -418,5 +444,7 @@ int main(void)
 	}
 	/* a namespace of our own, so the host's xfrm tables are never touched */
 	in_private_netns = unshare(CLONE_NEWNET) == 0;
+	/* as main() does: the test kind is registered on top of these */
+	undo_kinds_register();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The journal's kinds of record that other modules make. Add a row for a new kind. */
+#include "ipsec.h"
+#include "journal.h"
+#include "kmod.h"
+#include "remote.h"
+#include "undo_kinds.h"
+
+static const struct journal_kind kinds[] = {
+	{ "xfrm-state", ipsec_undo_state },   /* ipsec.c: delete an SA by spi/dst */
+	{ "xfrm-policy", ipsec_undo_policy }, /* ipsec.c: delete a policy by selector/dir */
+	{ "modules", kmod_undo },             /* kmod.c: unload the modules a run loaded */
+	{ "remote-argv", remote_undo_argv },  /* remote.c: a command on the peer, through ssh */
+};
+
+void undo_kinds_register(void)
+{
+	journal_register_kinds(kinds, sizeof(kinds) / sizeof(kinds[0]));
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one copy of each small helper in lib/ (files.c, clock.c, exec.c):
+ * mkdir -p and rm -rf, reading a whole file (a regular file, a /proc file
+ * that says it is empty, a pipe, a file through its descriptor from its
+ * start), copying a file with its mode, the first printable line of a
+ * log, running a program in a folder, and the monotonic clock.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "clock.h"
+#include "exec.h"
+#include "files.h"
+#include "log.h"
+
+static char top[] = "/tmp/ipsecperf-unit-files-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(top) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rm_rf(top);
+}
+
+static void mkdir_p_and_rm_rf(void **state)
+{
+	char path[PATH_MAX], file[PATH_MAX];
+	struct stat st;
+
+	(void)state;
+	fmt_buf(path, sizeof(path), "%s/a/b/c", top);
+	assert_int_equal(mkdir_p(path, 0700), 0);
+	assert_true(is_dir(path));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(mkdir_p(path, 0700), 0); /* exists: fine */
+	fmt_buf(file, sizeof(file), "%s/f", path);
+	assert_int_equal(file_write(file, "x", 1), 0);
+	assert_true(is_file(file));
+	assert_false(is_dir(file));
+	fmt_buf(path, sizeof(path), "%s/g", file);
+	assert_int_equal(mkdir_p(path, 0700), -1); /* a file in the way */
+	assert_int_equal(mkdir_p("", 0700), -1);
+	fmt_buf(path, sizeof(path), "%s/a", top);
+	assert_int_equal(rm_rf(path), 0);
+	assert_false(is_dir(path));
+	assert_int_equal(rm_rf(path), 0); /* gone already: fine */
+	assert_int_equal(rm_rf("/"), -1);
+	assert_int_equal(rm_rf(""), -1);
+}
+
+static void read_whole_files(void **state)
+{
+	char path[PATH_MAX], *big = malloc(300000), *text;
+	size_t len = 0;
+	int fd, p[2];
+
+	(void)state;
+	assert_non_null(big);
+	for (size_t i = 0; i < 300000; i++)
+		big[i] = 'a' + i % 26;
+	fmt_buf(path, sizeof(path), "%s/big", top);
+	assert_int_equal(file_write(path, big, 300000), 0);
+	text = file_read(path, &len);
+	assert_non_null(text);
+	assert_int_equal(len, 300000);
+	assert_memory_equal(text, big, 300000);
+	assert_int_equal(text[len], '\0');
+	free(text);
+	/* through a descriptor whose offset is elsewhere: from the start all the same */
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(lseek(fd, 1000, SEEK_SET), 1000);
+	text = file_read_fd(fd, &len);
+	assert_int_equal(len, 300000);
+	assert_int_equal(lseek(fd, 0, SEEK_CUR), 1000);
+	free(text);
+	close(fd);
+	/* /proc says size 0 */
+	text = file_read("/proc/self/status", &len);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "Pid:"));
+	free(text);
+	/* a pipe cannot pread: read as it comes */
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "piped\n", 6), 6);
+	close(p[1]);
+	text = file_read_fd(p[0], &len);
+	assert_string_equal(text, "piped\n");
+	free(text);
+	close(p[0]);
+	fmt_buf(path, sizeof(path), "%s/none", top);
+	assert_null(file_read(path, NULL));
+	free(big);
+}
+
+static void copy_and_lines(void **state)
+{
+	static const char content[] = "\n\n  first \x01\x7f line\nsecond\n";
+	char src[PATH_MAX], dst[PATH_MAX], line[16], *text;
+	struct stat st;
+
+	(void)state;
+	fmt_buf(src, sizeof(src), "%s/src", top);
+	fmt_buf(dst, sizeof(dst), "%s/dst", top);
+	assert_int_equal(file_write(src, content, strlen(content)), 0);
+	assert_int_equal(chmod(src, 0751), 0);
+	assert_int_equal(copy_file(src, dst), 0);
+	assert_int_equal(stat(dst, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0751);
+	text = file_read(dst, NULL);
+	assert_string_equal(text, content);
+	free(text);
+	file_first_line(dst, line, sizeof(line));
+	assert_string_equal(line, "first ?? line"); /* blank space skipped, unprintable as '?' */
+	assert_int_equal(file_read_line(dst, line, sizeof(line)), 0);
+	assert_string_equal(line, "");
+	fmt_buf(src, sizeof(src), "%s/none", top);
+	assert_int_equal(copy_file(src, dst), -1);
+	file_first_line(src, line, sizeof(line));
+	assert_string_equal(line, "");
+	assert_int_equal(file_read_line(src, line, sizeof(line)), -1);
+}
+
+static void exec_in_a_dir(void **state)
+{
+	char *out = NULL;
+	char *argv[] = { "sh", "-c", "pwd; exit 3", NULL };
+
+	(void)state;
+	assert_int_equal(exec_in_dir(top, argv, &out), 3);
+	assert_non_null(out);
+	assert_non_null(strstr(out, top));
+	free(out);
+}
+
+static void monotonic(void **state)
+{
+	long long n0 = mono_ns(), n1;
+	double s0 = mono_s(), s1;
+
+	(void)state;
+	usleep(20000);
+	n1 = mono_ns();
+	s1 = mono_s();
+	assert_true(n1 - n0 >= 20000000LL);
+	assert_true(s1 - s0 >= 0.02 && s1 - s0 < 5);
+	/* the same clock in both units */
+	assert_true(s0 - n0 / 1e9 > -0.01 && s0 - n0 / 1e9 < 0.01);
+	assert_true(clock_s(CLOCK_MONOTONIC_RAW) > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mkdir_p_and_rm_rf),
+		cmocka_unit_test(read_whole_files),
+		cmocka_unit_test(copy_and_lines),
+		cmocka_unit_test(exec_in_a_dir),
+		cmocka_unit_test(monotonic),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The functions longer than N lines (default 80), longest first, as
+#     LINES  FILE:LINE  NAME
+# from the opening of the definition to its closing brace. It reads the
+# kernel style the tree is written in: a definition starts at column 0 and
+# its body's braces are alone at column 0.
+#
+# usage: tools/longfuncs.sh [-n N] [FILE|DIR...]   (default: every .c of
+#        lib analyze host probes testbed run cmd, .bpf.c included)
+set -eu
+max=80
+while getopts n: opt; do
+	case $opt in
+	n) max=$OPTARG ;;
+	*) echo "usage: $0 [-n N] [FILE|DIR...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $max in '' | *[!0-9]*) echo "longfuncs.sh: -n wants a number, not '$max'" >&2; exit 2 ;; esac
+cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || set -- lib analyze host probes testbed run cmd
+for a in "$@"; do
+	if [ -d "$a" ]; then
+		find "$a" -name '*.c' -type f
+	elif [ -f "$a" ]; then
+		echo "$a"
+	else
+		echo "longfuncs.sh: $a: no such file or folder" >&2; exit 2
+	fi
+done | sort | while read -r f; do
+	awk -v max="$max" '
+	FNR == 1 { sig = ""; start = 0; body = 0 }
+	# a definition: a line at column 0 that starts a name, up to the "{" alone
+	!body && /^[A-Za-z_]/ && !/;[ \t]*$/ && !/^(typedef|struct [A-Za-z_]+ *\{|enum|union)/ {
+		sig = $0; start = FNR; next
+	}
+	!body && sig != "" && /^\{/ { body = 1; next }
+	!body && sig != "" && /^[ \t]/ { sig = sig " " $0; next }
+	!body { sig = "" }
+	body && /^\}/ {
+		n = FNR - start + 1
+		name = sig; sub(/\(.*/, "", name); sub(/.*[ *]/, "", name)
+		if (n > max) printf "%5d  %s:%d  %s\n", n, FILENAME, start, name
+		body = 0; sig = ""
+	}' "$f"
+done | sort -rn

@@ -40,9 +40,9 @@ DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 CFLAGS ?= -O2 -g
 # The layers, bottom up: lib (log, files, options, exec), analyze (results
 # and statistics, on lib only), host (journal, netlink, namespaces),
-# probes, testbed (netns, peer, vm), run (the matrix), cmd (one file per
+# probes, testbed (netns, peer), run (the matrix), vm (a run in a guest), cmd (one file per
 # subcommand). tools/layers.sh checks that no file includes from above.
-SRC_DIRS := lib analyze host probes testbed run cmd
+SRC_DIRS := lib analyze host probes testbed run vm cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
 IPP_LDFLAGS :=
@@ -179,9 +179,9 @@ $(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The guest channel: the tar a VM guest sends back and what it holds, as the
 # host reads and checks them (guest_tar.c, guest_check.c).
-$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c testbed/guest_tar.c testbed/guest_check.c \
+$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c testbed/guest_tar.c vm/guest_check.c \
 		analyze/results.c lib/log.c lib/files.c $(BUILD)/datadir.h \
-		testbed/guest_tar.h testbed/guest_check.h analyze/results.h
+		testbed/guest_tar.h vm/guest_check.h analyze/results.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm

@@ -146,20 +146,6 @@ int tcp_auth_probe(const char *method, const char *ao_alg, char *why, size_t len
 	return rc;
 }
 
-int load_check(const struct scenario *sc, char *why, size_t len)
-{
-	if (!sc->tcp_auth.method[0])
-		return 0;
-	return tcp_auth_probe(sc->tcp_auth.method, sc->tcp_auth.ao_alg, why, len) ? 1 : 0;
-}
-
-int load_run(const struct load_params *p, struct load_result *r)
-{
-	if (p->sc && !strcmp(p->sc->load, "stream"))
-		return load_stream(p, r);
-	return load_iperf3(p, r);
-}
-
 _Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, const char *peer,
 			      const char *method, const char *ao_alg, uint8_t *key, size_t keylen)
 {

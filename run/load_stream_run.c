@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "exec.h"
 #include "journal.h"
 #include "load.h"
@@ -47,13 +48,6 @@ struct stream_run {
 	json_t *intervals;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A child's start: exec_fork's, without the descriptors it inherits. */
 static pid_t fork_into(const char *netns, int cpu, char *err, size_t errlen)
@@ -282,26 +276,26 @@ static int measure(struct stream_run *x)
 {
 	const struct load_params *p = x->p;
 	struct load_result *r = x->r;
-	double t0 = now(), t_open = 0, next_iv = t0 + 1;
+	double t0 = mono_s(), t_open = 0, next_iv = t0 + 1;
 	long long b0 = 0, b1, b, last_iv = 0;
 	uint64_t s0 = 0;
 	int64_t r0 = 0;
 
 	for (;;) {
-		double t = now();
+		double t = mono_s();
 
 		if (!x->open_ && t - t0 >= p->omit_s) {
 			/* the window's edges: receiver bytes, sender bytes and retransmits, then the callback */
 			if ((b0 = rx_bytes(x)) < 0)
 				return -1;
-			t_open = now();
+			t_open = mono_s();
 			s0 = atomic_load(&x->shm->tx.bytes);
 			r0 = atomic_load(&x->shm->tx.retrans);
 			window(x, 1);
 		}
 		if (x->open_ && t - t_open >= p->duration_s) {
 			window(x, 0);
-			r->duration_s = now() - t_open;
+			r->duration_s = mono_s() - t_open;
 			if ((b1 = rx_bytes(x)) < 0)
 				return -1;
 			r->bytes = (uint64_t)(b1 - b0);
@@ -324,7 +318,7 @@ static int measure(struct stream_run *x)
 			return -1;
 		/* wake at the window's edge, not up to a tick late */
 		double edge = x->open_ ? t_open + p->duration_s : t0 + p->omit_s;
-		int ms = (int)((edge - now()) * 1000);
+		int ms = (int)((edge - mono_s()) * 1000);
 
 		sleep_ms_or_stop(ms < 1 ? 1 : ms > 100 ? 100 : ms);
 	}

@@ -17,19 +17,13 @@
 #include "load.h"
 #include "log.h"
 #include "matrix.h"
+#include "clock.h"
 #include "offload.h"
 #include "probes.h"
 #include "remote.h"
 #include "testbed_peer.h"
 #include "testbed_peer_int.h"
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- the runner that puts offload.c's ethtool commands on the peer ---- */
 
@@ -108,8 +102,8 @@ static void peer_tick(void *tb)
 	struct peer *p = tb;
 
 	/* the agent exits after a silence (a hung connection); and a ping finds a lost one early */
-	if (p->have_agent && !p->lost && now() - p->last_ping >= 5) {
-		p->last_ping = now();
+	if (p->have_agent && !p->lost && mono_s() - p->last_ping >= 5) {
+		p->last_ping = mono_s();
 		json_decref(agent_call(p, json_pack("{s:s}", "op", "ping")));
 	}
 }

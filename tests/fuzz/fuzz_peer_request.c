@@ -12,6 +12,7 @@
  * key is longer than its buffer. Build and run: make fuzz (docs/fuzzing.md).
  */
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

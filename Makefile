@@ -176,12 +176,14 @@ DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
 	gnuplot-nox qemu-system-x86 busybox-static cpio openssh-server libclang-rt-14-dev \
 	chromium
+# One dpkg-query for the whole list (a package it does not know is missing);
+# apt-get only when something is missing.
 define apt_install
-	@missing=$$(for p in $(1); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
-	done); \
+	@installed=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>/dev/null | \
+		awk '$$2 == "install" && $$4 == "installed" { printf "%s ", $$1 }')"; \
+	missing=; for p in $(1); do case "$$installed" in *" $$p "*) ;; *) missing="$$missing $$p";; esac; done; \
 	if [ -n "$$missing" ]; then \
-		echo "  DEPS     installing:" $$missing; \
+		echo "  DEPS     installing:$$missing"; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 endef

@@ -6,9 +6,10 @@
 #   CFLAGS=-O2 -g     your compiler flags (the build's own are added to them)
 #   LDFLAGS=, LDLIBS= your linker flags and extra libraries
 #   CLANG=clang       compiler for the BPF programs
+#   BPF_ARCH=x86      the BPF programs' target architecture (default: from uname -m)
 #   BPFTOOL=bpftool   skeleton and vmlinux.h generator
 #   VMLINUX_BTF=/sys/kernel/btf/vmlinux   BTF to generate vmlinux.h from
-#   SANITIZE=1        build with ASan and UBSan (into build/ all the same)
+#   SANITIZE=1        build with ASan and UBSan (into build/; changed flags remake every object)
 #   V=1               show the full commands
 #   DEMO_ARGS=...     options for `make demo` (default: 10 s, 3 repeats)
 #   TEST_FILTER=...   run only integration tests whose name matches
@@ -138,14 +139,16 @@ $(BUILD)/probes/%.skel.h: $(BUILD)/probes/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Objects depend on the headers they include through the compiler's
-# dependency files (-MMD -MP: build/obj/DIR/FILE.d). The generated headers
-# must exist before the first compile, when there are no .d files yet: the
-# .c files that include one (grep) depend on it, and only those, so that a
-# new commit rebuilds only the files that print the version and a changed
-# BPF program only the file that loads its skeleton.
-includers = $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '^\#include "$(1)"' $(addsuffix /*.c,$(SRC_DIRS)) 2>/dev/null))
-users_of = $(foreach o,$(call includers,$(notdir $(1))),$(eval $(o): $(1)))
-$(foreach h,$(BUILD)/version.h $(BUILD)/datadir.h $(SKELS),$(call users_of,$(h)))
+# dependency files (-MMD -MP: build/obj/DIR/FILE.d), so a new commit
+# remakes only the files that print the version. The generated headers
+# must exist before the first compile, when there are no .d files yet:
+# every object waits for version.h and datadir.h (order-only, cheap), but
+# only the .c files that include a BPF skeleton (grep) wait for it, as
+# it needs clang and bpftool; a changed BPF program remakes those alone.
+$(LIB_OBJS) $(OBJDIR)/cmd/main.o: | $(BUILD)/version.h $(BUILD)/datadir.h
+skel_users = $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '^\#include "$(notdir $(1))"' \
+	$(addsuffix /*.c,$(SRC_DIRS)) 2>/dev/null))
+$(foreach h,$(SKELS),$(foreach o,$(call skel_users,$(h)),$(eval $(o): $(h))))
 
 $(OBJDIR)/%.o: %.c $(BUILD)/flags.cc
 	$(call msg,CC,$@)

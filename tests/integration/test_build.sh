@@ -19,6 +19,8 @@ else
 fi | tar -xf - -C "$src" || fail "cannot copy the tree into $src"
 [ ! -e "$src/build" ] || fail "the copy has a build/ of its own"
 
+# the copy's build is its own: not the options of a make that runs this test
+unset MAKEFLAGS MFLAGS MAKELEVEL CFLAGS LDFLAGS LDLIBS SANITIZE BPF_ARCH PREFIX DATADIR
 m() { make --no-print-directory -C "$src" CFLAGS=-O0 "$@"; }
 build() { # what
 	m -j2 > "$TMP/make.out" 2>&1 || { cat "$TMP/make.out" >&2; fail "$1: make exited $?"; }

@@ -6,9 +6,10 @@
 #   CFLAGS=-O2 -g     your compiler flags (the build's own are added to them)
 #   LDFLAGS=, LDLIBS= your linker flags and extra libraries
 #   CLANG=clang       compiler for the BPF programs
+#   BPF_ARCH=x86      the BPF programs' target architecture (default: from uname -m)
 #   BPFTOOL=bpftool   skeleton and vmlinux.h generator
 #   VMLINUX_BTF=/sys/kernel/btf/vmlinux   BTF to generate vmlinux.h from
-#   SANITIZE=1        build with ASan and UBSan (into build/ all the same)
+#   SANITIZE=1        build with ASan and UBSan (into build/; changed flags remake every object)
 #   V=1               show the full commands
 #   DEMO_ARGS=...     options for `make demo` (default: 10 s, 3 repeats)
 #   TEST_FILTER=...   run only integration tests whose name matches
@@ -77,50 +78,99 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 all: $(BUILD)/ipsecperf
 
-$(BUILD)/version.h: FORCE
-	@mkdir -p $(BUILD)
-	@printf '#define IPSECPERF_VERSION "%s"\n#define IPSECPERF_GITDESC "%s"\n%s\n' "$(VERSION)" "$(GITDESC)" \
-		'#define IPSECPERF_VERSION_FULL IPSECPERF_VERSION " (" IPSECPERF_GITDESC ")"' > $@.tmp
-	@printf '#define IPSECPERF_DEB "ipsecperf_%s_%s.deb"\n' "$(VERSION)" "$(DEB_ARCH)" >> $@.tmp
-	@$(update_if_changed)
+# The BPF programs' target architecture, from the machine (uname -m) as
+# libbpf's bpf_tracing.h names it; make BPF_ARCH=arm64 overrides it.
+ifeq ($(origin BPF_ARCH),undefined)
+BPF_ARCH := $(shell case "$$(uname -m)" in (x86_64|i?86) echo x86;; (aarch64) echo arm64;; \
+	(armv7*) echo arm;; (ppc64le) echo powerpc;; (s390x) echo s390;; (riscv64) echo riscv;; \
+	(loongarch64) echo loongarch;; esac)
+endif
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BUILD) -Iprobes
+# Checked only where a BPF program is built, so that `make clean` works anywhere.
+bpf_arch_known = $(if $(BPF_ARCH),,$(error unknown machine "$(shell uname -m)": \
+	give its BPF target architecture as make BPF_ARCH=x86|arm64|arm|powerpc|s390|riscv|loongarch))
+
+# Generated files: a header or a flags stamp is rewritten only when the text
+# it should hold differs from the text it holds, which is decided here at
+# parse time, so a second `make` with nothing changed does nothing and
+# `make -q` exits 0. $(call gen_file,FILE,VAR): FILE holds VAR's text.
+define gen_file
+ifneq ($$(file <$(1)),$$($(2)))
+$(1): FORCE
+endif
+$(1): export GEN_TEXT = $$($(2))
+$(1):
+	@mkdir -p $$(@D)
+	$(Q)printf '%s\n' "$$$$GEN_TEXT" > $$@
+endef
 FORCE:
+
+# build/version.h follows debian/changelog and git describe.
+define VERSION_H
+#define IPSECPERF_VERSION "$(VERSION)"
+#define IPSECPERF_GITDESC "$(GITDESC)"
+#define IPSECPERF_VERSION_FULL IPSECPERF_VERSION " (" IPSECPERF_GITDESC ")"
+#define IPSECPERF_DEB "ipsecperf_$(VERSION)_$(DEB_ARCH).deb"
+endef
+$(eval $(call gen_file,$(BUILD)/version.h,VERSION_H))
+
+# Flags stamps: what compiles and links is part of what an object or a
+# program is made from, so `make SANITIZE=1` or `make CFLAGS=-O0` after
+# `make` remakes every object, and going back remakes them again.
+CC_FLAGS_TEXT = $(CC) $(IPP_CFLAGS) $(CFLAGS)
+LD_FLAGS_TEXT = $(CC) $(IPP_LDFLAGS) $(LDFLAGS) $(IPP_LDLIBS) $(LDLIBS)
+BPF_FLAGS_TEXT = $(CLANG) $(BPF_CFLAGS)
+$(eval $(call gen_file,$(BUILD)/flags.cc,CC_FLAGS_TEXT))
+$(eval $(call gen_file,$(BUILD)/flags.ld,LD_FLAGS_TEXT))
+$(eval $(call gen_file,$(BUILD)/flags.bpf,BPF_FLAGS_TEXT))
 
 $(BUILD)/vmlinux.h:
 	$(call msg,GEN,$@)
 	@mkdir -p $(BUILD)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(BUILD)/probes/%.bpf.o: probes/%.bpf.c $(BUILD)/vmlinux.h $(wildcard probes/*.h)
-	$(call msg,BPF,$@)
+$(BUILD)/probes/%.bpf.o: probes/%.bpf.c $(BUILD)/vmlinux.h $(BUILD)/flags.bpf
+	$(bpf_arch_known)$(call msg,BPF,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Iprobes -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/probes/%.skel.h: $(BUILD)/probes/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-# Only the files that print the version depend on it: a new commit then
-# rebuilds those, not everything.
-VERSION_USERS := $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '"version.h"' $(addsuffix /*.c,$(SRC_DIRS)) 2>/dev/null))
-$(VERSION_USERS): $(BUILD)/version.h
+# Objects depend on the headers they include through the compiler's
+# dependency files (-MMD -MP: build/obj/DIR/FILE.d), so a new commit
+# remakes only the files that print the version. The generated headers
+# must exist before the first compile, when there are no .d files yet:
+# every object waits for version.h and datadir.h (order-only, cheap), but
+# only the .c files that include a BPF skeleton (grep) wait for it, as
+# it needs clang and bpftool; a changed BPF program remakes those alone.
+$(LIB_OBJS) $(OBJDIR)/cmd/main.o: | $(BUILD)/version.h $(BUILD)/datadir.h
+skel_users = $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '^\#include "$(notdir $(1))"' \
+	$(addsuffix /*.c,$(SRC_DIRS)) 2>/dev/null))
+$(foreach h,$(SKELS),$(foreach o,$(call skel_users,$(h)),$(eval $(o): $(h))))
 
-$(OBJDIR)/%.o: %.c $(SKELS) $(wildcard $(addsuffix /*.h,$(SRC_DIRS)))
+$(OBJDIR)/%.o: %.c $(BUILD)/flags.cc
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+DEP_FILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(OBJDIR)/cmd/main.o $(BPF_OBJS)) $(addsuffix .d,$(UNIT_BINS))
+include $(wildcard $(DEP_FILES))
 
 $(BUILD)/libipsecperf.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/ipsecperf: $(OBJDIR)/cmd/main.o $(BUILD)/libipsecperf.a
+$(BUILD)/ipsecperf: $(OBJDIR)/cmd/main.o $(BUILD)/libipsecperf.a $(BUILD)/flags.ld
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $^ $(IPP_LDLIBS) $(LDLIBS)
+	$(Q)$(CC) $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $(filter-out %/flags.ld,$^) $(IPP_LDLIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libipsecperf.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libipsecperf.a $(BUILD)/flags.cc $(BUILD)/flags.ld
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libipsecperf.a $(IPP_LDLIBS) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -MT $@ $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $< \
+		$(BUILD)/libipsecperf.a $(IPP_LDLIBS) $(LDLIBS) -lcmocka
 
 # The Debian packages ipsecperf needs to build, run and test. `make deps`
 # installs the missing ones (apt-get update once, then apt-get install).
@@ -129,12 +179,14 @@ DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
 	gnuplot-nox qemu-system-x86 busybox-static cpio openssh-server libclang-rt-14-dev \
 	chromium
+# One dpkg-query for the whole list (a package it does not know is missing);
+# apt-get only when something is missing.
 define apt_install
-	@missing=$$(for p in $(1); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
-	done); \
+	@installed=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>/dev/null | \
+		awk '$$2 == "install" && $$4 == "installed" { printf "%s ", $$1 }')"; \
+	missing=; for p in $(1); do case "$$installed" in *" $$p "*) ;; *) missing="$$missing $$p";; esac; done; \
 	if [ -n "$$missing" ]; then \
-		echo "  DEPS     installing:" $$missing; \
+		echo "  DEPS     installing:$$missing"; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 endef
@@ -214,14 +266,9 @@ PKGDATADIR := $(DATADIR)/ipsecperf
 INSTALL ?= install
 .PHONY: man install uninstall src-tree dist deb demo-deps
 
-# Replace $@ with $@.tmp only when they differ, so that its users rebuild only then.
-update_if_changed = cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-
-$(BUILD)/datadir.h: FORCE
-	@mkdir -p $(BUILD)
-	@printf '#define IPSECPERF_DATADIR "%s"\n' "$(PKGDATADIR)" > $@.tmp
-	@$(update_if_changed)
-$(OBJDIR)/lib/files.o: $(BUILD)/datadir.h
+# build/datadir.h follows PREFIX and DATADIR.
+DATADIR_H = \#define IPSECPERF_DATADIR "$(PKGDATADIR)"
+$(eval $(call gen_file,$(BUILD)/datadir.h,DATADIR_H))
 
 # Man pages: made from the program's own help pages by tools/mkman.sh,
 # dated by the release's debian/changelog entry.

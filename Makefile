@@ -177,7 +177,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libipsecperf.a $(BUILD)/flags.cc $(BUI
 DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 	libjansson-dev libinih-dev libmnl-dev libbpf-dev libelf-dev zlib1g-dev \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
-	gnuplot-nox qemu-system-x86 busybox-static cpio openssh-server libclang-rt-14-dev \
+	gnuplot-nox qemu-system-x86 busybox-static cpio lz4 zstd xz-utils openssh-server libclang-rt-14-dev \
 	chromium
 # One dpkg-query for the whole list (a package it does not know is missing);
 # apt-get only when something is missing.

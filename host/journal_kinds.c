@@ -6,11 +6,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ethtool_nl.h"
 #include "exec.h"
 #include "ipsec.h"
 #include "journal.h"
 #include "log.h"
 #include "remote.h"
+#include "rtnl.h"
 
 static int undo_argv(json_t *r)
 {
@@ -63,6 +65,8 @@ static const struct {
 	{ "xfrm-policy", ipsec_undo_policy }, /* ipsec.c: delete a policy by selector/dir */
 	{ "modules", kmod_undo },             /* kmod.c: unload the modules a run loaded */
 	{ "remote-argv", remote_undo_argv },  /* remote.c: a command on the peer, through ssh */
+	{ "netns", rtnl_undo_netns },         /* rtnl.c: delete a namespace we made */
+	{ "ethtool-features", ethnl_undo_features }, /* ethtool_nl.c: set offloads back */
 };
 
 int journal_undo_one(json_t *r)

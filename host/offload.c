@@ -8,6 +8,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "offload_nl.h"
 
 #define MAX_FEATURES 128
 
@@ -151,7 +152,19 @@ int offload_check(const char *netns, const char *dev, const struct scenario *sc,
 		  char *why, size_t whylen)
 {
 	struct feature_state f[MAX_FEATURES];
-	int n = read_features(netns, dev, f);
+	int n;
+
+	if (ethnl_available()) {
+		static struct ethnl_features nf;
+		char err[256];
+
+		if (ethnl_features_get(netns, dev, &nf, err, sizeof(err)) < 0) {
+			snprintf(why, whylen, "cannot read the offloads of %s: %s", dev, err);
+			return -1;
+		}
+		return offload_nl_check(&nf, dev, sc, why, whylen);
+	}
+	n = read_features(netns, dev, f);
 
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read the offloads of %s", dev);
@@ -163,6 +176,12 @@ int offload_check(const char *netns, const char *dev, const struct scenario *sc,
 int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
 		  char *why, size_t whylen)
 {
+	/*
+	 * Through ethtool netlink where the kernel has it; the ethtool program
+	 * where it has not, and for --dry-run, which prints its commands.
+	 */
+	if (sc->noffloads && !journal_dry_run() && ethnl_available())
+		return offload_nl_apply(netns, dev, sc, why, whylen);
 	/* no namespace: the host's own device (the peer testbed's --dev) */
 	struct offload_runner r = { local_run, local_change, (void *)netns, "", !netns };
 

@@ -704,7 +704,7 @@ void probes_load_mark(struct probes *p, int begin)
 		return;
 	/*
 	 * After the load the connections still close (FIN, last ACKs): wait
-	 * until the testbed's devices have sent nothing for 100 ms (at most
+	 * until the testbed's devices have sent nothing for 50 ms (at most
 	 * 6 s), so that this snapshot and the SAs' counters read next agree.
 	 */
 	if (!begin && p->avail[IPP_XMIT_SKBS]) {
@@ -712,15 +712,15 @@ void probes_load_mark(struct probes *p, int begin)
 		int quiet = 0;
 
 		/*
-		 * 100 ms, polled every 10 ms. The load's processes have exited,
+		 * 50 ms, polled every 10 ms. The load's processes have exited,
 		 * so every socket is closed and what is left is the closing
 		 * handshake, each step of it answered at once (a FIN received
 		 * in FIN_WAIT is acked without delay; a closing socket's own FIN
 		 * carries its pending ACK): no delayed ACK is left to wait for.
-		 * (Measured: a second more after 100 or 500 ms of quiet sees the
-		 * same strays either way, the links' own IPv6 chatter.)
+		 * (Measured: a second more after 30, 50, 100 or 500 ms of quiet
+		 * sees the same strays each time, the links' own IPv6 chatter.)
 		 */
-		for (int i = 0; i < 600 && quiet < 10; i++) {
+		for (int i = 0; i < 600 && quiet < 5; i++) {
 			snap(p, &p->lend);
 			quiet = p->lend.c.v[IPP_XMIT_SKBS] == last ? quiet + 1 : 0;
 			last = p->lend.c.v[IPP_XMIT_SKBS];

@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,7 +101,8 @@ static int wait_listening(pid_t server, int port, int timeout_ms)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)server);
-	for (int t = 0; t < timeout_ms; t += 20) {
+	/* 5 ms: the client starts that much sooner after the server listens */
+	for (int t = 0; t < timeout_ms; t += 5) {
 		char *text = file_read(path, NULL);
 		int ok = text && tcp_listening(text, port);
 
@@ -108,7 +111,7 @@ static int wait_listening(pid_t server, int port, int timeout_ms)
 			return 0;
 		if (waitpid(server, NULL, WNOHANG) == server)
 			return -1;
-		if (sleep_ms_or_stop(20))
+		if (sleep_ms_or_stop(5))
 			return -1;
 	}
 	return -1;
@@ -135,6 +138,17 @@ char *raw_read(const char *prefix, const char *suffix)
 	return file_read(path, NULL);
 }
 
+/* Sleep up to ms, waking at once when the child behind pidfd exits (or a signal comes). */
+static void sleep_or_exit(int pidfd, int ms)
+{
+	struct pollfd pfd = { pidfd, POLLIN, 0 };
+
+	if (pidfd < 0 || stop_requested())
+		sleep_ms_or_stop(ms);
+	else
+		poll(&pfd, 1, ms);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -151,7 +165,7 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 	int cli_out = raw_open(p->raw_prefix, "iperf3-client.json");
 	int cli_err = raw_open(p->raw_prefix, "iperf3-client.err");
 	pid_t server = -1, client = -1;
-	int status = -1, err = -1;
+	int status = -1, err = -1, cli_pidfd = -1;
 	double t0, deadline;
 	bool window_open = false;
 
@@ -187,6 +201,7 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 		goto out;
 	}
 	journal_add_process(client);
+	cli_pidfd = (int)syscall(SYS_pidfd_open, client, 0);
 	t0 = now();
 	deadline = t0 + p->omit_s + p->duration_s + 20; /* bounds a hang, nothing else */
 	for (;;) {
@@ -212,7 +227,7 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 				 deadline - t0);
 			goto out;
 		}
-		sleep_ms_or_stop(100);
+		sleep_or_exit(cli_pidfd, 100);
 	}
 	if (window_open && p->window)
 		p->window(p->arg, 0);
@@ -240,5 +255,7 @@ out:
 		close(cli_out);
 	if (cli_err >= 0)
 		close(cli_err);
+	if (cli_pidfd >= 0)
+		close(cli_pidfd);
 	return err;
 }

@@ -233,12 +233,12 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 		p->window(p->arg, 0);
 	window_open = false;
 
-	/* the one-off server exits after the test */
-	for (int i = 0; i < 50 && server > 0; i++) {
+	/* the one-off server exits after the test (5 s at most; it is usually gone) */
+	for (int i = 0; i < 1000 && server > 0; i++) {
 		if (waitpid(server, NULL, WNOHANG) == server)
 			server = -1;
 		else
-			sleep_ms_or_stop(100);
+			sleep_ms_or_stop(5);
 	}
 
 	err = iperf3_client_result(p->raw_prefix, status, r);

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Offload features (ethtool -k/-K) of one device, set and restored. */
+/*
+ * Offload features (ethtool -k/-K) of one device, set and restored: on this
+ * host through ethtool netlink (offload_nl.c) where the kernel has it, else
+ * and for --dry-run through the ethtool program; on a peer through a runner.
+ */
 #ifndef IPSECPERF_OFFLOAD_H
 #define IPSECPERF_OFFLOAD_H
 

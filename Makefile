@@ -178,7 +178,7 @@ DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 	libjansson-dev libinih-dev libmnl-dev libbpf-dev libelf-dev zlib1g-dev \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
 	gnuplot-nox qemu-system-x86 busybox-static cpio lz4 zstd xz-utils openssh-server libclang-rt-14-dev \
-	chromium
+	chromium strace
 # One dpkg-query for the whole list (a package it does not know is missing);
 # apt-get only when something is missing.
 define apt_install

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,10 @@ int netns_call(const char *netns, int (*fn)(void *arg), void *arg)
 
 	if (!netns)
 		return fn(arg);
+	if (!netns_ok(netns)) { /* never a path outside /run/netns */
+		errno = EINVAL;
+		return -1;
+	}
 	snprintf(path, sizeof(path), "/run/netns/%s", netns);
 	target = open(path, O_RDONLY | O_CLOEXEC);
 	if (target < 0)
@@ -64,4 +69,13 @@ int netns_ifindex(const char *netns, const char *dev, unsigned int *ifindex, uns
 	*ifindex = a.ifindex;
 	*ns_inum = a.inum;
 	return 0;
+}
+
+bool netns_name_ok(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n || n >= max || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }

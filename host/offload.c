@@ -8,6 +8,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "offload_nl.h"
 
 #define MAX_FEATURES 128
 
@@ -128,10 +129,10 @@ static bool took(const struct feature_state *f, int n, const struct feature_stat
 }
 
 static int check_against(const struct feature_state *f, int n, const char *dev,
-			 const struct scenario *sc, char *why, size_t whylen)
+			 const struct offload_list *ol, char *why, size_t whylen)
 {
-	for (int i = 0; i < sc->noffloads; i++) {
-		const struct offload_setting *s = &sc->offloads[i];
+	for (int i = 0; i < ol->n; i++) {
+		const struct offload_setting *s = &ol->v[i];
 		const struct feature_state *cur = find(f, n, s->feature);
 
 		if (!cur) {
@@ -147,37 +148,55 @@ static int check_against(const struct feature_state *f, int n, const char *dev,
 	return 0;
 }
 
-int offload_check(const char *netns, const char *dev, const struct scenario *sc,
+int offload_check(const char *netns, const char *dev, const struct offload_list *ol,
 		  char *why, size_t whylen)
 {
 	struct feature_state f[MAX_FEATURES];
-	int n = read_features(netns, dev, f);
+	int n;
+
+	if (ethnl_available()) {
+		static struct ethnl_features nf;
+		char err[256];
+
+		if (ethnl_features_get(netns, dev, &nf, err, sizeof(err)) < 0) {
+			snprintf(why, whylen, "cannot read the offloads of %s: %s", dev, err);
+			return -1;
+		}
+		return offload_nl_check(&nf, dev, ol, why, whylen);
+	}
+	n = read_features(netns, dev, f);
 
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read the offloads of %s", dev);
 		return -1;
 	}
-	return check_against(f, n, dev, sc, why, whylen);
+	return check_against(f, n, dev, ol, why, whylen);
 }
 
-int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
+int offload_apply(const char *netns, const char *dev, const struct offload_list *ol,
 		  char *why, size_t whylen)
 {
+	/*
+	 * Through ethtool netlink where the kernel has it; the ethtool program
+	 * where it has not, and for --dry-run, which prints its commands.
+	 */
+	if (ol->n && !journal_dry_run() && ethnl_available())
+		return offload_nl_apply(netns, dev, ol, why, whylen);
 	/* no namespace: the host's own device (the peer testbed's --dev) */
 	struct offload_runner r = { local_run, local_change, (void *)netns, "", !netns };
 
-	return offload_apply_via(&r, dev, sc, why, whylen);
+	return offload_apply_via(&r, dev, ol, why, whylen);
 }
 
-int offload_apply_via(const struct offload_runner *r, const char *dev, const struct scenario *sc,
+int offload_apply_via(const struct offload_runner *r, const char *dev, const struct offload_list *ol,
 		      char *why, size_t whylen)
 {
 	struct feature_state f[MAX_FEATURES];
-	char *do_argv[4 + 2 * SCENARIO_MAX_OFFLOADS], *undo_argv[4 + 2 * SCENARIO_MAX_OFFLOADS];
+	char *do_argv[4 + 2 * OFFLOAD_MAX], *undo_argv[4 + 2 * OFFLOAD_MAX];
 	int nd = 0, nu = 0, n, rc;
 	char *err = NULL;
 
-	if (!sc->noffloads)
+	if (!ol->n)
 		return 0;
 	/* before reading them: the values to restore are those no other run has changed */
 	if (r->shared && journal_hostwide(why, whylen) < 0)
@@ -187,19 +206,19 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 		snprintf(why, whylen, "cannot read the offloads of %s", dev);
 		return -1;
 	}
-	if (!journal_dry_run() && (rc = check_against(f, n, dev, sc, why, whylen)))
+	if (!journal_dry_run() && (rc = check_against(f, n, dev, ol, why, whylen)))
 		return rc;
 
 	do_argv[nd++] = undo_argv[nu++] = "ethtool";
 	do_argv[nd++] = undo_argv[nu++] = "-K";
 	do_argv[nd++] = undo_argv[nu++] = (char *)dev;
-	for (int i = 0; i < sc->noffloads; i++) {
-		const struct feature_state *cur = n ? find(f, n, sc->offloads[i].feature) : NULL;
+	for (int i = 0; i < ol->n; i++) {
+		const struct feature_state *cur = n ? find(f, n, ol->v[i].feature) : NULL;
 
-		do_argv[nd++] = (char *)sc->offloads[i].feature;
-		do_argv[nd++] = sc->offloads[i].on ? "on" : "off";
+		do_argv[nd++] = (char *)ol->v[i].feature;
+		do_argv[nd++] = ol->v[i].on ? "on" : "off";
 		if (cur) {
-			undo_argv[nu++] = (char *)sc->offloads[i].feature;
+			undo_argv[nu++] = (char *)ol->v[i].feature;
 			undo_argv[nu++] = cur->on ? "on" : "off";
 		}
 	}
@@ -214,12 +233,12 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 
 	/* ethtool may accept a change the driver then overrides: read it back */
 	n = read_features_via(r, dev, f);
-	for (int i = 0; i < sc->noffloads && n > 0; i++) {
-		const struct feature_state *cur = find(f, n, sc->offloads[i].feature);
+	for (int i = 0; i < ol->n && n > 0; i++) {
+		const struct feature_state *cur = find(f, n, ol->v[i].feature);
 
-		if (!cur || !took(f, n, cur, sc->offloads[i].on)) {
-			snprintf(why, whylen, "%s: %s did not turn %s", dev, sc->offloads[i].feature,
-				 sc->offloads[i].on ? "on" : "off");
+		if (!cur || !took(f, n, cur, ol->v[i].on)) {
+			snprintf(why, whylen, "%s: %s did not turn %s", dev, ol->v[i].feature,
+				 ol->v[i].on ? "on" : "off");
 			return -1;
 		}
 	}

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Offload features (ethtool -k/-K) of one device, set and restored. */
+/*
+ * Offload features (ethtool -k/-K) of one device, set and restored: on this
+ * host through ethtool netlink (offload_nl.c) where the kernel has it, else
+ * and for --dry-run through the ethtool program; on a peer through a runner.
+ */
 #ifndef IPSECPERF_OFFLOAD_H
 #define IPSECPERF_OFFLOAD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "scenario.h"
+
+#include "offload_list.h"
 
 struct feature_state {
 	char name[64]; /* ethtool -k's long name */
@@ -25,11 +30,11 @@ const char *offload_long_name(const char *name);
  * Can these settings be applied to dev? 0 yes; 1 no, with the reason in why
  * (a fixed or unknown feature: the scenario is skipped); -1 error.
  */
-int offload_check(const char *netns, const char *dev, const struct scenario *sc,
+int offload_check(const char *netns, const char *dev, const struct offload_list *ol,
 		  char *why, size_t whylen);
 
 /* Apply the settings (journaling the old values) and verify they took. */
-int offload_apply(const char *netns, const char *dev, const struct scenario *sc,
+int offload_apply(const char *netns, const char *dev, const struct offload_list *ol,
 		  char *why, size_t whylen);
 
 /*
@@ -48,7 +53,7 @@ struct offload_runner {
 	bool shared;
 };
 
-int offload_apply_via(const struct offload_runner *r, const char *dev, const struct scenario *sc,
+int offload_apply_via(const struct offload_runner *r, const char *dev, const struct offload_list *ol,
 		      char *why, size_t whylen);
 
 #endif

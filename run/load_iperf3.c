@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,8 +188,8 @@ static int server_start(struct iperf3_run *x, char *const argv[])
 		snprintf(why, sizeof(why), "cannot start %s: %s", ep_remote(x->rx) ? "ssh" : "iperf3", strerror(errno));
 		return fail(x, why);
 	}
-	/* on the peer each look is an ssh: fewer */
-	int step = ep_remote(x->rx) ? 100 : 20;
+	/* on the peer each look is an ssh: fewer; here 5 ms, so the client starts that much sooner */
+	int step = ep_remote(x->rx) ? 100 : 5;
 
 	for (int t = 0;; t += step) {
 		int l = listening(x->rx, x->server, x->p->port);
@@ -220,20 +222,39 @@ static void window(struct iperf3_run *x, int open)
 	x->window_open = open;
 }
 
-/* The client, from start to exit, with the window opened after the warm-up. */
-static int client_run(struct iperf3_run *x, char *const argv[])
+/* Sleep up to ms, waking at once when the child behind pidfd exits (or a signal comes). */
+static void sleep_or_exit(int pidfd, int ms)
+{
+	struct pollfd pfd = { pidfd, POLLIN, 0 };
+
+	if (pidfd < 0 || stop_requested())
+		sleep_ms_or_stop(ms);
+	else
+		poll(&pfd, 1, ms);
+}
+
+/* The one-off server exits after the test (on the peer, its ssh with it): 10 s at most. */
+static void server_wait(struct iperf3_run *x)
+{
+	int ms = ep_remote(x->rx) ? 100 : 5;
+
+	for (int i = 0; i < 10000 / ms && x->server > 0; i++) {
+		if (waitpid(x->server, &x->srv_status, WNOHANG) == x->server) {
+			x->server = -1;
+			server_ended(x, "the ssh connection running the iperf3 server was lost");
+		} else {
+			sleep_ms_or_stop(ms);
+		}
+	}
+}
+
+/* Wait for the client's exit, the window opened after the warm-up; -1 on a failure. */
+static int client_wait(struct iperf3_run *x, int pidfd)
 {
 	const struct load_params *p = x->p;
-	double t0, deadline;
+	double t0 = mono_s(), deadline = t0 + p->omit_s + p->duration_s + 20; /* bounds a hang, nothing else */
 	char why[200];
 
-	x->client = ep_spawn(x->tx, argv, x->tx->cpu, x->fd[2], x->fd[3]);
-	if (x->client < 0) {
-		snprintf(why, sizeof(why), "cannot start iperf3: %s", strerror(errno));
-		return fail(x, why);
-	}
-	t0 = mono_s();
-	deadline = t0 + p->omit_s + p->duration_s + 20; /* bounds a hang, nothing else */
 	while (waitpid(x->client, &x->status, WNOHANG) != x->client) {
 		if (!x->window_open && mono_s() - t0 >= p->omit_s)
 			window(x, 1);
@@ -249,19 +270,32 @@ static int client_run(struct iperf3_run *x, char *const argv[])
 			snprintf(why, sizeof(why), "iperf3 client still running after %.0f s", deadline - t0);
 			return fail(x, why);
 		}
-		sleep_ms_or_stop(100);
+		sleep_or_exit(pidfd, 100);
 	}
+	return 0;
+}
+
+/* The client, from start to exit, then the server's exit. */
+static int client_run(struct iperf3_run *x, char *const argv[])
+{
+	char why[200];
+	int pidfd, rc;
+
+	x->client = ep_spawn(x->tx, argv, x->tx->cpu, x->fd[2], x->fd[3]);
+	if (x->client < 0) {
+		snprintf(why, sizeof(why), "cannot start iperf3: %s", strerror(errno));
+		return fail(x, why);
+	}
+	/* the loop wakes as soon as the client exits, not up to 100 ms later */
+	pidfd = (int)syscall(SYS_pidfd_open, x->client, 0);
+	rc = client_wait(x, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (rc < 0)
+		return rc;
 	x->client = -1;
 	window(x, 0);
-	/* the one-off server exits after the test (on the peer, its ssh with it) */
-	for (int i = 0; i < 100 && x->server > 0; i++) {
-		if (waitpid(x->server, &x->srv_status, WNOHANG) == x->server) {
-			x->server = -1;
-			server_ended(x, "the ssh connection running the iperf3 server was lost");
-		} else {
-			sleep_ms_or_stop(100);
-		}
-	}
+	server_wait(x);
 	return ep_lost(x->rx) || ep_lost(x->tx) ? fail(x, "") : 0;
 }
 

@@ -34,12 +34,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SCENARIO_MAX_OFFLOADS 16
+#include "offload.h"
 
-struct offload_setting {
-	char feature[48]; /* ethtool -K name: tso, gso, gro, rx-gro-list, ... */
-	bool on;
-};
+#define SCENARIO_MAX_OFFLOADS OFFLOAD_MAX
+
 
 struct ipsec_config {
 	bool on;             /* an [ipsec] section was given */
@@ -91,5 +89,11 @@ int scenario_load_all(struct scenario **out, int *n, char *err, size_t errlen);
 
 /* Parse "on"/"off" (also yes/no, true/false, 1/0); -1 if neither. */
 int parse_bool(const char *s);
+
+/* The scenario's offloads, as offload.c takes them. */
+static inline struct offload_list scenario_offloads(const struct scenario *sc)
+{
+	return (struct offload_list){ sc->offloads, sc->noffloads };
+}
 
 #endif

@@ -49,13 +49,14 @@ static void netns_teardown(void *tb)
 static int netns_apply(void *arg, const struct scenario *sc, char *why, size_t len)
 {
 	struct netns_tb *n = arg;
+	struct offload_list ol = scenario_offloads(sc);
 	int rc;
 
 	if (journal_dry_run())
 		printf("# scenario %s: %s\n", sc->name, sc->description);
-	rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, sc, why, len);
+	rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, &ol, why, len);
 	if (rc == 0)
-		rc = offload_apply(n->tb.ns_rx, n->tb.dev_rx, sc, why, len);
+		rc = offload_apply(n->tb.ns_rx, n->tb.dev_rx, &ol, why, len);
 	if (rc == 0 && !journal_dry_run())
 		rc = load_check(sc, why, len);
 	if (rc == 0)

@@ -296,6 +296,7 @@ static int scenario_possible(struct peer *p, const struct scenario *sc, char *wh
 static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
 {
 	struct offload_runner remote = { peer_run, peer_change, &p->h, " on the peer", true };
+	struct offload_list ol = scenario_offloads(sc);
 	char where[64];
 	int rc;
 
@@ -303,9 +304,9 @@ static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, 
 		printf("# scenario %s: %s\n", sc->name, sc->description);
 	else if ((rc = scenario_possible(p, sc, why, len)))
 		return rc;
-	rc = offload_apply(NULL, p->cfg.dev, sc, why, len);
+	rc = offload_apply(NULL, p->cfg.dev, &ol, why, len);
 	if (rc == 0) {
-		rc = offload_apply_via(&remote, p->cfg.peer_dev, sc, why, len);
+		rc = offload_apply_via(&remote, p->cfg.peer_dev, &ol, why, len);
 		if (rc != 0 && !p->lost && strncmp(why, "the peer", 8)) {
 			char tmp[512];
 

@@ -1,28 +1,73 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cpu.h"
+#include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "rtnl.h"
 #include "testbed.h"
 
-static int ns_cmd(const char *what, char *const do_argv[], char *const undo_argv[])
-{
-	char *err = NULL;
+/*
+ * The testbed is made through rtnetlink (rtnl.c), not by starting `ip`.
+ * Each step has the `ip` command a person would type for it: --dry-run
+ * prints those (through host_do, which journals the printed undo), -v
+ * shows them as they are made.
+ */
+struct step {
+	const char *what;
+	char **argv;         /* the equivalent ip command */
+	const char *ns;      /* a namespace made (journaled as "netns") */
+	const char *dev, *in, *addr, *peer, *peer_in;
+	int plen;
+};
 
-	if (host_do(NULL, do_argv, undo_argv, &err) == 0)
+static int do_step(const struct step *s, char *err, size_t errlen)
+{
+	if (s->ns)
+		return rtnl_netns_add(s->ns, err, errlen);
+	if (s->peer)
+		return rtnl_veth_add(s->dev, s->in, s->peer, s->peer_in, err, errlen);
+	if (s->addr)
+		return rtnl_addr_add(s->in, s->dev, s->addr, s->plen, err, errlen);
+	return rtnl_link_up(s->in, s->dev, err, errlen);
+}
+
+static int ns_step(const struct step *s)
+{
+	char err[512] = "";
+	int seq = 0, rc;
+
+	if (journal_dry_run()) {
+		char *undo[] = { "ip", "netns", "del", (char *)s->ns, NULL };
+
+		return host_do(NULL, s->argv, s->ns ? undo : NULL, NULL);
+	}
+	if (log_verbose) {
+		fputs("ipsecperf: + ", stderr);
+		exec_print(stderr, NULL, s->argv);
+	}
+	/* the undo on disk before the change; cancelled if the change was not made */
+	if (s->ns) {
+		if (journal_add(rtnl_netns_record(s->ns)) < 0)
+			return -1;
+		seq = journal_last();
+	}
+	rc = do_step(s, err, sizeof(err));
+	if (rc == 0)
 		return 0;
-	pr_warn("netns testbed: %s failed: %s", what, err && *err ? err : "no message");
-	free(err);
+	pr_warn("netns testbed: %s failed: %s", s->what, err[0] ? err : strerror(-rc));
+	if (seq)
+		journal_cancel(seq);
 	return -1;
 }
 
-int netns_setup(struct testbed *tb, const struct testbed_config *cfg)
+static void names(struct testbed *tb, const struct testbed_config *cfg)
 {
-	char addr[80];
 	int ncpu = cpu_count();
 
 	memset(tb, 0, sizeof(*tb));
@@ -38,35 +83,41 @@ int netns_setup(struct testbed *tb, const struct testbed_config *cfg)
 	/* sender and receiver on different CPUs when there are two */
 	tb->cpu_tx = ncpu >= 2 ? 0 : -1;
 	tb->cpu_rx = ncpu >= 2 ? 1 : -1;
-
 	tb->ep_tx = (struct endpoint){ .netns = tb->ns_tx, .dev = tb->dev_tx, .addr = tb->addr_tx, .cpu = tb->cpu_tx };
 	tb->ep_rx = (struct endpoint){ .netns = tb->ns_rx, .dev = tb->dev_rx, .addr = tb->addr_rx, .cpu = tb->cpu_rx };
+}
 
-	const char *ns[2] = { tb->ns_tx, tb->ns_rx };
-	const char *dev[2] = { tb->dev_tx, tb->dev_rx };
-	const char *ad[2] = { tb->addr_tx, tb->addr_rx };
+int netns_setup(struct testbed *tb, const struct testbed_config *cfg)
+{
+	char addr[2][80];
+
+	names(tb, cfg);
+	char *ns[2] = { tb->ns_tx, tb->ns_rx };
+	char *dev[2] = { tb->dev_tx, tb->dev_rx };
 
 	for (int i = 0; i < 2; i++) {
-		if (ns_cmd("create namespace",
-			   (char *[]){ "ip", "netns", "add", (char *)ns[i], NULL },
-			   (char *[]){ "ip", "netns", "del", (char *)ns[i], NULL }))
+		snprintf(addr[i], sizeof(addr[i]), "%s/%d", i ? tb->addr_rx : tb->addr_tx, tb->prefix_len);
+		if (ns_step(&(struct step){ "create namespace", (char *[]){ "ip", "netns", "add", ns[i], NULL },
+					    .ns = ns[i] }))
 			return -1;
 	}
 	/* both ends made inside their namespaces: the host's own links never change */
-	if (ns_cmd("create veth pair",
-		   (char *[]){ "ip", "link", "add", (char *)dev[0], "netns", (char *)ns[0], "type", "veth",
-			       "peer", "name", (char *)dev[1], "netns", (char *)ns[1], NULL },
-		   NULL))
+	if (ns_step(&(struct step){ "create veth pair",
+				    (char *[]){ "ip", "link", "add", dev[0], "netns", ns[0], "type", "veth",
+						"peer", "name", dev[1], "netns", ns[1], NULL },
+				    .dev = dev[0], .in = ns[0], .peer = dev[1], .peer_in = ns[1] }))
 		return -1;
 	for (int i = 0; i < 2; i++) {
-		snprintf(addr, sizeof(addr), "%s/%d", ad[i], tb->prefix_len);
-		if (ns_cmd("add address",
-			   (char *[]){ "ip", "-n", (char *)ns[i], "addr", "add", addr, "dev", (char *)dev[i], NULL },
-			   NULL) ||
-		    ns_cmd("set link up",
-			   (char *[]){ "ip", "-n", (char *)ns[i], "link", "set", (char *)dev[i], "up", NULL }, NULL) ||
-		    ns_cmd("set loopback up",
-			   (char *[]){ "ip", "-n", (char *)ns[i], "link", "set", "lo", "up", NULL }, NULL))
+		if (ns_step(&(struct step){ "add address",
+					    (char *[]){ "ip", "-n", ns[i], "addr", "add", addr[i], "dev", dev[i], NULL },
+					    .dev = dev[i], .in = ns[i], .addr = i ? tb->addr_rx : tb->addr_tx,
+					    .plen = tb->prefix_len }) ||
+		    ns_step(&(struct step){ "set link up",
+					    (char *[]){ "ip", "-n", ns[i], "link", "set", dev[i], "up", NULL },
+					    .dev = dev[i], .in = ns[i] }) ||
+		    ns_step(&(struct step){ "set loopback up",
+					    (char *[]){ "ip", "-n", ns[i], "link", "set", "lo", "up", NULL },
+					    .dev = "lo", .in = ns[i] }))
 			return -1;
 	}
 	return 0;

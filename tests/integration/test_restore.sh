@@ -8,7 +8,9 @@
 # `ipsecperf cleanup`. The runs use clear, tcp-md5 (the built-in stream with
 # TCP_MD5SIG keys) and esp-null (on a kernel without ESP its policies go in
 # and out again before the scenario is skipped; with ESP, the SAs too).
-# Then the journal's xfrm undo records are replayed by cleanup against
+# Then a run killed in no-gso has its offloads (set through ethtool netlink)
+# set back by cleanup; netlink records with names that are not plain are
+# refused; the journal's xfrm undo records are replayed by cleanup against
 # policies made by hand, to show they delete exactly what they name.
 . "$(dirname "$0")/lib.sh"
 
@@ -103,6 +105,76 @@ sleep 0.5 # PR_SET_PDEATHSIG kills are asynchronous
 ours_gone $pid "SIGKILL + cleanup"
 host_snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after SIGKILL and cleanup"
+
+# 7. SIGKILL in no-gso: the offloads set through ethtool netlink are set back
+# by cleanup from the journal alone. The namespace records are marked done
+# first, so that cleanup leaves the namespaces, and their veths, to look at.
+"$IPSECPERF" run --quiet -t 20 -O 0 -r 1 -o "$TMP/kill2" no-gso > /dev/null 2> "$TMP/kill2.err" &
+pid=$!
+wait_for_netns $pid 10 || fail "SIGKILL in no-gso: the run did not start"
+for _ in $(seq 100); do # the load runs once the offloads are set
+	[ -n "$(ip netns pids "ipsecperf-$pid-rx" 2> /dev/null)" ] && break
+	sleep 0.1
+done
+note_children $pid
+kill -KILL $pid
+wait $pid 2> /dev/null
+k="ipsecperf-$pid"
+trap 'ip netns del "$k-tx" 2> /dev/null; ip netns del "$k-rx" 2> /dev/null; rm -rf "$TMP"' EXIT
+j=$(ls "$IPSECPERF_JOURNAL_DIR"/journal-$pid-*.jsonl) || fail "SIGKILL in no-gso: no journal"
+python3 - "$j" "$k" << 'PY' || fail "SIGKILL in no-gso: the journal's records are not the netlink ones (above)"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [r["kind"] for r in recs]
+assert "argv" not in kinds, kinds  # no ip or ethtool command to undo
+assert [r["name"] for r in recs if r["kind"] == "netns"] == [sys.argv[2] + "-tx", sys.argv[2] + "-rx"], recs
+feat = [r for r in recs if r["kind"] == "ethtool-features"]
+assert sorted(r["dev"] for r in feat) == ["ipp-rx", "ipp-tx"], feat
+for r in feat:
+    assert r["wanted"]["tx-tcp-segmentation"] is True and r["wanted"]["tx-generic-segmentation"] is True, r
+with open(sys.argv[1], "a") as f:  # the namespaces stay, for the check below
+    for r in recs:
+        if r["kind"] == "netns":
+            f.write(json.dumps({"done": r["seq"]}) + "\n")
+PY
+feature() { ip netns exec "$k-$1" ethtool -k "ipp-$1" | awk -v f="$2:" '$1 == f {print $2}'; }
+[ "$(feature tx tcp-segmentation-offload)" = off ] || fail "SIGKILL in no-gso: tso was not off in the run"
+"$IPSECPERF" cleanup > "$TMP/cleanup3.out" 2> "$TMP/cleanup3.err" ||
+	{ cat "$TMP/cleanup3.err" >&2; fail "cleanup after SIGKILL in no-gso exited $?"; }
+for end in tx rx; do
+	[ "$(feature $end tcp-segmentation-offload)/$(feature $end generic-segmentation-offload)" = on/on ] ||
+		fail "cleanup did not set the offloads of ipp-$end back: $(ip netns exec "$k-$end" ethtool -k "ipp-$end" | grep -E 'segmentation-offload|receive-offload')"
+done
+ip netns del "$k-tx"
+ip netns del "$k-rx"
+sleep 0.5
+ours_gone $pid "SIGKILL in no-gso + cleanup"
+info "SIGKILL in no-gso: cleanup set the offloads back through ethtool netlink"
+
+# 8. Netlink records are hostile input too: names that are not plain, and a
+# namespace that is not ipsecperf's, are refused (said, kept, never retried).
+other="ipp-notours-$$"
+ip netns add "$other" || fail "cannot make namespace $other"
+cat > "$IPSECPERF_JOURNAL_DIR/journal-999999998.jsonl" << EOF
+{"kind":"netns","name":"$other","seq":1}
+{"kind":"netns","name":"../../etc/passwd","seq":2}
+{"kind":"netns","seq":3}
+{"kind":"ethtool-features","netns":"../x","dev":"lo","wanted":{"rx-gro":true},"seq":4}
+{"kind":"ethtool-features","netns":"$other","dev":"lo;id","wanted":{"rx-gro":true},"seq":5}
+{"kind":"ethtool-features","netns":"$other","dev":"lo","wanted":{"rx gro":true},"seq":6}
+{"kind":"ethtool-features","netns":"$other","dev":"lo","wanted":{"rx-gro":"yes"},"seq":7}
+EOF
+"$IPSECPERF" cleanup > "$TMP/hostile.out" 2> "$TMP/hostile.err"
+rc=$?
+ip netns list | grep -q "^$other" || fail "cleanup deleted a namespace that is not ipsecperf's"
+ip netns del "$other"
+[ $rc = 1 ] || { cat "$TMP/hostile.err" >&2; fail "cleanup of hostile netlink records exited $rc, not 1"; }
+[ "$(grep -c 'bad name: not deleted' "$TMP/hostile.err")" = 3 ] &&
+	[ "$(grep -c 'ethtool-features record with a bad' "$TMP/hostile.err")" = 4 ] ||
+	{ cat "$TMP/hostile.err" >&2; fail "hostile netlink records: not each refused with its line"; }
+[ -e /etc/passwd ] || fail "cleanup removed /etc/passwd"
+rm -f "$IPSECPERF_JOURNAL_DIR/journal-999999998.jsonl"
+info "hostile netlink records refused"
 
 # 6. The xfrm undo records, replayed by cleanup after a "dead" run: two
 # policies made by hand in a namespace of ours, an SA record for an SA

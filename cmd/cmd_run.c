@@ -456,8 +456,10 @@ static int cmd_run(int argc, char **argv)
 		raise(stop_signal());
 		return 128 + stop_signal();
 	}
-	if (ctx.cfg.dry_run)
+	if (ctx.cfg.dry_run) {
+		json_decref(ctx.overhead);
 		return EXIT_OK;
+	}
 	ret = failed != 0 || undo_failures ? EXIT_FAIL : EXIT_OK;
 	if (failed < 0)
 		pr_warn("run: the testbed could not be set up; nothing was measured");

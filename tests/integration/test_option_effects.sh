@@ -43,7 +43,7 @@ ip netns list | grep -q "^ipsecperf-$pid-" && fail "the run left its namespaces"
 [ "$addr" = "$TX/30" ] || fail "--prefix-len 30: the sender's address in its namespace was '$addr', not $TX/30"
 
 out=$(ls -d "$TMP/cwd/results/"*-netns-effects 2> /dev/null)
-[ -n "$out" ] && [ "$(echo "$out" | wc -l)" = 1 ] ||
+[ "$(echo "$out" | grep -c .)" = 1 ] ||
 	fail "--tag effects: no single results/*-netns-effects folder: $(ls "$TMP/cwd/results" 2> /dev/null)"
 res="$out/runs.jsonl"
 assert_records "$res" '[(r["scenario"], r["repeat"], r["status"]) for r in rs] == [("onlyhere", 4, "ok")]' \

@@ -23,7 +23,7 @@ ip -n "$PEER_NS_P" addr add "$RX/24" dev "$PEER_DEV_P" || fail "cannot add $RX"
 mkdir -p "$TMP/cwd" "$TMP/sc"
 cp "$TOP/scenarios/clear.ini" "$TMP/sc/onlyhere.ini"
 [ -e "$TOP/scenarios/onlyhere.ini" ] && fail "onlyhere.ini is in the tree's scenarios: pick another name"
-OPTS=(--addr-tx $TX --addr-rx $RX --port $PORT --no-probes --repeat-from 7 --tag peerfx --scenario-dir "$TMP/sc")
+OPTS=(--addr-tx "$TX" --addr-rx "$RX" --port "$PORT" --no-probes --repeat-from 7 --tag peerfx --scenario-dir "$TMP/sc")
 
 peer_snapshot "$PEER_NS_L" > "$TMP/l.before"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
@@ -43,7 +43,7 @@ info "dry run: prints the peer's and this end's commands with the addresses and 
 (cd "$TMP/cwd" && run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" "${OPTS[@]}" -t 1 -O 0 -r 1 onlyhere) \
 	> "$TMP/run.out" 2> "$TMP/run.err" || { rc=$?; cat "$TMP/run.err" >&2; fail "the peer run exited $rc"; }
 out=$(ls -d "$TMP/cwd/results/"*-peer-peerfx 2> /dev/null)
-[ -n "$out" ] && [ "$(echo "$out" | wc -l)" = 1 ] ||
+[ "$(echo "$out" | grep -c .)" = 1 ] ||
 	fail "--tag peerfx: no single results/*-peer-peerfx folder: $(ls "$TMP/cwd/results" 2> /dev/null)"
 res="$out/runs.jsonl"
 assert_records "$res" '[(r["scenario"], r["repeat"], r["status"], r["testbed"]) for r in rs] == [("onlyhere", 7, "ok", "peer")]' \

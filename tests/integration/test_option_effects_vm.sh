@@ -70,7 +70,7 @@ info "addresses, prefix-len, port, probe-set, probe-overhead, probe-cost, profil
 	{ rc=$?; cat "$TMP/np.err" >&2; fail "the VM run with --no-probes exited $rc"; }
 assert_vm_clean "after the VM run with --no-probes"
 out=$(ls -d "$TMP/cwd/results/"*-vm-vmfx 2> /dev/null)
-[ -n "$out" ] && [ "$(echo "$out" | wc -l)" = 1 ] ||
+[ "$(echo "$out" | grep -c .)" = 1 ] ||
 	fail "--tag vmfx: no single results/*-vm-vmfx folder: $(ls "$TMP/cwd/results" 2> /dev/null)"
 assert_records "$out/runs.jsonl" '[(r["scenario"], r["status"]) for r in rs] == [("onlyhere", "ok")]' \
 	"--scenario-dir: not one ok record of onlyhere"

@@ -142,7 +142,7 @@ while IFS=$'\t' read -r name short arg testbeds where; do
 			fail "$name works on $tb, but PROOFS gives '$proof', not a test that shows its effect there"
 		[ -f "$TOP/tests/integration/$proof" ] || fail "$name on $tb: PROOFS names $proof, which does not exist"
 		pat=$name
-		[ "$short" != - ] && pat="$pat|$short[ =0-9]"
+		[ "$short" != - ] && pat="$pat|${short}[ =0-9]"
 		grep -qE -- "$pat" "$TOP/tests/integration/$proof" "$TOP/tests/integration/"*lib.sh ||
 			fail "$name on $tb: $proof does not use $name"
 		[ "$tb" = vm ] && [ -z "$KERNEL" ] && continue

@@ -50,7 +50,7 @@ dry-run vm test_option_effects_vm.sh
 quiet netns test_progress.sh
 quiet peer test_peer.sh
 quiet vm test_vm_failure.sh
-no-probes netns test_keys.sh
+no-probes netns test_option_effects.sh
 no-probes peer test_option_effects_peer.sh
 no-probes vm test_option_effects_vm.sh
 probe-set netns test_probes.sh

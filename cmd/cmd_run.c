@@ -211,7 +211,8 @@ static const struct opt_def run_opts[] = {
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable)", .marks = OPT_VM),
 	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | GUEST),
 	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | GUEST),
-	OPT_INT("prefix-len", 0, RC, cfg.prefix_len, 8, 128, "N", "prefix length of both addresses (default 24)", .marks = ALL | GUEST),
+	/* the peer's addresses are its devices' own, with their own prefix lengths */
+	OPT_INT("prefix-len", 0, RC, cfg.prefix_len, 8, 128, "N", "prefix length of both addresses (default 24)", .marks = OPT_NETNS | OPT_VM | GUEST),
 	OPT_INT("port", 0, RC, cfg.port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | GUEST),
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL),
 	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL),
@@ -233,7 +234,8 @@ static const struct opt_def run_opts[] = {
 	OPT_INT("repeat-from", 0, RC, cfg.repeat_from, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)", .marks = ALL),
 	/* the scenario files are copied into the guest: this host's folder means nothing there */
 	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
-	OPT_CB_FLAG("no-wait", 0, opt_no_wait, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)", .marks = ALL | GUEST),
+	/* a guest's kernel is its own: no other run there to wait for, and the vm host changes nothing host-wide */
+	OPT_CB_FLAG("no-wait", 0, opt_no_wait, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)", .marks = OPT_NETNS | OPT_PEER),
 	/* the vm and peer matrices bound their time by --repeat; not there yet */
 	OPT_CB("until-ci", 0, opt_until_ci, "PCT", "repeat each scenario until the 95% interval of its median throughput is narrower than PCT% of it (at least 6 runs; --max-repeat)", .marks = OPT_NETNS),
 	OPT_INT("max-repeat", 0, RC, cfg.max_repeat, 6, 1000, "N", "the most runs per scenario --until-ci makes (default 30)", .marks = OPT_NETNS),
@@ -454,8 +456,10 @@ static int cmd_run(int argc, char **argv)
 		raise(stop_signal());
 		return 128 + stop_signal();
 	}
-	if (ctx.cfg.dry_run)
+	if (ctx.cfg.dry_run) {
+		json_decref(ctx.overhead);
 		return EXIT_OK;
+	}
 	ret = failed != 0 || undo_failures ? EXIT_FAIL : EXIT_OK;
 	if (failed < 0)
 		pr_warn("run: the testbed could not be set up; nothing was measured");

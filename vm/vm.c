@@ -540,17 +540,26 @@ static int append_failed(const char *runs, const struct run_config *cfg, const c
 	return n;
 }
 
-/* Is this a run of cfg's (scenario, repeat), as this boot was asked for? */
+/*
+ * Is this a run of cfg's (scenario, repeat), as this boot was asked for?
+ * With --probe-overhead the guest also runs "<scenario>+noprobes" (matrix.c).
+ */
 static bool run_asked(const struct run_config *cfg, const char *scenario, json_t *repeat)
 {
 	json_int_t r = json_integer_value(repeat);
+	size_t n;
 
 	if (!scenario || !json_is_integer(repeat) || r < cfg->repeat_from ||
 	    r >= cfg->repeat_from + (cfg->repeat > 0 ? cfg->repeat : 1))
 		return false;
-	for (int i = 0; i < cfg->nscenarios; i++)
+	for (int i = 0; i < cfg->nscenarios; i++) {
 		if (!strcmp(cfg->scenarios[i].name, scenario))
 			return true;
+		n = strlen(cfg->scenarios[i].name);
+		if (cfg->probe_overhead && !strncmp(cfg->scenarios[i].name, scenario, n) &&
+		    !strcmp(scenario + n, "+noprobes"))
+			return true;
+	}
 	return false;
 }
 

@@ -8,11 +8,11 @@
 # ProxyCommand=false, so nothing leaves the host), and PROOFS below must
 # name the existing test that shows it has its effect there: an accepted
 # option without an entry fails this test, so a new option forces the
-# decision. An entry "gap: why" says that no test proves it yet.
+# decision; there is no "not yet": an option no test can prove is refused.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/expect_lib.sh"
 
-# option testbed proof (a test in tests/integration, or "gap: why")
+# option testbed proof (a test in tests/integration that uses the option)
 PROOFS='
 duration netns test_netns_matrix.sh
 duration peer test_peer.sh
@@ -27,42 +27,41 @@ output netns test_netns_matrix.sh
 output peer test_peer.sh
 output vm test_vm.sh
 tag netns test_journal.sh
-tag peer gap: the default folder name is only checked on netns
-tag vm gap: the default folder name is only checked on netns
+tag peer test_option_effects_peer.sh
+tag vm test_option_effects_vm.sh
 testbed netns test_netns_matrix.sh
 testbed peer test_peer.sh
 testbed vm test_vm.sh
 kernel vm test_vm_two_kernels.sh
-addr-tx netns gap: only refusals of bad addresses are tested
-addr-tx peer gap: only --addr-rx is tested on peer
-addr-tx vm gap: no VM test gives addresses
-addr-rx netns gap: only refusals of bad addresses are tested
+addr-tx netns test_option_effects.sh
+addr-tx peer test_option_effects_peer.sh
+addr-tx vm test_option_effects_vm.sh
+addr-rx netns test_option_effects.sh
 addr-rx peer test_peer.sh
-addr-rx vm gap: no VM test gives addresses
-prefix-len netns gap: only a refusal (33 on IPv4) is tested
-prefix-len peer gap: not tested on peer
-prefix-len vm gap: no VM test gives it
-port netns gap: only the peer guard uses another port
+addr-rx vm test_option_effects_vm.sh
+prefix-len netns test_option_effects.sh
+prefix-len vm test_option_effects_vm.sh
+port netns test_option_effects.sh
 port peer test_peer_guard.sh
-port vm gap: no VM test gives it
+port vm test_option_effects_vm.sh
 dry-run netns test_bad_input.sh
-dry-run peer gap: the peer dry run is not checked for its commands
-dry-run vm gap: the VM dry run is not checked for its qemu line
+dry-run peer test_option_effects_peer.sh
+dry-run vm test_option_effects_vm.sh
 quiet netns test_progress.sh
 quiet peer test_peer.sh
 quiet vm test_vm_failure.sh
-no-probes netns test_keys.sh
-no-probes peer gap: no peer test runs without probes
-no-probes vm gap: no VM test runs without probes
+no-probes netns test_option_effects.sh
+no-probes peer test_option_effects_peer.sh
+no-probes vm test_option_effects_vm.sh
 probe-set netns test_probes.sh
 probe-set peer test_peer_probes.sh
-probe-set vm gap: test_vm_probes.sh runs the full set only
+probe-set vm test_option_effects_vm.sh
 probe-overhead netns test_probes.sh
 probe-overhead peer test_peer_probes.sh
-probe-overhead vm gap: no VM test measures the overhead
+probe-overhead vm test_option_effects_vm.sh
 probe-cost netns test_probes.sh
 probe-cost peer test_peer_probes.sh
-probe-cost vm gap: no VM test times the programs
+probe-cost vm test_option_effects_vm.sh
 peer peer test_peer.sh
 dev peer test_peer.sh
 peer-dev peer test_peer.sh
@@ -72,18 +71,17 @@ cpu-tx peer test_peer.sh
 cpu-rx peer test_peer.sh
 profile netns test_profile.sh
 profile vm test_profile_vm.sh
-profile-hz netns gap: the profile tests use the default rate
-profile-hz vm gap: the profile tests use the default rate
+profile-hz netns test_option_effects.sh
+profile-hz vm test_option_effects_vm.sh
 interleave vm test_vm_two_kernels.sh
-repeat-from netns gap: only its range is tested; vm --interleave uses it inside
-repeat-from peer gap: not tested on peer
-repeat-from vm gap: --interleave numbers the repeats through it (test_vm_two_kernels.sh), a user-given one is untested
-scenario-dir netns gap: list --scenario-dir is tested (test_completion.sh), run not
-scenario-dir peer gap: not tested on peer
-scenario-dir vm gap: not tested on vm
-no-wait netns gap: tested through the peer testbed (test_peer_guard.sh)
+repeat-from netns test_option_effects.sh
+repeat-from peer test_option_effects_peer.sh
+repeat-from vm test_option_effects_vm.sh
+scenario-dir netns test_option_effects.sh
+scenario-dir peer test_option_effects_peer.sh
+scenario-dir vm test_option_effects_vm.sh
+no-wait netns test_option_effects.sh
 no-wait peer test_peer_guard.sh
-no-wait vm gap: inside the guest there is no other run
 until-ci netns test_until_ci.sh
 max-repeat netns test_until_ci.sh
 '
@@ -121,7 +119,7 @@ snapshot > "$TMP/before"
 "$IPSECPERF" run --list-options > "$TMP/options" || fail "run --list-options exited $?"
 [ "$(wc -l < "$TMP/options")" -ge 30 ] || fail "run --list-options lists $(wc -l < "$TMP/options") options"
 "$IPSECPERF" run --help > "$TMP/help"
-checked=0 gaps=0
+checked=0
 while IFS=$'\t' read -r name short arg testbeds where; do
 	opt=${name#--}
 	[[ $testbeds =~ ^(netns|peer|vm)(,(netns|peer|vm))*$ ]] || fail "$name: marks '$testbeds' name no testbed"
@@ -139,16 +137,14 @@ while IFS=$'\t' read -r name short arg testbeds where; do
 			continue
 		fi
 		proof=$(awk -v o="$opt" -v t="$tb" '$1 == o && $2 == t { $1 = $2 = ""; sub(/^ +/, ""); print }' <<< "$PROOFS")
-		[ -n "$proof" ] || fail "$name works on $tb, but PROOFS names no test that shows its effect there: add one (or a gap)"
-		if [[ $proof == gap:* ]]; then
-			gaps=$((gaps + 1))
-		else
-			[ -f "$TOP/tests/integration/$proof" ] || fail "$name on $tb: PROOFS names $proof, which does not exist"
-			pat=$name
-			[ "$short" != - ] && pat="$pat|$short[ =0-9]"
-			grep -qE -- "$pat" "$TOP/tests/integration/$proof" "$TOP/tests/integration/"*lib.sh ||
-				fail "$name on $tb: $proof does not use $name"
-		fi
+		[ -n "$proof" ] || fail "$name works on $tb, but PROOFS names no test that shows its effect there: add one"
+		[[ $proof =~ ^test_[a-z0-9_]+\.sh$ ]] ||
+			fail "$name works on $tb, but PROOFS gives '$proof', not a test that shows its effect there"
+		[ -f "$TOP/tests/integration/$proof" ] || fail "$name on $tb: PROOFS names $proof, which does not exist"
+		pat=$name
+		[ "$short" != - ] && pat="$pat|${short}[ =0-9]"
+		grep -qE -- "$pat" "$TOP/tests/integration/$proof" "$TOP/tests/integration/"*lib.sh ||
+			fail "$name on $tb: $proof does not use $name"
 		[ "$tb" = vm ] && [ -z "$KERNEL" ] && continue
 		# shellcheck disable=SC2046
 		timeout 60 "$IPSECPERF" run $(base "$tb") $(needs "$opt" "$tb") "$name" "${val[@]}" clear \
@@ -164,7 +160,7 @@ while read -r opt tb _; do
 	grep -qP -- "^--$opt\t.*\t[^\t]*\b$tb\b[^\t]*\t[a-z]+$" "$TMP/options" ||
 		fail "PROOFS has --$opt on $tb, which run refuses there (or no such option)"
 done <<< "$PROOFS"
-info "$checked option x testbed cases; $gaps accepted without a test of their effect (gap entries)"
+info "$checked option x testbed cases, each refused or proven by a named test"
 snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after the option table"
 exit 0

@@ -333,13 +333,15 @@ static void host_prefix(const struct ends *x, const struct endpoint *e, char *wh
 	snprintf(why, len, "%s: %s", ep_remote(e) ? "the peer" : "this host", tmp);
 }
 
-/* rc, or -1 with why when e was lost meanwhile. */
-static int lost_check(const struct endpoint *e, int rc, char *why, size_t len)
+/* rc, or -1 with why when an end was lost meanwhile (the peer: its ssh session died). */
+static int lost_check(const struct ends *x, int rc, char *why, size_t len)
 {
-	if (!ep_lost(e))
-		return rc;
-	snprintf(why, len, "%.300s", ep_lost(e));
-	return -1;
+	for (int i = 0; i < 2; i++)
+		if (ep_lost(x->ep[i])) {
+			snprintf(why, len, "%.300s", ep_lost(x->ep[i]));
+			return -1;
+		}
+	return rc;
 }
 
 static int make_policies(const struct ends *x, const struct ipsec_config *c, int family, char *why, size_t len)
@@ -364,7 +366,7 @@ static int make_policies(const struct ends *x, const struct ipsec_config *c, int
 					 p.src, p.dst, strerror(-err), kmsg[0] ? ": " : "", kmsg);
 				host_prefix(x, e, why, len);
 			}
-			rc = lost_check(e, rc, why, len);
+			rc = lost_check(x, rc, why, len);
 			if (rc)
 				return rc;
 		}
@@ -399,7 +401,7 @@ static int make_sas(const struct ends *x, const struct ipsec_config *c, int fami
 				rc = sa_error(err, kmsg, s, ep_remote(e) ? NULL : esp, why, len);
 				host_prefix(x, e, why, len);
 			}
-			rc = lost_check(e, rc, why, len);
+			rc = lost_check(x, rc, why, len);
 		}
 	return rc;
 }
@@ -419,7 +421,7 @@ static int apply_in_window(const struct ends *x, const struct ipsec_config *c, i
 		rc = ep_kmod_set(x->ep[k], offload, c->esp_gso, why, len);
 		if (rc)
 			host_prefix(x, x->ep[k], why, len);
-		rc = lost_check(x->ep[k], rc, why, len);
+		rc = lost_check(x, rc, why, len);
 	}
 	if (rc)
 		return rc;
@@ -466,8 +468,8 @@ static int windows_open(const struct ends *x, struct kmod_window win[2], char *w
 		if (kmod_window_open(&win[k]) < 0) {
 			while (k--)
 				kmod_window_close(&win[k]);
-			snprintf(why, len, "%s", lost_check(x->ep[1], 0, why, len) ? why : "cannot write the journal");
-			return -1;
+			snprintf(why, len, "cannot write the journal");
+			return lost_check(x, -1, why, len);
 		}
 	}
 	return 0;
@@ -480,8 +482,8 @@ static int windows_close(const struct ends *x, struct kmod_window win[2], int rc
 	for (int k = 0; k <= x->hosts; k++)
 		bad |= kmod_window_close(&win[k]) < 0;
 	if (bad && rc == 0) {
-		snprintf(why, len, "%s", lost_check(x->ep[1], 0, why, len) ? why : "cannot write the journal");
-		rc = -1;
+		snprintf(why, len, "cannot write the journal");
+		rc = lost_check(x, -1, why, len);
 	}
 	return rc;
 }

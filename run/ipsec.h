@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A scenario's [ipsec] section on a testbed: the ESP module state it needs
- * (esp4_offload loaded or not), two SAs per direction (one in each
- * namespace) and an in and an out policy in each namespace, all journaled
- * before they are made, and the modules loaded meanwhile (kmod.h). The
- * SAs' own counters prove the traffic went through them.
+ * (esp4_offload loaded or not), two SAs per direction (one at each end)
+ * and an in and an out policy at each end, all journaled before they are
+ * made, and the modules loaded meanwhile (kmod.h), in each kernel. Written
+ * once over the two endpoints' operations (endpoint_xfrm.h): namespaces of
+ * this host, or this host and the peer through its agent. The SAs' own
+ * counters prove the traffic went through them.
  */
 #ifndef IPSECPERF_IPSEC_H
 #define IPSECPERF_IPSEC_H

@@ -25,16 +25,16 @@
 #include "testbed_peer_int.h"
 
 
-/* ---- the runner that puts offload.c's ethtool commands on the peer ---- */
+/* ---- the runner that puts offload.c's ethtool commands on the peer: its endpoint's run and change ---- */
 
-static int peer_run(void *arg, char *const argv[], char **out, char **err)
+static int ep_runner_run(void *arg, char *const argv[], char **out, char **err)
 {
-	return remote_run(arg, argv, out, err);
+	return ep_run(arg, argv, out, err);
 }
 
-static int peer_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
+static int ep_runner_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
 {
-	return remote_do(arg, do_argv, undo_argv, err);
+	return ep_change(arg, do_argv, undo_argv, err);
 }
 
 /* The peer's part of the window's edges: the SAs' counters, the receiver's CPU. */
@@ -289,7 +289,7 @@ static int scenario_possible(struct peer *p, const struct scenario *sc, char *wh
 
 static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
 {
-	struct offload_runner remote = { peer_run, peer_change, &p->h, " on the peer", true };
+	struct offload_runner remote = { ep_runner_run, ep_runner_change, &p->ep_rx, " on the peer", true };
 	char where[64];
 	int rc;
 

@@ -19,6 +19,8 @@
 #include "kmod.h"
 #include "log.h"
 #include "secret.h"
+#include "endpoint_xfrm.h"
+#include "remote.h"
 #include "xfrm.h"
 
 
@@ -106,54 +108,72 @@ int ipsec_add_journaled(const struct xfrm_add *a, int *kerr, char *kmsg, size_t 
 	return 1;
 }
 
-/* This host's side of an xfrm add: a namespace's, or our own (NULL). */
-struct local_add {
-	const char *ns;
+/* An xfrm add at an endpoint (ipsec_add_journaled's callbacks). */
+struct ep_add {
+	const struct endpoint *e;
 	const struct xfrm_pol_spec *p;
 	const struct xfrm_sa_spec *s;
 	const uint8_t *key;
+	size_t klen;
 };
 
-static int local_exists(void *arg)
+static int ep_exists(void *arg)
 {
-	struct local_add *l = arg;
+	struct ep_add *l = arg;
 
-	return l->p ? xfrm_policy_exists(l->ns, l->p) : xfrm_sa_exists(l->ns, l->s->family, l->s->dst, l->s->spi, l->s->proto);
+	return l->p ? ep_xfrm_policy_exists(l->e, l->p) : ep_xfrm_sa_exists(l->e, l->s);
 }
 
-static int local_journal(void *arg, json_t *undo)
+static int ep_journal(void *arg, json_t *undo)
 {
-	(void)arg;
-	return journal_add(undo);
+	return ep_journal_undo(((struct ep_add *)arg)->e, undo);
 }
 
-static int local_add(void *arg, char *kmsg, size_t len)
+static int ep_add(void *arg, char *kmsg, size_t len)
 {
-	struct local_add *l = arg;
+	struct ep_add *l = arg;
 
-	return l->p ? xfrm_policy_add(l->ns, l->p, kmsg, len) : xfrm_sa_add(l->ns, l->s, l->key, kmsg, len);
+	return l->p ? ep_xfrm_policy_add(l->e, l->p, kmsg, len) : ep_xfrm_sa_add(l->e, l->s, l->key, l->klen, kmsg, len);
 }
 
-int ipsec_add_policy_here(const char *ns, const struct xfrm_pol_spec *p, const char *where, int *kerr,
-			  char *kmsg, size_t klen, char *why, size_t len)
+int ipsec_add_policy_at(const struct endpoint *e, const struct xfrm_pol_spec *p, const char *where, int *kerr,
+			char *kmsg, size_t klen, char *why, size_t len)
 {
-	struct local_add l = { .ns = ns, .p = p };
+	struct ep_add l = { .e = e, .p = p };
 	char what[200];
-	struct xfrm_add a = { what, where, ipsec_policy_record(ns, p), local_exists, local_journal, local_add, &l };
+	struct xfrm_add a = { what, where, ipsec_policy_record(ep_remote(e) ? NULL : e->netns, p), ep_exists,
+			      ep_journal, ep_add, &l };
 
 	ipsec_policy_name(what, sizeof(what), p);
 	return ipsec_add_journaled(&a, kerr, kmsg, klen, why, len);
 }
 
-int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_t *key, const char *where,
-		      int *kerr, char *kmsg, size_t klen, char *why, size_t len)
+int ipsec_add_sa_at(const struct endpoint *e, const struct xfrm_sa_spec *s, const uint8_t *key, size_t keylen,
+		    const char *where, int *kerr, char *kmsg, size_t klen, char *why, size_t len)
 {
-	struct local_add l = { .ns = ns, .s = s, .key = key };
+	struct ep_add l = { .e = e, .s = s, .key = key, .klen = keylen };
 	char what[200];
-	struct xfrm_add a = { what, where, ipsec_sa_record(ns, s), local_exists, local_journal, local_add, &l };
+	struct xfrm_add a = { what, where, ipsec_sa_record(ep_remote(e) ? NULL : e->netns, s), ep_exists,
+			      ep_journal, ep_add, &l };
 
 	ipsec_sa_name(what, sizeof(what), s);
 	return ipsec_add_journaled(&a, kerr, kmsg, klen, why, len);
+}
+
+int ipsec_add_policy_here(const char *ns, const struct xfrm_pol_spec *p, const char *where, int *kerr,
+			  char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct endpoint e = { .netns = ns, .cpu = -1 };
+
+	return ipsec_add_policy_at(&e, p, where, kerr, kmsg, klen, why, len);
+}
+
+int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_t *key, const char *where,
+		      int *kerr, char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct endpoint e = { .netns = ns, .cpu = -1 };
+
+	return ipsec_add_sa_at(&e, s, key, xfrm_sa_key_len(s), where, kerr, kmsg, klen, why, len);
 }
 
 static int rec_family(json_t *r)
@@ -213,7 +233,7 @@ static int sa_error(int err, const char *kmsg, const struct xfrm_sa_spec *s, con
 		snprintf(algs, sizeof(algs), "enc %s, auth %s", s->enc, s->auth);
 	switch (-err) {
 	case EPROTONOSUPPORT:
-		if (kmod_state(esp, &ref) == KMOD_MISSING)
+		if (esp && kmod_state(esp, &ref) == KMOD_MISSING)
 			snprintf(why, len, "this kernel has no ESP: %s is neither loaded, built in nor a loadable module (CONFIG_INET%s_ESP)",
 				 esp, s->family == AF_INET ? "" : "6");
 		else
@@ -285,45 +305,124 @@ void ipsec_random_spis(uint32_t spi[2])
 	while (spi[1] == spi[0]);
 }
 
-static int make_policies(const struct testbed *tb, const struct ipsec_config *c, int family,
-			 char *why, size_t len)
-{
-	const char *ns[2] = { tb->ns_tx, tb->ns_rx };
-	const char *self[2] = { tb->addr_tx, tb->addr_rx };
+/* The two ends of a set-up: tx and rx, on one host (netns) or two (peer). */
+struct ends {
+	const struct endpoint *ep[2];
+	bool hosts; /* two hosts: each has its kernel, and messages say which host */
+};
 
+/* " in NS", " on this host", " on the peer": where e's objects are, for messages. */
+static void ep_where(char *buf, size_t len, const struct ends *x, const struct endpoint *e)
+{
+	if (ep_remote(e))
+		snprintf(buf, len, " on the peer");
+	else if (e->netns && !x->hosts)
+		snprintf(buf, len, " in %s", e->netns);
+	else
+		snprintf(buf, len, " on this host");
+}
+
+/* why prefixed with the host, when there are two ("this host: ...", "the peer: ..."). */
+static void host_prefix(const struct ends *x, const struct endpoint *e, char *why, size_t len)
+{
+	char tmp[512];
+
+	if (!x->hosts)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s", why);
+	snprintf(why, len, "%s: %s", ep_remote(e) ? "the peer" : "this host", tmp);
+}
+
+/* rc, or -1 with why when an end was lost meanwhile (the peer: its ssh session died). */
+static int lost_check(const struct ends *x, int rc, char *why, size_t len)
+{
+	for (int i = 0; i < 2; i++)
+		if (ep_lost(x->ep[i])) {
+			snprintf(why, len, "%.300s", ep_lost(x->ep[i]));
+			return -1;
+		}
+	return rc;
+}
+
+static int make_policies(const struct ends *x, const struct ipsec_config *c, int family, char *why, size_t len)
+{
 	for (int i = 0; i < 2; i++)
 		for (int d = 0; d < 2; d++) {
+			const struct endpoint *e = x->ep[i];
 			struct xfrm_pol_spec p = { .family = family, .proto = IPPROTO_ESP, .tunnel = c->tunnel,
 						   .dir = d ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
 			char kmsg[200], where[48];
 			int err, rc;
 
 			/* out: self -> peer; in: peer -> self */
-			snprintf(p.src, sizeof(p.src), "%s", d ? self[!i] : self[i]);
-			snprintf(p.dst, sizeof(p.dst), "%s", d ? self[i] : self[!i]);
+			snprintf(p.src, sizeof(p.src), "%s", d ? x->ep[!i]->addr : e->addr);
+			snprintf(p.dst, sizeof(p.dst), "%s", d ? e->addr : x->ep[!i]->addr);
 			if (journal_dry_run())
-				xfrm_policy_print(stdout, ns[i], &p);
-			snprintf(where, sizeof(where), " in %s", ns[i]);
-			rc = ipsec_add_policy_here(ns[i], &p, where, &err, kmsg, sizeof(kmsg), why, len);
-			if (rc && err)
+				xfrm_policy_print(stdout, e->netns, &p);
+			ep_where(where, sizeof(where), x, e);
+			rc = ipsec_add_policy_at(e, &p, where, &err, kmsg, sizeof(kmsg), why, len);
+			if (rc && err) {
 				snprintf(why, len, "adding policy %s %s -> %s failed: %s%s%s", d ? "in" : "out",
 					 p.src, p.dst, strerror(-err), kmsg[0] ? ": " : "", kmsg);
+				host_prefix(x, e, why, len);
+			}
+			rc = lost_check(x, rc, why, len);
 			if (rc)
 				return rc;
 		}
 	return 0;
 }
 
-/* What ipsec_apply changes inside its modules window: esp4_offload, the policies and the SAs. */
-static int apply_in_window(const struct testbed *tb, const struct ipsec_config *c, int family, const char *esp,
-			   const char *offload, struct ipsec_sas *cur, char *why, size_t len)
+/* The SAs, direction 0: tx -> rx (the data); 1: rx -> tx (the ACKs), each at its out end, then its in end. */
+static int make_sas(const struct ends *x, const struct ipsec_config *c, int family, const char *esp,
+		    const uint32_t spi[2], uint8_t key[2][2 * XFRM_KEY_MAX], size_t klen, struct ipsec_sas *cur,
+		    char *why, size_t len)
+{
+	int rc = 0;
+
+	for (int d = 0; d < 2 && rc == 0; d++)
+		for (int side = 0; side < 2 && rc == 0; side++) {
+			int end = d ^ side; /* the out end of direction d is its source */
+			const struct endpoint *e = x->ep[end];
+			struct xfrm_sa_spec *s = &cur->sa[cur->n].spec;
+			char kmsg[200], where[48];
+			int err;
+
+			ipsec_fill_sa(s, c, family, x->ep[d]->addr, x->ep[!d]->addr, spi[d]);
+			cur->sa[cur->n].ep = e;
+			cur->sa[cur->n].role = end ? "rx" : "tx";
+			cur->sa[cur->n].dir = side ? "in" : "out";
+			if (journal_dry_run())
+				xfrm_sa_print(stdout, e->netns, s);
+			cur->n++;
+			ep_where(where, sizeof(where), x, e);
+			rc = ipsec_add_sa_at(e, s, key[d], klen, where, &err, kmsg, sizeof(kmsg), why, len);
+			if (rc && err) {
+				rc = sa_error(err, kmsg, s, ep_remote(e) ? NULL : esp, why, len);
+				host_prefix(x, e, why, len);
+			}
+			rc = lost_check(x, rc, why, len);
+		}
+	return rc;
+}
+
+/* What ipsec_apply changes inside its modules windows: esp4_offload, the policies and the SAs. */
+static int apply_in_window(const struct ends *x, const struct ipsec_config *c, int family, const char *esp,
+			   struct ipsec_sas *cur, char *why, size_t len)
 {
 	uint8_t key[2][2 * XFRM_KEY_MAX];
+	char offload[32];
 	uint32_t spi[2];
-	int rc;
+	int rc = 0;
 
 	/* esp4_offload loaded before the SAs keeps GSO over ESP: what esp-gso means */
-	rc = kmod_set(offload, c->esp_gso, why, len);
+	snprintf(offload, sizeof(offload), "%s_offload", esp);
+	for (int k = 0; k <= x->hosts && rc == 0; k++) {
+		rc = ep_kmod_set(x->ep[k], offload, c->esp_gso, why, len);
+		if (rc)
+			host_prefix(x, x->ep[k], why, len);
+		rc = lost_check(x, rc, why, len);
+	}
 	if (rc)
 		return rc;
 
@@ -331,14 +430,14 @@ static int apply_in_window(const struct testbed *tb, const struct ipsec_config *
 
 	struct xfrm_sa_spec probe;
 
-	ipsec_fill_sa(&probe, c, family, tb->addr_tx, tb->addr_rx, spi[0]);
+	ipsec_fill_sa(&probe, c, family, x->ep[0]->addr, x->ep[1]->addr, spi[0]);
 	size_t klen = xfrm_sa_key_len(&probe);
 
 	if (klen > sizeof(key[0])) {
 		snprintf(why, len, "keys longer than %zu bytes", sizeof(key[0]));
 		return -1;
 	}
-	secret_hold(); /* until the keys, here and in netlink messages, are wiped */
+	secret_hold(); /* until the keys, here, in netlink messages and in the agent's request lines, are wiped */
 	if (klen && !journal_dry_run() &&
 	    (getrandom(key[0], klen, 0) != (ssize_t)klen || getrandom(key[1], klen, 0) != (ssize_t)klen)) {
 		snprintf(why, len, "getrandom: %s", strerror(errno));
@@ -353,63 +452,67 @@ static int apply_in_window(const struct testbed *tb, const struct ipsec_config *
 	 * sent in clear. (And on a kernel without ESP the policies still go in
 	 * and out again, so their journal records are exercised everywhere.)
 	 */
-	rc = make_policies(tb, c, family, why, len);
-
-	/* direction 0: tx -> rx (the data); 1: rx -> tx (the ACKs) */
-	for (int d = 0; d < 2 && rc == 0; d++) {
-		const char *src = d ? tb->addr_rx : tb->addr_tx, *dst = d ? tb->addr_tx : tb->addr_rx;
-		const char *out_ns = d ? tb->ns_rx : tb->ns_tx, *in_ns = d ? tb->ns_tx : tb->ns_rx;
-
-		for (int side = 0; side < 2 && rc == 0; side++) {
-			const char *ns = side ? in_ns : out_ns;
-			struct xfrm_sa_spec *s = &cur->sa[cur->n].spec;
-			char kmsg[200], where[48];
-			int err;
-
-			ipsec_fill_sa(s, c, family, src, dst, spi[d]);
-			snprintf(cur->sa[cur->n].netns, sizeof(cur->sa[cur->n].netns), "%s", ns);
-			cur->sa[cur->n].role = ns == tb->ns_tx ? "tx" : "rx";
-			cur->sa[cur->n].dir = side ? "in" : "out";
-			if (journal_dry_run())
-				xfrm_sa_print(stdout, ns, s);
-			cur->n++;
-			snprintf(where, sizeof(where), " in %s", ns);
-			rc = ipsec_add_sa_here(ns, s, key[d], where, &err, kmsg, sizeof(kmsg), why, len);
-			if (rc && err)
-				rc = sa_error(err, kmsg, s, esp, why, len);
-		}
-	}
+	rc = make_policies(x, c, family, why, len);
+	if (rc == 0)
+		rc = make_sas(x, c, family, esp, spi, key, klen, cur, why, len);
 	explicit_bzero(key, sizeof(key));
 	secret_release();
 	return rc;
 }
 
-int ipsec_apply(const struct testbed *tb, const struct scenario *sc, struct ipsec_sas *cur, char *why, size_t len)
+/* Open the modules windows of the ends' kernels (one, or one per host); -1 with why. */
+static int windows_open(const struct ends *x, struct kmod_window win[2], char *why, size_t len)
+{
+	for (int k = 0; k <= x->hosts; k++) {
+		ep_kmod_window(x->ep[k], &win[k]);
+		if (kmod_window_open(&win[k]) < 0) {
+			while (k--)
+				kmod_window_close(&win[k]);
+			snprintf(why, len, "cannot write the journal");
+			return lost_check(x, -1, why, len);
+		}
+	}
+	return 0;
+}
+
+static int windows_close(const struct ends *x, struct kmod_window win[2], int rc, char *why, size_t len)
+{
+	bool bad = false;
+
+	for (int k = 0; k <= x->hosts; k++)
+		bad |= kmod_window_close(&win[k]) < 0;
+	if (bad && rc == 0) {
+		snprintf(why, len, "cannot write the journal");
+		rc = lost_check(x, -1, why, len);
+	}
+	return rc;
+}
+
+int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
+		struct ipsec_sas *cur, char *why, size_t len)
 {
 	const struct ipsec_config *c = &sc->ipsec;
-	int family = family_of(tb->addr_tx);
-	const char *esp = family == AF_INET ? "esp4" : "esp6";
-	struct kmod_window win;
-	char offload[32];
-	int rc = 0;
+	struct ends x = { { tx, rx }, ep_remote(tx) != ep_remote(rx) || tx->host != rx->host };
+	int family = family_of(tx->addr);
+	struct kmod_window win[2];
+	int rc;
 
 	memset(cur, 0, sizeof(*cur));
+	cur->hosts = x.hosts;
 	if (!c->on)
 		return 0;
-	snprintf(offload, sizeof(offload), "%s_offload", esp);
-	/* modules are the whole host's: ours are those loaded inside the window, under the lock */
+	if (journal_dry_run() && x.hosts) {
+		printf("# ESP: SAs and policies here with xfrm netlink, on %s through `%s peer-agent` (keys on its stdin)\n",
+		       rx->host->ssh_dest, rx->prog);
+		return 0;
+	}
+	/* modules are the whole host's: ours are those loaded inside the windows, under the lock */
 	if (journal_hostwide(why, len) < 0)
 		return -1;
-	kmod_window_here(&win);
-	if (kmod_window_open(&win) < 0) {
-		snprintf(why, len, "cannot write the journal");
+	if (windows_open(&x, win, why, len) < 0)
 		return -1;
-	}
-	rc = apply_in_window(tb, c, family, esp, offload, cur, why, len);
-	if (kmod_window_close(&win) < 0 && rc == 0) {
-		snprintf(why, len, "cannot write the journal");
-		rc = -1;
-	}
+	rc = apply_in_window(&x, c, family, family == AF_INET ? "esp4" : "esp6", cur, why, len);
+	rc = windows_close(&x, win, rc, why, len);
 	if (journal_dry_run())
 		cur->n = 0;
 	return rc;
@@ -417,12 +520,8 @@ int ipsec_apply(const struct testbed *tb, const struct scenario *sc, struct ipse
 
 void ipsec_counters_begin(struct ipsec_sas *cur)
 {
-	for (int i = 0; i < cur->n; i++) {
-		struct xfrm_sa_spec *s = &cur->sa[i].spec;
-
-		cur->sa[i].err0 = xfrm_sa_get(cur->sa[i].netns, s->family, s->dst, s->spi, s->proto,
-					     &cur->sa[i].c0);
-	}
+	for (int i = 0; i < cur->n; i++)
+		cur->sa[i].err0 = ep_xfrm_sa_get(cur->sa[i].ep, &cur->sa[i].spec, &cur->sa[i].c0);
 }
 
 int ipsec_sa_check(json_t *sas, char *why, size_t len)
@@ -439,11 +538,30 @@ int ipsec_sa_check(json_t *sas, char *why, size_t len)
 			off += snprintf(why + off, len - off, " SA %s (%s, %s) counted no packets;",
 					json_string_value(json_object_get(s, "spi")),
 					json_string_value(json_object_get(s, "dir")),
-					json_string_value(json_object_get(s, "netns")));
+					json_string_value(json_object_get(s, "netns")) ?: json_string_value(json_object_get(s, "host")));
 	}
 	if (off && off < len)
 		why[off - 1] = '\0'; /* the last ';' */
 	return off ? -1 : 0;
+}
+
+/* One SA's entry in "sa": the netns testbed names its namespace's role, the peer testbed its host. */
+static json_t *sa_entry(const struct ipsec_sas *cur, int i, const char *spi, const struct xfrm_sa_counters *c1)
+{
+	const struct xfrm_sa_spec *s = &cur->sa[i].spec;
+	const struct xfrm_sa_counters *c0 = &cur->sa[i].c0;
+	bool out = !strcmp(cur->sa[i].dir, "out");
+	uint64_t pk = c1->packets - c0->packets, by = c1->bytes - c0->bytes;
+	uint64_t wire = out ? c1->oseq - c0->oseq : c1->seq - c0->seq;
+
+	if (cur->hosts)
+		return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "host",
+				 ep_remote(cur->sa[i].ep) ? "receiver" : "sender", "family",
+				 s->family == AF_INET ? "4" : "6", "src", s->src, "packets", (json_int_t)pk, "bytes",
+				 (json_int_t)by, "wire_packets", (json_int_t)wire);
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "netns",
+			 cur->sa[i].role, "src", s->src, "packets", (json_int_t)pk, "bytes", (json_int_t)by,
+			 "wire_packets", (json_int_t)wire);
 }
 
 int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
@@ -452,26 +570,21 @@ int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t 
 	int rc = 0;
 
 	for (int i = 0; i < cur->n; i++) {
-		struct xfrm_sa_spec *s = &cur->sa[i].spec;
-		struct xfrm_sa_counters c1, *c0 = &cur->sa[i].c0;
+		struct xfrm_sa_counters c1;
+		const struct endpoint *e = cur->sa[i].ep;
 		char spi[16];
-		int err = xfrm_sa_get(cur->sa[i].netns, s->family, s->dst, s->spi, s->proto, &c1);
-		bool out = !strcmp(cur->sa[i].dir, "out");
+		int err = ep_xfrm_sa_get(e, &cur->sa[i].spec, &c1);
 
-		snprintf(spi, sizeof(spi), "0x%08x", s->spi);
+		snprintf(spi, sizeof(spi), "0x%08x", cur->sa[i].spec.spi);
 		if (err || cur->sa[i].err0) {
-			snprintf(why, len, "cannot read SA %s %s in %s: %s", spi, cur->sa[i].dir,
-				 cur->sa[i].netns, strerror(-(err ? err : cur->sa[i].err0)));
+			snprintf(why, len, "cannot read SA %s %s %s %s: %s", spi, cur->sa[i].dir,
+				 ep_remote(e) || !e->netns ? "on" : "in",
+				 ep_remote(e) ? "the peer" : e->netns ? e->netns : "this host",
+				 strerror(-(err ? err : cur->sa[i].err0)));
 			rc = -1;
 			continue;
 		}
-		uint64_t pk = c1.packets - c0->packets, by = c1.bytes - c0->bytes;
-		uint64_t wire = out ? c1.oseq - c0->oseq : c1.seq - c0->seq;
-
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir",
-						   cur->sa[i].dir, "netns", cur->sa[i].role, "src", s->src,
-						   "packets", (json_int_t)pk, "bytes", (json_int_t)by,
-						   "wire_packets", (json_int_t)wire));
+		json_array_append_new(a, sa_entry(cur, i, spi, &c1));
 	}
 	if (rc == 0)
 		rc = ipsec_sa_check(a, why, len);

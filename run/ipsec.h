@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A scenario's [ipsec] section on a testbed: the ESP module state it needs
- * (esp4_offload loaded or not), two SAs per direction (one in each
- * namespace) and an in and an out policy in each namespace, all journaled
- * before they are made, and the modules loaded meanwhile (kmod.h). The
- * SAs' own counters prove the traffic went through them.
+ * (esp4_offload loaded or not), two SAs per direction (one at each end)
+ * and an in and an out policy at each end, all journaled before they are
+ * made, and the modules loaded meanwhile (kmod.h), in each kernel. Written
+ * once over the two endpoints' operations (endpoint_xfrm.h): namespaces of
+ * this host, or this host and the peer through its agent. The SAs' own
+ * counters prove the traffic went through them.
  */
 #ifndef IPSECPERF_IPSEC_H
 #define IPSECPERF_IPSEC_H
@@ -16,7 +18,7 @@
 
 #include "kmod.h"
 #include "scenario.h"
-#include "testbed.h"
+#include "endpoint.h"
 #include "xfrm.h"
 
 /*
@@ -27,21 +29,24 @@ struct ipsec_sas {
 	int n;
 	struct {
 		struct xfrm_sa_spec spec;
-		char netns[32];   /* netns testbed: its namespace */
-		const char *role; /* netns testbed: "tx" or "rx", whose namespace */
-		bool remote;      /* peer testbed: on the peer, else here */
-		const char *dir;  /* "out" or "in", as seen by the host that has it */
+		const struct endpoint *ep; /* the end that has it (the testbed's) */
+		const char *role; /* "tx" or "rx", whose it is */
+		const char *dir;  /* "out" or "in", as seen by the end that has it */
 		struct xfrm_sa_counters c0;
 		int err0;
 	} sa[4];
+	bool hosts; /* the ends are two hosts (peer testbed): "sa" names the host, not the namespace */
 };
 
 /*
- * Make the scenario's SAs and policies (nothing without [ipsec]) into sas.
- * 0 done; 1 this kernel cannot (skip, reason in why); -1 failed.
- * In dry-run, print the equivalent commands with key placeholders.
+ * Make the scenario's SAs and policies (nothing without [ipsec]) at the
+ * two ends, tx and rx (endpoint_xfrm.h: in namespaces of this host, or
+ * here and on the peer), into sas. 0 done; 1 a kernel cannot (skip,
+ * reason in why); -1 failed. In dry-run, print the equivalent commands
+ * with key placeholders (a peer's: one line saying what would be made).
  */
-int ipsec_apply(const struct testbed *tb, const struct scenario *sc, struct ipsec_sas *sas, char *why, size_t len);
+int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
+		struct ipsec_sas *sas, char *why, size_t len);
 
 /* Read the SAs' counters before a run's load starts. */
 void ipsec_counters_begin(struct ipsec_sas *sas);
@@ -98,6 +103,11 @@ struct xfrm_add {
  * says what it means), or *kerr 0 and why says.
  */
 int ipsec_add_journaled(const struct xfrm_add *a, int *kerr, char *kmsg, size_t klen, char *why, size_t len);
+/* The same at endpoint e (keylen: xfrm_sa_key_len(s)). */
+int ipsec_add_policy_at(const struct endpoint *e, const struct xfrm_pol_spec *p, const char *where, int *kerr,
+			char *kmsg, size_t klen, char *why, size_t len);
+int ipsec_add_sa_at(const struct endpoint *e, const struct xfrm_sa_spec *s, const uint8_t *key, size_t keylen,
+		    const char *where, int *kerr, char *kmsg, size_t klen, char *why, size_t len);
 /* The same on this host, in ns (NULL: our own namespace). */
 int ipsec_add_policy_here(const char *ns, const struct xfrm_pol_spec *p, const char *where, int *kerr,
 			  char *kmsg, size_t klen, char *why, size_t len);
@@ -107,15 +117,5 @@ int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_
 /* Journal undo handlers (rows in cmd/undo_kinds.c). */
 int ipsec_undo_state(json_t *r);
 int ipsec_undo_policy(json_t *r);
-
-/*
- * The peer testbed's (ipsec_peer.c): the scenario's SAs and policies on
- * both hosts, into p->sas. 0 done; 1 cannot here (skip, why); -1 failed.
- */
-struct peer;
-int peer_ipsec_apply(struct peer *p, const struct scenario *sc, char *why, size_t len);
-/* The SAs' counters at the window's open, and what they counted into rec's "sa". */
-void peer_ipsec_begin(struct peer *p);
-int peer_ipsec_record(struct peer *p, json_t *rec, char *why, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "endpoint_xfrm.h"
 #include "load.h"
 
 int load_check(const struct scenario *sc, char *why, size_t len)
@@ -13,6 +14,13 @@ int load_check(const struct scenario *sc, char *why, size_t len)
 	if (!sc->tcp_auth.method[0])
 		return 0;
 	return tcp_auth_probe(sc->tcp_auth.method, sc->tcp_auth.ao_alg, why, len) ? 1 : 0;
+}
+
+int load_check_at(const struct endpoint *e, const struct scenario *sc, char *why, size_t len)
+{
+	if (!sc->tcp_auth.method[0])
+		return 0;
+	return ep_tcp_auth_check(e, sc->tcp_auth.method, sc->tcp_auth.ao_alg, tcp_auth_probe, why, len);
 }
 
 int load_run(const struct load_params *p, struct load_result *r)

@@ -62,6 +62,8 @@ int load_run(const struct load_params *p, struct load_result *r);
  * with the reason in why. Probes with a throwaway socket; changes nothing.
  */
 int load_check(const struct scenario *sc, char *why, size_t len);
+/* The same at endpoint e (here by trying, on the peer by its agent); -1: e was lost (why). */
+int load_check_at(const struct endpoint *e, const struct scenario *sc, char *why, size_t len);
 
 /*
  * Put a TCP-MD5 or TCP-AO ("md5", "ao") key for the address peer on socket

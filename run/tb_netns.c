@@ -60,7 +60,7 @@ static int netns_apply(void *arg, const struct scenario *sc, char *why, size_t l
 	if (rc == 0 && !journal_dry_run())
 		rc = load_check(sc, why, len);
 	if (rc == 0)
-		rc = ipsec_apply(&n->tb, sc, &n->sas, why, len);
+		rc = ipsec_apply(&n->tb.ep_tx, &n->tb.ep_rx, sc, &n->sas, why, len);
 	return rc;
 }
 

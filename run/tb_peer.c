@@ -2,7 +2,7 @@
 /*
  * The peer testbed as the matrix sees it (matrix.h): the testbed itself
  * (testbed_peer.c: checks, agent, endpoints) and, here, what a scenario and
- * a run do on it: offloads on both NICs, the IPsec set-up (ipsec_peer.c),
+ * a run do on it: offloads on both NICs, the IPsec set-up (ipsec.c, over the two endpoints),
  * the receiver's CPU and the SAs' counters at the window's edges, and the
  * records with both hosts' figures.
  */
@@ -25,16 +25,16 @@
 #include "testbed_peer_int.h"
 
 
-/* ---- the runner that puts offload.c's ethtool commands on the peer ---- */
+/* ---- the runner that puts offload.c's ethtool commands on the peer: its endpoint's run and change ---- */
 
-static int peer_run(void *arg, char *const argv[], char **out, char **err)
+static int ep_runner_run(void *arg, char *const argv[], char **out, char **err)
 {
-	return remote_run(arg, argv, out, err);
+	return ep_run(arg, argv, out, err);
 }
 
-static int peer_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
+static int ep_runner_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
 {
-	return remote_do(arg, do_argv, undo_argv, err);
+	return ep_change(arg, do_argv, undo_argv, err);
 }
 
 /* The peer's part of the window's edges: the SAs' counters, the receiver's CPU. */
@@ -42,7 +42,7 @@ static void peer_window_open(struct peer *p)
 {
 	struct peer_window *w = &p->w;
 
-	peer_ipsec_begin(p);
+	ipsec_counters_begin(p->sas);
 	w->rx_ok = false;
 	if (p->have_agent) {
 		json_t *r = agent_call(p, json_pack("{s:s}", "op", "cpu-start"));
@@ -60,7 +60,7 @@ static void peer_window_close(struct peer *p)
 	struct peer_window *w = &p->w;
 
 	if (w->rec && !p->lost) {
-		w->sa_rc = peer_ipsec_record(p, w->rec, w->sa_why, sizeof(w->sa_why));
+		w->sa_rc = ipsec_counters_record(p->sas, w->rec, w->sa_why, sizeof(w->sa_why));
 		w->sa_done = true;
 	}
 	if (!w->rx_ok)
@@ -171,7 +171,7 @@ static void peer_run_begin(void *tb, json_t *rec)
 
 	memset(&p->w, 0, sizeof(p->w));
 	p->w.rec = rec;
-	peer_ipsec_begin(p); /* again at the window's open; this covers a load that fails before it */
+	ipsec_counters_begin(p->sas); /* again at the window's open; this covers a load that fails before it */
 }
 
 static int peer_load(void *tb, const struct scenario *sc, const struct load_params *lp, struct load_result *lr)
@@ -192,7 +192,7 @@ static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
 	struct peer *p = tb;
 
 	if (!p->w.sa_done && !p->lost)
-		p->w.sa_rc = peer_ipsec_record(p, rec, p->w.sa_why, sizeof(p->w.sa_why));
+		p->w.sa_rc = ipsec_counters_record(p->sas, rec, p->w.sa_why, sizeof(p->w.sa_why));
 	if (!json_object_get(rec, "sa"))
 		json_object_set_new(rec, "sa", json_array());
 	p->w.rec = NULL;
@@ -267,7 +267,7 @@ static int scenario_possible(struct peer *p, const struct scenario *sc, char *wh
 	}
 	if (!sc->tcp_auth.method[0] && strcmp(sc->load, "stream"))
 		return 0;
-	if (load_check(sc, w, sizeof(w))) {
+	if (load_check_at(&p->ep_tx, sc, w, sizeof(w))) {
 		snprintf(why, len, "this host: %s", w);
 		return 1;
 	}
@@ -278,24 +278,18 @@ static int scenario_possible(struct peer *p, const struct scenario *sc, char *wh
 	}
 	if (!sc->tcp_auth.method[0])
 		return 0;
-	json_t *r = agent_call(p, json_pack("{s:s, s:s, s:s}", "op", "tcp-auth-check", "method", sc->tcp_auth.method,
-					    "ao_alg", sc->tcp_auth.ao_alg));
-	int rc = 0;
+	int rc = load_check_at(&p->ep_rx, sc, w, sizeof(w));
 
-	if (!r) {
-		snprintf(why, len, "%.250s", p->lost ? p->lost_why : "the agent did not answer");
-		rc = -1;
-	} else if (!json_is_true(json_object_get(r, "can"))) {
-		snprintf(why, len, "the peer (%s): %s", p->peer_kernel, json_string_value(json_object_get(r, "why")) ?: "cannot");
-		rc = 1;
-	}
-	json_decref(r);
+	if (rc < 0)
+		snprintf(why, len, "%s", w);
+	else if (rc)
+		snprintf(why, len, "the peer (%s): %s", p->peer_kernel, w);
 	return rc;
 }
 
 static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
 {
-	struct offload_runner remote = { peer_run, peer_change, &p->h, " on the peer", true };
+	struct offload_runner remote = { ep_runner_run, ep_runner_change, &p->ep_rx, " on the peer", true };
 	struct offload_list ol = scenario_offloads(sc);
 	char where[64];
 	int rc;
@@ -315,8 +309,14 @@ static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, 
 			snprintf(why, len, "%s", tmp);
 		}
 	}
+	if (rc == 0 && sc->ipsec.on && !p->have_agent) {
+		memset(p->sas, 0, sizeof(*p->sas));
+		snprintf(why, len, "ESP needs ipsecperf on the peer to make its SAs (keys only on the agent's stdin): %s",
+			 p->no_agent_why);
+		return 1;
+	}
 	if (rc == 0)
-		rc = peer_ipsec_apply(p, sc, why, len);
+		rc = ipsec_apply(&p->ep_tx, &p->ep_rx, sc, p->sas, why, len);
 	return rc;
 }
 

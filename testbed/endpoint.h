@@ -34,6 +34,7 @@ struct endpoint {
 	 * answer; NULL, and the end lost, when the session died.
 	 */
 	json_t *(*agent)(void *arg, const char *line);
+	const char *prog;        /* the peer's ipsecperf (its undo records run it), NULL here */
 	void *arg;
 };
 

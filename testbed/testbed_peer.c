@@ -421,7 +421,7 @@ struct peer *peer_open(const struct testbed_config *cfg, json_t *meta)
 	p->ep_tx = (struct endpoint){ .dev = cfg->dev, .addr = p->addr_tx, .cpu = cfg->cpu_tx };
 	p->ep_rx = (struct endpoint){ .host = &p->h, .dev = cfg->peer_dev, .addr = p->addr_rx, .cpu = cfg->cpu_rx,
 				      .lose = ep_lose, .lost = peer_lost_why, .agent = p->have_agent ? ep_agent : NULL,
-				      .arg = p };
+				      .prog = p->prog, .arg = p };
 	return p;
 }
 

@@ -25,7 +25,7 @@ struct peer {
 	int family;
 	/* the agent: one ssh session for the whole run */
 	struct remote_session agent;
-	struct ipsec_sas *sas;     /* the scenario's SAs: [0..1] here, [2..3] on the peer (run/ipsec_peer.c) */
+	struct ipsec_sas *sas;     /* the scenario's SAs, at both ends (run/ipsec.c) */
 	struct endpoint ep_tx, ep_rx; /* this host's end, the peer's (made once both are checked) */
 	bool have_agent;
 	char no_agent_why[800];

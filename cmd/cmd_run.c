@@ -397,6 +397,57 @@ static void run_config_free(struct run_config *c)
 	c->nscenarios = 0;
 }
 
+/* Root, the tools, the results directory and the journal: 0, or the exit status. */
+static int run_prepare(struct run_ctx *ctx, struct results_writer *res)
+{
+	struct run_config *c = &ctx->cfg;
+
+	if (!c->dry_run) {
+		const char *why = NULL;
+
+		if (geteuid() != 0)
+			why = "run: needs root (it creates network namespaces and sets offloads); try sudo";
+		if (why || check_tools() < 0 || writer_check(c, c->testbed) < 0 ||
+		    journal_check(!strcmp(c->testbed, "peer")) < 0 || writer_open(res, c, c->testbed) < 0) {
+			if (why)
+				pr_warn("%s", why);
+			return EXIT_USAGE;
+		}
+	}
+	signals_install();
+	return journal_open(c->dry_run) < 0 ? EXIT_FAIL : 0;
+}
+
+/* The matrix on its testbed: the vm one in guests, the others through one loop. */
+static int run_testbed(struct run_ctx *ctx, struct results_writer *res)
+{
+	if (!strcmp(ctx->cfg.testbed, "vm"))
+		return vm_run_matrix(&ctx->cfg, res);
+	if (!strcmp(ctx->cfg.testbed, "peer"))
+		return run_matrix(&peer_testbed_ops, &ctx->cfg, res, &ctx->overhead);
+	return run_matrix(&netns_testbed_ops, &ctx->cfg, res, &ctx->overhead);
+}
+
+/* After a run that was not stopped: the summaries; the exit status. */
+static int run_report(struct run_ctx *ctx, const char *dir, int failed, int undo_failures)
+{
+	int ret = failed != 0 || undo_failures ? EXIT_FAIL : EXIT_OK;
+
+	if (failed < 0)
+		pr_warn("run: the testbed could not be set up; nothing was measured");
+	fflush(stderr);
+	if (summary_print(stdout, dir) < 0)
+		ret = EXIT_FAIL;
+	fflush(stdout);
+	measuring_warn();
+	if (!strcmp(ctx->cfg.testbed, "vm") && vm_print_summary(stdout, dir) < 0)
+		ret = EXIT_FAIL;
+	if (ctx->overhead)
+		probe_overhead_print(stdout, ctx->overhead);
+	printf("\nresults: %s\n", dir);
+	return ret;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct run_ctx ctx;
@@ -409,36 +460,16 @@ static int cmd_run(int argc, char **argv)
 		run_config_free(&ctx.cfg);
 		return EXIT_USAGE;
 	}
-	if (!ctx.cfg.dry_run) {
-		const char *why = NULL;
-
-		if (geteuid() != 0)
-			why = "run: needs root (it creates network namespaces and sets offloads); try sudo";
-		if (why || check_tools() < 0 || writer_check(&ctx.cfg, ctx.cfg.testbed) < 0 ||
-		    journal_check(!strcmp(ctx.cfg.testbed, "peer")) < 0 ||
-		    writer_open(&res, &ctx.cfg, ctx.cfg.testbed) < 0) {
-			if (why)
-				pr_warn("%s", why);
-			writer_close(&res);
-			run_config_free(&ctx.cfg);
-			return EXIT_USAGE;
-		}
-	}
-	signals_install();
-	if (journal_open(ctx.cfg.dry_run) < 0) {
+	ret = run_prepare(&ctx, &res);
+	if (ret) {
 		writer_close(&res);
 		run_config_free(&ctx.cfg);
-		return EXIT_FAIL;
+		return ret;
 	}
 	/* the vm testbed measures in its guests, whose windows this host does not see */
 	if (!ctx.cfg.dry_run && strcmp(ctx.cfg.testbed, "vm"))
 		measuring_open();
-	if (!strcmp(ctx.cfg.testbed, "vm"))
-		failed = vm_run_matrix(&ctx.cfg, &res);
-	else if (!strcmp(ctx.cfg.testbed, "peer"))
-		failed = run_matrix(&peer_testbed_ops, &ctx.cfg, &res, &ctx.overhead);
-	else
-		failed = run_matrix(&netns_testbed_ops, &ctx.cfg, &res, &ctx.overhead);
+	failed = run_testbed(&ctx, &res);
 	undo_failures = journal_undo_all();
 	measuring_close();
 	concurrent = measuring_report();
@@ -456,26 +487,9 @@ static int cmd_run(int argc, char **argv)
 		raise(stop_signal());
 		return 128 + stop_signal();
 	}
-	if (ctx.cfg.dry_run) {
-		json_decref(ctx.overhead);
-		return EXIT_OK;
-	}
-	ret = failed != 0 || undo_failures ? EXIT_FAIL : EXIT_OK;
-	if (failed < 0)
-		pr_warn("run: the testbed could not be set up; nothing was measured");
-	fflush(stderr);
-	if (summary_print(stdout, res.dir) < 0)
-		ret = EXIT_FAIL;
-	fflush(stdout);
-	measuring_warn();
+	ret = ctx.cfg.dry_run ? EXIT_OK : run_report(&ctx, res.dir, failed, undo_failures);
 	json_decref(concurrent);
-	if (!strcmp(ctx.cfg.testbed, "vm") && vm_print_summary(stdout, res.dir) < 0)
-		ret = EXIT_FAIL;
-	if (ctx.overhead) {
-		probe_overhead_print(stdout, ctx.overhead);
-		json_decref(ctx.overhead);
-	}
-	printf("\nresults: %s\n", res.dir);
+	json_decref(ctx.overhead);
 	return ret;
 }
 

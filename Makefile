@@ -12,7 +12,7 @@
 #   SANITIZE=1        build with ASan and UBSan (into build/; changed flags remake every object)
 #   V=1               show the full commands
 #   DEMO_ARGS=...     options for `make demo` (default: 10 s, 3 repeats)
-#   TEST_FILTER=...   run only integration tests whose name matches
+#   TEST_FILTER=...   run only integration tests whose name matches this extended regex ('a|b': either; $$ for $)
 #   PREFIX=/usr/local where `make install` puts the program (DESTDIR=... stages it)
 
 CC ?= cc

@@ -476,116 +476,133 @@ static int write_folded(const char *dir, const struct preport *r, int i, bool wi
 	return 0;
 }
 
-int report_profile_run(const struct report_profile_opts *o, char *const dirs[], int ndirs)
+/*
+ * The profiled runs of dirs into r, each group's stacks finished and its
+ * runs merged; with_kernel set when they are of more than one kernel.
+ * Returns EXIT_OK, or the exit status (said why) with r freed.
+ */
+static int load_all(struct preport *r, char *const dirs[], int ndirs, bool *with_kernel)
 {
-	const char *base_name = o->base, *base_kernel = o->base_kernel, *folded_dir = o->folded;
-	struct preport r = { 0 };
-	json_t *written;
 	char err[8192] = "";
-	bool with_kernel = false, base_given;
-	int top = o->top, ret = EXIT_OK;
-	json_t *out = o->json ? json_object() : NULL, *diffs = NULL, *folded = NULL;
-	char path[4096];
 
 	for (int i = 0; i < ndirs; i++)
-		if (load_dir(&r, dirs[i], err, sizeof(err)) < 0) {
+		if (load_dir(r, dirs[i], err, sizeof(err)) < 0) {
 			pr_warn("report: %s", err);
-			preport_free(&r);
-			json_decref(out);
+			preport_free(r);
 			return EXIT_USAGE;
 		}
-	if (!r.ng) {
+	if (!r->ng) {
 		pr_warn("report: no profiles in %s%s%s; record them with `ipsecperf run --profile`",
-			dirs[0], r.first_skip ? ": " : "", r.first_skip ? r.first_skip : "");
-		preport_free(&r);
+			dirs[0], r->first_skip ? ": " : "", r->first_skip ? r->first_skip : "");
+		preport_free(r);
 		return EXIT_USAGE;
 	}
-	for (int i = 0; i < r.ng; i++) {
-		prof_folded_finish(&r.g[i].folded);
-		if (prof_merge(r.g[i].runs, r.g[i].nruns, &r.g[i].merged) < 0) {
+	*with_kernel = false;
+	for (int i = 0; i < r->ng; i++) {
+		prof_folded_finish(&r->g[i].folded);
+		if (prof_merge(r->g[i].runs, r->g[i].nruns, &r->g[i].merged) < 0) {
 			pr_warn("report: out of memory");
-			preport_free(&r);
+			preport_free(r);
 			return EXIT_FAIL;
 		}
-		with_kernel |= strcmp(r.g[i].kernel, r.g[0].kernel) != 0;
+		*with_kernel |= strcmp(r->g[i].kernel, r->g[0].kernel) != 0;
 	}
-	base_given = base_name != NULL;
-	if (!base_name)
-		base_name = r.g[0].scenario;
-	else {
-		bool found = false;
+	return EXIT_OK;
+}
 
-		for (int i = 0; i < r.ng; i++)
-			found |= !strcmp(r.g[i].scenario, base_name);
-		if (!found) {
-			pr_warn("report: --base %s: no profiled runs of that scenario; there are: %s%s", base_name,
-				r.g[0].scenario, r.ng > 1 ? " ..." : "");
-			preport_free(&r);
-			return EXIT_USAGE;
-		}
-	}
-	if (base_kernel) {
-		bool found = false;
+/* --base and --base-kernel (NULL: not given) name a profiled scenario and kernel: 0, or -1 said why. */
+static int check_bases(const struct preport *r, const char *base_name, const char *base_kernel)
+{
+	bool found = false;
 
-		for (int i = 0; i < r.ng; i++)
-			found |= !strcmp(r.g[i].kernel, base_kernel);
-		if (!found) {
-			pr_warn("report: --base-kernel %s: no profiled runs of that kernel (uname -r, as in the records)",
-				base_kernel);
-			preport_free(&r);
-			return EXIT_USAGE;
-		}
+	for (int i = 0; i < r->ng && base_name; i++)
+		found |= !strcmp(r->g[i].scenario, base_name);
+	if (base_name && !found) {
+		pr_warn("report: --base %s: no profiled runs of that scenario; there are: %s%s", base_name,
+			r->g[0].scenario, r->ng > 1 ? " ..." : "");
+		return -1;
 	}
+	found = false;
+	for (int i = 0; i < r->ng && base_kernel; i++)
+		found |= !strcmp(r->g[i].kernel, base_kernel);
+	if (base_kernel && !found) {
+		pr_warn("report: --base-kernel %s: no profiled runs of that kernel (uname -r, as in the records)",
+			base_kernel);
+		return -1;
+	}
+	return 0;
+}
+
+/* Each group's top functions: into out's "groups" (with what was skipped), or printed. */
+static void report_groups(const struct preport *r, int top, bool with_kernel, json_t *out)
+{
 	if (out) {
 		json_t *groups = json_array();
 
-		diffs = json_array();
-		folded = json_array();
-		for (int i = 0; i < r.ng; i++)
-			json_array_append_new(groups, group_json(&r.g[i], top));
+		for (int i = 0; i < r->ng; i++)
+			json_array_append_new(groups, group_json(&r->g[i], top));
 		json_object_set_new(out, "groups", groups);
-		json_object_set_new(out, "skipped", json_integer(r.skipped));
-		json_object_set_new(out, "first_skipped", r.first_skip ? json_string(r.first_skip) : json_null());
-	} else {
-		printf("CPU profiles (perf cpu-clock, all CPUs, measured window only).\n"
-		       "self%%: samples with the function as the leaf, of the busy samples;\n"
-		       "total%%: with it anywhere on the stack; cyc/B: self%% x cycles/byte.\n"
-		       "k: kernel, u: user space.\n");
-		if (r.skipped) {
-			char line[8300];
-
-			snprintf(line, sizeof(line), "%d ok run%s without a profile left out (first: %s)", r.skipped,
-				 r.skipped == 1 ? "" : "s", r.first_skip);
-			fputs_wrapped(stdout, line, 0, 4);
-		}
-		for (int i = 0; i < r.ng; i++)
-			print_top(stdout, &r.g[i], top, with_kernel);
+		json_object_set_new(out, "skipped", json_integer(r->skipped));
+		json_object_set_new(out, "first_skipped", r->first_skip ? json_string(r->first_skip) : json_null());
+		return;
 	}
-	/* --base-kernel: each other kernel's scenario against the same scenario on that kernel */
-	for (int i = 0; i < r.ng && base_kernel; i++) {
-		const struct pgroup *base = group_of(&r, base_kernel, r.g[i].scenario);
+	printf("CPU profiles (perf cpu-clock, all CPUs, measured window only).\n"
+	       "self%%: samples with the function as the leaf, of the busy samples;\n"
+	       "total%%: with it anywhere on the stack; cyc/B: self%% x cycles/byte.\n"
+	       "k: kernel, u: user space.\n");
+	if (r->skipped) {
+		char line[8300];
 
-		if (strcmp(r.g[i].kernel, base_kernel) && base &&
-		    print_diff(stdout, diffs, base, &r.g[i], top, with_kernel) < 0)
+		snprintf(line, sizeof(line), "%d ok run%s without a profile left out (first: %s)", r->skipped,
+			 r->skipped == 1 ? "" : "s", r->first_skip);
+		fputs_wrapped(stdout, line, 0, 4);
+	}
+	for (int i = 0; i < r->ng; i++)
+		print_top(stdout, &r->g[i], top, with_kernel);
+}
+
+/*
+ * The groups against their bases (into diffs, or printed): with
+ * --base-kernel each other kernel's scenario against the same scenario on
+ * that kernel; then, unless only --base-kernel was given, each scenario
+ * against base_name on the same kernel. Returns EXIT_OK or EXIT_FAIL.
+ */
+static int report_diffs(const struct preport *r, const char *base_name, const char *base_kernel,
+			bool base_given, int top, bool with_kernel, json_t *diffs)
+{
+	int ret = EXIT_OK;
+
+	for (int i = 0; i < r->ng && base_kernel; i++) {
+		const struct pgroup *base = group_of(r, base_kernel, r->g[i].scenario);
+
+		if (strcmp(r->g[i].kernel, base_kernel) && base &&
+		    print_diff(stdout, diffs, base, &r->g[i], top, with_kernel) < 0)
 			ret = EXIT_FAIL;
 	}
-	for (int i = 0; i < r.ng && (!base_kernel || base_given); i++) {
-		const struct pgroup *base = group_of(&r, r.g[i].kernel, base_name);
+	for (int i = 0; i < r->ng && (!base_kernel || base_given); i++) {
+		const struct pgroup *base = group_of(r, r->g[i].kernel, base_name);
 
-		if (strcmp(r.g[i].scenario, base_name) && base &&
-		    print_diff(stdout, diffs, base, &r.g[i], top, with_kernel) < 0)
+		if (strcmp(r->g[i].scenario, base_name) && base &&
+		    print_diff(stdout, diffs, base, &r->g[i], top, with_kernel) < 0)
 			ret = EXIT_FAIL;
 	}
-	if (!folded_dir)
-		folded_dir = dirs[0];
-	if (!out) {
-		snprintf(path, sizeof(path), "folded stacks in %s (flamegraph.pl FILE > FILE.svg):", folded_dir);
+	return ret;
+}
+
+/* Every group's folded stacks into dir; their paths into folded, or printed. EXIT_OK or EXIT_FAIL. */
+static int report_folded(const struct preport *r, const char *dir, bool with_kernel, json_t *folded)
+{
+	json_t *written = json_object();
+	char path[4096];
+	int ret = EXIT_OK;
+
+	if (!folded) {
+		snprintf(path, sizeof(path), "folded stacks in %s (flamegraph.pl FILE > FILE.svg):", dir);
 		fputc('\n', stdout);
 		fputs_wrapped(stdout, path, 0, 4);
 	}
-	written = json_object();
-	for (int i = 0; i < r.ng; i++) {
-		if (!written || write_folded(folded_dir, &r, i, with_kernel, written, path, sizeof(path)) < 0)
+	for (int i = 0; i < r->ng; i++) {
+		if (!written || write_folded(dir, r, i, with_kernel, written, path, sizeof(path)) < 0)
 			ret = EXIT_FAIL;
 		else if (folded)
 			json_array_append_new(folded, json_string(path));
@@ -593,6 +610,34 @@ int report_profile_run(const struct report_profile_opts *o, char *const dirs[], 
 			printf("  %s\n", strrchr(path, '/') + 1);
 	}
 	json_decref(written);
+	return ret;
+}
+
+int report_profile_run(const struct report_profile_opts *o, char *const dirs[], int ndirs)
+{
+	const char *base_name = o->base;
+	struct preport r = { 0 };
+	bool with_kernel = false;
+	int ret = load_all(&r, dirs, ndirs, &with_kernel);
+	json_t *out, *diffs = NULL, *folded = NULL;
+
+	if (ret != EXIT_OK)
+		return ret;
+	if (check_bases(&r, o->base, o->base_kernel) < 0) {
+		preport_free(&r);
+		return EXIT_USAGE;
+	}
+	if (!base_name)
+		base_name = r.g[0].scenario;
+	out = o->json ? json_object() : NULL;
+	if (out) {
+		diffs = json_array();
+		folded = json_array();
+	}
+	report_groups(&r, o->top, with_kernel, out);
+	ret = report_diffs(&r, base_name, o->base_kernel, o->base != NULL, o->top, with_kernel, diffs);
+	if (report_folded(&r, o->folded ? o->folded : dirs[0], with_kernel, folded) != EXIT_OK)
+		ret = EXIT_FAIL;
 	if (out) {
 		json_object_set_new(out, "diffs", diffs);
 		json_object_set_new(out, "folded", folded);

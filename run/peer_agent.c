@@ -394,10 +394,79 @@ int peer_agent_undo(const char *text)
 	return err == JOURNAL_LEFT ? JOURNAL_LEFT_EXIT : err ? EXIT_FAIL : EXIT_OK;
 }
 
-int peer_agent_serve(void)
+/* One request, answered: the op it names, or an error for one we do not know. */
+static void dispatch(json_t *req)
+{
+	const char *op = str(req, "op");
+
+	if (!strcmp(op, "ping"))
+		answer(json_pack("{s:b}", "ok", 1));
+	else if (!strcmp(op, "hello"))
+		op_hello();
+	else if (!strcmp(op, "tcp-auth-check"))
+		op_tcp_auth_check(req);
+	else if (!strcmp(op, "cpu-start"))
+		op_cpu(true);
+	else if (!strcmp(op, "cpu-stop"))
+		op_cpu(false);
+	else if (!strcmp(op, "stream-rx"))
+		op_stream_rx(req);
+	else if (!strcmp(op, "stream-bytes"))
+		op_stream_bytes();
+	else if (!strcmp(op, "stream-stop"))
+		op_stream_stop();
+	else if (!strcmp(op, "modules"))
+		op_modules();
+	else if (!strcmp(op, "kmod"))
+		op_kmod(req);
+	else if (!strcmp(op, "policy-add"))
+		op_policy_add(req);
+	else if (!strcmp(op, "policy-get"))
+		op_policy_get(req);
+	else if (!strcmp(op, "sa-add"))
+		op_sa_add(req);
+	else if (!strcmp(op, "sa-get"))
+		op_sa_get(req);
+	else if (!strcmp(op, "probes-attach"))
+		op_probes_attach(req);
+	else if (!strcmp(op, "probes-detach")) {
+		if (ag.probes)
+			probes_detach(ag.probes);
+		answer(json_pack("{s:b}", "ok", 1));
+	} else if (!strcmp(op, "probes-counters"))
+		op_probes_counters(req);
+	else
+		answer_err("unknown request '%s'", op);
+}
+
+/*
+ * More of stdin into the line buffer, which holds have bytes and no whole
+ * request. Returns true to look for a request again, false when the agent
+ * is to stop: stdin ended or failed, it stayed silent AGENT_IDLE_S, or the
+ * buffer is full without a request in it.
+ */
+static bool read_more(char *line, size_t *have)
+{
+	struct pollfd pfd = { 0, POLLIN, 0 };
+	ssize_t n;
+
+	if (*have == AGENT_LINE_MAX)
+		return false; /* no request is this long: not our peer */
+	if (poll(&pfd, 1, AGENT_IDLE_S * 1000) <= 0)
+		return false; /* the run is gone without closing our stdin */
+	n = read(0, line + *have, AGENT_LINE_MAX - *have);
+	if (n < 0 && errno == EINTR)
+		return true;
+	if (n <= 0)
+		return false;
+	*have += n;
+	return true;
+}
+
+/* The agent's shared state and its secret line buffer; NULL (said why) on failure. */
+static char *agent_open(void)
 {
 	char *line;
-	size_t have = 0;
 
 	/* the parent (sshd's session) may go away: we see it as the end of stdin */
 	signal(SIGPIPE, SIG_IGN);
@@ -405,7 +474,7 @@ int peer_agent_serve(void)
 	ag.shm = mmap(NULL, sizeof(*ag.shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (ag.shm == MAP_FAILED) {
 		pr_warn("peer-agent: mmap: %s", strerror(errno));
-		return EXIT_FAIL;
+		return NULL;
 	}
 	memset(ag.shm, 0, sizeof(*ag.shm));
 	/*
@@ -418,78 +487,44 @@ int peer_agent_serve(void)
 	if (!line) {
 		pr_warn("peer-agent: mmap: %s", strerror(errno));
 		munmap(ag.shm, sizeof(*ag.shm));
-		return EXIT_FAIL;
+		return NULL;
 	}
-	for (;;) {
-		json_t *req;
-		const char *op;
+	return line;
+}
 
-		if (!peer_request_take(line, &have, &req)) {
-			struct pollfd pfd = { 0, POLLIN, 0 };
-			ssize_t n;
-
-			if (have == AGENT_LINE_MAX)
-				break; /* no request is this long: not our peer */
-			if (poll(&pfd, 1, AGENT_IDLE_S * 1000) <= 0)
-				break; /* the run is gone without closing our stdin */
-			n = read(0, line + have, AGENT_LINE_MAX - have);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			have += n;
-			continue;
-		}
-		if (!req) {
-			answer_err("a request that is not a JSON object");
-			continue;
-		}
-		op = str(req, "op");
-		if (!strcmp(op, "ping"))
-			answer(json_pack("{s:b}", "ok", 1));
-		else if (!strcmp(op, "hello"))
-			op_hello();
-		else if (!strcmp(op, "tcp-auth-check"))
-			op_tcp_auth_check(req);
-		else if (!strcmp(op, "cpu-start"))
-			op_cpu(true);
-		else if (!strcmp(op, "cpu-stop"))
-			op_cpu(false);
-		else if (!strcmp(op, "stream-rx"))
-			op_stream_rx(req);
-		else if (!strcmp(op, "stream-bytes"))
-			op_stream_bytes();
-		else if (!strcmp(op, "stream-stop"))
-			op_stream_stop();
-		else if (!strcmp(op, "modules"))
-			op_modules();
-		else if (!strcmp(op, "kmod"))
-			op_kmod(req);
-		else if (!strcmp(op, "policy-add"))
-			op_policy_add(req);
-		else if (!strcmp(op, "policy-get"))
-			op_policy_get(req);
-		else if (!strcmp(op, "sa-add"))
-			op_sa_add(req);
-		else if (!strcmp(op, "sa-get"))
-			op_sa_get(req);
-		else if (!strcmp(op, "probes-attach"))
-			op_probes_attach(req);
-		else if (!strcmp(op, "probes-detach")) {
-			if (ag.probes)
-				probes_detach(ag.probes);
-			answer(json_pack("{s:b}", "ok", 1));
-		} else if (!strcmp(op, "probes-counters"))
-			op_probes_counters(req);
-		else
-			answer_err("unknown request '%s'", op);
-		json_decref(req);
-	}
+/* Everything the agent started or holds, stopped and freed. */
+static void agent_close(char *line)
+{
 	secret_free(line, AGENT_LINE_MAX);
 	rx_stop();
 	probes_close(ag.probes);
 	if (ag.cpu_open)
 		cpu_close(&ag.cpu);
 	munmap(ag.shm, sizeof(*ag.shm));
+}
+
+int peer_agent_serve(void)
+{
+	char *line = agent_open();
+	size_t have = 0;
+
+	if (!line)
+		return EXIT_FAIL;
+	for (;;) {
+		json_t *req;
+
+		if (!peer_request_take(line, &have, &req)) {
+			if (!read_more(line, &have))
+				break;
+			continue;
+		}
+		if (!req) {
+			answer_err("a request that is not a JSON object");
+			continue;
+		}
+		dispatch(req);
+		json_decref(req);
+	}
+	agent_close(line);
 	return EXIT_OK;
 }

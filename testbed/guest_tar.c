@@ -154,101 +154,152 @@ static char *clean_path(char *p, char *why, size_t whylen)
 	return p;
 }
 
+/* Where a walk over the archive is, between its entries. */
+struct tar_walk {
+	const unsigned char *b;
+	size_t len, off;
+	size_t total;    /* bytes of the files so far */
+	int entries;     /* files and folders so far */
+	int idx;         /* the header being read, from 1 */
+	bool have_long;  /* longname is the next entry's name */
+	char longname[GUEST_TAR_MAX_PATH + 2];
+	guest_tar_fn fn;
+	void *ctx;
+	char *err;
+	size_t errlen;
+};
+
+/*
+ * Check the header at the walk's offset: magic, checksum, an octal size
+ * under the cap, its data inside the archive. Sets the size and the span
+ * (header and data, in whole blocks). Returns 0, or -1 with err.
+ */
+static int read_header(struct tar_walk *w, uint64_t *size, size_t *span)
+{
+	const unsigned char *h = w->b + w->off;
+	int idx = w->idx;
+
+	if (memcmp(h + 257, "ustar", 5))
+		return msg_err(w->err, w->errlen, "entry %d: not a ustar or GNU tar header", idx);
+	if (!checksum_ok(h))
+		return msg_err(w->err, w->errlen, "entry %d: the header's checksum is wrong", idx);
+	if (octal(h + 124, 12, size) < 0)
+		return msg_err(w->err, w->errlen, "entry %d: the size field is not an octal number", idx);
+	if (*size > GUEST_TAR_MAX_FILE)
+		return msg_err(w->err, w->errlen, "entry %d: %llu bytes, more than the %ld MiB a file may have",
+			       idx, (unsigned long long)*size, GUEST_TAR_MAX_FILE >> 20);
+	*span = BLOCK + (*size + BLOCK - 1) / BLOCK * BLOCK;
+	if (*span > w->len - w->off)
+		return msg_err(w->err, w->errlen, "entry %d: the archive is cut short", idx);
+	return 0;
+}
+
+/* GNU 'L': this entry's data is the next one's name. Returns 0 or -1. */
+static int take_long_name(struct tar_walk *w, uint64_t size)
+{
+	if (size > GUEST_TAR_MAX_PATH + 1)
+		return msg_err(w->err, w->errlen, "entry %d: a long name of %llu bytes (at most %d)",
+			       w->idx, (unsigned long long)size, GUEST_TAR_MAX_PATH);
+	memcpy(w->longname, w->b + w->off + BLOCK, size);
+	w->longname[size] = '\0';
+	w->have_long = true;
+	return 0;
+}
+
+/* The entry's path as the archive gives it: a long name, prefix/name or name. */
+static void entry_path(struct tar_walk *w, const unsigned char *h, char *path, size_t n)
+{
+	if (w->have_long)
+		snprintf(path, n, "%s", w->longname);
+	else if (!memcmp(h + 257, "ustar\0", 6) && h[345]) /* POSIX: prefix/name */
+		snprintf(path, n, "%.*s/%.*s", (int)strnlen((const char *)h + 345, 155),
+			 h + 345, (int)strnlen((const char *)h, 100), h);
+	else
+		snprintf(path, n, "%.*s", (int)strnlen((const char *)h, 100), h);
+	w->have_long = false;
+}
+
+/*
+ * A file or folder entry: its type and path checked, the caps counted, then
+ * handed to fn. Returns 0 (also for "./", the folder it is all unpacked
+ * into, which is not handed on) or -1 with err.
+ */
+static int take_entry(struct tar_walk *w, uint64_t size)
+{
+	const unsigned char *h = w->b + w->off;
+	char path[GUEST_TAR_MAX_PATH + 160], why[256], show[96], tbuf[40], *p;
+	struct guest_tar_entry e = { 0 };
+	char type = (char)h[156];
+	int idx = w->idx;
+
+	entry_path(w, h, path, sizeof(path));
+	guest_printable(path, strlen(path), show, sizeof(show));
+	if (type == '5')
+		e.dir = true;
+	else if (type != '0' && type != '\0')
+		return msg_err(w->err, w->errlen, "entry %d (%s): %s; only regular files and folders are taken",
+			       idx, show, type_name(type, tbuf, sizeof(tbuf)));
+	if (e.dir && size)
+		return msg_err(w->err, w->errlen, "entry %d (%s): a folder with data", idx, show);
+	p = clean_path(path, why, sizeof(why));
+	if (!p)
+		return msg_err(w->err, w->errlen, "entry %d (%s): %s", idx, show, why);
+	if (!*p) {
+		if (!e.dir)
+			return msg_err(w->err, w->errlen, "entry %d (%s): a file without a name", idx, show);
+		return 0;
+	}
+	if (++w->entries > GUEST_TAR_MAX_ENTRIES)
+		return msg_err(w->err, w->errlen, "entry %d: more than %d files and folders", idx,
+			       GUEST_TAR_MAX_ENTRIES);
+	w->total += size;
+	if (w->total > (size_t)GUEST_TAR_MAX_TOTAL)
+		return msg_err(w->err, w->errlen, "entry %d (%s): more than %ld MiB in all", idx, show,
+			       GUEST_TAR_MAX_TOTAL >> 20);
+	e.path = p;
+	e.data = h + BLOCK;
+	e.size = size;
+	why[0] = '\0';
+	if (w->fn && w->fn(&e, w->ctx, why, sizeof(why)) < 0)
+		return msg_err(w->err, w->errlen, "entry %d (%s): %s", idx, show, why);
+	return 0;
+}
+
 int guest_tar_parse(const void *buf, size_t len, guest_tar_fn fn, void *ctx, char *err,
 		    size_t errlen)
 {
-	const unsigned char *b = buf;
-	char path[GUEST_TAR_MAX_PATH + 160], longname[GUEST_TAR_MAX_PATH + 2], why[256], show[96];
-	bool have_long = false;
-	size_t off = 0, total = 0;
-	int entries = 0, idx = 0;
+	struct tar_walk w = { .b = buf, .len = len, .fn = fn, .ctx = ctx, .err = err, .errlen = errlen };
 
 	if (errlen)
 		err[0] = '\0';
 	for (;;) {
-		const unsigned char *h = b + off;
-		struct guest_tar_entry e = { 0 };
-		uint64_t size;
-		size_t span;
-		char type, tbuf[40], *p;
+		uint64_t size = 0;
+		size_t span = 0;
+		int rc;
 
 		/* an archive that ends at a block boundary without its zero blocks is whole */
-		if (len - off < BLOCK) {
-			if (len == off && !have_long)
+		if (len - w.off < BLOCK) {
+			if (len == w.off && !w.have_long)
 				break;
-			return msg_err(err, errlen, "entry %d: the archive is cut short", idx + 1);
+			return msg_err(err, errlen, "entry %d: the archive is cut short", w.idx + 1);
 		}
-		if (zero_block(h)) {
-			if (have_long)
-				return msg_err(err, errlen, "entry %d: a long name and no entry for it", idx);
+		if (zero_block(w.b + w.off)) {
+			if (w.have_long)
+				return msg_err(err, errlen, "entry %d: a long name and no entry for it", w.idx);
 			break; /* the end; what follows is padding */
 		}
-		idx++;
-		if (memcmp(h + 257, "ustar", 5))
-			return msg_err(err, errlen, "entry %d: not a ustar or GNU tar header", idx);
-		if (!checksum_ok(h))
-			return msg_err(err, errlen, "entry %d: the header's checksum is wrong", idx);
-		if (octal(h + 124, 12, &size) < 0)
-			return msg_err(err, errlen, "entry %d: the size field is not an octal number", idx);
-		if (size > GUEST_TAR_MAX_FILE)
-			return msg_err(err, errlen, "entry %d: %llu bytes, more than the %ld MiB a file may have",
-				    idx, (unsigned long long)size, GUEST_TAR_MAX_FILE >> 20);
-		span = BLOCK + (size + BLOCK - 1) / BLOCK * BLOCK;
-		if (span > len - off)
-			return msg_err(err, errlen, "entry %d: the archive is cut short", idx);
-		type = (char)h[156];
-		if (type == 'L') {
-			/* GNU: this entry's data is the next one's name */
-			if (size > GUEST_TAR_MAX_PATH + 1)
-				return msg_err(err, errlen, "entry %d: a long name of %llu bytes (at most %d)",
-					    idx, (unsigned long long)size, GUEST_TAR_MAX_PATH);
-			memcpy(longname, h + BLOCK, size);
-			longname[size] = '\0';
-			have_long = true;
-			off += span;
-			continue;
-		}
-		if (have_long)
-			snprintf(path, sizeof(path), "%s", longname);
-		else if (!memcmp(h + 257, "ustar\0", 6) && h[345]) /* POSIX: prefix/name */
-			snprintf(path, sizeof(path), "%.*s/%.*s", (int)strnlen((const char *)h + 345, 155),
-				 h + 345, (int)strnlen((const char *)h, 100), h);
+		w.idx++;
+		if (read_header(&w, &size, &span) < 0)
+			return -1;
+		if (w.b[w.off + 156] == 'L')
+			rc = take_long_name(&w, size);
 		else
-			snprintf(path, sizeof(path), "%.*s", (int)strnlen((const char *)h, 100), h);
-		have_long = false;
-		guest_printable(path, strlen(path), show, sizeof(show));
-		if (type == '5')
-			e.dir = true;
-		else if (type != '0' && type != '\0')
-			return msg_err(err, errlen, "entry %d (%s): %s; only regular files and folders are taken",
-				    idx, show, type_name(type, tbuf, sizeof(tbuf)));
-		if (e.dir && size)
-			return msg_err(err, errlen, "entry %d (%s): a folder with data", idx, show);
-		p = clean_path(path, why, sizeof(why));
-		if (!p)
-			return msg_err(err, errlen, "entry %d (%s): %s", idx, show, why);
-		if (!*p) {
-			if (!e.dir)
-				return msg_err(err, errlen, "entry %d (%s): a file without a name", idx, show);
-			off += span;
-			continue; /* "./": the folder it is all unpacked into */
-		}
-		if (++entries > GUEST_TAR_MAX_ENTRIES)
-			return msg_err(err, errlen, "entry %d: more than %d files and folders", idx,
-				    GUEST_TAR_MAX_ENTRIES);
-		total += size;
-		if (total > (size_t)GUEST_TAR_MAX_TOTAL)
-			return msg_err(err, errlen, "entry %d (%s): more than %ld MiB in all", idx, show,
-				    GUEST_TAR_MAX_TOTAL >> 20);
-		e.path = p;
-		e.data = h + BLOCK;
-		e.size = size;
-		why[0] = '\0';
-		if (fn && fn(&e, ctx, why, sizeof(why)) < 0)
-			return msg_err(err, errlen, "entry %d (%s): %s", idx, show, why);
-		off += span;
+			rc = take_entry(&w, size);
+		if (rc < 0)
+			return -1;
+		w.off += span;
 	}
-	return entries;
+	return w.entries;
 }
 
 /* ---- writing ---- */

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Run every tests/integration/test_*.sh (or those matching $TEST_FILTER),
+# Run every tests/integration/test_*.sh (or those whose name, test_x without
+# .sh, $TEST_FILTER matches: an extended regex, unanchored, so a plain name
+# is a substring and 'test_cli|test_help' picks two),
 # each with a time bound that only catches hangs, and print a closing line
 # "N passed, N failed, N skipped".
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0 skipped=0 failures=""
+filter=${TEST_FILTER:-}
+[[ "" =~ $filter ]]
+[ $? = 2 ] && { echo "run-all.sh: TEST_FILTER '$filter' is not an extended regex" >&2; exit 2; }
 for t in "$dir"/test_*.sh; do
 	name=$(basename "$t" .sh)
-	if [ -n "${TEST_FILTER:-}" ] && [[ "$name" != *$TEST_FILTER* ]]; then
-		continue
-	fi
+	[[ "$name" =~ $filter ]] || continue
 	start=$(date +%s)
 	printf '  TEST     %s\n' "$name"
 	timeout --kill-after=10 900 bash "$t"

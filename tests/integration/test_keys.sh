@@ -67,7 +67,7 @@ exec 3> "$TMP/agent.in"
 trap 'exec 3>&-; kill $control 2> /dev/null; rm -rf "$TMP"' EXIT
 echo '{"op":"ping"}' >&3
 for _ in $(seq 50); do [ -s "$TMP/agent.out" ] && break; sleep 0.1; done
-grep -q '"ok": *true' "$TMP/agent.out" || fail "the agent did not answer a ping: $(cat "$TMP/agent.out" "$TMP/agent.err")"
+json_check --doc "$TMP/agent.out" 'd["ok"] == True' || fail "the agent did not answer a ping: $(cat "$TMP/agent.out" "$TMP/agent.err")"
 
 python3 - "/proc/$agent/smaps" <<'EOF' || fail "the agent's request line is not in a dontdump area"
 import sys

@@ -206,7 +206,8 @@ peer_snapshot "$PEER_NS_L" | grep -v '^journal-' > "$TMP/l.after"
 grep -v '^journal-' "$TMP/l.before" | diff -u - "$TMP/l.after" >&2 || fail "this end is not restored after the lost connection"
 # the peer's changes are journaled where a reboot of this host leaves them
 ls "$IPSECPERF_PEER_JOURNAL_DIR" | grep -q '^journal-' || fail "no journal kept for the peer's changes"
-grep -qh '"kind":"remote-argv"' "$IPSECPERF_PEER_JOURNAL_DIR"/journal-* || fail "the peer's journal holds no remote-argv record"
+cat "$IPSECPERF_PEER_JOURNAL_DIR"/journal-* > "$TMP/peer-journal.jsonl"
+assert_records "$TMP/peer-journal.jsonl" 'any(r.get("kind") == "remote-argv" for r in rs)' "the peer's journal holds no remote-argv record"
 ls "$IPSECPERF_JOURNAL_DIR" | grep -q '^journal-' && fail "a journal of this host's changes is left, though they were undone"
 # the agent saw the end of its input and stopped its receiver
 for _ in $(seq 50); do [ -z "$(peer_procs "$PEER_NS_P")" ] && break; sleep 0.1; done

@@ -13,12 +13,8 @@
 # --- what netns gives here --------------------------------------------------
 "$IPSECPERF" run --quiet -t 1 -O 0 -r 1 --probe-overhead --probe-cost -o "$TMP/netns" clear \
 	> "$TMP/netns.out" 2> "$TMP/netns.err" || { cat "$TMP/netns.err" >&2; fail "netns run exited $?"; }
-python3 - "$TMP/netns/runs.jsonl" <<'PY' || fail "netns: --probe-cost gives no probe_cost (above); the peer check below assumes it"
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-on = [r for r in recs if r.get("probes") == "on"]
-assert len(on) == 1 and on[0]["probe_cost"]["runs"] > 0, recs
-PY
+assert_records "$TMP/netns/runs.jsonl" '[r["probe_cost"]["runs"] > 0 for r in rs if r.get("probes") == "on"] == [True]' \
+	"netns: --probe-cost gives no probe_cost; the peer check below assumes it"
 
 peer_setup
 run_l() { ip netns exec "$PEER_NS_L" "$@"; }
@@ -30,35 +26,25 @@ run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -O 0 -r 2 --probe-overhead
 	> "$TMP/ov.out" 2> "$TMP/ov.err"
 rc=$?
 [ $rc = 0 ] || { cat "$TMP/ov.err" >&2; fail "peer run with --probe-overhead --probe-cost exited $rc"; }
-python3 - "$TMP/ov/runs.jsonl" <<'PY' || fail "--probe-overhead/--probe-cost on peer: records (above)"
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-ok = True
-def check(cond, what, r=None):
-    global ok
-    if not cond:
-        print(f"{what}: {json.dumps(r)[:600] if r else ''}", file=sys.stderr)
-        ok = False
-check(len(recs) == 4, f"expected 4 records (2 repeats x with/without probes), got {len(recs)}")
-check(sorted((r["scenario"], r["repeat"], r.get("probes")) for r in recs) ==
-      [("clear", 1, "on"), ("clear", 2, "on"), ("clear+noprobes", 1, "off"), ("clear+noprobes", 2, "off")],
-      "not one record with and one without probes per repeat")
-for r in recs:
-    check(r["status"] == "ok" and r["testbed"] == "peer", "not ok on peer", r)
-    if r.get("probes") == "on":
-        for k in ("probe_cost", "probe_cost_receiver"):
-            pc = r.get(k)
-            check(isinstance(pc, dict) and isinstance(pc.get("runs"), int) and pc["runs"] > 0 and
-                  isinstance(pc.get("ns"), int) and pc["ns"] > 0, f"no {k} with numbers", r)
-        check(isinstance(r["counters"]["xmit_skbs"]["count"], int), "with probes: no xmit_skbs count here", r)
-    else:
-        check(r.get("probes_off_of") == "clear", "the off half does not name its scenario", r)
-        check("probe_cost" not in r and "probe_cost_receiver" not in r, "probe_cost in a run without probes", r)
-        for k in ("counters", "counters_receiver"):
-            check(all("detached for this half of --probe-overhead" in (c.get("symbol") or "")
-                      for c in r[k].values()), f"without probes: {k} not unavailable as detached", r)
-sys.exit(0 if ok else 1)
-PY
+ov="$TMP/ov/runs.jsonl"
+assert_records "$ov" 'sorted((r["scenario"], r["repeat"], r.get("probes")) for r in rs) ==
+	[("clear", 1, "on"), ("clear", 2, "on"), ("clear+noprobes", 1, "off"), ("clear+noprobes", 2, "off")]' \
+	"--probe-overhead on peer: not 4 records, one with and one without probes per repeat"
+assert_jsonl "$ov" 'r["status"] == "ok" and r["testbed"] == "peer"' "--probe-overhead on peer: not ok on peer"
+# the half with probes: probe_cost counted on both hosts, counters there
+assert_jsonl "$ov" 'r.get("probes") != "on" or all(
+	isinstance(r[k]["runs"], int) and r[k]["runs"] > 0 and isinstance(r[k]["ns"], int) and r[k]["ns"] > 0
+	for k in ("probe_cost", "probe_cost_receiver"))' "--probe-cost on peer: no probe_cost/probe_cost_receiver with numbers"
+assert_jsonl "$ov" 'r.get("probes") != "on" or isinstance(r["counters"]["xmit_skbs"]["count"], int)' \
+	"--probe-overhead on peer: with probes, no xmit_skbs count"
+# the half without: names its scenario, no probe_cost, every counter detached
+assert_jsonl "$ov" 'r.get("probes") == "on" or (r["probes_off_of"] == "clear" and
+	"probe_cost" not in r and "probe_cost_receiver" not in r)' \
+	"--probe-overhead on peer: the off half does not name its scenario or has a probe_cost"
+assert_jsonl "$ov" 'r.get("probes") == "on" or all(
+	"detached for this half of --probe-overhead" in (c.get("symbol") or "")
+	for k in ("counters", "counters_receiver") for c in r[k].values())' \
+	"--probe-overhead on peer: without probes, counters not unavailable as detached"
 [ -s "$TMP/ov/probe-overhead.json" ] || fail "no probe-overhead.json"
 python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/ov" >&2 ||
 	fail "keys docs/results-format.md does not have (above)"
@@ -70,17 +56,9 @@ run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -O 0 -r 1 --probe-set trac
 	> "$TMP/tp.out" 2> "$TMP/tp.err"
 rc=$?
 [ $rc = 0 ] || { cat "$TMP/tp.err" >&2; fail "peer run with --probe-set tracepoints exited $rc"; }
-python3 - "$TMP/tp/runs.jsonl" <<'PY' || fail "--probe-set tracepoints on peer: records (above)"
-import json, sys
-r = json.loads(open(sys.argv[1]).readline())
-ok = r["status"] == "ok"
-for k in ("counters", "counters_receiver"):
-    sym = r[k]["esp_output"]["symbol"]
-    if "kprobes not asked for (--probe-set tracepoints)" not in sym:
-        print(f"{k}: esp_output: {sym}", file=sys.stderr)
-        ok = False
-sys.exit(0 if ok else 1)
-PY
+assert_records "$TMP/tp/runs.jsonl" 'len(rs) == 1 and rs[0]["status"] == "ok"' "--probe-set tracepoints on peer: not one ok record"
+assert_jsonl "$TMP/tp/runs.jsonl" 'all("kprobes not asked for (--probe-set tracepoints)" in r[k]["esp_output"]["symbol"]
+	for k in ("counters", "counters_receiver"))' "--probe-set tracepoints on peer: esp_output not left out"
 info "--probe-set tracepoints on peer: kprobes left out on both hosts"
 
 peer_snapshot "$PEER_NS_L" > "$TMP/l.after"

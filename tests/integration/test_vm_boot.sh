@@ -36,8 +36,8 @@ done
 assert_vm_clean "after the dry runs"
 
 # broken images: the bzImage as it is (its header still names its release)
-dir=$("$IPSECPERF" kernel show -f json "$(vm_kernel "$DEB61")" | python3 -c \
-	'import json,sys; k=json.load(sys.stdin)[0]; print(k["image"], k["modules"])')
+"$IPSECPERF" kernel show -f json "$(vm_kernel "$DEB61")" > "$TMP/kernel.json" || fail "kernel show exited $?"
+dir=$(json_value "$TMP/kernel.json" 'd[0]["image"] + " " + d[0]["modules"]') || fail "kernel show: no image and modules"
 read -r image moddir <<< "$dir"
 [ -f "$image" ] && [ -d "$moddir" ] || fail "kernel show gave no image and modules: $dir"
 cp "$image" "$TMP/corrupt.bzImage"
@@ -61,6 +61,6 @@ IPSECPERF_VM_BOOT=classic "$IPSECPERF" run --testbed vm --kernel "$(vm_kernel "$
 	--duration 1 --repeat 1 --no-probes -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" >&2; fail "classic run exited $?"; }
 cat "$TMP/stderr" >&2
-[ "$(jq_lines "$out/runs.jsonl" 'r["status"]')" = ok ] || fail "the classic boot's run is not ok"
+assert_records "$out/runs.jsonl" 'len(rs) == 1 and rs[0]["status"] == "ok"' "the classic boot's run is not one ok record"
 assert_vm_clean "after the classic boot"
 exit 0

@@ -135,7 +135,7 @@ int compare_simulate_table(FILE *f, int trials, unsigned long long seed, double 
 
 /* ---- matching the two sides ---- */
 
-static bool metric_selected(const struct opts *o, const struct metric *m)
+static bool metric_selected(const struct compare_opts *o, const struct metric *m)
 {
 	if (o->all_metrics)
 		return true;
@@ -302,7 +302,7 @@ static int add_pair_row(struct pair_row **rows, int *n, int *cap, struct pair_ro
 }
 
 /* Can this row's runs reach p < alpha at all? If not, say why. */
-static void decidability(struct pair_row *row, const struct opts *o)
+static void decidability(struct pair_row *row, const struct compare_opts *o)
 {
 	int na = row->v.base.n, nb = row->v.new.n;
 	double min_p;
@@ -328,7 +328,7 @@ static void decidability(struct pair_row *row, const struct opts *o)
 }
 
 static int build_rows(const struct side *b, const struct side *n, const char **kb, const char **kn,
-		      int npairs, const struct opts *o, struct notes *notes, struct pair_row **rows_out,
+		      int npairs, const struct compare_opts *o, struct notes *notes, struct pair_row **rows_out,
 		      int *nrows_out)
 {
 	struct pair_row *rows = NULL;
@@ -567,7 +567,7 @@ static bool kernels_ran_in_sequence(const struct side *s, const char *ka, const 
 
 /* The notes on what was compared: order of runs, runs not ok, too few runs, emulation. */
 static void add_notes(struct notes *notes, const struct side *b, const struct side *n,
-		      const struct pair_row *rows, int nrows, const struct opts *o)
+		      const struct pair_row *rows, int nrows, const struct compare_opts *o)
 {
 	char few[1024] = "";
 	int nb_bad = 0, nn_bad = 0;
@@ -604,13 +604,13 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 /* ---- the command ---- */
 
 /* A metric asked for by name must exist somewhere. */
-static int check_metrics_exist(const struct opts *o, const struct pair_row *rows, int nrows)
+static int check_metrics_exist(const struct compare_opts *o, const struct pair_row *rows, int nrows)
 {
 	for (int i = 0; i < o->nmetrics; i++) {
 		bool found = false;
 
 		for (int r = 0; r < nrows && !found; r++) {
-			struct opts single = { .metrics = &o->metrics[i], .nmetrics = 1 };
+			struct compare_opts single = { .metrics = &o->metrics[i], .nmetrics = 1 };
 
 			found = metric_selected(&single, &rows[r].m);
 		}
@@ -639,7 +639,7 @@ static int write_out(const struct comparison *c)
 }
 
 /* Each side's figures, paired kernel by kernel, into rows; -1 after one line. */
-static int compare_rows(struct side *b, struct side *n, struct opts *o, struct notes *notes,
+static int compare_rows(struct side *b, struct side *n, struct compare_opts *o, struct notes *notes,
 			struct pair_row **rows, int *nrows)
 {
 	const char **kb = NULL, **kn = NULL;
@@ -661,11 +661,8 @@ out:
 
 int compare_run(const struct compare_opts *co, char *const base[], int nbase, char *const new[], int nnew)
 {
-	struct opts o = { .metrics = (char **)co->metrics, .nmetrics = co->nmetrics, .all_metrics = co->all_metrics,
-			  .threshold = co->threshold, .alpha = co->alpha, .test = co->test,
-			  .base_kernel = co->base_kernel, .new_kernel = co->new_kernel, .common = co->common,
-			  .format = co->format, .allow = co->allow };
-	char *defaults[] = { "throughput", "cycles_per_byte" };
+	struct compare_opts o = *co;
+	static const char *const defaults[] = { "throughput", "cycles_per_byte" };
 	int ret = EXIT_USAGE, nrows = 0;
 	struct side b = { 0 }, n = { 0 };
 	struct pair_row *rows = NULL;

@@ -33,24 +33,12 @@ struct pair_row {
 	struct verdict v;
 };
 
-struct opts {
-	char **metrics;
-	int nmetrics;
-	bool all_metrics;
-	double threshold, alpha;
-	enum compare_test test;
-	const char *base_kernel, *new_kernel;
-	bool common;
-	const char *format;
-	unsigned allow;             /* --allow-mismatch: provenance fields */
-};
-
 /* What the writers print. */
 struct comparison {
 	const struct side *b, *n;
 	const struct pair_row *rows;
 	int nrows;
-	const struct opts *o;
+	const struct compare_opts *o;
 	const struct notes *notes;
 	int nreg, nimp, nundecided; /* selected rows: regressions, improvements, undecidable */
 	bool refused;               /* the sides are not comparable: no rows, exit 2 */
@@ -70,7 +58,7 @@ const char *compare_direction(const struct pair_row *r);
 const char *compare_fmt_p(char *buf, size_t len, double p);
 const char *compare_test_name(enum compare_test t);
 /* "throughput, cycles_per_byte" or "all metrics" */
-void compare_selected_list(const struct opts *o, char *buf, size_t len);
+void compare_selected_list(const struct compare_opts *o, char *buf, size_t len);
 /* "K" or "K1 -> K2" */
 const char *compare_kernels(const struct pair_row *r, char *buf, size_t len);
 /* A directory's provenance on one line: testbed, accelerator, host, CPU, duration, versions. */

@@ -90,7 +90,7 @@ static void element(FILE *f, int indent, const char *name, const char *type, con
 	fprintf(f, "</%s>\n", name);
 }
 
-static void figures(const struct pair_row *r, const struct opts *o, char *buf, size_t len)
+static void figures(const struct pair_row *r, const struct compare_opts *o, char *buf, size_t len)
 {
 	char name[160], bm[32], nm[32], pm[16], pw[16], cb[16] = "-", cn[16] = "-", ch[32] = "-";
 	int d = fmt_decimals(r->v.base.median);

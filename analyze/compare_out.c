@@ -50,7 +50,7 @@ const char *compare_test_name(enum compare_test t)
 	return t == TEST_MW ? "Mann-Whitney U (exact, two-sided)" : "Welch's t (two-sided)";
 }
 
-void compare_selected_list(const struct opts *o, char *buf, size_t len)
+void compare_selected_list(const struct compare_opts *o, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	if (o->all_metrics) {
@@ -214,7 +214,7 @@ static void text_notes(FILE *f, const struct notes *notes)
 /* The two sides, the test and what the flags mean. */
 static void text_head(FILE *f, const struct comparison *c)
 {
-	const struct opts *o = c->o;
+	const struct compare_opts *o = c->o;
 	char sel[512], line[1024];
 
 	fprintf(f, "ipsecperf compare\n");
@@ -251,7 +251,7 @@ static void text_kernel_head(FILE *f, const struct pair_row *r)
 }
 
 /* A scenario: its runs on each side, and whether they can reach significance. */
-static void text_scenario_head(FILE *f, const struct pair_row *r, const struct opts *o)
+static void text_scenario_head(FILE *f, const struct pair_row *r, const struct compare_opts *o)
 {
 	int nb_bad = r->gb->n - r->gb->n_ok, nn_bad = r->gn->n - r->gn->n_ok;
 	char line[1024];
@@ -364,7 +364,7 @@ static void md_cell(FILE *f, const char *s)
 
 int compare_md(FILE *f, const struct comparison *c)
 {
-	const struct opts *o = c->o;
+	const struct compare_opts *o = c->o;
 	char sel[512], line[1024];
 
 	compare_selected_list(o, sel, sizeof(sel));
@@ -501,7 +501,7 @@ static json_t *json_dirs(const struct side *s)
 
 int compare_json(FILE *f, const struct comparison *c)
 {
-	const struct opts *o = c->o;
+	const struct compare_opts *o = c->o;
 	json_t *root, *arr = json_array();
 	int ret;
 

@@ -259,16 +259,7 @@ int host_do(const char *netns, char *const do_argv[], char *const undo_argv[], c
 		exec_print(stderr, netns, do_argv);
 	}
 	st = exec_run(netns, do_argv, NULL, &errout);
-	if (st != 0) {
-		msg_trim(errout);
-		if (err)
-			*err = errout;
-		else
-			free(errout);
-		return -1;
-	}
-	free(errout);
-	return 0;
+	return exec_status(st, errout, err);
 }
 
 /*

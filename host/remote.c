@@ -228,16 +228,7 @@ int remote_do(const struct host *h, char *const do_argv[], char *const undo_argv
 		exec_print(stderr, NULL, do_argv);
 	}
 	st = remote_run(h, do_argv, NULL, &errout);
-	if (st != 0) {
-		msg_trim(errout);
-		if (err)
-			*err = errout;
-		else
-			free(errout);
-		return -1;
-	}
-	free(errout);
-	return 0;
+	return exec_status(st, errout, err);
 }
 
 int remote_undo_argv(json_t *r)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "exec.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -288,4 +289,18 @@ int exec_in_dir(const char *dir, char *const argv[], char **out)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+int exec_status(int st, char *errout, char **err)
+{
+	if (st == 0) {
+		free(errout);
+		return 0;
+	}
+	msg_trim(errout);
+	if (err)
+		*err = errout;
+	else
+		free(errout);
+	return -1;
 }

@@ -38,6 +38,13 @@ pid_t exec_spawn(char *const argv[], const struct spawn_opts *o);
  */
 int exec_run(const char *netns, char *const argv[], char **out, char **err);
 
+/*
+ * A change's exit status st as 0 or -1. errout (what the program wrote to
+ * stderr, allocated) is taken: on a failure it goes trimmed to *err when
+ * err is not NULL, else it is freed.
+ */
+int exec_status(int st, char *errout, char **err);
+
 /* Wait for pid; the same return convention as exec_run. */
 int exec_wait(pid_t pid);
 

@@ -34,6 +34,7 @@
 #include "nlsock.h"
 #include "offload_nl.h"
 #include "rtnl.h"
+#include "undo_kinds.h"
 
 static char buf[NLSOCK_BUF];
 
@@ -182,7 +183,8 @@ static void fake(struct ethnl_features *f)
 static void members_and_check(void **state)
 {
 	struct ethnl_features f;
-	struct scenario sc = { .noffloads = 1 };
+	struct offload_setting set[1] = { 0 };
+	const struct offload_list ol = { set, 1 };
 	int idx[ETHNL_FEATURES_MAX];
 	char why[256];
 
@@ -197,18 +199,18 @@ static void members_and_check(void **state)
 	assert_int_equal(offload_nl_members(&f, "rx-gro-list", idx), 1);
 	assert_int_equal(offload_nl_members(&f, "nosuch", idx), 0);
 
-	strcpy(sc.offloads[0].feature, "tso");
-	sc.offloads[0].on = false;
-	assert_int_equal(offload_nl_check(&f, "ipp-tx", &(struct offload_list){ sc.offloads, sc.noffloads }, why, sizeof(why)), 0);
-	strcpy(sc.offloads[0].feature, "nosuch");
-	assert_int_equal(offload_nl_check(&f, "ipp-tx", &(struct offload_list){ sc.offloads, sc.noffloads }, why, sizeof(why)), 1);
+	strcpy(set[0].feature, "tso");
+	set[0].on = false;
+	assert_int_equal(offload_nl_check(&f, "ipp-tx", &ol, why, sizeof(why)), 0);
+	strcpy(set[0].feature, "nosuch");
+	assert_int_equal(offload_nl_check(&f, "ipp-tx", &ol, why, sizeof(why)), 1);
 	assert_string_equal(why, "ipp-tx has no offload feature 'nosuch'");
-	strcpy(sc.offloads[0].feature, "lro");
-	sc.offloads[0].on = true;
-	assert_int_equal(offload_nl_check(&f, "ipp-tx", &(struct offload_list){ sc.offloads, sc.noffloads }, why, sizeof(why)), 1);
+	strcpy(set[0].feature, "lro");
+	set[0].on = true;
+	assert_int_equal(offload_nl_check(&f, "ipp-tx", &ol, why, sizeof(why)), 1);
 	assert_string_equal(why, "ipp-tx cannot turn lro on: fixed by the driver");
-	sc.offloads[0].on = false; /* already off: nothing to change */
-	assert_int_equal(offload_nl_check(&f, "ipp-tx", &(struct offload_list){ sc.offloads, sc.noffloads }, why, sizeof(why)), 0);
+	set[0].on = false; /* already off: nothing to change */
+	assert_int_equal(offload_nl_check(&f, "ipp-tx", &ol, why, sizeof(why)), 0);
 }
 
 static void names(void **state)
@@ -292,6 +294,7 @@ static void kernel_roundtrip(void **state)
 
 int main(void)
 {
+	undo_kinds_register(); /* as main() does: the netns and ethtool-features kinds */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(veth_msg),
 		cmocka_unit_test(addr_msgs),

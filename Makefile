@@ -43,7 +43,7 @@ CFLAGS ?= -O2 -g
 # and statistics, on lib only), host (journal, netlink, namespaces),
 # probes, testbed (netns, peer), run (the matrix), vm (a run in a guest), cmd (one file per
 # subcommand). tools/layers.sh checks that no file includes from above.
-SRC_DIRS := lib analyze host probes testbed run vm cmd
+SRC_DIRS := lib analyze host probes testbed run kbuild vm cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
 IPP_LDFLAGS :=

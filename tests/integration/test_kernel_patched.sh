@@ -6,10 +6,10 @@
 #   esp_output (kernel-patches/esp4-busywait.patch, 500 us of busy-wait per
 #   ESP packet) and with no change at all (the patch reverted), each built
 #   incrementally as its own release (kernel_lib.sh's ktree_variant);
-# - one `run --testbed vm --kernel BASE --kernel PATCHED --kernel REVERTED
-#   --interleave` on clear and esp-null;
-# - compare BASE against PATCHED exits 1 and names esp-null throughput as
-#   the regression, clear not flagged; BASE against REVERTED exits 0.
+# - docs/vm-testbed.md's CI recipe, as written there: `run --testbed vm
+#   --kernel BASE --kernel PATCHED --interleave` on clear and esp-null, then
+#   compare, which exits 1 and names esp-null throughput as the regression,
+#   clear not flagged; the same with the patch reverted exits 0.
 # Then the failures a patch can bring, each a clear error that leaves
 # nothing behind: a patch that does not compile (the build log's last
 # lines name the error) and one that panics the kernel on the first ESP
@@ -28,22 +28,21 @@ rev=$(cat "$kr/include/config/kernel.release")
 info "kernels: $base, $slow, $rev"
 [ "$slow" = "$base-esp-slow" ] && [ "$rev" = "$base-reverted" ] || fail "releases $base $slow $rev"
 
-out="$TMP/res"
-snapshot > "$TMP/before"
-"$IPSECPERF" run -q --testbed vm --kernel "$kb" --kernel "$ks" --kernel "$kr" --interleave \
-	--repeat 5 --duration 2 --omit 1 -o "$out" clear esp-null > "$TMP/run.out" 2> "$TMP/run.err" ||
-	{ cat "$TMP/run.err" >&2; fail "the run exited $?"; }
-cat "$TMP/run.out" >&2
-cmp() { # new-release expected-exit what
-	"$IPSECPERF" compare --base-kernel "$base" --new-kernel "$1" --metric throughput --threshold 20 \
-		"$out" "$out" > "$TMP/cmp.out" 2> "$TMP/cmp.err"
+# docs/vm-testbed.md's CI recipe, exactly as written there
+sed -n '/^<!-- recipe: ci-ipsec-perf.sh/,/^<!-- end recipe -->/p' "$TOP/docs/vm-testbed.md" |
+	sed -e '1d' -e '$d' -e 's/^    //' > "$TMP/ci-ipsec-perf.sh"
+grep -q '^set -eu$' "$TMP/ci-ipsec-perf.sh" || fail "no recipe in docs/vm-testbed.md"
+recipe() { # new-tree new-localversion out expected-exit what
+	BASE_LV= NEW_LV=$2 REPEAT=4 DURATION=2 METRIC=throughput THRESHOLD=20 OUT=$3 IPSECPERF=$IPSECPERF \
+		sh "$TMP/ci-ipsec-perf.sh" "$KSRC" "$1" clear esp-null > "$TMP/ci.out" 2> "$TMP/ci.err"
 	local rc=$?
-	cat "$TMP/cmp.out" >&2
-	[ $rc = "$2" ] || { cat "$TMP/cmp.err" >&2; fail "$3: compare exited $rc, not $2"; }
+	cat "$TMP/ci.out" >&2
+	[ $rc = "$4" ] || { cat "$TMP/ci.err" >&2; fail "$5: the recipe exited $rc, not $4"; }
 }
-cmp "$slow" 1 "base against the slowed-down kernel"
+snapshot > "$TMP/before"
+recipe "${ks%/build}" -esp-slow "$TMP/slow" 1 "base against the slowed-down kernel"
 "$IPSECPERF" compare --base-kernel "$base" --new-kernel "$slow" --metric throughput --threshold 20 -f json \
-	"$out" "$out" > "$TMP/cmp.json"
+	"$TMP/slow" "$TMP/slow" > "$TMP/cmp.json"
 python3 - "$TMP/cmp.json" << 'PY' || fail "compare did not name esp-null throughput alone (above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -51,8 +50,8 @@ flagged = sorted((r["scenario"], r["metric"]) for r in d["rows"] if r["regressio
 print("  flagged:", flagged, file=sys.stderr)
 assert flagged == [("esp-null", "throughput")], flagged
 PY
-cmp "$rev" 0 "base against the reverted kernel"
-assert_vm_clean "the three-kernel run"
+recipe "${kr%/build}" -reverted "$TMP/reverted" 0 "base against the patch reverted"
+assert_vm_clean "the recipe's runs"
 
 # a patch that does not compile: make's error, from the log, on stderr
 if ktree_variant broken "$patches/esp4-broken.patch" > /dev/null 2> "$TMP/broken.err"; then

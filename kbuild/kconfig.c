@@ -203,7 +203,7 @@ bool kneed_ok(const struct kconfig *kc, const struct kneed *n, const struct scen
 
 	if (n->want == 'm' && v && !strcmp(v, "y") && (!sc || !sc->ipsec.esp_gso)) {
 		/* esp4_offload built in: GSO over ESP cannot be switched off */
-		snprintf(why, wlen, "=y, so it cannot be unloaded: build it as a module (=m)");
+		snprintf(why, wlen, "is built in (=y), so it cannot be unloaded; build it as a module (=m)");
 		return false;
 	}
 	if (n->want == 'm' && sc && !sc->ipsec.esp_gso)

@@ -49,7 +49,7 @@ rc=$?
 [ $rc -ne 0 ] || fail "an interrupted kernel build exited 0"
 grep -q 'kernel build: stopped' "$TMP/int.err" || { cat "$TMP/int.err" >&2; fail "no word of the stop"; }
 sleep 1
-pgrep -af "make .*$KSRC|cc1 .*linux-source-6.12" && fail "an interrupted kernel build left make or its jobs"
+pgrep -af "make .*$KSRC( |/build)" && fail "an interrupted kernel build left make or its jobs"
 [ -s "$kb/ipsecperf-build.log" ] || fail "the interrupted build's log is gone"
 
 # --merge: a developer's .config that lacks some of what the testbed needs

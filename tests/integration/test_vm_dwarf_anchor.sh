@@ -7,7 +7,7 @@
 # the guest the anchors (docs/probes.md, "Inlined functions"). esp-null for
 # 2 s on that tree and on Debian's 6.1 and 6.12 (which keep the symbols):
 # memmove_transport_output and kmalloc_esp_output attached, one per ESP
-# packet on the wire (the window's ratio within 2 %, and over the whole
+# packet on the wire (the window's ratio within 5 %, and over the whole
 # load exactly the out SAs' oseq advance); on the tree they say they are
 # anchored by DWARF, on Debian's kernels they do not.
 . "$(dirname "$0")/lib.sh"
@@ -49,7 +49,7 @@ for r in recs:
         v = c[n]
         assert v["count"] is not None, (spec, n, v["symbol"])
         assert ("DWARF of " in v["symbol"]) == dwarf, (spec, n, v["symbol"])
-        assert abs(v["per_esp_packet"] - 1.0) <= 0.02, (spec, n, v["per_esp_packet"])
+        assert abs(v["per_esp_packet"] - 1.0) <= 0.05, (spec, n, v["per_esp_packet"])
         assert v["count_load"] == wire, (spec, n, v["count_load"], wire)
     if dwarf:
         m = c["memmove_transport_output"]["symbol"]

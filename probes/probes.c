@@ -414,7 +414,11 @@ static void inline_hosts(const struct anchors *a, const char *name, char *out, s
 {
 	*out = '\0';
 	for (int i = 0; i < a->n; i++) {
-		if (strcmp(a->inst[i].name, name) || strstr(out, a->inst[i].func))
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(a->inst[j].name, name) && !strcmp(a->inst[j].func, a->inst[i].func);
+		if (strcmp(a->inst[i].name, name) || seen)
 			continue;
 		appendf(out, len, "%s%s", *out ? ", " : "", a->inst[i].func);
 	}

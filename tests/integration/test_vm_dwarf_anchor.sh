@@ -15,12 +15,11 @@
 # tail-calls the allocator, as on Debian's, so it anchors as there.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
+. "$(dirname "$0")/kernel_lib.sh"
 
-# The kernel tree built from linux-source-6.12 (O= build folder, vmlinux with DWARF).
-KTREE=${KTREE:-/var/cache/ipsecperf/build/6.12-base}
-
-[ -f "$KTREE/vmlinux" ] && [ -f "$KTREE/arch/x86/boot/bzImage" ] ||
-	skip "no kernel tree built at $KTREE (vmlinux, arch/x86/boot/bzImage)"
+# The kernel tree built from linux-source-6.12 (its build folder: vmlinux with DWARF).
+KTREE=$(ktree_base) || fail "the tests' kernel could not be built"
+[ -f "$KTREE/vmlinux" ] || fail "$KTREE has no vmlinux"
 k61=$(vm_kernel "$DEB61") || exit $?
 k612=$(vm_kernel "$DEB612") || exit $?
 info "kernels: $KTREE $k61 $k612"

@@ -53,7 +53,9 @@ for r in recs:
         if n != "kmalloc_esp_output" or not dwarf:
             assert ("DWARF of " in v["symbol"]) == dwarf, (spec, n, v["symbol"])
         assert abs(v["per_esp_packet"] - 1.0) <= 0.05, (spec, n, v["per_esp_packet"])
-        assert v["count_load"] == wire, (spec, n, v["count_load"], wire)
+        # exact, but for runs the kernel skipped (another BPF program on that CPU), where it counts them
+        missed = (r.get("probe_missed") or {}).get("load") or 0
+        assert wire - missed <= v["count_load"] <= wire, (spec, n, v["count_load"], wire, missed)
     if dwarf:
         m = c["memmove_transport_output"]["symbol"]
         assert m.startswith("call-site kprobe at ") and "in xfrm4_transport_output, inlined into" in m, m

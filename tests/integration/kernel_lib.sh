@@ -71,8 +71,15 @@ ktree_variant() { # name patchfile [scripts/config args...]
 			[ -f "$vsrc/$f" ] && { cp "$vsrc/$f" "$vsrc/$f.new" && mv "$vsrc/$f.new" "$vsrc/$f" || return 1; }
 		done
 		[ ! -s "$patch" ] || patch -s -d "$vsrc" -p1 < "$patch" || return 1
-		# under the lock kernel build takes: no build writes the base meanwhile
-		flock "$KBASE/ipsecperf-build.lock" cp -a "$KBASE" "$vsrc/build" || return 1
+		# under the lock kernel build takes, so that no build writes the base
+		# meanwhile; again if a make that takes no lock (an older ipsecperf,
+		# or make itself) removed a temporary file under cp
+		for f in 1 2 3; do
+			rm -rf "$vsrc/build"
+			flock "$KBASE/ipsecperf-build.lock" cp -a "$KBASE" "$vsrc/build" && break
+			[ $f = 3 ] && return 1
+			sleep 10
+		done
 		if [ $# -gt 0 ]; then
 			"$vsrc/scripts/config" --file "$vsrc/build/.config" "$@" &&
 				make -s -C "$vsrc" O="$vsrc/build" olddefconfig > /dev/null || return 1

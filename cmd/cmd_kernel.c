@@ -57,7 +57,8 @@ static const char help_kernel[] =
 	"\n"
 	"With -f json, list prints [{\"spec\", \"release\", \"dir\"}, ...] and show\n"
 	"[{\"spec\", \"image\", \"release\", \"modules\", \"config\",\n"
-	"\"config_sha256\"}, ...], a missing one null.\n";
+	"\"config_sha256\", \"missing\"}, ...], a missing one null; \"missing\" lists\n"
+	"what the VM testbed needs and the configuration lacks, one line each.\n";
 
 struct kernel_args {
 	int json;

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # esp-null means ESP without GSO on every kernel (issue 14, item 7), on
 # linux-source-6.12 built from source in the VM testbed, with probes:
-#  - CONFIG_INET_ESP_OFFLOAD=y (a variant of the base build, made here once
-#    and cached next to it): esp4_offload cannot be unloaded, so esp-null is
+#  - CONFIG_INET_ESP_OFFLOAD=y (a variant of the base build, made once by
+#    kernel_lib.sh and cached next to it): esp4_offload cannot be unloaded, so esp-null is
 #    skipped, every repeat, with a reason that names the option; esp-null-gso
 #    runs ok on the built-in offload: esp_output never called, esp_output_tail
 #    once per ESP packet (the SA's sequence numbers). The same kernel booted
@@ -13,53 +13,20 @@
 #    of the data SA and no GSO over ESP, esp-null-gso with GSO over ESP.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
+. "$(dirname "$0")/kernel_lib.sh"
 
-# The base build of linux-source-6.12 (O= folder) from the kernel config.
-KBASE=${IPSECPERF_KTREE_BASE:-/var/cache/ipsecperf/build/6.12-base}
-
-[ -f "$KBASE/arch/x86/boot/bzImage" ] && [ -f "$KBASE/modules.order" ] && [ -f "$KBASE/.config" ] ||
-	skip "no built kernel tree at $KBASE"
+# The base build (kernel_tree.sh makes it before the tests), and beside it
+# the same with CONFIG_INET_ESP_OFFLOAD=y: a copy of the base's build
+# folder, rebuilt incrementally once and cached (kernel_lib.sh).
+KBASE=$(ktree_base) || fail "cannot build the tests' kernel (above)"
 grep -q '^CONFIG_INET_ESP_OFFLOAD=m$' "$KBASE/.config" ||
-	fail "$KBASE: CONFIG_INET_ESP_OFFLOAD is not =m; the kernel config must build ESP offload as a module"
-
-# The base build with CONFIG_INET_ESP_OFFLOAD=y, beside it: a copy of the
-# build folder (cp -a keeps the mtimes, so the build is incremental), made
-# once under the machine's kernel-build lock; a mark says it is complete.
-espoffload_y_tree() { # base
-	local base=$1 var src log
-	var="${base%-base}-espoffload-y"
-	[ "$var" != "$base" ] || var="$base-espoffload-y"
-	if [ -f "$var/.ipsecperf-built" ]; then
-		echo "$var"
-		return 0
-	fi
-	src=$(readlink -f "$base/source") && [ -f "$src/Makefile" ] ||
-		{ echo "$base/source does not lead to the kernel source" >&2; return 1; }
-	log="$TMP/espoffload-y-build.log"
-	info "building $var from $base (once; several minutes)"
-	(
-		set -e
-		exec 9> /tmp/kbuild.lock
-		flock 9
-		if [ ! -d "$var" ]; then
-			rm -rf "$var.tmp"
-			cp -a "$base" "$var.tmp"
-			mv "$var.tmp" "$var"
-		fi
-		"$src/scripts/config" --file "$var/.config" -e INET_ESP_OFFLOAD
-		make -C "$src" O="$var" olddefconfig
-		grep -q '^CONFIG_INET_ESP_OFFLOAD=y$' "$var/.config"
-		make -C "$src" O="$var" LOCALVERSION=-espoffload-y -j2 bzImage modules
-		touch "$var/.ipsecperf-built"
-	) > "$log" 2>&1 || { tail -20 "$log" >&2; echo "the build of $var failed (above)" >&2; return 1; }
-	echo "$var"
-}
-
-KVAR=$(espoffload_y_tree "$KBASE") || fail "cannot make the CONFIG_INET_ESP_OFFLOAD=y build"
+	fail "$KBASE: CONFIG_INET_ESP_OFFLOAD is not =m; kernel config must build ESP offload as a module"
+KVAR=$(ktree_variant espoffload-y /dev/null -e INET_ESP_OFFLOAD) ||
+	fail "cannot build the CONFIG_INET_ESP_OFFLOAD=y variant (above)"
 info "kernels: $KBASE, $KVAR"
 grep -q '^CONFIG_INET_ESP_OFFLOAD=y$' "$KVAR/.config" || fail "$KVAR: CONFIG_INET_ESP_OFFLOAD is not =y"
-# built in: no module of it, and the kernel's own list has it
-[ ! -e "$KVAR/net/ipv4/esp4_offload.ko" ] || fail "$KVAR: esp4_offload.ko is there"
+# built in: not among its modules (the copied base's .ko may linger), in its own list
+! grep -Eq 'esp4_offload\.k?o$' "$KVAR/modules.order" || fail "$KVAR: esp4_offload is a module"
 grep -q 'esp4_offload\.ko$' "$KVAR/modules.builtin" || fail "$KVAR: modules.builtin lacks esp4_offload"
 
 # Other runs may share this host: our journal folder is our own (vm_lib.sh),

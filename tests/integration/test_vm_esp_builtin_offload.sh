@@ -15,24 +15,14 @@
 . "$(dirname "$0")/vm_lib.sh"
 . "$(dirname "$0")/kernel_lib.sh"
 
-# The base build (kernel_tree.sh makes it before the tests), and beside it
-# the same with CONFIG_INET_ESP_OFFLOAD=y: a copy of the base's build
-# folder, rebuilt incrementally once and cached (kernel_lib.sh).
-# (IPSECPERF_KTREE_BASE and IPSECPERF_KTREE_ESPOFFLOAD_Y: two such builds
-# made otherwise, used as they are.)
-if [ -n "${IPSECPERF_KTREE_BASE:-}" ]; then
-	KBASE=$IPSECPERF_KTREE_BASE
-else
-	KBASE=$(ktree_base) || fail "cannot build the tests' kernel (above)"
-fi
+# The base build (kernel_tree.sh makes it before the tests), and the same
+# with CONFIG_INET_ESP_OFFLOAD=y: a copy of tree and build folder, rebuilt
+# incrementally once and cached (kernel_lib.sh, ktree_variant).
+KBASE=$(ktree_base) || fail "cannot build the tests' kernel (above)"
 grep -q '^CONFIG_INET_ESP_OFFLOAD=m$' "$KBASE/.config" ||
 	fail "$KBASE: CONFIG_INET_ESP_OFFLOAD is not =m; kernel config must build ESP offload as a module"
-if [ -n "${IPSECPERF_KTREE_ESPOFFLOAD_Y:-}" ]; then
-	KVAR=$IPSECPERF_KTREE_ESPOFFLOAD_Y
-else
-	KVAR=$(ktree_variant espoffload-y /dev/null -e INET_ESP_OFFLOAD) ||
-		fail "cannot build the CONFIG_INET_ESP_OFFLOAD=y variant (above)"
-fi
+KVAR=$(ktree_variant espoffload-y /dev/null -e INET_ESP_OFFLOAD) ||
+	fail "cannot build the CONFIG_INET_ESP_OFFLOAD=y variant (above)"
 info "kernels: $KBASE, $KVAR"
 grep -q '^CONFIG_INET_ESP_OFFLOAD=y$' "$KVAR/.config" || fail "$KVAR: CONFIG_INET_ESP_OFFLOAD is not =y"
 # built in: not among its modules (the copied base's .ko may linger), in its own list

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "exec.h"
+#include "files.h"
 #include "journal.h"
 #include "log.h"
 
@@ -24,29 +25,112 @@ static int read_int_file(const char *path, int *out)
 	return ok ? 0 : -1;
 }
 
-static int in_modules_builtin(const char *name)
+/* Module names are spelled with '_' or '-' alike (modprobe treats them as one). */
+static bool same_module_name(const char *a, size_t alen, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < alen && b[i]; i++)
+		if (a[i] != b[i] && !((a[i] == '-' || a[i] == '_') && (b[i] == '-' || b[i] == '_')))
+			return false;
+	return i == alen && !b[i];
+}
+
+bool kmod_builtin_list_has(const char *text, const char *name)
+{
+	for (const char *line = text; line && *line;) {
+		size_t n = strcspn(line, "\n");
+		const char *slash = memrchr(line, '/', n), *base = slash ? slash + 1 : line;
+		size_t blen = n - (base - line);
+
+		if (blen > 3 && !memcmp(base + blen - 3, ".ko", 3) && same_module_name(base, blen - 3, name))
+			return true;
+		line += n + (line[n] == '\n');
+	}
+	return false;
+}
+
+int kmod_kallsyms_owner(FILE *f, const char *sym, char *owner, size_t len)
+{
+	char line[512];
+	size_t sl = strlen(sym);
+
+	while (fgets(line, sizeof(line), f)) {
+		char *name, *save = NULL, *mod;
+
+		if (!strtok_r(line, " \t\n", &save) || !strtok_r(NULL, " \t\n", &save))
+			continue;
+		name = strtok_r(NULL, " \t\n", &save);
+		/* an LTO build may add a suffix to a static function: "sym.llvm.123" */
+		if (!name || strncmp(name, sym, sl) || (name[sl] && name[sl] != '.'))
+			continue;
+		mod = strtok_r(NULL, " \t\n", &save);
+		if (mod && mod[0] == '[') {
+			mod[strcspn(mod, "]")] = '\0';
+			snprintf(owner, len, "%s", mod + 1);
+		} else {
+			snprintf(owner, len, "%s", "");
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Is name listed in the running kernel's modules.builtin (installed with its modules)? */
+static bool in_modules_builtin(const char *name)
 {
 	struct utsname u;
-	char path[512], line[512], want[128];
-	FILE *f;
-	int found = 0;
+	char path[512], *text;
+	bool found;
 
-	uname(&u);
+	if (uname(&u) < 0)
+		return false;
 	snprintf(path, sizeof(path), "/lib/modules/%s/modules.builtin", u.release);
-	snprintf(want, sizeof(want), "/%s.ko", name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		size_t n = strlen(line), w = strlen(want);
-
-		found = n >= w && !strcmp(line + n - w, want);
-	}
-	fclose(f);
+	text = file_read(path, NULL);
+	found = text && kmod_builtin_list_has(text, name);
+	free(text);
 	return found;
 }
 
+/*
+ * A function each of these modules defines, for a kernel whose module
+ * lists were never installed (booted from a build tree, say): in
+ * /proc/kallsyms without a [module] tag, the module's code is in vmlinux.
+ * The GSO callback cannot be inlined away: the offload table points to it.
+ */
+static const struct {
+	const char *module, *symbol;
+} module_symbols[] = {
+	{ "esp4_offload", "esp4_gso_segment" },
+	{ "esp6_offload", "esp6_gso_segment" },
+};
+
+static bool builtin_by_symbol(const char *name)
+{
+	char owner[64];
+	FILE *f;
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(module_symbols) / sizeof(module_symbols[0]); i++) {
+		if (!same_module_name(name, strlen(name), module_symbols[i].module))
+			continue;
+		f = fopen("/proc/kallsyms", "r");
+		if (!f)
+			return false;
+		found = kmod_kallsyms_owner(f, module_symbols[i].symbol, owner, sizeof(owner));
+		fclose(f);
+		break;
+	}
+	return found == 1 && !owner[0];
+}
+
+/*
+ * From the kernel's own facts: a loaded module has /sys/module/NAME with
+ * its initstate (and refcnt); a built-in one may have /sys/module/NAME
+ * without (only when it has parameters or a version), is listed in
+ * modules.builtin where the modules are installed, and its functions are
+ * vmlinux's in /proc/kallsyms.
+ */
 enum kmod_state kmod_state(const char *name, int *refcnt)
 {
 	char path[256];
@@ -67,6 +151,9 @@ enum kmod_state kmod_state(const char *name, int *refcnt)
 	if (exec_have("modprobe") &&
 	    exec_run(NULL, (char *[]){ "modprobe", "-n", "-q", (char *)name, NULL }, NULL, NULL) == 0)
 		return KMOD_LOADABLE;
+	/* last: reading kallsyms takes a while, and a loadable module cannot be built in too */
+	if (builtin_by_symbol(name))
+		return KMOD_BUILTIN;
 	return KMOD_MISSING;
 }
 

@@ -22,10 +22,25 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum kmod_state { KMOD_MISSING, KMOD_LOADABLE, KMOD_LOADED, KMOD_BUILTIN };
+/*
+ * A module's state in the running kernel, from its own facts (sysfs,
+ * modules.builtin, kallsyms: kmod.c). Built in counts as present; it
+ * cannot be unloaded.
+ */
 enum kmod_state kmod_state(const char *name, int *refcnt);
 const char *kmod_state_name(enum kmod_state s);
+
+/* Does a modules.builtin text ("kernel/net/ipv4/esp4_offload.ko" a line) list name ('-' == '_')? */
+bool kmod_builtin_list_has(const char *text, const char *name);
+
+/*
+ * Find function sym in /proc/kallsyms text f: 1 with the module that
+ * holds it in owner ("" for vmlinux: built in), 0 when it is not there.
+ */
+int kmod_kallsyms_owner(FILE *f, const char *sym, char *owner, size_t len);
 
 /* Names of loaded modules, newest first (/proc/modules); NULL on a kernel without modules. */
 json_t *kmod_loaded(void);

@@ -61,6 +61,13 @@ int ipsec_counters_record(struct ipsec_sas *sas, json_t *rec, char *why, size_t 
 /* The verdict on a record's "sa" list: -1 with why when an SA counted nothing. */
 int ipsec_sa_check(json_t *sas, char *why, size_t len);
 
+/*
+ * Did a run of a scenario with esp-gso = off take the ESP GSO path all the
+ * same (rec: its record, with "sa" or "sa_load" and, with probes,
+ * "counters")? 1 with why when it did, whatever the cause; 0 otherwise.
+ */
+int ipsec_path_check(const struct ipsec_config *c, json_t *rec, char *why, size_t len);
+
 /* One SA of scenario c from src to dst (shared with the peer testbed). */
 void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
 		   const char *dst, uint32_t spi);

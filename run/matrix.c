@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipsec.h"
 #include "journal.h"
 #include "log.h"
 #include "matrix.h"
@@ -138,6 +139,13 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		record_status(rec, "failed", why);
 	ops->counters(m->tb, w.probes, rec, m->probes_off ? "probes detached for this half of --probe-overhead"
 								: "probes not loaded (--no-probes)");
+	/* esp-gso = off measures ESP without GSO, or nothing: a run that took the GSO path is not ok */
+	if (record_is(rec, "ok") && ipsec_path_check(&sc->ipsec, rec, why, sizeof(why)) > 0) {
+		record_status(rec, "skipped", why);
+		/* another path's throughput: nothing may take it for this scenario's (the counters stay, as proof) */
+		json_object_del(rec, "throughput_bps");
+		json_object_del(rec, "sender_bps");
+	}
 	record_overhead(m, rec, sc);
 	profile_end(w.prof, rec); /* after the cycles: it needs the run's cycles per byte */
 	cpu_close(&w.cpu);
@@ -253,6 +261,12 @@ static void run_repeats(struct matrix *m, int s, int rc, const char *why)
 			rec = run_once(m, sc, r);
 		}
 		progress_end_run(&m->pr);
+		/* a run that found this kernel cannot run the scenario (ipsec_path_check): so will the others */
+		if (rc == 0 && record_is(rec, "skipped")) {
+			rc = 1;
+			snprintf(lost_why, sizeof(lost_why), "%s", json_string_value(json_object_get(rec, "reason")) ?: "");
+			why = lost_why;
+		}
 		/* the record says where the rule stands after it */
 		bool stop = c->until_ci && tput && until_ci_note(c, rec, rc, tput, &ntput, r - c->repeat_from + 1);
 

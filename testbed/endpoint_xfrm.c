@@ -246,6 +246,33 @@ static int remote_kmod_set(const struct endpoint *e, const char *name, bool load
 	return rc;
 }
 
+int ep_kmod_state(const struct endpoint *e, const char *name, enum kmod_state *st, char *why, size_t len)
+{
+	const char *name_st;
+	json_t *r;
+	int rc = -1;
+
+	if (!ep_remote(e)) {
+		*st = kmod_state(name, NULL);
+		return 0;
+	}
+	r = agent_req(e, json_pack("{s:s, s:s}", "op", "kmod", "name", name));
+	if (!r) {
+		snprintf(why, len, "%.300s", ep_lost(e) ?: "the agent did not answer");
+		return -1;
+	}
+	name_st = json_string_value(json_object_get(r, "state"));
+	for (enum kmod_state s = KMOD_MISSING; name_st && s <= KMOD_BUILTIN; s++)
+		if (!strcmp(name_st, kmod_state_name(s))) {
+			*st = s;
+			rc = 0;
+		}
+	if (rc)
+		snprintf(why, len, "the agent did not say whether %s is loaded", name);
+	json_decref(r);
+	return rc;
+}
+
 int ep_kmod_set(const struct endpoint *e, const char *name, bool load, char *why, size_t len)
 {
 	return ep_remote(e) ? remote_kmod_set(e, name, load, why, len) : kmod_set(name, load, why, len);

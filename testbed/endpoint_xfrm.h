@@ -41,6 +41,9 @@ int ep_xfrm_sa_get(const struct endpoint *e, const struct xfrm_sa_spec *s, struc
 /* The modules window of e's kernel (kmod.h). */
 void ep_kmod_window(const struct endpoint *e, struct kmod_window *w);
 
+/* A module's state at e's kernel (kmod_state): 0, or -1 (lost or no answer, why). */
+int ep_kmod_state(const struct endpoint *e, const char *name, enum kmod_state *st, char *why, size_t len);
+
 /* A module loaded or not at e, as kmod_set: 0, 1 (skip, why), or -1 (lost, why). */
 int ep_kmod_set(const struct endpoint *e, const char *name, bool load, char *why, size_t len);
 

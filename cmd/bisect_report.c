@@ -40,59 +40,59 @@ static const char *str(json_t *o, const char *key)
 	return s ? s : "-";
 }
 
-/* One step: a row per scenario, then its subject and the phases' times. */
-static void step_rows(FILE *f, json_t *st)
+/*
+ * One step: a row per scenario, then its subject and the phases' times.
+ * The good revision (step 0) shows its medians from ref, the figures of a
+ * later step, as every step is compared with the same good runs.
+ */
+static void step_rows(FILE *f, json_t *st, json_t *ref)
 {
 	json_t *figs = json_object_get(st, "figures"), *fg;
 	const char *verdict = str(st, "verdict");
-	char b1[32], b2[32], b3[32], b4[32], t1[32], t2[32], v0[32];
+	char b1[32], b2[32], b3[32], b4[32], kb[16], t1[32], t2[32], v0[32];
 	int k = (int)json_integer_value(json_object_get(st, "step"));
 	size_t i;
 
 	if (k == 0) {
 		snprintf(v0, sizeof(v0), "%s (--good)", verdict);
 		verdict = v0;
+		figs = ref;
 	}
+	snprintf(kb, sizeof(kb), "%d", k);
 	if (!json_array_size(figs))
 		fprintf(f, "%4d %-12.12s %-12s %8s %8s %7s %7s  %s\n", k, str(st, "short"), "-", "-", "-", "-", "-",
 			verdict);
 	json_array_foreach(figs, i, fg) {
-		json_t *this = json_object_get(fg, k == 0 ? "good" : "this");
-
-		fprintf(f, "%4s %-12.12s %-12.12s %8s %8s %7s %7s  %s\n", i ? "" : (snprintf(b4, sizeof(b4), "%d", k), b4),
-			i ? "" : str(st, "short"), str(fg, "scenario"),
-			num(b1, sizeof(b1), json_object_get(fg, "good"), "%.4g"),
-			k == 0 ? "-" : num(b2, sizeof(b2), this, "%.4g"),
+		fprintf(f, "%4s %-12.12s %-12.12s %8s %8s %7s %7s%s%s\n", i ? "" : kb, i ? "" : str(st, "short"),
+			str(fg, "scenario"), num(b1, sizeof(b1), json_object_get(fg, "good"), "%.4g"),
+			k == 0 ? "-" : num(b2, sizeof(b2), json_object_get(fg, "this"), "%.4g"),
 			k == 0 ? "-" : num(b3, sizeof(b3), json_object_get(fg, "change_pct"), "%+.1f%%"),
-			k == 0 ? "-" : pval(b4, sizeof(b4), json_object_get(fg, "p")), i ? "" : verdict);
+			k == 0 ? "-" : pval(b4, sizeof(b4), json_object_get(fg, "p")), i ? "" : "  ", i ? "" : verdict);
 	}
-	fprintf(f, "     %-46.46s  build %5s  run %5s\n", str(st, "subject"), secs(t1, sizeof(t1), json_object_get(st, "build_s")),
-		secs(t2, sizeof(t2), json_object_get(st, "run_s")));
+	fprintf(f, "     %-46.46s  build %5s  run %5s\n", str(st, "subject"),
+		secs(t1, sizeof(t1), json_object_get(st, "build_s")), secs(t2, sizeof(t2), json_object_get(st, "run_s")));
 	if (json_string_value(json_object_get(st, "why")) && strcmp(str(st, "verdict"), "good") &&
 	    strcmp(str(st, "verdict"), "bad"))
 		fprintf(f, "     %.74s\n", str(st, "why"));
 }
 
-/* The deciding metric's unit, from the first step that has a figure. */
-static const char *unit(json_t *steps)
+/* The figures of the first step that has some. */
+static json_t *first_figures(json_t *steps)
 {
 	json_t *st;
 	size_t i;
 
-	json_array_foreach(steps, i, st) {
-		const char *u = json_string_value(json_object_get(json_array_get(json_object_get(st, "figures"), 0), "unit"));
-
-		if (u)
-			return u;
-	}
+	json_array_foreach(steps, i, st)
+		if (json_array_size(json_object_get(st, "figures")))
+			return json_object_get(st, "figures");
 	return NULL;
 }
 
 int bisect_report(FILE *f, const struct bisect_summary *b, json_t *steps)
 {
 	char total[32];
-	const char *u = unit(steps);
-	json_t *st;
+	json_t *ref = first_figures(steps), *st;
+	const char *u = json_string_value(json_object_get(json_array_get(ref, 0), "unit"));
 	size_t i;
 
 	fprintf(f, "ipsecperf bisect: the %s of", b->metric);
@@ -100,13 +100,13 @@ int bisect_report(FILE *f, const struct bisect_summary *b, json_t *steps)
 		fprintf(f, "%s %s", i ? "," : "", json_string_value(st));
 	fprintf(f, ", %d runs a revision.\n", b->repeat);
 	fprintf(f, "A revision is bad when it is worse than the good one by more than %g%%\n", b->threshold);
-	fprintf(f, "with p < %g (Mann-Whitney U, exact); figures are medians%s%s%s.\n", b->alpha, u ? " in " : "",
-		u ? u : "", u ? "" : "");
+	fprintf(f, "with p < %g (Mann-Whitney U, exact); figures are medians%s%s.\n", b->alpha, u ? " in " : "",
+		u ? u : "");
 	fprintf(f, "good: %s %s\nbad:  %s %s\n\n", b->good_short, b->good_subject, b->bad_short, b->bad_subject);
 	fprintf(f, "%4s %-12s %-12s %8s %8s %7s %7s  %s\n", "step", "commit", "scenario", "good", "this", "change",
 		"p", "verdict");
 	json_array_foreach(steps, i, st)
-		step_rows(f, st);
+		step_rows(f, st, ref);
 	fputc('\n', f);
 	if (b->first_bad)
 		fprintf(f, "first bad commit: %s %s\n", b->first_bad, b->first_bad_subject ? b->first_bad_subject : "");

@@ -336,11 +336,8 @@ static int measure_good(struct bisect_run *b)
 			 b->good_subject, "dir", dir);
 	v = bisect_measure(&b->s, b->good_short, dir, what, step);
 	if (v != BISECT_GOOD) {
-		const char *why = json_string_value(json_object_get(step, "why"));
-
 		if (v != BISECT_STOPPED)
-			fmt_buf(b->outcome, sizeof(b->outcome), "the good revision could not be measured: %s",
-				why ? why : "see above");
+			fmt_buf(b->outcome, sizeof(b->outcome), "the good revision could not be measured (step 0)");
 		json_object_set_new(step, "verdict", json_string(v == BISECT_STOPPED ? "stopped" : "error"));
 		bisect_steps_append(b->s.out, step);
 		return v == BISECT_STOPPED ? -2 : -1;
@@ -404,8 +401,8 @@ static void find_first_bad(struct bisect_run *b, int st)
 	b->first_bad[0] = '\0';
 	if (!*b->outcome) {
 		p = text ? strstr(text, "only 'skip'ped commits left") : NULL;
-		fmt_buf(b->outcome, sizeof(b->outcome), "%s (git bisect run exited %d; see %s)",
-			p ? "only skipped commits are left" : "git bisect run did not name one", st, log);
+		fmt_buf(b->outcome, sizeof(b->outcome), "%s (git bisect run exited %d; see git.log)",
+			p ? "only skipped commits are left" : "git bisect run did not name one", st);
 	}
 	free(text);
 }
@@ -417,8 +414,14 @@ static int bisect_git_run(struct bisect_run *b)
 	int fd, st;
 	pid_t pid;
 
-	if (git_logged(b, "bisect", "start", b->s.bad, b->s.good, "--", NULL) != 0 ||
-	    bisect_git_line(b->s.tree, mid, sizeof(mid), "rev-parse", "HEAD", NULL) ||
+	if (git_logged(b, "bisect", "start", b->s.bad, b->s.good, "--", NULL) != 0)
+		return -1;
+	if (b->candidates == 1) {
+		/* the bad revision is the good one's child: git named it already */
+		find_first_bad(b, 0);
+		return 0;
+	}
+	if (bisect_git_line(b->s.tree, mid, sizeof(mid), "rev-parse", "HEAD", NULL) ||
 	    git_logged(b, "checkout", "-q", "--detach", b->s.good, NULL) != 0)
 		return -1;
 	st = measure_good(b);
@@ -494,7 +497,7 @@ static int bisect_do(struct bisect_run *b)
 	b->s.driver = getpid();
 	b->s.driver_start = proc_starttime(0);
 	b->t0 = mono_s();
-	fprintf(stderr, "bisect: %d revision(s) after the good one up to the bad one: about %d step(s), after the good revision\n",
+	fprintf(stderr, "bisect: %d revision(s) from good to bad: about %d step(s) after the good revision\n",
 		b->candidates, b->candidates > 1 ? (int)ceil(log2(b->candidates)) : 0);
 	ret = b->candidates > 0 ? bisect_git_run(b) : -1;
 	if (ret == 0 || ret == -1)

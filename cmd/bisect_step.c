@@ -20,6 +20,14 @@
 
 #define MAX_ARGV 96
 
+/* The last component of a path: a step's folder as the report names it. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* Open dir/name for a child's output; -1 after one line. */
 static int open_log(const char *dir, const char *name, char *path, size_t len)
 {
@@ -80,7 +88,7 @@ static int build(const struct bisect_state *s, const char *shortsha, const char 
 		fprintf(stderr, "bisect: %s: built in %s\n", what, took);
 		return BISECT_GOOD;
 	}
-	fmt_buf(why, sizeof(why), "the build failed (exit %d): %s", st, log);
+	fmt_buf(why, sizeof(why), "the build failed (exit %d): see %s/build.log", st, base_name(dir));
 	pr_warn("bisect: %s: %s; its last lines:", what, why);
 	bisect_log_tail(log, 12);
 	json_object_set_new(step, "why", json_string(why));
@@ -121,7 +129,7 @@ static int run(const struct bisect_state *s, const char *dir, const char *what, 
 		fprintf(stderr, "bisect: %s: ran in %s\n", what, took);
 		return BISECT_GOOD;
 	}
-	fmt_buf(why, sizeof(why), "the runs failed (exit %d): %s", st, log);
+	fmt_buf(why, sizeof(why), "the runs failed (exit %d): see %s/run.log", st, base_name(dir));
 	pr_warn("bisect: %s: %s; its last lines:", what, why);
 	bisect_log_tail(log, 12);
 	json_object_set_new(step, "why", json_string(why));

@@ -43,7 +43,7 @@ CFLAGS ?= -O2 -g
 # and statistics, on lib only), host (journal, netlink, namespaces),
 # probes, testbed (netns, peer), run (the matrix), vm (a run in a guest), cmd (one file per
 # subcommand). tools/layers.sh checks that no file includes from above.
-SRC_DIRS := lib analyze host probes testbed run vm cmd
+SRC_DIRS := lib analyze host probes testbed run kbuild vm cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
 IPP_LDFLAGS :=
@@ -74,7 +74,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 # The BPF object and skeleton are intermediates of the build; keep them, or
 # every `make` would make them again and rebuild every object after them.
 .SECONDARY: $(SKELS) $(BPF_OBJS)
-.PHONY: all deps test unit integration demo clean asan fuzz
+.PHONY: all deps test unit integration kernel-tree demo clean asan fuzz
 
 all: $(BUILD)/ipsecperf
 
@@ -179,6 +179,9 @@ DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
 	gnuplot-nox qemu-system-x86 busybox-static cpio lz4 zstd xz-utils openssh-server libclang-rt-14-dev \
 	chromium strace
+# Building a kernel from source (kernel config, kernel build) and the
+# tests' own: Debian's 6.12 source, the kernel's build tools, pahole for BTF.
+DEB_PKGS += linux-source-6.12 flex bison bc dwarves git
 # One dpkg-query for the whole list (a package it does not know is missing);
 # apt-get only when something is missing.
 define apt_install
@@ -202,7 +205,13 @@ integration: $(BUILD)/ipsecperf
 test: deps
 	$(MAKE) all
 	$(MAKE) unit
+	$(MAKE) kernel-tree
 	$(MAKE) integration
+
+# The tests' kernel from source (tests/integration/kernel_lib.sh): built
+# once per machine, then only checked.
+kernel-tree: $(BUILD)/ipsecperf
+	@bash tests/integration/kernel_tree.sh
 
 demo: demo-deps
 	$(MAKE) all

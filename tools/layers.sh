@@ -3,7 +3,7 @@
 # Check that the source folders are layers and that no two modules depend
 # on each other. The layers, bottom up (README "Layout"):
 #
-#     lib < analyze < host < probes < testbed < run < vm < cmd
+#     lib < analyze < host < probes < testbed < run < kbuild < vm < cmd
 #
 # A file may include a header of its own folder or of a lower one (so
 # analyze/ sees only lib/ and analyze/). A module is foo.c with foo.h, in
@@ -42,7 +42,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 [ -n "$objdir" ] || objdir=$root/build/obj
 [ -d "$objdir" ] || use_objs=
 
-LAYERS="lib analyze host probes testbed run vm cmd"
+LAYERS="lib analyze host probes testbed run kbuild vm cmd"
 work=$(mktemp -d "${TMPDIR:-/tmp}/layers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -1068,6 +1068,12 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	}
 	fmt_buf(out->release, sizeof(out->release), "%s", kernel->release);
 	fmt_buf(d.rawrel, sizeof(d.rawrel), "raw/%s", kernel->release);
+	char why[512];
+
+	if (vm_preflight(cfg, kernel, why, sizeof(why)) < 0) {
+		not_run(cfg, kernel_spec, &d, why, out);
+		return -1;
+	}
 	/* --interleave boots a kernel once per repeat: a console log and guest info each */
 	if (cfg->interleave)
 		fmt_buf(d.boot_sfx, sizeof(d.boot_sfx), "-r%d", cfg->repeat_from);

@@ -100,6 +100,13 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 		  const char *resultsdir, struct vm_stats *out);
 
+/*
+ * Before k boots: -1 with why when its .config lacks what the guest needs
+ * to boot and report (the options printed); else 0, after printing what
+ * the run's scenarios will lose. A kernel without a .config passes.
+ */
+int vm_preflight(const struct run_config *cfg, const struct vm_kernel *k, char *why, size_t wlen);
+
 /* vm_run_kernel for a kernel resolved already (NULL: it could not be). */
 int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out);

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `kernel config` and `kernel build`: make, driven with what the VM testbed needs. */
+#include "kbuild_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "exec.h"
+#include "kconfig.h"
+#include "log.h"
+#include "progress.h"
+
+#define LOG_TAIL 25
+
+const char *kbuild_dir(const struct kbuild *b)
+{
+	return b->out ? b->out : b->tree;
+}
+
+int kbuild_check(const struct kbuild *b, char *why, size_t wlen)
+{
+	static const char *const marks[] = { "Makefile", "Kconfig", "scripts/config", "arch/x86/Kconfig" };
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		char p[4096];
+
+		if (fmt_buf(p, sizeof(p), "%s/%s", b->tree, marks[i]) < 0 || !is_file(p)) {
+			snprintf(why, wlen, "%s is not an x86 kernel source tree (no %s)", b->tree, marks[i]);
+			return -1;
+		}
+	}
+	if (b->out && access(b->out, F_OK) == 0 && !is_dir(b->out)) {
+		snprintf(why, wlen, "-O %s: not a folder", b->out);
+		return -1;
+	}
+	if (b->localversion && (strlen(b->localversion) > 64 ||
+				strspn(b->localversion, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+							"0123456789-_.+") != strlen(b->localversion))) {
+		snprintf(why, wlen, "--localversion '%s': letters, digits and -_.+ only, at most 64", b->localversion);
+		return -1;
+	}
+	if (b->jobs < 0 || b->jobs > 1024) {
+		snprintf(why, wlen, "-j %d: between 1 and 1024", b->jobs);
+		return -1;
+	}
+	return 0;
+}
+
+/* The programs a kernel build with BTF needs, and the packages that have them. */
+static int check_build_tools(const char *what)
+{
+	static const char *const progs[][2] = { { "make", "make" }, { "gcc", "gcc" }, { "flex", "flex" },
+						{ "bison", "bison" }, { "bc", "bc" }, { "pahole", "dwarves" } };
+	char missing[256] = "";
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if (!exec_have(progs[i][0]))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s", progs[i][1]);
+	if (!*missing)
+		return 0;
+	pr_warn("%s: missing programs to build a kernel; install them (`make deps` does): apt-get install%s",
+		what, missing);
+	return -1;
+}
+
+/* make -C TREE [O=OUT] [-jN] [LOCALVERSION=..] targets...: argv in a[], strings in s[] */
+struct make_argv {
+	char *a[16];
+	char s[4][4200];
+	int n;
+};
+
+static void make_argv(struct make_argv *m, const struct kbuild *b, const char *const *targets)
+{
+	m->n = 0;
+	m->a[m->n++] = "make";
+	m->a[m->n++] = "-C";
+	m->a[m->n++] = (char *)b->tree;
+	if (b->out) {
+		fmt_buf(m->s[0], sizeof(m->s[0]), "O=%s", b->out);
+		m->a[m->n++] = m->s[0];
+	}
+	if (b->jobs >= 0) {
+		fmt_buf(m->s[1], sizeof(m->s[1]), "-j%ld", b->jobs ? b->jobs : sysconf(_SC_NPROCESSORS_ONLN));
+		m->a[m->n++] = m->s[1];
+	}
+	if (b->localversion) {
+		fmt_buf(m->s[2], sizeof(m->s[2]), "LOCALVERSION=%s", b->localversion);
+		m->a[m->n++] = m->s[2];
+	}
+	while (*targets && m->n < 15)
+		m->a[m->n++] = (char *)*targets++;
+	m->a[m->n] = NULL;
+}
+
+/* Run make for targets, logging to LOG; on failure say so with the log's tail. */
+static int run_make(const struct kbuild *b, const char *const *targets, const char *log, bool append,
+		    const char *what)
+{
+	struct make_argv m;
+	int st;
+
+	make_argv(&m, b, targets);
+	if (log_verbose)
+		exec_print(stderr, NULL, m.a);
+	st = kbuild_make(m.a, log, append, b->quiet, what);
+	if (st == 0)
+		return 0;
+	if (st > 128)
+		pr_warn("%s: stopped (signal %d); the log is %s", what, st - 128, log);
+	else
+		pr_warn("%s: make %s failed (status %d); the last lines of %s:", what, targets[0], st, log);
+	if (st <= 128)
+		kbuild_log_tail(log, LOG_TAIL);
+	return -1;
+}
+
+/* scripts/config's argv: every option of kneeds[] (merge: only those kc lacks) */
+static int config_argv(char **a, int max, const char *script, const char *cfg, const struct kconfig *kc)
+{
+	int n = 0;
+
+	a[n++] = (char *)script;
+	a[n++] = "--file";
+	a[n++] = (char *)cfg;
+	for (const struct kneed *k = kneeds; k->name && n < max - 3; k++) {
+		char why[128];
+
+		if (kc && kneed_ok(kc, k, NULL, why, sizeof(why)))
+			continue;
+		a[n++] = k->want == 'm' ? "-m" : "-e";
+		a[n++] = (char *)(k->set ? k->set : k->name);
+	}
+	if (!kc) {
+		/* one release per LOCALVERSION, whether the tree is a git checkout or not */
+		a[n++] = "-d";
+		a[n++] = "LOCALVERSION_AUTO";
+	}
+	a[n] = NULL;
+	return n;
+}
+
+/* After olddefconfig: say which options did not stick, and why when the tree tells. */
+static int config_verify(const struct kbuild *b, const char *cfg)
+{
+	struct kconfig kc;
+	char why[256];
+	int lost = 0;
+
+	if (kconfig_read(cfg, &kc, why, sizeof(why)) < 0) {
+		pr_warn("kernel config: %s", why);
+		return -1;
+	}
+	for (const struct kneed *k = kneeds; k->name; k++) {
+		char w[128];
+
+		if (kneed_ok(&kc, k, NULL, w, sizeof(w)))
+			continue;
+		lost++;
+		if (!kconfig_tree_has(b->tree, k->set ? k->set : k->name))
+			printf("  CONFIG_%s: this tree has no such option (%s)\n", k->name, k->what);
+		else
+			printf("  CONFIG_%s: did not stick (%s): a dependency is off; see `make menuconfig`, /%s\n",
+			       k->name, w, k->name);
+	}
+	kconfig_free(&kc);
+	return lost;
+}
+
+int kbuild_config(const struct kbuild *b)
+{
+	char why[512], cfg[4200], log[4200], script[4200], kvm[4200];
+	struct kconfig old, *kc = NULL;
+	char *a[2 * 80];
+	int st, lost;
+
+	if (kbuild_check(b, why, sizeof(why)) < 0) {
+		pr_warn("kernel config: %s", why);
+		return EXIT_USAGE;
+	}
+	fmt_buf(cfg, sizeof(cfg), "%s/.config", kbuild_dir(b));
+	if (b->merge && !is_file(cfg)) {
+		pr_warn("kernel config --merge: there is no %s to merge into", cfg);
+		return EXIT_USAGE;
+	}
+	if (check_build_tools("kernel config") < 0)
+		return EXIT_FAIL;
+	if (b->out && mkdir_p(b->out, 0755) < 0) {
+		pr_warn("kernel config: cannot make %s: %s", b->out, strerror(errno));
+		return EXIT_FAIL;
+	}
+	fmt_buf(log, sizeof(log), "%s/ipsecperf-config.log", kbuild_dir(b));
+	fmt_buf(kvm, sizeof(kvm), "%s/kernel/configs/kvm_guest.config", b->tree);
+	if (!b->merge &&
+	    run_make(b, is_file(kvm) ? (const char *const[]){ "defconfig", "kvm_guest.config", NULL }
+				     : (const char *const[]){ "defconfig", NULL }, log, false, "kernel config") < 0)
+		return EXIT_FAIL;
+	if (b->merge) {
+		if (kconfig_read(cfg, &old, why, sizeof(why)) < 0) {
+			pr_warn("kernel config: %s", why);
+			return EXIT_FAIL;
+		}
+		kc = &old;
+	}
+	fmt_buf(script, sizeof(script), "%s/scripts/config", b->tree);
+	config_argv(a, sizeof(a) / sizeof(a[0]), script, cfg, kc);
+	if (kc)
+		kconfig_free(kc);
+	if ((st = exec_in_dir(NULL, a, NULL)) != 0) {
+		pr_warn("kernel config: %s failed (status %d)", script, st);
+		return EXIT_FAIL;
+	}
+	if (run_make(b, (const char *const[]){ "olddefconfig", NULL }, log, true, "kernel config") < 0)
+		return EXIT_FAIL;
+	printf("kernel config: wrote %s: %s and what the VM testbed needs (%s)\n", cfg,
+	       b->merge ? "your configuration" : is_file(kvm) ? "defconfig, kvm_guest.config" : "defconfig",
+	       "`ipsecperf kernel show` lists it");
+	if ((lost = config_verify(b, cfg)) < 0)
+		return EXIT_FAIL;
+	return EXIT_OK;
+}
+
+/* Lines in a file (modules.order: the modules built), or -1. */
+static long count_lines(const char *path)
+{
+	size_t len;
+	char *t = file_read(path, &len);
+	long n = 0;
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		n += t[i] == '\n';
+	free(t);
+	return n;
+}
+
+int kbuild_build(const struct kbuild *b)
+{
+	char why[512], p[4200], log[4200], rel[128] = "?", el[16];
+	double t0 = mono_s();
+	const char *dir = kbuild_dir(b);
+
+	if (kbuild_check(b, why, sizeof(why)) < 0) {
+		pr_warn("kernel build: %s", why);
+		return EXIT_USAGE;
+	}
+	fmt_buf(p, sizeof(p), "%s/.config", dir);
+	if (!is_file(p)) {
+		pr_warn("kernel build: no .config in %s: run `ipsecperf kernel config %s%s%s` first", dir, b->tree,
+			b->out ? " -O " : "", b->out ? b->out : "");
+		return EXIT_USAGE;
+	}
+	if (check_build_tools("kernel build") < 0)
+		return EXIT_FAIL;
+	fmt_buf(log, sizeof(log), "%s/ipsecperf-build.log", dir);
+	if (run_make(b, (const char *const[]){ "bzImage", "modules", NULL }, log, false, "kernel build") < 0)
+		return EXIT_FAIL;
+	format_duration(el, sizeof(el), mono_s() - t0);
+	fmt_buf(p, sizeof(p), "%s/include/config/kernel.release", dir);
+	file_read_line(p, rel, sizeof(rel));
+	fmt_buf(p, sizeof(p), "%s/modules.order", dir);
+	printf("kernel build: %s built in %s: release %s, %ld modules; log %s\n"
+	       "  boot it: ipsecperf run --testbed vm --kernel %s\n",
+	       dir, el, rel, count_lines(p), log, dir);
+	return EXIT_OK;
+}

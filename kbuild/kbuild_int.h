@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What kbuild's own files share. */
+#ifndef IPSECPERF_KBUILD_INT_H
+#define IPSECPERF_KBUILD_INT_H
+
+#include "kbuild.h"
+#include "files.h"
+
+/*
+ * Run make (argv), its output into log_path (appended or new), with a
+ * progress line titled what unless quiet; Ctrl-C stops it and every job.
+ * Returns its exit status, 128+signal, or -1 when it could not start.
+ */
+int kbuild_make(char *const argv[], const char *log_path, bool append, bool quiet, const char *what);
+
+/* The last n lines of a log, to stderr, with non-printable bytes as '?'. */
+void kbuild_log_tail(const char *path, int n);
+
+#endif

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# A kernel built from source for the tests: Debian's linux-source-6.12
+# (installed by `make deps` as /usr/src/linux-source-6.12.tar.xz),
+# unpacked once and configured and built by `ipsecperf kernel config` and
+# `kernel build` into its build/ folder (O=). Both stay in
+# $IPSECPERF_KTREE_CACHE (default
+# /var/cache/ipsecperf, next to the kernel cache), so a fresh machine
+# builds it once (`make test` does, before the integration tests, see
+# kernel_tree.sh) and later runs only check that nothing changed.
+# Sourced; needs $IPSECPERF (the program) and fail().
+
+KTREE_CACHE=${IPSECPERF_KTREE_CACHE:-/var/cache/ipsecperf}
+KTREE_TAR=/usr/src/linux-source-6.12.tar.xz
+KSRC="$KTREE_CACHE/src/linux-source-6.12"
+# A build folder directly inside its tree: kbuild then names the source
+# "..", not by its path, so a copy of tree and build folder elsewhere
+# rebuilds only what differs (ktree_variant, the bisect test).
+KBASE="$KSRC/build"
+
+# Unpack the source once; a half-unpacked tree is never taken for one.
+ktree_src() {
+	[ -f "$KSRC/.ipsecperf-unpacked" ] && return 0
+	[ -f "$KTREE_TAR" ] || { echo "no $KTREE_TAR: make deps installs linux-source-6.12" >&2; return 1; }
+	mkdir -p "$KTREE_CACHE/src" || return 1
+	rm -rf "$KSRC" "$KSRC.part"
+	mkdir "$KSRC.part" && tar -xJf "$KTREE_TAR" -C "$KSRC.part" || return 1
+	mv "$KSRC.part/linux-source-6.12" "$KSRC" && rmdir "$KSRC.part" || return 1
+	touch "$KSRC/.ipsecperf-unpacked"
+}
+
+# Configure (once) and build (incrementally) BUILDDIR from the source;
+# prints BUILDDIR. Serialised: one kernel build at a time on the machine.
+ktree_build() { # builddir localversion tree
+	local out=$1 lv=$2 tree=$3
+	ktree_src || return 1
+	(
+		flock 9
+		if [ ! -f "$out/.config" ]; then
+			"$IPSECPERF" kernel config -q -O "$out" "$tree" >&2 || exit 1
+		fi
+		"$IPSECPERF" kernel build ${lv:+--localversion "$lv"} -O "$out" "$tree" >&2 || exit 1
+	) 9> "$KTREE_CACHE/build.lock" || return 1
+	echo "$out"
+}
+
+# The base build: the configuration `kernel config` writes, release 6.12.117.
+ktree_base() {
+	ktree_build "$KBASE" "" "$KSRC"
+}
+
+# A variant of the base build: the source with PATCH applied and, after
+# it, scripts/config ARGS on the configuration; prints its build folder.
+# The source is a hard-linked copy of the base's (the files the patch
+# changes are written anew, so the base is untouched), its build/ folder a
+# copy of the base's, mtimes kept: only what the patch or the options
+# change is rebuilt (a minute or two, not half an hour). Cached: prepared
+# again only when PATCH or ARGS change. A build that fails returns 1 with
+# the build log's tail on stderr.
+ktree_variant() { # name patchfile [scripts/config args...]
+	local name=$1 patch=$2 sum vsrc f
+	shift 2
+	vsrc="$KTREE_CACHE/src/linux-6.12-$name"
+	sum=$( { cat "$patch"; echo "$*"; } | sha256sum | cut -c1-16)
+	ktree_base > /dev/null || return 1
+	if [ "$(cat "$vsrc/build/.ipsecperf-variant" 2> /dev/null)" != "$sum" ]; then
+		rm -rf "$vsrc"
+		cp -al "$KSRC" "$vsrc" && rm -rf "$vsrc/build" || return 1
+		# break the hard links of the files the patch touches, then patch
+		for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch"); do
+			case $f in */../* | ../* | /*) echo "bad path in $patch: $f" >&2; return 1 ;; esac
+			[ -f "$vsrc/$f" ] && { cp "$vsrc/$f" "$vsrc/$f.new" && mv "$vsrc/$f.new" "$vsrc/$f" || return 1; }
+		done
+		[ ! -s "$patch" ] || patch -s -d "$vsrc" -p1 < "$patch" || return 1
+		cp -a "$KBASE" "$vsrc/build" || return 1
+		if [ $# -gt 0 ]; then
+			"$vsrc/scripts/config" --file "$vsrc/build/.config" "$@" &&
+				make -s -C "$vsrc" O="$vsrc/build" olddefconfig > /dev/null || return 1
+		fi
+		echo "$sum" > "$vsrc/build/.ipsecperf-variant"
+	fi
+	ktree_build "$vsrc/build" "-$name" "$vsrc"
+}

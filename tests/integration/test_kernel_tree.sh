@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# A kernel built from source, end to end: Debian's linux-source-6.12,
+# configured and built by `ipsecperf kernel config` and `kernel build`
+# (kernel_lib.sh; cached, so only the first run on a machine builds it),
+# booted in the VM testbed with every scenario of scenarios/:
+# - kernel show finds nothing missing, and a rebuild has nothing to do;
+# - every scenario runs ok, tcp-ao among them (no Debian kernel here has
+#   CONFIG_TCP_AO) next to tcp-md5;
+# - every probe attaches (kprobes, BTF), and over the whole load the
+#   probes' counts equal the SAs' own: esp_output calls == SA packets on
+#   esp-null, esp_output_tail calls == SA wire packets on esp-null-gso.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+. "$(dirname "$0")/kernel_lib.sh"
+
+kb=$(ktree_base) || fail "the tests' kernel could not be built"
+rel=$(cat "$kb/include/config/kernel.release")
+info "kernel: $kb ($rel)"
+
+"$IPSECPERF" kernel show "$kb" > "$TMP/show" 2>&1 || { cat "$TMP/show" >&2; fail "kernel show exited $?"; }
+grep -q '^missing: nothing the VM testbed needs' "$TMP/show" ||
+	{ cat "$TMP/show" >&2; fail "kernel show: the configuration kernel config wrote lacks something"; }
+# incremental: a second build finds nothing to do (the image is not rewritten)
+before=$(stat -c %Y "$kb/arch/x86/boot/bzImage")
+"$IPSECPERF" kernel build -q -O "$kb" "$KSRC" > "$TMP/build" 2>&1 || { cat "$TMP/build" >&2; fail "rebuild failed"; }
+[ "$(stat -c %Y "$kb/arch/x86/boot/bzImage")" = "$before" ] || fail "a rebuild with nothing changed rewrote bzImage"
+grep -q "release $rel" "$TMP/build" || { cat "$TMP/build" >&2; fail "kernel build did not name release $rel"; }
+
+scen=$(cd "$TOP/scenarios" && ls *.ini | sed 's/\.ini$//' | sort)
+out="$TMP/res"
+# shellcheck disable=SC2086
+"$IPSECPERF" run --testbed vm --kernel "$kb" --duration 2 --omit 1 --repeat 1 -o "$out" $scen \
+	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
+assert_vm_clean "run on the built kernel"
+
+python3 - "$out/runs.jsonl" "$rel" $scen << 'PY' || fail "the built kernel's runs (above)"
+import sys
+from assert_json import records
+recs = {r["scenario"]: r for r in records(sys.argv[1])}
+rel, want = sys.argv[2], sys.argv[3:]
+assert sorted(recs) == sorted(want), (sorted(recs), want)
+for name, r in sorted(recs.items()):
+    assert r["kernel"] == rel, (name, r["kernel"])
+    assert r["status"] == "ok", (name, r["status"], r.get("reason"))
+    print(f"  {name}: {r['throughput_bps'] / 1e9:.4f} Gbit/s", file=sys.stderr)
+    esp = r["scenario"].startswith("esp-")
+    for n, v in r["counters"].items():
+        if not esp and n in ("esp_output", "esp_output_tail", "kmalloc_esp_output", "kfree_esp_output",
+                             "memmove_transport_output", "memmove_transport_input", "xfrm_transport_output"):
+            continue
+        assert v.get("count") is not None, (name, n, v.get("symbol"))
+for name in ("tcp-ao", "tcp-md5"):
+    assert recs[name]["throughput_bps"] > 0, name
+
+def check(name, ctr, key):
+    r = recs[name]
+    per = r["counters"][ctr]["per_sa_load"]
+    outs = [s for s in r["sa_load"] if s["dir"] == "out"]
+    assert outs, (name, r["sa_load"])
+    for s in outs:
+        got = per.get(s["spi"], 0)
+        print(f"  {name}: {ctr} {s['spi']} {got} calls, SA {key} {s[key]}", file=sys.stderr)
+        assert got == s[key] > 0, (name, ctr, s["spi"], got, key, s[key])
+
+check("esp-null", "esp_output", "packets")
+check("esp-null-gso", "esp_output_tail", "wire_packets")
+assert recs["esp-null-gso"]["counters"]["esp_output"]["count_load"] == 0
+PY
+exit 0

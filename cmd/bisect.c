@@ -407,6 +407,43 @@ static void find_first_bad(struct bisect_run *b, int st)
 	free(text);
 }
 
+/*
+ * git names the bad revision itself when every revision it tried was good,
+ * without ever measuring it: measure it now, so that a bad revision that
+ * is not slower is said to be so, not named as the culprit.
+ */
+static int check_bad(struct bisect_run *b)
+{
+	json_t *steps, *st;
+	bool measured = false;
+	size_t i;
+	int v;
+
+	if (strncmp(b->s.bad, b->first_bad, strlen(b->first_bad)) || !*b->first_bad)
+		return 0;
+	steps = bisect_steps_read(b->s.out);
+	json_array_foreach(steps, i, st) {
+		const char *sha = json_string_value(json_object_get(st, "sha"));
+
+		measured |= i > 0 && sha && !strcmp(sha, b->s.bad);
+	}
+	json_decref(steps);
+	if (measured)
+		return 0;
+	if (git_logged(b, "checkout", "-q", "--detach", b->s.bad, NULL) != 0)
+		return -1;
+	v = bisect_step_run(&b->s);
+	if (v == BISECT_BAD)
+		return 0;
+	b->first_bad[0] = '\0';
+	if (v > BISECT_ERROR)
+		return -2;
+	fmt_buf(b->outcome, sizeof(b->outcome), v == BISECT_GOOD
+		? "the bad revision is no worse than the good one: nothing to bisect"
+		: "the bad revision could not be measured");
+	return 0;
+}
+
 static int bisect_git_run(struct bisect_run *b)
 {
 	char state[PATH_MAX + 16], mid[64], log[PATH_MAX + 16];
@@ -414,19 +451,19 @@ static int bisect_git_run(struct bisect_run *b)
 	int fd, st;
 	pid_t pid;
 
-	if (git_logged(b, "bisect", "start", b->s.bad, b->s.good, "--", NULL) != 0)
-		return -1;
-	if (b->candidates == 1) {
-		/* the bad revision is the good one's child: git named it already */
-		find_first_bad(b, 0);
-		return 0;
-	}
-	if (bisect_git_line(b->s.tree, mid, sizeof(mid), "rev-parse", "HEAD", NULL) ||
+	/* git checks out the revision to test first; the good one is measured before it */
+	if (git_logged(b, "bisect", "start", b->s.bad, b->s.good, "--", NULL) != 0 ||
+	    bisect_git_line(b->s.tree, mid, sizeof(mid), "rev-parse", "HEAD", NULL) ||
 	    git_logged(b, "checkout", "-q", "--detach", b->s.good, NULL) != 0)
 		return -1;
 	st = measure_good(b);
 	if (st < 0)
 		return st;
+	if (b->candidates == 1) {
+		/* the bad revision is the good one's child: git named it at the start */
+		find_first_bad(b, 0);
+		return check_bad(b);
+	}
 	fmt_buf(state, sizeof(state), "%s/state.json", b->s.scratch);
 	if (git_logged(b, "checkout", "-q", "--detach", mid, NULL) != 0 || bisect_state_save(&b->s, state) < 0)
 		return -1;
@@ -444,7 +481,7 @@ static int bisect_git_run(struct bisect_run *b)
 	if (stop_requested())
 		return -2;
 	find_first_bad(b, st);
-	return 0;
+	return check_bad(b);
 }
 
 static int write_report(struct bisect_run *b)

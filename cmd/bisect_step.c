@@ -282,7 +282,7 @@ static void print_verdict(const char *what, int v, json_t *step)
 		fprintf(stderr, "bisect: %s: %s%s%s\n", what, verdict_name(v), why ? ": " : "", why ? why : "");
 }
 
-static int step_run(const struct bisect_state *s)
+int bisect_step_run(const struct bisect_state *s)
 {
 	char shortsha[64], subject[256], sha[64], dir[PATH_MAX + 64], what[400];
 	json_t *steps = bisect_steps_read(s->out), *step;
@@ -327,7 +327,7 @@ int bisect_step_main(const char *state_path)
 	signals_install();
 	if (bisect_state_load(&s, state_path) < 0)
 		return BISECT_ERROR;
-	ret = step_run(&s);
+	ret = bisect_step_run(&s);
 	bisect_state_free(&s);
 	return ret;
 }

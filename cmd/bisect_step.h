@@ -39,6 +39,14 @@ int bisect_measure(const struct bisect_state *s, const char *shortsha, const cha
  */
 int bisect_judge(const struct bisect_state *s, const char *dir, json_t *step);
 
+/*
+ * A step on the revision checked out: measure, judge, print the verdict
+ * and append the step's record to OUT/steps.jsonl. Returns git bisect
+ * run's exit status: BISECT_GOOD, BISECT_BAD, BISECT_SKIP, BISECT_ERROR or,
+ * when stopped, 128 + the signal.
+ */
+int bisect_step_run(const struct bisect_state *s);
+
 /* `ipsecperf bisect-step STATE`: one step for git bisect run; its exit status. */
 int bisect_step_main(const char *state_path);
 

@@ -7,7 +7,7 @@
 # its body's braces are alone at column 0.
 #
 # usage: tools/longfuncs.sh [-n N] [FILE|DIR...]   (default: every .c of
-#        lib analyze host probes testbed run cmd, .bpf.c included)
+#        lib analyze host probes testbed run kbuild vm cmd, .bpf.c included)
 set -eu
 max=80
 while getopts n: opt; do
@@ -19,7 +19,7 @@ done
 shift $((OPTIND - 1))
 case $max in '' | *[!0-9]*) echo "longfuncs.sh: -n wants a number, not '$max'" >&2; exit 2 ;; esac
 cd "$(dirname "$0")/.."
-[ $# -gt 0 ] || set -- lib analyze host probes testbed run cmd
+[ $# -gt 0 ] || set -- lib analyze host probes testbed run kbuild vm cmd
 for a in "$@"; do
 	if [ -d "$a" ]; then
 		find "$a" -name '*.c' -type f

@@ -405,8 +405,20 @@ static int resolve_dir(const char *spec, struct vm_kernel *k)
 	fmt_buf(p, sizeof(p), "%s/arch/x86/boot/bzImage", spec);
 	if (is_file(p))
 		return resolve_tree(spec, k);
+	/* a source tree built out of tree into its build/ (kernel build -O TREE/build) */
+	fmt_buf(p, sizeof(p), "%s/build/arch/x86/boot/bzImage", spec);
+	if (is_file(p)) {
+		fmt_buf(p, sizeof(p), "%s/build", spec);
+		return resolve_tree(p, k);
+	}
 	if (resolve_unpacked(spec, k) == 0)
 		return 0;
+	fmt_buf(p, sizeof(p), "%s/Kconfig", spec);
+	if (is_file(p)) {
+		pr_warn("kernel %s: a kernel source tree, not built: `ipsecperf kernel config -O %s/build %s` and `ipsecperf kernel build -O %s/build %s` build it",
+			spec, spec, spec, spec, spec);
+		return -1;
+	}
 	pr_warn("kernel %s: neither a built kernel tree (arch/x86/boot/bzImage) nor an unpacked package (boot/vmlinuz-*, lib/modules/*)",
 		spec);
 	return -1;

@@ -19,6 +19,30 @@
 #include "summary.h"
 #include "vm.h"
 
+/*
+ * Resolve every --kernel into ks (ok[i] when it could be); a kernel with
+ * the release of an earlier one is left out. Returns how many were left out.
+ */
+static int resolve_kernels(const struct run_config *cfg, struct vm_kernel *ks, bool *ok, bool *left_out)
+{
+	int n = 0;
+
+	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
+		ok[i] = vm_kernel_resolve(cfg->kernels[i], &ks[i]) == 0;
+		/* records and raw/ are keyed by uname -r: two kernels need two names */
+		for (int j = 0; ok[i] && j < i; j++) {
+			if (!ok[j] || left_out[j] || strcmp(ks[j].release, ks[i].release))
+				continue;
+			pr_warn("vm: --kernel %s and --kernel %s are both release %s; records are told apart by uname -r, so build one with another LOCALVERSION (kernel build --localversion -patched); %s is left out",
+				cfg->kernels[j], cfg->kernels[i], ks[i].release, cfg->kernels[i]);
+			left_out[i] = true;
+			n++;
+			break;
+		}
+	}
+	return n;
+}
+
 int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 {
 	json_t *kernels = json_array(), *vms = json_array();
@@ -47,19 +71,7 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 		json_decref(vms);
 		return cfg->nkernels;
 	}
-	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
-		ok[i] = vm_kernel_resolve(cfg->kernels[i], &ks[i]) == 0;
-		/* records and raw/ are keyed by uname -r: two kernels need two names */
-		for (int j = 0; ok[i] && j < i; j++) {
-			if (!ok[j] || left_out[j] || strcmp(ks[j].release, ks[i].release))
-				continue;
-			pr_warn("vm: --kernel %s and --kernel %s are both release %s; records are told apart by uname -r, so build one with another LOCALVERSION (make LOCALVERSION=-patched); %s is left out",
-				cfg->kernels[j], cfg->kernels[i], ks[i].release, cfg->kernels[i]);
-			left_out[i] = true;
-			failed++;
-			break;
-		}
-	}
+	failed += resolve_kernels(cfg, ks, ok, left_out);
 	for (int round = 0; round < rounds && !stop_requested(); round++) {
 		for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
 			struct run_config one = *cfg;

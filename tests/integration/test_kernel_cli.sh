@@ -9,7 +9,8 @@
 # - kernel show names each missing option with the scenarios it costs;
 # - run refuses, before qemu starts, a kernel whose configuration cannot
 #   boot in the VM testbed (no serial console), with the option named,
-#   its runs failed, nothing left behind.
+#   its runs failed, nothing left behind;
+# - Ctrl-C on kernel build stops make and its jobs and keeps the log.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 . "$(dirname "$0")/kernel_lib.sh"
@@ -37,6 +38,19 @@ usage "a --localversion with a slash" "letters, digits" kernel build --localvers
 usage "merge into nothing" "no $TMP/o3/.config to merge into" kernel config --merge -O "$TMP/o3" "$KSRC"
 usage "-j on show" "are for config and build" kernel show -j 2 "$kb"
 usage "--merge on build" "--merge is not an option of build" kernel build --merge -O "$kb" "$KSRC"
+
+# Ctrl-C stops make and every job it started; the log stays
+"$P" kernel build -O "$kb" "$KSRC" > "$TMP/int.out" 2> "$TMP/int.err" &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -ne 0 ] || fail "an interrupted kernel build exited 0"
+grep -q 'kernel build: stopped' "$TMP/int.err" || { cat "$TMP/int.err" >&2; fail "no word of the stop"; }
+sleep 1
+pgrep -af "make .*$KSRC( |/build)" && fail "an interrupted kernel build left make or its jobs"
+[ -s "$kb/ipsecperf-build.log" ] || fail "the interrupted build's log is gone"
 
 # --merge: a developer's .config that lacks some of what the testbed needs
 m="$TMP/merge"

@@ -44,6 +44,9 @@ if [ "$(git -C "$REPO" log --format=%s --reverse 2> /dev/null | head -1)" != lin
 		git -C "$REPO.part" commit -q -m linux-source-6.12 || fail "cannot make the repository"
 	mv "$REPO.part" "$REPO"
 fi
+# cp -al of the source (here, ktree_variant) changes every file's ctime:
+# without this, each git command after one would read the whole tree again
+git -C "$REPO" config core.trustctime false
 # a bisect or a branch that a killed earlier run left
 [ -e "$REPO/.git/BISECT_START" ] && git -C "$REPO" bisect reset > /dev/null 2>&1
 base=$(git -C "$REPO" rev-list --max-parents=0 HEAD) || fail "no first commit in $REPO"

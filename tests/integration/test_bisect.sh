@@ -56,9 +56,11 @@ git -C "$REPO" checkout -q -f base || fail "cannot check out base"
 stamp="$(stat -c %Y "$kb/arch/x86/boot/bzImage") $(sha256sum < "$kb/.config")"
 if [ "$(cat "$BUILD/.ipsecperf-bisect-base" 2> /dev/null)" != "$stamp" ]; then
 	info "copying $kb to $BUILD"
-	rm -rf "$BUILD"
-	cp -a "$kb" "$BUILD" || fail "cp -a $kb $BUILD"
-	echo "$stamp" > "$BUILD/.ipsecperf-bisect-base"
+	rm -rf "$BUILD" "$BUILD.part"
+	# a kbuild temporary file may vanish while it is copied: only those may
+	cp -a "$kb" "$BUILD.part" 2> "$TMP/cp.err"
+	! grep -v "/\.tmp_[^/]*'*: No such file" "$TMP/cp.err" >&2 || fail "cp -a $kb $BUILD (above)"
+	mv "$BUILD.part" "$BUILD" && echo "$stamp" > "$BUILD/.ipsecperf-bisect-base" || fail "mv $BUILD.part"
 fi
 
 # Four commits on a fresh branch; files are written anew, never in place

@@ -47,7 +47,9 @@ SRC_DIRS := lib analyze host probes testbed run kbuild vm cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
 IPP_LDFLAGS :=
-IPP_LDLIBS := -ljansson -linih -lmnl -lbpf -lelf -lz -lcrypto -lm -ltraceevent
+# libdw (elfutils): a kernel's DWARF, for probes on inlined functions (probes/kdwarf.c)
+LIBDW_LIBS := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
+IPP_LDLIBS := -ljansson -linih -lmnl -lbpf $(LIBDW_LIBS) -lelf -lz -lcrypto -lm -ltraceevent
 ifeq ($(SANITIZE),1)
 IPP_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 IPP_LDFLAGS += -fsanitize=address,undefined
@@ -172,10 +174,19 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libipsecperf.a $(BUILD)/flags.cc $(BUI
 	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) -MMD -MP -MF $@.d -MT $@ $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $< \
 		$(BUILD)/libipsecperf.a $(IPP_LDLIBS) $(LDLIBS) -lcmocka
 
+# test_probes reads the DWARF of a small program with a function inlined
+# twice (probes/kdwarf.c): built as the kernel is, -O2 -g, without the
+# sanitizers, whose calls would move the code.
+$(BUILD)/tests/test_probes: $(BUILD)/tests/fixture_inline
+$(BUILD)/tests/fixture_inline: tests/unit/fixture_inline.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-pie -no-pie -Wall -Wextra -o $@ $<
+
 # The Debian packages ipsecperf needs to build, run and test. `make deps`
 # installs the missing ones (apt-get update once, then apt-get install).
 DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
-	libjansson-dev libinih-dev libmnl-dev libbpf-dev libelf-dev zlib1g-dev \
+	libjansson-dev libinih-dev libmnl-dev libbpf-dev libelf-dev libdw-dev zlib1g-dev \
 	libssl-dev libcmocka-dev clang llvm bpftool linux-perf libtraceevent-dev \
 	gnuplot-nox qemu-system-x86 busybox-static cpio lz4 zstd xz-utils openssh-server libclang-rt-14-dev \
 	chromium strace

@@ -11,6 +11,7 @@
 #include "kbuild.h"
 #include "kconfig.h"
 #include "scenario.h"
+#include "signals.h"
 #include "log.h"
 #include "vm.h"
 #include "files.h"
@@ -272,6 +273,7 @@ static int kernel_make(const char *action, int argc, char **argv, const struct k
 		return EXIT_USAGE;
 	}
 	b.tree = argv[0];
+	signals_install(); /* Ctrl-C stops make and its jobs, then we exit */
 	return config ? kbuild_config(&b) : kbuild_build(&b);
 }
 

@@ -3,9 +3,11 @@
 #include "kbuild_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -13,6 +15,7 @@
 #include "kconfig.h"
 #include "log.h"
 #include "progress.h"
+#include "signals.h"
 
 #define LOG_TAIL 25
 
@@ -119,6 +122,35 @@ static int run_make(const struct kbuild *b, const char *const *targets, const ch
 	return -1;
 }
 
+/*
+ * One make at a time in a build folder: two would write the same objects.
+ * Waits (saying so) for another ipsecperf's; Ctrl-C ends the wait.
+ * Returns the lock's descriptor (closing it unlocks), or -1.
+ */
+static int lock_dir(const char *dir, const char *what)
+{
+	char p[4200];
+	int fd;
+
+	fmt_buf(p, sizeof(p), "%s/ipsecperf-build.lock", dir);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		pr_warn("%s: cannot open %s: %s", what, p, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	pr_info("%s: another kernel config or build is running in %s; waiting for it", what, dir);
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR || stop_requested()) {
+			pr_warn("%s: stopped while waiting for the other build in %s", what, dir);
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
 /* scripts/config's argv: every option of kneeds[] (merge: only those kc lacks) */
 static int config_argv(char **a, int max, const char *script, const char *cfg, const struct kconfig *kc)
 {
@@ -171,12 +203,12 @@ static int config_verify(const struct kbuild *b, const char *cfg)
 	return lost;
 }
 
+static int config_steps(const struct kbuild *b, const char *cfg);
+
 int kbuild_config(const struct kbuild *b)
 {
-	char why[512], cfg[4200], log[4200], script[4200], kvm[4200];
-	struct kconfig old, *kc = NULL;
-	char *a[2 * 80];
-	int st, lost;
+	char why[512], cfg[4200];
+	int lock, rc;
 
 	if (kbuild_check(b, why, sizeof(why)) < 0) {
 		pr_warn("kernel config: %s", why);
@@ -193,6 +225,21 @@ int kbuild_config(const struct kbuild *b)
 		pr_warn("kernel config: cannot make %s: %s", b->out, strerror(errno));
 		return EXIT_FAIL;
 	}
+	if ((lock = lock_dir(kbuild_dir(b), "kernel config")) < 0)
+		return EXIT_FAIL;
+	rc = config_steps(b, cfg);
+	close(lock);
+	return rc;
+}
+
+/* kernel config's steps, the build folder locked */
+static int config_steps(const struct kbuild *b, const char *cfg)
+{
+	char why[512], log[4200], script[4200], kvm[4200];
+	struct kconfig old, *kc = NULL;
+	char *a[2 * 80];
+	int st;
+
 	fmt_buf(log, sizeof(log), "%s/ipsecperf-config.log", kbuild_dir(b));
 	fmt_buf(kvm, sizeof(kvm), "%s/kernel/configs/kvm_guest.config", b->tree);
 	if (!b->merge &&
@@ -219,9 +266,7 @@ int kbuild_config(const struct kbuild *b)
 	printf("kernel config: wrote %s: %s and what the VM testbed needs (%s)\n", cfg,
 	       b->merge ? "your configuration" : is_file(kvm) ? "defconfig, kvm_guest.config" : "defconfig",
 	       "`ipsecperf kernel show` lists it");
-	if ((lost = config_verify(b, cfg)) < 0)
-		return EXIT_FAIL;
-	return EXIT_OK;
+	return config_verify(b, cfg) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
 /* Lines in a file (modules.order: the modules built), or -1. */
@@ -244,6 +289,7 @@ int kbuild_build(const struct kbuild *b)
 	char why[512], p[4200], log[4200], rel[128] = "?", el[16];
 	double t0 = mono_s();
 	const char *dir = kbuild_dir(b);
+	int lock, st;
 
 	if (kbuild_check(b, why, sizeof(why)) < 0) {
 		pr_warn("kernel build: %s", why);
@@ -258,7 +304,11 @@ int kbuild_build(const struct kbuild *b)
 	if (check_build_tools("kernel build") < 0)
 		return EXIT_FAIL;
 	fmt_buf(log, sizeof(log), "%s/ipsecperf-build.log", dir);
-	if (run_make(b, (const char *const[]){ "bzImage", "modules", NULL }, log, false, "kernel build") < 0)
+	if ((lock = lock_dir(dir, "kernel build")) < 0)
+		return EXIT_FAIL;
+	st = run_make(b, (const char *const[]){ "bzImage", "modules", NULL }, log, false, "kernel build");
+	close(lock);
+	if (st < 0)
 		return EXIT_FAIL;
 	format_duration(el, sizeof(el), mono_s() - t0);
 	fmt_buf(p, sizeof(p), "%s/include/config/kernel.release", dir);

@@ -38,6 +38,6 @@ struct ipp_sa_key {
 };
 
 /* Code ranges whose kmalloc call sites count as the ESP output path. */
-#define IPP_MAX_RANGES 4
+#define IPP_MAX_RANGES 8
 
 #endif

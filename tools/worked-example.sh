@@ -5,7 +5,11 @@
 # itself: the text report, the charts, the HTML page, and a comparison of
 # two of its kernels.
 #
-# usage: tools/worked-example.sh results/examples/DIR BASE_KERNEL NEW_KERNEL
+# With three more arguments, a second section: a patched kernel against
+# its base, from the results directory of docs/vm-testbed.md's CI recipe.
+#
+# usage: tools/worked-example.sh results/examples/DIR BASE_KERNEL NEW_KERNEL \
+#            [results/examples/PATCHED_DIR BASE_RELEASE PATCHED_RELEASE]
 set -eu
 cd "$(dirname "$0")/.."
 IPSECPERF=${IPSECPERF:-build/ipsecperf}
@@ -13,6 +17,50 @@ dir=$1 base=$2 new=$3
 out=docs/example
 charts=$(mktemp -d /tmp/ipsecperf-example.XXXXXX)
 trap 'rm -rf "$charts"' EXIT
+
+# A patched kernel against its base: the recipe's run, the report as it
+# would be mailed, and the compare that gates it.
+patched_section() { # dir base new
+	local prc
+	set +e
+	"$IPSECPERF" compare --base-kernel "$2" --new-kernel "$3" --metric throughput --threshold 20 \
+		"$1" "$1" > "$charts/patched-compare.txt"
+	prc=$?
+	set -e
+	cat <<EOF2
+
+# A patched kernel against its base
+
+The mission's own case: a kernel tree with a patch on top, built by
+ipsecperf, measured against the same tree without it. The tree is
+Debian's linux-source-6.12 (6.12.117), configured and built by
+\`ipsecperf kernel config\` and \`kernel build\` (docs/vm-testbed.md,
+"Kernels from source"); the patch,
+[tests/integration/kernel-patches/esp4-busywait.patch](../tests/integration/kernel-patches/esp4-busywait.patch),
+adds 500 us of busy-wait to every esp_output call: a regression of known
+size on one scenario. The run is docs/vm-testbed.md's CI recipe, as
+tests/integration/test_kernel_patched.sh runs it:
+
+    BASE_LV= NEW_LV=-esp-slow REPEAT=4 DURATION=2 METRIC=throughput THRESHOLD=20 \\
+        sh ci-ipsec-perf.sh linux-source-6.12 linux-6.12-esp-slow clear esp-null
+
+(the base and the patched tree each built in its own \`build/\`; the two
+kernels booted in turn, four times each, under TCG). Committed as
+[$1](../$1).
+
+## The report, as it would be mailed (\`ipsecperf report $1\`)
+
+\`\`\`
+$("$IPSECPERF" report "$1")
+\`\`\`
+
+## The gate (\`ipsecperf compare --base-kernel $2 --new-kernel $3 --metric throughput --threshold 20 $1 $1\`, exit status $prc)
+
+\`\`\`
+$(cat "$charts/patched-compare.txt")
+\`\`\`
+EOF2
+}
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -110,4 +158,5 @@ $(cat "$out/compare.txt")
   KVM, and runs of the two kernels interleaved.
 EOF2
 } > docs/example.md
+[ $# -ge 6 ] && patched_section "$4" "$5" "$6" >> docs/example.md
 echo "docs/example.md and $out/ written; compare exited $rc"

@@ -329,6 +329,8 @@ int guest_main(void)
 	setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1);
 	setenv("HOME", "/root", 1);
 	setenv("IPSECPERF_SCENARIOS", "/scenarios", 1);
+	if (is_file(GUEST_ANCHORS))
+		setenv("IPSECPERF_PROBE_ANCHORS", GUEST_ANCHORS, 1);
 
 	cfg = json_load_file(GUEST_CONFIG, 0, &jerr);
 	jargv = json_object_get(cfg, "argv");

@@ -30,6 +30,7 @@ struct vm_kernel {
 	char tree[PATH_MAX];    /* a build tree whose modules still need staging, or "" */
 	char config[PATH_MAX];  /* the kernel's .config, or "" */
 	char release[128];      /* uname -r as the host can tell it before booting */
+	char vmlinux[PATH_MAX]; /* its vmlinux, perhaps with DWARF (a tree's, a -dbg package's), or "" */
 };
 
 /* What one kernel's VM did, for the caller's summary. */

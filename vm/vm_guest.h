@@ -19,6 +19,8 @@
 #define GUEST_RESULTS_TTY "/dev/ttyS1" /* a tar of GUEST_OUT, at the end */
 #define GUEST_LIVE_TTY "/dev/ttyS2"    /* runs.jsonl lines as they are written */
 #define GUEST_MODPROBE "/usr/sbin/modprobe" /* not /sbin: see vm_initramfs.c */
+/* the probes' anchors in inlined functions, from the kernel's DWARF (probes/anchors.h), if the host had it */
+#define GUEST_ANCHORS "/etc/ipsecperf-anchors"
 
 /* console markers; each is followed by " t=<guest uptime s>" and more */
 #define MARK_INIT "ipsecperf-guest: init"

@@ -21,8 +21,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "anchors.h"
 #include "files.h"
 #include "exec.h"
+#include "kdwarf.h"
 #include "options.h"
 #include "log.h"
 #include "vm_guest.h"
@@ -766,6 +768,39 @@ static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel
 			 "release", k->release, "spec", k->spec);
 }
 
+/*
+ * The guest has no vmlinux: where the kernel's has DWARF, the probes'
+ * anchors in the functions it inlined are read here and go into the
+ * initramfs for the guest's probes (probes/anchors.h). Without them the
+ * probes anchor as they can; only a failed write fails the build.
+ */
+static int add_anchors(struct cpio *c, const struct vm_kernel *k)
+{
+	struct anchors *a;
+	char why[256], *text;
+	int n;
+
+	if (!*k->vmlinux)
+		return 0;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -1;
+	n = kdwarf_probe_anchors(k->vmlinux, a, why, sizeof(why));
+	if (n <= 0) {
+		pr_debug("vm: no probe anchors from %s: %s", k->vmlinux, n < 0 ? why : "nothing inlined there");
+		free(a);
+		return 0;
+	}
+	text = anchors_format(a);
+	free(a);
+	if (!text)
+		return -1;
+	pr_debug("vm: %d probe anchors from the DWARF of %s", n, k->vmlinux);
+	cpio_mem(c, GUEST_ANCHORS + 1, 0644, text, strlen(text));
+	free(text);
+	return 0;
+}
+
 int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		       const char *workdir, const char *path)
 {
@@ -825,6 +860,8 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 	cpio_mem(&c, "etc/group", 0644, "root:x:0:\n", 10);
 	cpio_mem(&c, "etc/hostname", 0644, "ipsecperf-vm\n", 13);
 
+	if (add_anchors(&c, k) < 0)
+		goto fail;
 	gc = guest_config(cfg, k);
 	text = json_dumps(gc, JSON_INDENT(1));
 	json_decref(gc);

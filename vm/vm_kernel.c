@@ -155,6 +155,9 @@ static int resolve_tree(const char *dir, struct vm_kernel *k)
 	fmt_buf(p, sizeof(p), "%s/modules.order", dir);
 	if (is_file(p))
 		fmt_buf(k->tree, sizeof(k->tree), "%s", dir);
+	fmt_buf(p, sizeof(p), "%s/vmlinux", dir);
+	if (is_file(p))
+		fmt_buf(k->vmlinux, sizeof(k->vmlinux), "%s", p);
 	return 0;
 }
 
@@ -474,14 +477,10 @@ static int resolve_image(const char *spec, struct vm_kernel *k)
 	return 0;
 }
 
-int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
+static int resolve_spec(const char *spec, struct vm_kernel *k)
 {
-	size_t n;
+	size_t n = strlen(spec);
 
-	memset(k, 0, sizeof(*k));
-	if (!spec) /* never; said so for GCC, whose UBSan build warns of a null %s */
-		return -1;
-	n = strlen(spec);
 	fmt_buf(k->spec, sizeof(k->spec), "%s", spec);
 	if (!strncmp(spec, "debian:", 7))
 		return resolve_debian(spec, k);
@@ -490,4 +489,22 @@ int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
 	if (is_dir(spec))
 		return resolve_dir(spec, k);
 	return resolve_image(spec, k);
+}
+
+int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (!spec) /* never; said so for GCC, whose UBSan build warns of a null %s */
+		return -1;
+	if (resolve_spec(spec, k) < 0)
+		return -1;
+	/* a kernel that is not a tree: the DWARF of Debian's -dbg package of its release, if installed here */
+	if (!*k->vmlinux && plain_name_ok(k->release, sizeof(k->release) - 1)) {
+		char p[PATH_MAX];
+
+		fmt_buf(p, sizeof(p), "/usr/lib/debug/boot/vmlinux-%s", k->release);
+		if (is_file(p))
+			fmt_buf(k->vmlinux, sizeof(k->vmlinux), "%s", p);
+	}
+	return 0;
 }

@@ -71,7 +71,8 @@ ktree_variant() { # name patchfile [scripts/config args...]
 			[ -f "$vsrc/$f" ] && { cp "$vsrc/$f" "$vsrc/$f.new" && mv "$vsrc/$f.new" "$vsrc/$f" || return 1; }
 		done
 		[ ! -s "$patch" ] || patch -s -d "$vsrc" -p1 < "$patch" || return 1
-		cp -a "$KBASE" "$vsrc/build" || return 1
+		# under the lock kernel build takes: no build writes the base meanwhile
+		flock "$KBASE/ipsecperf-build.lock" cp -a "$KBASE" "$vsrc/build" || return 1
 		if [ $# -gt 0 ]; then
 			"$vsrc/scripts/config" --file "$vsrc/build/.config" "$@" &&
 				make -s -C "$vsrc" O="$vsrc/build" olddefconfig > /dev/null || return 1

@@ -39,17 +39,23 @@ usage "merge into nothing" "no $TMP/o3/.config to merge into" kernel config --me
 usage "-j on show" "are for config and build" kernel show -j 2 "$kb"
 usage "--merge on build" "--merge is not an option of build" kernel build --merge -O "$kb" "$KSRC"
 
-# Ctrl-C stops make and every job it started; the log stays
-"$P" kernel build -O "$kb" "$KSRC" > "$TMP/int.out" 2> "$TMP/int.err" &
+# Ctrl-C stops make and every job it started; the log stays. The build's
+# processes carry a tag in their environment, so that only they are looked
+# for (other builds may run on this machine).
+tag="kernel-cli-$$"
+IPSECPERF_TEST_TAG=$tag "$P" kernel build -O "$kb" "$KSRC" > "$TMP/int.out" 2> "$TMP/int.err" &
 pid=$!
-sleep 3
+for _ in $(seq 100); do pgrep -f "make .*$KSRC" > /dev/null && grep -qs "IPSECPERF_TEST_TAG=$tag" \
+	$(pgrep -f "make .*$KSRC" | sed 's|.*|/proc/&/environ|') && break; sleep 0.1; done
+sleep 2
 kill -INT $pid
 wait $pid
 rc=$?
 [ $rc -ne 0 ] || fail "an interrupted kernel build exited 0"
 grep -q 'kernel build: stopped' "$TMP/int.err" || { cat "$TMP/int.err" >&2; fail "no word of the stop"; }
 sleep 1
-pgrep -af "make .*$KSRC( |/build)" && fail "an interrupted kernel build left make or its jobs"
+left=$(grep -ls "IPSECPERF_TEST_TAG=$tag" /proc/[0-9]*/environ 2> /dev/null || true)
+[ -z "$left" ] || fail "an interrupted kernel build left: $(for f in $left; do tr '\0' ' ' < "${f%/environ}/cmdline"; echo; done)"
 [ -s "$kb/ipsecperf-build.log" ] || fail "the interrupted build's log is gone"
 
 # --merge: a developer's .config that lacks some of what the testbed needs

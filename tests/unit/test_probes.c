@@ -2,7 +2,9 @@
 /*
  * Unit tests for probes/: call-site finding over code bytes, kallsyms
  * parsing and ranges, reading /proc/kcore's ELF layout, the per-packet
- * bases and ratios, and the --probe-overhead ratio.
+ * bases and ratios, the --probe-overhead ratio, and the anchors of
+ * inlined functions (DWARF of fixture_inline, built beside this test, and
+ * their text form).
  */
 #include <elf.h>
 #include <setjmp.h>
@@ -15,6 +17,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <gelf.h>
+
+#include "anchors.h"
+#include "kdwarf.h"
 #include "ksyms.h"
 #include "perfcount.h"
 #include "probes.h"
@@ -253,7 +260,223 @@ static void test_overhead_ratio(void **state)
 	json_decref(u);
 }
 
-int main(void)
+
+static char fixture[4096]; /* fixture_inline, beside this program */
+
+/* A function symbol's address (and size) in an ELF file; 0 if absent. */
+static uint64_t elf_sym(Elf *elf, const char *name, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+
+			if (gelf_getsym(d, (int)i, &s) && GELF_ST_TYPE(s.st_info) == STT_FUNC &&
+			    !strcmp(elf_strptr(elf, sh.sh_link, s.st_name), name)) {
+				if (size)
+					*size = s.st_size;
+				return s.st_value;
+			}
+		}
+	}
+	return 0;
+}
+
+/* len bytes of code at addr, from the section that holds it. */
+static int elf_code(Elf *elf, uint64_t addr, uint8_t *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr + len > sh.sh_addr + sh.sh_size || !(d = elf_getdata(scn, NULL)))
+			continue;
+		memcpy(buf, (uint8_t *)d->d_buf + (addr - sh.sh_addr), len);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The ranges of the two inlined copies of inner() in outer(): the call
+ * scan restricted to them finds exactly the call each copy makes, not
+ * outer's own; each entry pc lies in its instance's ranges.
+ */
+static void test_kdwarf(void **state)
+{
+	static const char *const names[] = { "inner", "no_such_function" };
+	struct anchors *a = calloc(1, sizeof(*a));
+	uint64_t outer, target;
+	uint8_t code[4096];
+	size_t offs[8], size = 0;
+	char why[256];
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	assert_non_null(a);
+	if (kdwarf_anchors(fixture, names, 2, a, why, sizeof(why)) != 2)
+		fail_msg("%s: %d instances: %s", fixture, a->n, why);
+	assert_string_equal(a->source, fixture);
+	assert_int_equal(a->build_id_len, 20);
+	elf_version(EV_CURRENT);
+	fd = open(fixture, O_RDONLY);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	outer = elf_sym(elf, "outer", &size);
+	target = elf_sym(elf, "target", NULL);
+	assert_true(outer && target && size && size <= sizeof(code));
+	assert_int_equal(elf_code(elf, outer, code, size), 0);
+	/* outer calls target three times in all */
+	assert_int_equal(find_call_sites(code, size, outer, &target, 1, offs, 8), 3);
+	for (int i = 0; i < a->n; i++) {
+		const struct anchor_inst *in = &a->inst[i];
+		size_t n = 0;
+		bool entry_in = false;
+
+		assert_string_equal(in->name, "inner");
+		assert_string_equal(in->func, "outer");
+		assert_string_equal(in->entry_sym, "outer");
+		assert_true(in->nr >= 1);
+		for (int r = 0; r < in->nr; r++) {
+			assert_string_equal(in->r[r].sym, "outer");
+			assert_true(in->r[r].lo < in->r[r].hi && in->r[r].hi <= size);
+			n += find_call_sites(code + in->r[r].lo, in->r[r].hi - in->r[r].lo, outer + in->r[r].lo,
+					     &target, 1, offs, 8);
+			entry_in |= in->entry_off >= in->r[r].lo && in->entry_off < in->r[r].hi;
+		}
+		assert_int_equal(n, 1);
+		assert_true(entry_in);
+	}
+	elf_end(elf);
+	close(fd);
+
+	/* the text form carries them whole */
+	struct anchors *b = calloc(1, sizeof(*b));
+	char *text = anchors_format(a);
+
+	assert_non_null(b);
+	assert_non_null(text);
+	assert_int_equal(anchors_parse(text, b, why, sizeof(why)), 0);
+	assert_memory_equal(a, b, sizeof(*a));
+	free(text);
+
+	/* not an ELF file; no DWARF */
+	assert_int_equal(kdwarf_anchors("/proc/self/status", names, 2, a, why, sizeof(why)), -1);
+	assert_int_equal(kdwarf_anchors("/nonexistent", names, 2, a, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "cannot open /nonexistent"));
+	free(a);
+	free(b);
+}
+
+static void test_anchors_text(void **state)
+{
+	static const char good[] = "ipsecperf-anchors 1\n"
+				   "build-id 0a1b2c\n"
+				   "source /var/cache/ipsecperf/build/6.12-base/vmlinux\n"
+				   "inline xfrm4_transport_output xfrm_output_one xfrm_output_one 0x1c3\n"
+				   "range xfrm_output_one 0x1c3 0x220\n"
+				   "range xfrm_output_one.cold 0x0 0x14\n"
+				   "inline esp_alloc_tmp esp_output esp_output 0x40\n"
+				   "range esp_output 0x40 0x90\n";
+	static const char *const bad[] = {
+		"",
+		"ipsecperf-anchors 2\nbuild-id 0a\n",
+		"ipsecperf-anchors 1\n",                                   /* no build id */
+		"ipsecperf-anchors 1\nbuild-id 0a",                       /* no newline */
+		"ipsecperf-anchors 1\nbuild-id 0a\nrange f 0x0 0x4\n",     /* range first */
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 0x0\n",    /* no range */
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a/b b c 0x0\nrange c 0x0 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b ../c 0x0\nrange c 0x0 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 0x0\nrange c 0x4 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 0x0\nrange c 0x0 0x100001\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 0x0\nrange c 0x0 0xffffffffffffffff\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c -0x1\nrange c 0x0 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 16\nrange c 0x0 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 0x0 \nrange c 0x0 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a  b c 0x0\nrange c 0x0 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 0x0 extra\nrange c 0x0 0x4\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\nsource /tmp/x y\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\nsource $(reboot)\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\nbuild-id 0b\n",
+		"ipsecperf-anchors 1\nbuild-id 0g\n",
+		"ipsecperf-anchors 1\nbuild-id 0a0\n",
+		"ipsecperf-anchors 1\nbuild-id 0a\nexec /bin/sh\n",
+		"ipsecperf-anchors 1\r\nbuild-id 0a\n",
+	};
+	struct anchors *a = calloc(1, sizeof(*a));
+	char why[256], *text, *many;
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(anchors_parse(good, a, why, sizeof(why)), 0);
+	assert_int_equal(a->build_id_len, 3);
+	assert_int_equal(a->n, 2);
+	assert_string_equal(a->inst[0].func, "xfrm_output_one");
+	assert_int_equal(a->inst[0].entry_off, 0x1c3);
+	assert_int_equal(a->inst[0].nr, 2);
+	assert_string_equal(a->inst[0].r[1].sym, "xfrm_output_one.cold");
+	assert_int_equal(a->inst[0].r[1].hi, 0x14);
+	text = anchors_format(a);
+	assert_string_equal(text, good);
+	free(text);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = anchors_parse(bad[i], a, why, sizeof(why));
+
+		if (rc != -1)
+			fail_msg("accepted bad input %zu: %s", i, bad[i]);
+		assert_int_equal(a->n, 0);
+	}
+	/* bounded counts: a 33rd inline, a 9th range, a name of 64 bytes */
+	many = malloc(65536);
+	assert_non_null(many);
+	strcpy(many, "ipsecperf-anchors 1\nbuild-id 0a\n");
+	for (int i = 0; i < ANCHOR_MAX_INST + 1; i++)
+		strcat(many, "inline a b c 0x0\nrange c 0x0 0x4\n");
+	assert_int_equal(anchors_parse(many, a, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "more than 32 inline lines"));
+	strcpy(many, "ipsecperf-anchors 1\nbuild-id 0a\ninline a b c 0x0\n");
+	for (int i = 0; i < ANCHOR_MAX_RANGES + 1; i++)
+		strcat(many, "range c 0x0 0x4\n");
+	assert_int_equal(anchors_parse(many, a, why, sizeof(why)), -1);
+	snprintf(many, 65536, "ipsecperf-anchors 1\nbuild-id 0a\ninline %064d b c 0x0\nrange c 0x0 0x4\n", 0);
+	assert_int_equal(anchors_parse(many, a, why, sizeof(why)), -1);
+	snprintf(many, 65536, "ipsecperf-anchors 1\nbuild-id 0a\ninline %063d b c 0x0\nrange c 0x0 0x4\n", 0);
+	assert_int_equal(anchors_parse(many, a, why, sizeof(why)), 0);
+	free(many);
+	free(a);
+}
+
+static void test_note_build_id(void **state)
+{
+	/* a "Linux" note, then the GNU build id: as /sys/kernel/notes holds them */
+	uint8_t notes[] = { 6, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 'L', 'i', 'n', 'u', 'x', 0, 0, 0, 1, 2, 3, 4,
+			    4, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xaa, 0xbb, 0xcc, 0 };
+	uint8_t id[64];
+	char hex[16];
+
+	(void)state;
+	assert_int_equal(anchors_note_build_id(notes, sizeof(notes), id, sizeof(id)), 3);
+	anchors_hex(id, 3, hex, sizeof(hex));
+	assert_string_equal(hex, "aabbcc");
+	/* cut short, or a size that runs past the end */
+	assert_int_equal(anchors_note_build_id(notes, sizeof(notes) - 4, id, sizeof(id)), 0);
+	notes[4] = 0xff;
+	assert_int_equal(anchors_note_build_id(notes, sizeof(notes), id, sizeof(id)), 0);
+	assert_int_equal(anchors_kernel_build_id("/nonexistent", id, sizeof(id), hex, sizeof(hex)), 0);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_call_sites),
@@ -263,7 +486,14 @@ int main(void)
 		cmocka_unit_test(test_sa_window),
 		cmocka_unit_test(test_dev_filter),
 		cmocka_unit_test(test_overhead_ratio),
+		cmocka_unit_test(test_kdwarf),
+		cmocka_unit_test(test_anchors_text),
+		cmocka_unit_test(test_note_build_id),
 	};
+	const char *slash = argc > 0 ? strrchr(argv[0], '/') : NULL;
+
+	snprintf(fixture, sizeof(fixture), "%.*sfixture_inline", slash ? (int)(slash - argv[0] + 1) : 0,
+		 slash ? argv[0] : "");
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

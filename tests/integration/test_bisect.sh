@@ -57,9 +57,8 @@ stamp="$(stat -c %Y "$kb/arch/x86/boot/bzImage") $(sha256sum < "$kb/.config")"
 if [ "$(cat "$BUILD/.ipsecperf-bisect-base" 2> /dev/null)" != "$stamp" ]; then
 	info "copying $kb to $BUILD"
 	rm -rf "$BUILD" "$BUILD.part"
-	# a kbuild temporary file may vanish while it is copied: only those may
-	cp -a "$kb" "$BUILD.part" 2> "$TMP/cp.err"
-	! grep -v "/\.tmp_[^/]*'*: No such file" "$TMP/cp.err" >&2 || fail "cp -a $kb $BUILD (above)"
+	# under the lock kernel build takes: no build writes the base meanwhile
+	flock "$kb/ipsecperf-build.lock" cp -a "$kb" "$BUILD.part" || fail "cp -a $kb $BUILD"
 	mv "$BUILD.part" "$BUILD" && echo "$stamp" > "$BUILD/.ipsecperf-bisect-base" || fail "mv $BUILD.part"
 fi
 

@@ -7,6 +7,8 @@
 #ifndef IPSECPERF_COMMANDS_H
 #define IPSECPERF_COMMANDS_H
 
+#include <stdbool.h>
+
 #include "options.h"
 
 struct command {
@@ -18,6 +20,7 @@ struct command {
 	const char *help_end;             /* ... then this, or NULL */
 	const char *mode_flag;            /* a mode with a page of its own ... */
 	const struct command *mode;       /* ... shown for `NAME MODE_FLAG --help` */
+	bool hidden;                      /* not listed: run by ipsecperf itself */
 };
 
 /* Print cmd's help page to stdout; returns 0 (or 1 if stdout failed). */
@@ -25,7 +28,7 @@ int command_help(const struct command *cmd);
 
 extern const struct command command_run, command_list, command_cleanup, command_doctor, command_kernel,
 	command_guest, command_peer_agent, command_report, command_report_profile, command_compare,
-	command_probe;
+	command_probe, command_bisect, command_bisect_step;
 
 /* compare's page names every field --allow-mismatch takes (tests/unit/test_compare.c) */
 extern const char help_compare[];

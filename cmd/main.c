@@ -28,15 +28,15 @@ static const char help_version[] =
 	"`git describe` of the tree it was built from.\n";
 
 static const struct command command_help_ = {
-	"help", cmd_help, "print a command's help page", help_help, NULL, NULL, NULL, NULL,
+	"help", cmd_help, "print a command's help page", help_help, NULL, NULL, NULL, NULL, false,
 };
 static const struct command command_version = {
-	"version", cmd_version, "print the version", help_version, NULL, NULL, NULL, NULL,
+	"version", cmd_version, "print the version", help_version, NULL, NULL, NULL, NULL, false,
 };
 
 static const struct command *const commands[] = {
 	&command_run, &command_list, &command_cleanup, &command_doctor, &command_kernel, &command_guest,
-	&command_peer_agent, &command_report, &command_compare, &command_probe, &command_help_,
+	&command_peer_agent, &command_report, &command_compare, &command_probe, &command_bisect, &command_bisect_step, &command_help_,
 	&command_version, NULL,
 };
 
@@ -93,7 +93,8 @@ static void usage(FILE *f, bool full)
 		      "  --version       print the version\n", f);
 	fprintf(f, "\ncommands:\n");
 	for (const struct command *const *c = commands; *c; c++)
-		fprintf(f, "  %-10s %s\n", (*c)->name, (*c)->summary);
+		if (!(*c)->hidden)
+			fprintf(f, "  %-10s %s\n", (*c)->name, (*c)->summary);
 	fprintf(f, "\n`ipsecperf help COMMAND` or `ipsecperf COMMAND --help` for its page.\n"
 		   "Docs: docs/user-guide.md. Exit status: 0 ok, 1 a run failed or a\n"
 		   "regression was found, 2 bad usage or input.\n");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The journal's kinds of record that other modules make. Add a row for a new kind. */
+#include "bisect_util.h"
 #include "ethtool_nl.h"
 #include "ipsec.h"
 #include "journal.h"
@@ -15,6 +16,7 @@ static const struct journal_kind kinds[] = {
 	{ "remote-argv", remote_undo_argv },  /* remote.c: a command on the peer, through ssh */
 	{ "netns", rtnl_undo_netns },         /* rtnl.c: delete a namespace we made */
 	{ "ethtool-features", ethnl_undo_features }, /* ethtool_nl.c: set offloads back */
+	{ "bisect", bisect_undo },            /* bisect_util.c: git bisect reset, scratch removed */
 };
 
 void undo_kinds_register(void)

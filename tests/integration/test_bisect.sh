@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# ipsecperf bisect on a real kernel tree: a git repository of the 6.12
+# source with four commits on top, the second of which is the deliberate
+# slowdown of test_kernel_patched.sh (kernel-patches/esp4-busywait.patch,
+# a busy-wait in every esp_output); bisect --good BASE --bad C4 names that
+# commit, with a report row (medians, verdict, p-value) per step, and
+# leaves the tree as it found it: HEAD, branch and status as before, no
+# bisect in progress, nothing in TMPDIR or the journal folder. First,
+# Ctrl-C during a build: the same, and no make or qemu left.
+#
+# Cheap enough to run: the repository is the source hard-linked (cp -al)
+# with one commit, cached beside it; its build/ folder is a copy (cp -a,
+# mtimes kept) of the base build, which sits inside its tree so kbuild
+# names the source "..": each step rebuilds esp4.o and relinks. git
+# rewrites only the files a checkout changes; the others keep the mtimes
+# that make trusts.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+. "$(dirname "$0")/kernel_lib.sh"
+
+command -v git > /dev/null || skip "git missing"
+kb=$(ktree_base) || fail "the tests' kernel could not be built"
+REPO="$KTREE_CACHE/src/linux-6.12-git" # the source as a git repository (cached)
+BUILD="$REPO/build"                    # a copy of the base build that the steps rebuild (cached)
+BRANCH=ipsecperf-bisect-test
+SLOW="$TOP/tests/integration/kernel-patches/esp4-busywait.patch"
+delay=$(sed -n 's/^+.*udelay(\([0-9]*\));.*/\1/p' "$SLOW")
+[ -n "$delay" ] || fail "no udelay in $SLOW"
+
+# The builds of the bisect's steps, one kernel build at a time (kernel_lib.sh)
+exec 8> "$KTREE_CACHE/build.lock"
+flock 8
+
+git() { command git -c user.name=ipsecperf -c user.email=ipsecperf@localhost "$@"; }
+# The repository: the source with one commit, made once (a minute or two).
+if [ "$(git -C "$REPO" log --format=%s --reverse 2> /dev/null | head -1)" != linux-source-6.12 ]; then
+	info "making $REPO (once)"
+	rm -rf "$REPO" "$REPO.part"
+	cp -al "$KSRC" "$REPO.part" && rm -rf "$REPO.part/build" "$REPO.part/.ipsecperf-unpacked" ||
+		fail "cp -al $KSRC"
+	# Debian's .gitignore ignores the top level: -f takes every file
+	git -C "$REPO.part" init -q -b base && git -C "$REPO.part" add -A -f . &&
+		git -C "$REPO.part" commit -q -m linux-source-6.12 || fail "cannot make the repository"
+	mv "$REPO.part" "$REPO"
+fi
+# cp -al of the source (here, ktree_variant) changes every file's ctime:
+# without this, each git command after one would read the whole tree again
+git -C "$REPO" config core.trustctime false
+# a bisect or a branch that a killed earlier run left
+[ -e "$REPO/.git/BISECT_START" ] && git -C "$REPO" bisect reset > /dev/null 2>&1
+base=$(git -C "$REPO" rev-list --max-parents=0 HEAD) || fail "no first commit in $REPO"
+git -C "$REPO" checkout -q -f base || fail "cannot check out base"
+
+# The build folder: a copy of the base build, made again when that changed.
+stamp="$(stat -c %Y "$kb/arch/x86/boot/bzImage") $(sha256sum < "$kb/.config")"
+if [ "$(cat "$BUILD/.ipsecperf-bisect-base" 2> /dev/null)" != "$stamp" ]; then
+	info "copying $kb to $BUILD"
+	rm -rf "$BUILD" "$BUILD.part"
+	# under the lock kernel build takes: no build writes the base meanwhile
+	flock "$kb/ipsecperf-build.lock" cp -a "$kb" "$BUILD.part" || fail "cp -a $kb $BUILD"
+	mv "$BUILD.part" "$BUILD" && echo "$stamp" > "$BUILD/.ipsecperf-bisect-base" || fail "mv $BUILD.part"
+fi
+
+# Four commits on a fresh branch; files are written anew, never in place
+# (the repository's files are hard links of the source's).
+esp=net/ipv4/esp4.c
+commit() { # message: commit $esp.new as $esp
+	mv "$REPO/$esp.new" "$REPO/$esp" && git -C "$REPO" commit -q -a -m "$1" > /dev/null ||
+		fail "cannot commit '$1'"
+	git -C "$REPO" rev-parse HEAD
+}
+git -C "$REPO" checkout -q -B "$BRANCH" "$base" || fail "cannot make branch $BRANCH"
+cleanup_repo() {
+	[ -e "$REPO/.git/BISECT_START" ] && git -C "$REPO" bisect reset > /dev/null 2>&1
+	git -C "$REPO" checkout -q -f base && git -C "$REPO" branch -q -D "$BRANCH"
+}
+trap 'cleanup_repo; rm -rf "$TMP"' EXIT
+sed '1a /* bisect test: a harmless comment (1) */' "$REPO/$esp" > "$REPO/$esp.new"
+c1=$(commit "esp4: a harmless comment (1)")
+patch -s -o "$REPO/$esp.new" "$REPO/$esp" < "$SLOW" || fail "$SLOW does not apply"
+c2=$(commit "esp4: busy-wait $delay us in every esp_output")
+sed '1a /* bisect test: a harmless comment (3) */' "$REPO/$esp" > "$REPO/$esp.new"
+c3=$(commit "esp4: a harmless comment (3)")
+sed '1a /* bisect test: a harmless comment (4) */' "$REPO/$esp" > "$REPO/$esp.new"
+c4=$(commit "esp4: a harmless comment (4)")
+info "good $base, bad $c4, the slowdown $c2"
+
+# The tree as a bisect must leave it.
+tree_state() {
+	git -C "$REPO" rev-parse HEAD
+	git -C "$REPO" symbolic-ref HEAD
+	git -C "$REPO" status --porcelain --untracked-files=no
+	[ -e "$REPO/.git/BISECT_START" ] && echo "bisecting"
+	git -C "$REPO" for-each-ref refs/bisect/
+}
+tree_state > "$TMP/tree.before"
+assert_tree() { # what
+	tree_state > "$TMP/tree.after"
+	diff -u "$TMP/tree.before" "$TMP/tree.after" >&2 || fail "$1: the tree is not as it was (diff above)"
+	assert_vm_clean "$1"
+}
+
+# Every process whose working folder is in the repository (make, the compilers).
+in_repo() {
+	local p
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/cwd" 2> /dev/null) in "$REPO" | "$REPO"/*) echo "${p#/proc/} $(tr '\0' ' ' < "$p/cmdline")" ;; esac
+	done
+}
+# 4 runs a revision reach p = 0.029 < 0.05; TCG is noisy, the slowdown large: 20%
+bisect_args=(bisect --good "$base" --bad "$c4" -O "$BUILD" --repeat 4 --threshold 20 --duration 2 --omit 1
+	"$REPO" esp-null)
+
+# Ctrl-C while the good revision builds: the tree reset, nothing left.
+"$IPSECPERF" "${bisect_args[@]}" -o "$TMP/stopped" > "$TMP/stop.out" 2> "$TMP/stop.err" &
+pid=$!
+for _ in $(seq 600); do
+	grep -q "building" "$TMP/stop.err" && break
+	kill -0 $pid 2> /dev/null || break
+	sleep 0.1
+done
+grep -q "building" "$TMP/stop.err" || { cat "$TMP/stop.err" >&2; fail "the bisect never started a build"; }
+sleep 3
+pgrep -f "O=$BUILD" > /dev/null || info "(no make running at the signal)"
+kill -INT $pid
+t0=$(date +%s)
+wait $pid
+rc=$?
+info "stopped in $(($(date +%s) - t0)) s"
+cat "$TMP/stop.err" >&2
+[ $rc = 130 ] || fail "after SIGINT the bisect exited $rc, not 130"
+grep -q "stopped by signal 2; the tree is back at $BRANCH" "$TMP/stop.err" || fail "no stop message"
+sleep 1
+left=$(pgrep -af "O=$BUILD|qemu-system.*$TMP" || true; in_repo)
+[ -z "$left" ] || fail "after SIGINT, left running: $left"
+assert_tree "after SIGINT"
+
+# The bisect: it names c2.
+t0=$(date +%s)
+"$IPSECPERF" "${bisect_args[@]}" -o "$TMP/out" > "$TMP/stdout" 2> "$TMP/stderr"
+rc=$?
+total=$(($(date +%s) - t0))
+cat "$TMP/stderr" >&2
+cat "$TMP/stdout" >&2
+[ $rc = 0 ] || fail "bisect exited $rc"
+assert_tree "after the bisect"
+c2short=$(git -C "$REPO" rev-parse --short=12 "$c2")
+grep -q "^first bad commit: $c2short esp4: busy-wait $delay us in every esp_output\$" "$TMP/stdout" ||
+	fail "the bisect did not name $c2short"
+cmp -s <(sed -n '/^ipsecperf bisect:/,$p' "$TMP/stdout" | sed '/^report and each step/,$d' | sed '$d') \
+	"$TMP/out/report.txt" || fail "report.txt is not the report printed"
+awk 'length > 80 { print; bad = 1 } END { exit bad }' "$TMP/out/report.txt" >&2 ||
+	fail "the report has lines over 80 columns"
+python3 - "$TMP/out" "$c1" "$c2" "$c3" "$c4" "$base" << 'PY' || fail "the steps are not right (above)"
+import json, os, sys
+out, c1, c2, c3, c4, base = sys.argv[1:]
+steps = [json.loads(l) for l in open(os.path.join(out, "steps.jsonl"))]
+assert steps[0]["step"] == 0 and steps[0]["sha"] == base and steps[0]["verdict"] == "good", steps[0]
+tested = steps[1:]
+assert 1 <= len(tested) <= 3, [s["short"] for s in tested]
+want = {c1: "good", c2: "bad", c3: "bad", c4: "bad"}
+for s in tested:
+    assert s["verdict"] == want[s["sha"]], (s["short"], s["subject"], s["verdict"], s.get("why"))
+    f = s["figures"]
+    assert len(f) == 1 and f[0]["scenario"] == "esp-null" and f[0]["metric"] == "throughput", f
+    assert isinstance(f[0]["p"], float) and f[0]["good"] > 0 and f[0]["this"] > 0, f
+    if s["verdict"] == "bad":
+        assert f[0]["p"] < 0.05 and f[0]["change_pct"] < -20, f
+    for d in ("build.log", "run.log", "compare.txt", "results/runs.jsonl"):
+        assert os.path.exists(os.path.join(s["dir"], d)), (s["dir"], d)
+    print(f"  step {s['step']} {s['short']} {s['verdict']}: {f[0]['good']:.4f} -> {f[0]['this']:.4f} Gbit/s "
+          f"({f[0]['change_pct']:+.1f}%), p {f[0]['p']:.4f}; build {s['build_s']:.0f} s, run {s['run_s']:.0f} s",
+          file=sys.stderr)
+print(f"  good revision: build {steps[0]['build_s']:.0f} s, run {steps[0]['run_s']:.0f} s", file=sys.stderr)
+assert c2 in {s["sha"] for s in tested} or c3 in {s["sha"] for s in tested}
+PY
+# one report row per step, each with its verdict and p-value
+n=$(wc -l < "$TMP/out/steps.jsonl")
+[ "$(grep -cE '^ +[1-9][0-9]* [0-9a-f]{12} esp-null +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% +[0-9.]+  (good|bad)$' \
+	"$TMP/out/report.txt")" = $((n - 1)) ] || fail "the report does not have a row with p and verdict per step"
+[ -s "$TMP/out/git-bisect.log" ] || fail "no git-bisect.log"
+info "bisect: $((n - 1)) steps after the good revision, $total s in all"
+exit 0

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `ipsecperf bisect` without kernels: its report (80 columns, a row per
+ * step and scenario with figures, p and verdict, the first bad commit),
+ * and the journal record that resets a bisect: `git bisect reset` of the
+ * bisect it started (back to the branch), never of another one, the
+ * scratch folder removed, and a record naming some other folder refused.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "bisect_report.h"
+#include "bisect_util.h"
+#include "files.h"
+
+static json_t *figure(const char *scenario, double good, double this, double change, double p)
+{
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:b}", "scenario", scenario, "metric", "throughput",
+			 "unit", "Gbit/s", "good", good, "this", this, "change_pct", change, "p", p, "regression",
+			 change < -5);
+}
+
+static json_t *step(int k, const char *shortsha, const char *subject, const char *verdict, json_t *figs)
+{
+	json_t *s = json_pack("{s:i, s:s, s:s, s:s, s:f, s:f}", "step", k, "short", shortsha, "subject", subject,
+			      "verdict", verdict, "build_s", 95.0, "run_s", 71.5);
+
+	json_object_set_new(s, "figures", figs ? figs : json_array());
+	return s;
+}
+
+static void report_rows(void **state)
+{
+	json_t *steps = json_array(), *scen = json_pack("[s, s]", "esp-null", "clear");
+	struct bisect_summary b = {
+		.metric = "throughput", .threshold = 5, .alpha = 0.05, .repeat = 5, .scenarios = scen,
+		.good_short = "0123456789ab", .good_subject = "linux-source-6.12", .bad_short = "ba9876543210",
+		.bad_subject = "esp4: a harmless comment (4)", .first_bad = "aaaabbbbcccc",
+		.first_bad_subject = "esp4: busy-wait 100 us in every esp_output", .total_s = 1234,
+	};
+	char *text = NULL, *save = NULL;
+	size_t len = 0;
+	int rows = 0, long_lines = 0, first_bad = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	json_array_append_new(steps, step(0, "0123456789ab", "linux-source-6.12", "good", NULL));
+	json_array_append_new(steps, step(1, "aaaabbbbcccc", "esp4: busy-wait 100 us in every esp_output and a very long subject", "bad",
+					  json_pack("[o, o]", figure("esp-null", 0.0612, 0.0431, -29.6, 0.0079),
+						    figure("clear", 1.2, 1.19, -0.8, 0.69))));
+	json_array_append_new(steps, step(2, "ddddeeeeffff", "esp4: a harmless comment (1)", "good",
+					  json_pack("[o, o]", figure("esp-null", 0.0612, 0.0609, -0.5, 0.84),
+						    figure("clear", 1.2, 1.21, 0.8, 0.55))));
+	json_array_append_new(steps, step(3, "999988887777", "does not build", "skip", NULL));
+	json_object_set_new(json_array_get(steps, 3), "why", json_string("the build failed (exit 1): build.log"));
+	assert_int_equal(bisect_report(f, &b, steps), 0);
+	fclose(f);
+	if (getenv("SHOW"))
+		fputs(text, stderr);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long_lines += strlen(line) > 80;
+		/* a figures row: step, commit, scenario, good, this, change, p, verdict */
+		if (strstr(line, "aaaabbbbcccc esp-null") && strstr(line, "-29.6%") && strstr(line, "0.0079") &&
+		    strstr(line, "  bad"))
+			rows++;
+		if (strstr(line, "ddddeeeeffff esp-null") && strstr(line, "0.8400  good"))
+			rows++;
+		if (strstr(line, "999988887777") && strstr(line, "skip"))
+			rows++;
+		if (strstr(line, "the build failed (exit 1)"))
+			rows++;
+		if (!strcmp(line, "first bad commit: aaaabbbbcccc esp4: busy-wait 100 us in every esp_output"))
+			first_bad++;
+	}
+	assert_int_equal(long_lines, 0);
+	assert_int_equal(rows, 4);
+	assert_int_equal(first_bad, 1);
+	free(text);
+	json_decref(steps);
+	json_decref(scen);
+}
+
+static int sh(const char *cmd)
+{
+	return system(cmd);
+}
+
+static void undo_resets_its_own_bisect(void **state)
+{
+	char top[] = "/tmp/ipsecperf-unit-bisect-XXXXXX", repo[PATH_MAX], scratch[PATH_MAX], cmd[3 * PATH_MAX];
+	char head[64] = "";
+	json_t *r;
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(repo, sizeof(repo), "%s/repo", top);
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; git init -q -b work %s; cd %s; for i in 1 2 3; do echo $i > f; git add f;"
+		 " git -c user.name=t -c user.email=t@t commit -q -m c$i; done;"
+		 " git bisect start HEAD HEAD~2 > /dev/null", repo, repo);
+	assert_int_equal(sh(cmd), 0);
+	snprintf(scratch, sizeof(scratch), "%s/ipsecperf-bisect.abc", top);
+	assert_int_equal(mkdir_p(scratch, 0700), 0);
+
+	/* another bisect (started from elsewhere): left alone, scratch removed */
+	r = bisect_undo_record(repo, "other-branch", scratch);
+	assert_int_equal(bisect_undo(r), 0);
+	json_decref(r);
+	assert_false(is_dir(scratch));
+	snprintf(cmd, sizeof(cmd), "%s/.git/BISECT_START", repo);
+	assert_true(is_file(cmd));
+
+	/* ours: reset, back on the branch */
+	assert_int_equal(mkdir_p(scratch, 0700), 0);
+	r = bisect_undo_record(repo, "work", scratch);
+	assert_int_equal(bisect_undo(r), 0);
+	json_decref(r);
+	assert_false(is_file(cmd));
+	assert_false(is_dir(scratch));
+	assert_int_equal(bisect_git_line(repo, head, sizeof(head), "symbolic-ref", "--short", "HEAD", NULL), 0);
+	assert_string_equal(head, "work");
+
+	/* a record naming a folder that is not a bisect's scratch: refused, kept */
+	r = bisect_undo_record(repo, "work", top);
+	assert_int_equal(bisect_undo(r), -1);
+	json_decref(r);
+	assert_true(is_dir(top));
+	assert_int_equal(rm_rf(top), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(report_rows),
+		cmocka_unit_test(undo_resets_its_own_bisect),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -88,7 +88,7 @@ rc=$?
 [ $rc = 2 ] || fail "'ipsecperf kernel' exited $rc, not 2"
 [ -s "$TMP/k.out" ] && fail "'ipsecperf kernel' printed on stdout"
 [ "$(wc -l < "$TMP/k.err")" = 1 ] || fail "'ipsecperf kernel' printed $(wc -l < "$TMP/k.err") lines, not one: $(cat "$TMP/k.err")"
-grep -q 'fetch, list or show' "$TMP/k.err" || fail "'ipsecperf kernel' does not name the actions"
+grep -q 'fetch, list, show, config or build' "$TMP/k.err" || fail "'ipsecperf kernel' does not name the actions"
 
 # report --profile on the committed profile example (a copy: it writes the folded stacks)
 ex="$TOP/results/examples/20261129T192151-vm-profile-6.1"

@@ -59,6 +59,25 @@ $("$IPSECPERF" report "$1")
 \`\`\`
 $(cat "$charts/patched-compare.txt")
 \`\`\`
+
+## Reading it
+
+* The gate names one regression, esp-null's throughput (-87%, p 0.029,
+  the smallest p four runs against four can give), and nothing on
+  clear, which the patch does not touch (+6%, p 0.89: noise). That is
+  what the test asserts, and the same recipe on the base against the
+  patch reverted (the same source again, as its own release) exits 0.
+* The per-packet counters do not move: esp_output, the transport-mode
+  memmove and the esp_output kmalloc run once per ESP packet on both
+  kernels (0.997-0.998: the handful of packets in flight at the
+  window's edges). The patch costs time on the same path; it adds no
+  work the counters could see, which is how a busy-wait differs from,
+  say, a second copy of the packet.
+* cycles/byte shows the same regression from the CPU's side (+670%,
+  flagged - because the gate was throughput only).
+* Under TCG the absolute figures say nothing about hardware, and the
+  CVs (15-30%) are far above 5%; a patch worth a few percent would need
+  KVM, a quiet host and ten or more repeats to show.
 EOF2
 }
 

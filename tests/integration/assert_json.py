@@ -127,6 +127,18 @@ def records(path):
     return [r for _, r in numbered_records(path)]
 
 
+def probe_equals_sa(r, ctr, key):
+    """The probe counter ctr, per SPI over the whole load, equals each out
+    SA's own count key ("packets", "wire_packets") in record r; printed."""
+    per = r["counters"][ctr]["per_sa_load"]
+    outs = [s for s in r["sa_load"] if s["dir"] == "out"]
+    assert outs, (r["scenario"], r["sa_load"])
+    for s in outs:
+        got = per.get(s["spi"], 0)
+        print(f"  {r['scenario']}: {ctr} {s['spi']} {got} calls, SA {key} {s[key]}", file=sys.stderr)
+        assert got == s[key], (r["scenario"], ctr, s["spi"], got, key, s[key])
+
+
 def match(pattern, s):
     """Whether the extended regex pattern is found in the string s."""
     if not isinstance(s, str):

@@ -184,7 +184,7 @@ static char *missing_report(const char *config)
 	if (scenario_load_all(&scs, &nsc, why, sizeof(why)) < 0)
 		pr_warn("kernel show: %s; the options the scenarios need are not checked", why);
 	if ((f = open_memstream(&buf, &len))) {
-		kbuild_report_missing(&kc, scs, nsc, f, false);
+		kbuild_report_missing(&kc, scs, nsc, f, KREPORT_ALL);
 		fclose(f);
 	}
 	for (int i = 0; i < nsc; i++)

@@ -41,15 +41,21 @@ int kbuild_config(const struct kbuild *b);
 /* `kernel build`: bzImage and modules. 0 built, 1 failed (the log's last lines printed), 2 bad usage. */
 int kbuild_build(const struct kbuild *b);
 
+/* Which of the missing options kbuild_report_missing reports */
+enum kreport {
+	KREPORT_ALL,    /* every one (kernel show) */
+	KREPORT_BOOT,   /* what keeps the guest from booting and reporting */
+	KREPORT_COSTLY, /* what costs runs or counters, not boot speed (before a run) */
+};
+
 /*
  * What kc lacks that the VM testbed needs, one line per option to f, with
  * what it costs (the scenarios in scs, or every run); returns how many
  * options cost runs (boot, testbed or scenarios), so a caller can refuse.
- * boot_only: count only what keeps the guest from booting.
  */
 struct kconfig;
 struct scenario;
 int kbuild_report_missing(const struct kconfig *kc, const struct scenario *scs, int nsc, FILE *f,
-			  bool boot_only);
+			  enum kreport which);
 
 #endif

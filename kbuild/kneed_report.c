@@ -25,14 +25,15 @@ static const char *cost_of(enum kneed_who who)
 }
 
 int kbuild_report_missing(const struct kconfig *kc, const struct scenario *scs, int nsc, FILE *f,
-			  bool boot_only)
+			  enum kreport which)
 {
 	int costly = 0;
 
 	for (const struct kneed *k = kneeds; k->name; k++) {
 		char why[128] = "", lost[512] = "";
 
-		if (boot_only && k->who != KNEED_BOOT)
+		if ((which == KREPORT_BOOT && k->who != KNEED_BOOT) ||
+		    (which == KREPORT_COSTLY && k->who == KNEED_SPEED))
 			continue;
 		if (k->who != KNEED_SCENARIO) {
 			if (kneed_ok(kc, k, NULL, why, sizeof(why)))

@@ -179,6 +179,7 @@ struct boot {
 	int qemu_status;       /* exit status, or -1 when we stopped it */
 	char why[512];         /* why it failed; "" when the guest finished */
 	bool kvm_broken;       /* a KVM boot that ended before the guest's init: retry with TCG */
+	char retried[256];     /* a TCG boot panicked before the init and was booted again: its panic */
 	bool flood;            /* the guest sent more than a serial file may hold */
 };
 
@@ -502,8 +503,12 @@ static int append_line(const char *path, const char *line)
 
 static json_t *vm_info(const struct boot *b, const struct vm_kernel *k)
 {
-	return json_pack("{s:s, s:s, s:s}", "accel", b->kvm ? "kvm" : "tcg", "spec", k->spec,
-			 "image", k->image);
+	json_t *v = json_pack("{s:s, s:s, s:s}", "accel", b->kvm ? "kvm" : "tcg", "spec", k->spec,
+			      "image", k->image);
+
+	if (*b->retried)
+		json_object_set_new(v, "boot_retry", json_string(b->retried));
+	return v;
 }
 
 /* Did the guest write a record for this scenario? */
@@ -795,6 +800,19 @@ static void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
 		fmt_buf(kvm_fail, failen, "KVM did not bring %s to its init: %s", k->release, b->why);
 		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
 		b->kvm = false;
+	}
+	/*
+	 * A TCG boot that panics before the init, once, is booted again: seen
+	 * here with a 6.12 defconfig kernel now and then in a timer interrupt
+	 * ("Fatal exception in interrupt", RIP inside an instruction) and never
+	 * twice in a row. A kernel that panics again is at fault; the retry
+	 * and the first panic are said, and kept in the records (vm.boot_retry).
+	 */
+	if (!b->kvm && b->con.panic && !b->con.t_init && !stop_requested()) {
+		fmt_buf(b->retried, sizeof(b->retried), "%.250s", b->con.panic_line);
+		pr_warn("vm: %s panicked under TCG before its init (%s); booting it once more", k->release,
+			b->retried);
+		boot_once(b, false);
 	}
 	if (b->kvm) {
 		kvm_state = 1;

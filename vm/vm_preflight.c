@@ -27,8 +27,8 @@ int vm_preflight(const struct run_config *cfg, const struct vm_kernel *k, char *
 	fb = open_memstream(&boot, &blen);
 	fl = open_memstream(&lost, &llen);
 	if (fb && fl) {
-		nboot = kbuild_report_missing(&kc, NULL, 0, fb, true);
-		kbuild_report_missing(&kc, cfg->scenarios, cfg->nscenarios, fl, false);
+		nboot = kbuild_report_missing(&kc, NULL, 0, fb, KREPORT_BOOT);
+		kbuild_report_missing(&kc, cfg->scenarios, cfg->nscenarios, fl, KREPORT_COSTLY);
 	}
 	if (fb)
 		fclose(fb);

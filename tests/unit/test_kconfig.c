@@ -149,7 +149,7 @@ static void report_names_costs(void **state)
 	strcpy(scs[1].tcp_auth.method, "ao");
 	assert_int_equal(read_text("CONFIG_SERIAL_8250=y\nCONFIG_INET_ESP=y\nCONFIG_INET_ESP_OFFLOAD=y\n", &kc), 0);
 	f = open_memstream(&buf, &len);
-	costly = kbuild_report_missing(&kc, scs, 2, f, false);
+	costly = kbuild_report_missing(&kc, scs, 2, f, KREPORT_ALL);
 	fclose(f);
 	assert_non_null(strstr(buf, "CONFIG_SERIAL_8250_CONSOLE not set"));
 	assert_non_null(strstr(buf, "every run"));
@@ -161,7 +161,7 @@ static void report_names_costs(void **state)
 	free(buf);
 
 	f = open_memstream(&buf, &len);
-	costly = kbuild_report_missing(&kc, scs, 2, f, true);
+	costly = kbuild_report_missing(&kc, scs, 2, f, KREPORT_BOOT);
 	fclose(f);
 	assert_null(strstr(buf, "TCP_AO")); /* boot only */
 	assert_true(costly >= 1);

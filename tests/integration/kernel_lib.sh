@@ -53,15 +53,17 @@ ktree_base() {
 # The source is a hard-linked copy of the base's (the files the patch
 # changes are written anew, so the base is untouched), its build/ folder a
 # copy of the base's, mtimes kept: only what the patch or the options
-# change is rebuilt (a minute or two, not half an hour). Cached: prepared
-# again only when PATCH or ARGS change. A build that fails returns 1 with
-# the build log's tail on stderr.
+# change is rebuilt (3-4 minutes, not half an hour). Cached: prepared
+# again only when PATCH, ARGS or the base build change. A build that
+# fails returns 1 with the build log's tail on stderr.
 ktree_variant() { # name patchfile [scripts/config args...]
 	local name=$1 patch=$2 sum vsrc f
 	shift 2
 	vsrc="$KTREE_CACHE/src/linux-6.12-$name"
-	sum=$( { cat "$patch"; echo "$*"; } | sha256sum | cut -c1-16)
 	ktree_base > /dev/null || return 1
+	# made again when the patch, the options or the base build changed
+	sum=$( { cat "$patch"; echo "$*"; cat "$KBASE/.config"; stat -c %Y "$KBASE/arch/x86/boot/bzImage"; } |
+		sha256sum | cut -c1-16)
 	if [ "$(cat "$vsrc/build/.ipsecperf-variant" 2> /dev/null)" != "$sum" ]; then
 		rm -rf "$vsrc"
 		cp -al "$KSRC" "$vsrc" && rm -rf "$vsrc/build" || return 1

@@ -93,21 +93,35 @@ static int opt_tag(void *arg, const char *val)
 	return 0;
 }
 
-static int opt_kernel(void *arg, const char *val)
+/* A --kernel or --peer-kernel into list (n of them so far). */
+static int add_kernel(const char *opt, const char **list, int *n, const char *val)
 {
-	struct run_config *c = &((struct run_ctx *)arg)->cfg;
 	char why[512];
 
-	if (c->nkernels == RUN_MAX_KERNELS) {
-		pr_warn("run: at most %d --kernel options", RUN_MAX_KERNELS);
+	if (*n == RUN_MAX_KERNELS) {
+		pr_warn("run: at most %d --%s options", RUN_MAX_KERNELS, opt);
 		return -1;
 	}
 	if (vm_kernel_spec_check(val, why, sizeof(why)) < 0) {
 		pr_warn("run: %s", why);
 		return -1;
 	}
-	c->kernels[c->nkernels++] = val;
+	list[(*n)++] = val;
 	return 0;
+}
+
+static int opt_kernel(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+
+	return add_kernel("kernel", c->kernels, &c->nkernels, val);
+}
+
+static int opt_peer_kernel(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+
+	return add_kernel("peer-kernel", c->peer_kernels, &c->npeer_kernels, val);
 }
 
 static int opt_ssh_option(void *arg, const char *val)
@@ -194,29 +208,32 @@ static int opt_no_wait(void *arg, const char *val)
  * handles it. One line per option; tests/integration/test_option_testbeds.sh
  * names the test that proves each one effective on each testbed.
  */
-#define ALL OPT_TESTBEDS
+#define ALL (OPT_NETNS | OPT_PEER | OPT_VM)
 #define GUEST OPT_GUEST
+/* vm-pair: what its tests show working there (test_option_testbeds.sh) */
+#define PAIR OPT_VMPAIR
 /* The probe options: every testbed runs them through one matrix loop. */
 #define PROBE_TESTBEDS ALL
 #define RC struct run_ctx
 
 static const struct opt_def run_opts[] = {
-	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10)", .marks = ALL | GUEST),
-	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | GUEST),
+	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10)", .marks = ALL | PAIR | GUEST),
+	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | PAIR | GUEST),
 	/* the vm host gives each boot its own --repeat and --repeat-from (--interleave) */
-	OPT_INT("repeat", 'r', RC, cfg.repeat, 1, 1000, "N", "runs per scenario (default 3)", .marks = ALL),
-	OPT_STR("output", 'o', RC, cfg.outdir, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)", .marks = ALL),
-	OPT_CB("tag", 0, opt_tag, "TAG", "name part of the default directory (default run)", .marks = ALL),
-	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm", .marks = ALL),
-	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable)", .marks = OPT_VM),
-	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | GUEST),
-	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | GUEST),
+	OPT_INT("repeat", 'r', RC, cfg.repeat, 1, 1000, "N", "runs per scenario (default 3)", .marks = ALL | PAIR),
+	OPT_STR("output", 'o', RC, cfg.outdir, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)", .marks = ALL | PAIR),
+	OPT_CB("tag", 0, opt_tag, "TAG", "name part of the default directory (default run)", .marks = ALL | PAIR),
+	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR),
+	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
+	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
+	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | PAIR | GUEST),
+	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | PAIR | GUEST),
 	/* the peer's addresses are its devices' own, with their own prefix lengths */
 	OPT_INT("prefix-len", 0, RC, cfg.prefix_len, 8, 128, "N", "prefix length of both addresses (default 24)", .marks = OPT_NETNS | OPT_VM | GUEST),
-	OPT_INT("port", 0, RC, cfg.port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | GUEST),
-	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL),
-	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL),
-	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | GUEST),
+	OPT_INT("port", 0, RC, cfg.port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | PAIR | GUEST),
+	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
+	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL | PAIR),
+	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | PAIR | GUEST),
 	OPT_CB("probe-set", 0, opt_probe_set, "SET", "all (default) or tracepoints: no kprobes, the cheap counters only", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
@@ -230,8 +247,8 @@ static const struct opt_def run_opts[] = {
 	/* the peer's agent samples nothing yet */
 	OPT_CB_FLAG("profile", 0, opt_profile, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md", .marks = OPT_NETNS | OPT_VM | GUEST),
 	OPT_INT("profile-hz", 0, RC, cfg.profile_hz, 1, 10000, "HZ", "--profile's samples per second per CPU (default 99)", .marks = OPT_NETNS | OPT_VM | GUEST),
-	OPT_FLAG("interleave", 0, RC, cfg.interleave, "boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md", .marks = OPT_VM),
-	OPT_INT("repeat-from", 0, RC, cfg.repeat_from, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)", .marks = ALL),
+	OPT_FLAG("interleave", 0, RC, cfg.interleave, "boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md", .marks = OPT_VM | PAIR),
+	OPT_INT("repeat-from", 0, RC, cfg.repeat_from, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)", .marks = ALL | PAIR),
 	/* the scenario files are copied into the guest: this host's folder means nothing there */
 	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
 	/* a guest's kernel is its own: no other run there to wait for, and the vm host changes nothing host-wide */
@@ -245,6 +262,7 @@ static const struct opt_def run_opts[] = {
 #undef RC
 #undef ALL
 #undef GUEST
+#undef PAIR
 
 static int check_addr(const char *what, const char *a, int prefix)
 {
@@ -287,7 +305,7 @@ static int check_testbed(struct run_ctx *ctx, int argc, char **argv)
 	char err[1024];
 
 	if (!tb) {
-		pr_warn("run: unknown testbed '%s'; this build has: netns, peer, vm", c->testbed);
+		pr_warn("run: unknown testbed '%s'; this build has: netns, peer, vm, vm-pair", c->testbed);
 		return -1;
 	}
 	if (options_check_testbed("run", run_opts, argc, argv, tb) < 0)
@@ -300,8 +318,13 @@ static int check_testbed(struct run_ctx *ctx, int argc, char **argv)
 		pr_warn("run: %s", err);
 		return -1;
 	}
-	if (tb == OPT_VM && !c->nkernels) {
-		pr_warn("run: --testbed vm needs --kernel K (see `ipsecperf help kernel`)");
+	if ((tb == OPT_VM || tb == OPT_VMPAIR) && !c->nkernels) {
+		pr_warn("run: --testbed %s needs --kernel K (see `ipsecperf help kernel`)", c->testbed);
+		return -1;
+	}
+	if (c->npeer_kernels && c->npeer_kernels != c->nkernels) {
+		pr_warn("run: --peer-kernel pairs with --kernel: give one for each --kernel (%d), in order, or none",
+			c->nkernels);
 		return -1;
 	}
 	return 0;
@@ -421,7 +444,7 @@ static int run_prepare(struct run_ctx *ctx, struct results_writer *res)
 /* The matrix on its testbed: the vm one in guests, the others through one loop. */
 static int run_testbed(struct run_ctx *ctx, struct results_writer *res)
 {
-	if (!strcmp(ctx->cfg.testbed, "vm"))
+	if (run_in_vm(&ctx->cfg))
 		return vm_run_matrix(&ctx->cfg, res);
 	if (!strcmp(ctx->cfg.testbed, "peer"))
 		return run_matrix(&peer_testbed_ops, &ctx->cfg, res, &ctx->overhead);
@@ -440,7 +463,7 @@ static int run_report(struct run_ctx *ctx, const char *dir, int failed, int undo
 		ret = EXIT_FAIL;
 	fflush(stdout);
 	measuring_warn();
-	if (!strcmp(ctx->cfg.testbed, "vm") && vm_print_summary(stdout, dir) < 0)
+	if (run_in_vm(&ctx->cfg) && vm_print_summary(stdout, dir) < 0)
 		ret = EXIT_FAIL;
 	if (ctx->overhead)
 		probe_overhead_print(stdout, ctx->overhead);
@@ -467,7 +490,7 @@ static int cmd_run(int argc, char **argv)
 		return ret;
 	}
 	/* the vm testbed measures in its guests, whose windows this host does not see */
-	if (!ctx.cfg.dry_run && strcmp(ctx.cfg.testbed, "vm"))
+	if (!ctx.cfg.dry_run && !run_in_vm(&ctx.cfg))
 		measuring_open();
 	failed = run_testbed(&ctx, &res);
 	undo_failures = journal_undo_all();

@@ -62,6 +62,20 @@ pid_t exec_fork(const char *netns, int cpu, char *err, size_t errlen)
 	return 0;
 }
 
+/* In the child: o's pass_fds as 3, 4, ..., moved out of the way first so none overwrites another. */
+static void pass_fds(const struct spawn_opts *o)
+{
+	int tmp[8];
+
+	if (!o || o->npass <= 0 || o->npass > 8)
+		return;
+	for (int i = 0; i < o->npass; i++)
+		tmp[i] = fcntl(o->pass_fds[i], F_DUPFD_CLOEXEC, 64);
+	for (int i = 0; i < o->npass; i++)
+		if (tmp[i] < 0 || dup2(tmp[i], 3 + i) < 0) /* dup2's copy is not close-on-exec */
+			_exit(126);
+}
+
 pid_t exec_spawn(char *const argv[], const struct spawn_opts *o)
 {
 	pid_t pid = exec_fork(o ? o->netns : NULL, o ? o->cpu : -1, NULL, 0);
@@ -72,6 +86,7 @@ pid_t exec_spawn(char *const argv[], const struct spawn_opts *o)
 	child_fd(o ? o->stdout_fd : -1, 1);
 	child_fd(o ? o->stderr_fd : -1, 2);
 	child_fd(-1, 0);
+	pass_fds(o);
 	execvp(argv[0], argv);
 	dprintf(2, "ipsecperf: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);

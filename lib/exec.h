@@ -15,6 +15,9 @@ struct spawn_opts {
 	int cpu;           /* pin to this CPU, or -1 */
 	int stdout_fd;     /* -1: /dev/null */
 	int stderr_fd;     /* -1: /dev/null */
+	/* fds the program gets as 3, 4, ... (qemu's tap devices); none when npass is 0 */
+	const int *pass_fds;
+	int npass;
 };
 
 /*

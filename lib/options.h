@@ -37,13 +37,14 @@ enum opt_type {
 /*
  * Marks of run's options. The testbeds an option works on: elsewhere run
  * refuses it at parse time (options_check_testbed). OPT_GUEST: on the vm
- * testbed, the option goes to the guest's run as given; without it the host
+ * testbeds (vm, vm-pair), the option goes to the (sending) guest's run as given; without it the host
  * handles it (the output, the kernels, the repeats).
  */
 #define OPT_NETNS 0x1u
 #define OPT_PEER 0x2u
 #define OPT_VM 0x4u
-#define OPT_TESTBEDS (OPT_NETNS | OPT_PEER | OPT_VM)
+#define OPT_VMPAIR 0x10u
+#define OPT_TESTBEDS (OPT_NETNS | OPT_PEER | OPT_VM | OPT_VMPAIR)
 #define OPT_GUEST 0x8u
 
 struct opt_def {

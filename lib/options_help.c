@@ -12,7 +12,7 @@
 static const struct {
 	unsigned mark;
 	const char *name;
-} testbeds[] = { { OPT_NETNS, "netns" }, { OPT_PEER, "peer" }, { OPT_VM, "vm" } };
+} testbeds[] = { { OPT_NETNS, "netns" }, { OPT_PEER, "peer" }, { OPT_VM, "vm" }, { OPT_VMPAIR, "vm-pair" } };
 
 #define NTESTBEDS (sizeof(testbeds) / sizeof(testbeds[0]))
 
@@ -109,6 +109,7 @@ static int check_one(const struct opt_def *d, const char *val, void *arg)
 {
 	struct tb_check *c = arg;
 	char where[64], here[16];
+	unsigned m = d->marks & OPT_TESTBEDS;
 
 	(void)val;
 	if (d->marks & c->tb)
@@ -116,8 +117,7 @@ static int check_one(const struct opt_def *d, const char *val, void *arg)
 	testbed_names(where, sizeof(where), d->marks, " and ");
 	testbed_names(here, sizeof(here), c->tb, "");
 	pr_warn("%s: --%s is for the %s testbed%s, not %s", c->cmd, d->name, where,
-		(d->marks & OPT_TESTBEDS) == OPT_PEER || (d->marks & OPT_TESTBEDS) == OPT_NETNS ||
-		(d->marks & OPT_TESTBEDS) == OPT_VM ? "" : "s", here);
+		m == OPT_PEER || m == OPT_NETNS || m == OPT_VM || m == OPT_VMPAIR ? "" : "s", here);
 	return -1;
 }
 

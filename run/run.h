@@ -4,6 +4,7 @@
 #define IPSECPERF_RUN_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "scenario.h"
 
@@ -22,12 +23,15 @@ struct run_config {
 	int max_repeat;  /* --max-repeat N: the bound of --until-ci */
 	bool interleave; /* --interleave (vm): one boot per kernel and repeat, kernels in turn */
 	/* testbed */
-	const char *testbed;   /* "netns" (default), "vm", "peer" */
+	const char *testbed;   /* "netns" (default), "vm", "peer", "vm-pair" */
 	const char *addr_tx;   /* sender address, default 198.18.0.1 */
 	const char *addr_rx;   /* receiver address, default 198.18.0.2 */
 	int prefix_len;        /* default 24 */
-	const char *kernels[RUN_MAX_KERNELS]; /* --kernel, for the vm testbed */
+	const char *kernels[RUN_MAX_KERNELS]; /* --kernel, for the vm testbeds (vm-pair: the sender's) */
 	int nkernels;
+	/* --peer-kernel (vm-pair): the receiver's kernel of each --kernel, in order; none: the same */
+	const char *peer_kernels[RUN_MAX_KERNELS];
+	int npeer_kernels;
 	bool addr_tx_set, addr_rx_set; /* given on the command line (peer: else from the devices) */
 	/* the peer testbed (testbed_peer.c) */
 	const char *peer;           /* --peer [user@]host */
@@ -56,5 +60,17 @@ struct run_config {
 	char **argv;
 	const struct opt_def *opts; /* argv's options: the vm testbed forwards those marked OPT_GUEST */
 };
+
+/* Does the run measure in guests (the vm and vm-pair testbeds)? */
+static inline bool run_in_vm(const struct run_config *c)
+{
+	return c->testbed && (!strcmp(c->testbed, "vm") || !strcmp(c->testbed, "vm-pair"));
+}
+
+/* The vm-pair testbed: two guests over a virtio-net link (vm/vm_pair.c)? */
+static inline bool run_vm_pair(const struct run_config *c)
+{
+	return c->testbed && !strcmp(c->testbed, "vm-pair");
+}
 
 #endif

@@ -25,6 +25,7 @@
 
 #include "log.h"
 #include "guest.h"
+#include "guest_pair.h"
 #include "vm.h"
 #include "vm_guest.h"
 #include "files.h"
@@ -79,7 +80,10 @@ static void console(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
-/* Bytes sent on the non-loopback links of the namespace pid lives in. */
+/* vm-pair: only the link counts (the control link carries ssh before the load) */
+static const char *count_dev;
+
+/* Bytes sent on the non-loopback links (or count_dev) of the namespace pid lives in. */
 static long long ns_tx_bytes(const char *pid)
 {
 	char path[300], line[512];
@@ -99,7 +103,7 @@ static long long ns_tx_bytes(const char *pid)
 		*colon = '\0';
 		while (*name == ' ')
 			name++;
-		if (!strcmp(name, "lo"))
+		if (!strcmp(name, "lo") || (count_dev && strcmp(name, count_dev)))
 			continue;
 		if (sscanf(colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
 			   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) == 9)
@@ -308,11 +312,34 @@ static int send_results(void)
 	return rc;
 }
 
+/*
+ * vm-pair: the network; the receiver then serves sshd until the host
+ * stops it (it sends nothing back: its counters reach the sender's records
+ * through the peer testbed's agent), the sender waits for that sshd.
+ */
+static int pair_start(json_t *pair)
+{
+	if (guest_pair_net(pair) < 0)
+		return -1;
+	if (!guest_pair_receiver(pair)) {
+		count_dev = GUEST_PAIR_LINK_DEV;
+		return guest_pair_wait_peer(pair, 90);
+	}
+	if (guest_pair_sshd() < 0)
+		return -1;
+	printf("%s t=%.3f\n", MARK_PEER_READY, uptime());
+	/* PID 1 reaps sshd's children; when none is left (sshd died), it waits for the host */
+	reap_until(-1, NULL, NULL);
+	pr_warn("guest: pair: sshd ended");
+	for (;;)
+		pause();
+}
+
 int guest_main(void)
 {
 	double t_init, t_start = 0, t_first = 0, t_end;
 	bool first = false;
-	json_t *cfg, *jargv;
+	json_t *cfg, *jargv, *pair;
 	json_error_t jerr;
 	char **cargv = NULL;
 	int rc = 125;
@@ -333,6 +360,9 @@ int guest_main(void)
 		setenv("IPSECPERF_PROBE_ANCHORS", GUEST_ANCHORS, 1);
 
 	cfg = json_load_file(GUEST_CONFIG, 0, &jerr);
+	pair = json_object_get(cfg, "pair");
+	if (pair && pair_start(pair) < 0)
+		goto out;
 	jargv = json_object_get(cfg, "argv");
 	if (!json_is_array(jargv) || !json_array_size(jargv)) {
 		pr_warn("guest: %s: %s", GUEST_CONFIG, cfg ? "no argv" : jerr.text);

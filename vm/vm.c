@@ -31,6 +31,7 @@
 #include "log.h"
 #include "signals.h"
 #include "vm_guest.h"
+#include "vm_pair.h"
 
 #define TAIL_LINES 15
 /* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */
@@ -181,6 +182,12 @@ struct boot {
 	bool kvm_broken;       /* a KVM boot that ended before the guest's init: retry with TCG */
 	char retried[256];     /* a TCG boot panicked before the init and was booted again: its panic */
 	bool flood;            /* the guest sent more than a serial file may hold */
+	/* vm-pair (vm_pair.h): this guest's taps, passed to qemu as fds 3 and 4, and their MACs */
+	const int *fds;
+	const char *macs[2];
+	struct boot *peer;     /* the sender's boot: the receiver's, started and stopped with it */
+	pid_t pid;             /* the receiver's qemu while it runs */
+	bool peer_fault;       /* the receiver ended the sender's boot (b->why says how) */
 };
 
 /*
@@ -237,8 +244,8 @@ static void build_append(char *append, size_t len)
 }
 
 struct qemu_argv {
-	char *a[48];
-	char smp[16], append[1024], ser[3][PATH_MAX + 8];
+	char *a[56];
+	char smp[16], append[1024], ser[3][PATH_MAX + 8], dev[2][128];
 };
 
 /*
@@ -253,7 +260,8 @@ static void build_argv(struct boot *b, struct qemu_argv *q)
 {
 	size_t n = 0;
 
-	fmt_buf(q->smp, sizeof(q->smp), "%d", nr_cpus());
+	/* vm-pair: one vCPU a guest, the sender's and the receiver's, as the netns testbed pins them */
+	fmt_buf(q->smp, sizeof(q->smp), "%d", b->fds ? 1 : nr_cpus());
 	build_append(q->append, sizeof(q->append));
 	fmt_buf(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
 	fmt_buf(q->ser[1], sizeof(q->ser[1]), "file:%s", b->tar_path);
@@ -276,6 +284,15 @@ static void build_argv(struct boot *b, struct qemu_argv *q)
 	for (int i = 0; i < 3; i++) {
 		q->a[n++] = "-serial";
 		q->a[n++] = q->ser[i];
+	}
+	/* vm-pair: the link (a nominal 10G, as ethtool shows it) and the control link, on the taps */
+	for (int i = 0; b->fds && i < 2; i++) {
+		q->a[n++] = "-netdev";
+		q->a[n++] = i ? "tap,id=ctl,fd=4" : "tap,id=link,fd=3";
+		fmt_buf(q->dev[i], sizeof(q->dev[i]), "virtio-net-pci,netdev=%s,mac=%s%s", i ? "ctl" : "link",
+			b->macs[i], i ? "" : ",speed=10000,duplex=full");
+		q->a[n++] = "-device";
+		q->a[n++] = q->dev[i];
 	}
 	q->a[n] = NULL;
 }
@@ -346,6 +363,8 @@ static pid_t boot_start(struct boot *b, char **argv, int *qfd)
 	}
 	o.stdout_fd = *qfd;
 	o.stderr_fd = *qfd;
+	o.pass_fds = b->fds;
+	o.npass = b->fds ? 2 : 0;
 	if (log_verbose) {
 		fprintf(stderr, "ipsecperf: debug: ");
 		exec_print(stderr, NULL, argv);
@@ -361,6 +380,66 @@ static pid_t boot_start(struct boot *b, char **argv, int *qfd)
 	return pid;
 }
 
+/* ---- vm-pair: the receiver's guest, beside the sender's ---- */
+
+static pid_t boot_start(struct boot *b, char **argv, int *qfd);
+
+/* Start the receiver's qemu; -1 with why in the sender's boot s. */
+static int peer_start(struct boot *s)
+{
+	struct boot *p = s->peer;
+	struct qemu_argv q;
+	int qfd = -1;
+
+	memset(&p->con, 0, sizeof(p->con));
+	p->why[0] = '\0';
+	p->kvm = s->kvm;
+	build_argv(p, &q);
+	p->pid = boot_start(p, q.a, &qfd);
+	if (qfd >= 0)
+		close(qfd);
+	if (p->pid < 0) {
+		fmt_buf(s->why, sizeof(s->why), "the receiver: %s", p->why);
+		s->peer_fault = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Has the receiver ended the run at t (panicked, exited, not booted in time)? Then s->why says so. */
+static bool peer_failed(struct boot *s, double t)
+{
+	struct boot *p = s->peer;
+	int st;
+
+	console_poll(&p->con, t);
+	if (p->con.panic)
+		fmt_buf(s->why, sizeof(s->why), "the receiver's kernel panicked: %s", p->con.panic_line);
+	else if (waitpid(p->pid, &st, WNOHANG) == p->pid)
+		p->pid = -1, fmt_buf(s->why, sizeof(s->why), "the receiver's qemu exited (status %d) while the sender ran",
+				     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	else if (!p->con.t_init && t > s->boot_timeout_s)
+		fmt_buf(s->why, sizeof(s->why), "the receiver did not reach its init within %d s", s->boot_timeout_s);
+	else
+		return false;
+	s->peer_fault = true;
+	return true;
+}
+
+/* Stop the receiver (it never stops by itself: it serves until the sender is done). */
+static void peer_stop(struct boot *s, double t)
+{
+	struct boot *p = s->peer;
+
+	if (p->pid > 0)
+		exec_stop(p->pid, 2000);
+	p->pid = -1;
+	console_poll(&p->con, t);
+	if (p->con.fd >= 0)
+		close(p->con.fd);
+	p->con.fd = -1;
+}
+
 /* Why a boot still running at t must stop now (into b->why), or false. */
 static bool boot_must_stop(struct boot *b, double t)
 {
@@ -370,7 +449,7 @@ static bool boot_must_stop(struct boot *b, double t)
 			b->con.t_panic = t;
 		return t - b->con.t_panic > 3;
 	}
-	if (serial_flood(b))
+	if (serial_flood(b) || (b->peer && peer_failed(b, t)))
 		return true;
 	if (!b->con.t_init && t > b->boot_timeout_s) {
 		fmt_buf(b->why, sizeof(b->why), "the guest did not reach its init within %d s",
@@ -461,7 +540,10 @@ static int boot_once(struct boot *b, bool dry)
 		exec_print(stdout, NULL, q.a);
 		return 0;
 	}
+	b->peer_fault = false;
 	t0 = mono_s();
+	if (b->peer && peer_start(b) < 0)
+		goto out_close;
 	pid = boot_start(b, q.a, &qfd);
 	if (pid < 0)
 		goto out_close;
@@ -477,6 +559,8 @@ static int boot_once(struct boot *b, bool dry)
 	console_poll(&b->con, b->total_s);
 	boot_verdict(b, stopped, qmsg);
 out_close:
+	if (b->peer)
+		peer_stop(b, mono_s() - t0);
 	if (b->con.fd >= 0)
 		close(b->con.fd);
 	if (qfd >= 0)
@@ -501,10 +585,15 @@ static int append_line(const char *path, const char *line)
 	return err;
 }
 
-static json_t *vm_info(const struct boot *b, const struct vm_kernel *k)
+static json_t *vm_info(const struct boot *b, const struct vm_kernel *k, const struct vm_kernel *peer)
 {
 	json_t *v = json_pack("{s:s, s:s, s:s}", "accel", b->kvm ? "kvm" : "tcg", "spec", k->spec,
 			      "image", k->image);
+
+	/* vm-pair: the receiver's kernel (the records' peer_kernel), booted alike */
+	if (peer)
+		json_object_set_new(v, "receiver", json_pack("{s:s, s:s, s:s}", "spec", peer->spec, "release",
+							     peer->release, "image", peer->image));
 
 	if (*b->retried)
 		json_object_set_new(v, "boot_retry", json_string(b->retried));
@@ -533,7 +622,7 @@ static int append_failed(const char *runs, const struct run_config *cfg, const c
 						"version", 1, "kernel", release, "scenario",
 						cfg->scenarios[i].name, "repeat", r, "status",
 						"failed", "reason", reason, "start", start, "testbed",
-						"vm", "vm", vm);
+						cfg->testbed, "vm", vm);
 			char *line = json_dumps(rec, JSON_COMPACT);
 
 			if (line && append_line(runs, line) == 0)
@@ -578,6 +667,8 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 		      const char *release, const char *runs, json_t *vm, json_t *seen,
 		      struct vm_stats *out, char *why, size_t whylen)
 {
+	/* vm-pair: the receiver's release, as this host named it; the sender's guest may not say otherwise */
+	const char *peer_rel = json_string_value(json_object_get(json_object_get(vm, "receiver"), "release"));
 	const char *last = len ? memrchr(buf, '\n', len) : NULL;
 	size_t pos = 0;
 	int nok;
@@ -599,8 +690,16 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 			json_decref(rec);
 			break;
 		}
+		const char *pk = json_string_value(json_object_get(rec, "peer_kernel"));
+
+		if (peer_rel && pk && *pk && strcmp(pk, peer_rel)) {
+			fmt_buf(why, whylen, "%s:%d: its peer_kernel is not the receiver's release %s", name, i + 1,
+				peer_rel);
+			json_decref(rec);
+			break;
+		}
 		json_object_set(rec, "vm", vm);
-		json_object_set_new(rec, "testbed", json_string("vm"));
+		json_object_set_new(rec, "testbed", json_string(cfg->testbed));
 		json_object_set_new(seen, scen, json_true());
 		text = json_dumps(rec, JSON_COMPACT);
 		if (text && append_line(runs, text) == 0) {
@@ -698,11 +797,23 @@ static int default_total_timeout(const struct run_config *cfg, bool kvm)
 	return 90 + runs * per_run;
 }
 
-/* One kernel's scratch folder and the files in it. */
+/* One guest's files in the scratch folder. */
+struct vm_files {
+	char dir[PATH_MAX];
+	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], live[PATH_MAX], qlog[PATH_MAX];
+	char vmlinux[PATH_MAX]; /* the kernel as an ELF with its PVH entry, or "" */
+};
+
+/* One kernel's (vm-pair: one pair's) scratch folder and the files in it. */
 struct vm_work {
 	char dir[PATH_MAX];
 	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], live[PATH_MAX], qlog[PATH_MAX];
 	char vmlinux[PATH_MAX]; /* the kernel as an ELF with its PVH entry, or "" */
+	/* vm-pair: the receiver's files (in dir/receiver), the ssh keys, the wires */
+	const struct vm_kernel *peer;
+	struct vm_files rx;
+	char keydir[PATH_MAX];
+	struct pair_link link;
 };
 
 /* What the guest sent, once taken apart and checked. */
@@ -740,6 +851,32 @@ static int work_make(const struct run_config *cfg, struct vm_work *w)
 	fmt_buf(w->tar, sizeof(w->tar), "%s/results.tar", w->dir);
 	fmt_buf(w->live, sizeof(w->live), "%s/live.jsonl", w->dir);
 	fmt_buf(w->qlog, sizeof(w->qlog), "%s/qemu.log", w->dir);
+	memset(w->link.fd, -1, sizeof(w->link.fd));
+	fmt_buf(w->rx.dir, sizeof(w->rx.dir), "%s/receiver", w->dir);
+	fmt_buf(w->rx.initrd, sizeof(w->rx.initrd), "%s/initramfs.cpio", w->rx.dir);
+	fmt_buf(w->rx.con, sizeof(w->rx.con), "%s/console.log", w->rx.dir);
+	fmt_buf(w->rx.tar, sizeof(w->rx.tar), "%s/results.tar", w->rx.dir);
+	fmt_buf(w->rx.live, sizeof(w->rx.live), "%s/live.jsonl", w->rx.dir);
+	fmt_buf(w->rx.qlog, sizeof(w->rx.qlog), "%s/qemu.log", w->rx.dir);
+	return 0;
+}
+
+/* vm-pair: the keys, the receiver's initramfs and kernel, the sender's role; -1 having said why. */
+static int work_fill_pair(const struct run_config *cfg, const struct vm_kernel *k, struct vm_work *w,
+			  struct vm_pair_guest *tx)
+{
+	struct vm_pair_guest rx = { .role = PAIR_RX };
+
+	if (mkdir(w->rx.dir, 0700) < 0 || vm_pair_keys(w->dir, tx->keydir, sizeof(tx->keydir)) < 0)
+		return -1;
+	tx->role = PAIR_TX;
+	fmt_buf(tx->peer_release, sizeof(tx->peer_release), "%s", w->peer->release);
+	fmt_buf(rx.keydir, sizeof(rx.keydir), "%s", tx->keydir);
+	fmt_buf(rx.peer_release, sizeof(rx.peer_release), "%s", k->release);
+	if (vm_initramfs_build(cfg, w->peer, &rx, w->rx.dir, w->rx.initrd) < 0)
+		return -1;
+	if (!classic_boot() && vm_kernel_pvh(w->peer->image, w->rx.dir, w->rx.vmlinux, sizeof(w->rx.vmlinux)) < 0)
+		w->rx.vmlinux[0] = '\0';
 	return 0;
 }
 
@@ -748,8 +885,11 @@ static int work_fill(const struct run_config *cfg, const struct vm_kernel *k, st
 {
 	double t = mono_s();
 	struct stat st;
+	struct vm_pair_guest tx = { 0 };
 
-	if (vm_initramfs_build(cfg, k, w->dir, w->initrd) < 0)
+	if (w->peer && work_fill_pair(cfg, k, w, &tx) < 0)
+		return -1;
+	if (vm_initramfs_build(cfg, k, w->peer ? &tx : NULL, w->dir, w->initrd) < 0)
 		return -1;
 	if (stat(w->initrd, &st) == 0)
 		pr_debug("vm: %s: initramfs %.1f MB in %.2f s", k->release, st.st_size / 1e6,
@@ -776,6 +916,29 @@ static void boot_init(struct boot *b, const struct vm_kernel *k, const struct vm
 	b->tar_path = w->tar;
 	b->live_path = w->live;
 	b->qlog_path = w->qlog;
+}
+
+/* vm-pair: the receiver's boot beside the sender's b, each on its taps. */
+static void boot_init_pair(struct boot *b, struct boot *rx, const struct vm_work *w)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->image = *w->rx.vmlinux ? w->rx.vmlinux : w->peer->image;
+	rx->bios = b->bios;
+	rx->initrd = w->rx.initrd;
+	rx->console_path = w->rx.con;
+	rx->tar_path = w->rx.tar;
+	rx->live_path = w->rx.live;
+	rx->qlog_path = w->rx.qlog;
+	rx->con.fd = -1;
+	rx->pid = -1;
+	for (int g = 0; g < 2; g++) {
+		struct boot *x = g == PAIR_TX ? b : rx;
+
+		x->fds = w->link.fd[g];
+		x->macs[0] = pair_mac(g, PAIR_LINK);
+		x->macs[1] = pair_mac(g, PAIR_CTL);
+	}
+	b->peer = rx;
 }
 
 /*
@@ -903,6 +1066,10 @@ static void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct bo
 	fmt_buf(name, sizeof(name), "console%s.log", d->boot_sfx);
 	if (rawfd >= 0)
 		keep_console(rawfd, w->con, name);
+	/* vm-pair: the receiver's console beside the sender's */
+	fmt_buf(name, sizeof(name), "console-receiver%s.log", d->boot_sfx);
+	if (rawfd >= 0 && w->peer)
+		keep_console(rawfd, w->rx.con, name);
 	if (t->tarmap && !t->refused && rawfd >= 0) {
 		if (guest_out_raw(t->tarmap, t->tarlen, rawfd, why, sizeof(why)) < 0) {
 			fmt_buf(b->why, sizeof(b->why), "the guest's raw files were not kept: %s", why);
@@ -961,9 +1128,10 @@ static int conclude(const struct run_config *cfg, const struct vm_kernel *k,
 
 		/* it may quote the guest or qemu: printable ASCII only, for the terminal and the records */
 		guest_printable(b->why, strlen(b->why), b->why, sizeof(b->why));
-		tail = console_tail(&b->con);
-		pr_warn("vm: %s: %s; the last console lines (all in %s/%s/console%s.log):\n%s", k->release,
-			b->why, d->dir, d->rawrel, d->boot_sfx, tail ? tail : "");
+		tail = console_tail(b->peer_fault ? &b->peer->con : &b->con);
+		pr_warn("vm: %s: %s; the last %sconsole lines (all in %s/%s/console%s%s.log):\n%s", k->release,
+			b->why, b->peer_fault ? "receiver's " : "", d->dir, d->rawrel, b->peer_fault ? "-receiver" : "",
+			d->boot_sfx, tail ? tail : "");
 		free(tail);
 		fmt_buf(reason, sizeof(reason), "vm: %s", b->why);
 		out->runs_failed += append_failed(d->runs, cfg, k->release, seen, reason, vm);
@@ -1029,7 +1197,7 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 	struct vm_kernel k;
 	int ok = vm_kernel_resolve(kernel_spec, &k) == 0;
 
-	return vm_run_resolved(cfg, kernel_spec, ok ? &k : NULL, resultsdir, out);
+	return vm_run_resolved(cfg, kernel_spec, ok ? &k : NULL, NULL, resultsdir, out);
 }
 
 /* Boot k (its work files made), bring its results home, and say how it went. */
@@ -1037,15 +1205,17 @@ static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
 		      const struct vm_work *w, const struct vm_dest *d, struct vm_stats *out)
 {
 	char kvm_fail[600] = "";
-	struct boot b;
+	struct boot b, rx;
 	struct taken t = { 0 };
 	json_t *vm, *seen = json_object();
 	int err;
 
 	boot_init(&b, k, w);
+	if (w->peer)
+		boot_init_pair(&b, &rx, w);
 	boot_kernel(cfg, k, w, &b, kvm_fail, sizeof(kvm_fail));
 	note_boot(cfg, &b, kvm_fail, out);
-	vm = vm_info(&b, k);
+	vm = vm_info(&b, k, w->peer);
 	take_results(&b, k, w, &t);
 	keep_raw(d, w, &b, &t);
 	merge_guest_records(cfg, k, d, w, &b, &t, vm, seen, out);
@@ -1068,8 +1238,27 @@ static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
 	return err;
 }
 
-int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
-		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out)
+/* Dry-run: the commands for the wires and the qemus, none started. */
+static void print_boots(const struct vm_kernel *kernel, struct vm_work *w)
+{
+	struct boot b, rx;
+
+	boot_init(&b, kernel, w);
+	b.kvm = want_kvm(w->dir, true);
+	if (w->peer) {
+		struct qemu_argv q;
+
+		pair_link_make(&w->link, true);
+		boot_init_pair(&b, &rx, w);
+		rx.kvm = b.kvm;
+		build_argv(&rx, &q);
+		exec_print(stdout, NULL, q.a);
+	}
+	boot_once(&b, true);
+}
+
+int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec, const struct vm_kernel *kernel,
+		    const struct vm_kernel *peer, const char *resultsdir, struct vm_stats *out)
 {
 	struct vm_dest d = { .dir = resultsdir };
 	struct vm_work w;
@@ -1088,7 +1277,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 	fmt_buf(d.rawrel, sizeof(d.rawrel), "raw/%s", kernel->release);
 	char why[512];
 
-	if (vm_preflight(cfg, kernel, why, sizeof(why)) < 0) {
+	if (vm_preflight(cfg, kernel, why, sizeof(why)) < 0 || (peer && vm_preflight(cfg, peer, why, sizeof(why)) < 0)) {
 		not_run(cfg, kernel_spec, &d, why, out);
 		return -1;
 	}
@@ -1097,18 +1286,18 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
 		fmt_buf(d.boot_sfx, sizeof(d.boot_sfx), "-r%d", cfg->repeat_from);
 	if (work_make(cfg, &w) < 0)
 		return -1;
+	w.peer = peer;
 	if (work_fill(cfg, kernel, &w) < 0) {
 		not_run(cfg, kernel_spec, &d, "vm: the initramfs could not be built", out);
 	} else if (cfg->dry_run) {
-		struct boot b;
-
-		boot_init(&b, kernel, &w);
-		b.kvm = want_kvm(w.dir, true);
-		boot_once(&b, true);
+		print_boots(kernel, &w);
 		err = 0;
+	} else if (peer && pair_link_make(&w.link, false) < 0) {
+		not_run(cfg, kernel_spec, &d, "vm-pair: the link between the guests could not be made", out);
 	} else {
 		err = run_booted(cfg, kernel, &w, &d, out);
 	}
+	pair_link_remove(&w.link);
 	rm_rf(w.dir);
 	return err;
 }

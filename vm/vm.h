@@ -88,7 +88,8 @@ int vm_kernel_pvh(const char *image, const char *workdir, char *out, size_t outl
  * Build the initramfs for cfg's matrix on kernel k into the file path.
  * workdir is a scratch folder the caller removes.
  */
-int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
+struct vm_pair_guest;
+int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k, const struct vm_pair_guest *pg,
 		       const char *workdir, const char *path);
 
 /*
@@ -108,9 +109,12 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
  */
 int vm_preflight(const struct run_config *cfg, const struct vm_kernel *k, char *why, size_t wlen);
 
-/* vm_run_kernel for a kernel resolved already (NULL: it could not be). */
-int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec,
-		    const struct vm_kernel *kernel, const char *resultsdir, struct vm_stats *out);
+/*
+ * vm_run_kernel for a kernel resolved already (NULL: it could not be);
+ * with peer (vm-pair), kernel is the sender's and peer the receiver's.
+ */
+int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec, const struct vm_kernel *kernel,
+		    const struct vm_kernel *peer, const char *resultsdir, struct vm_stats *out);
 
 /*
  * May the vm testbed try KVM here? No when IPSECPERF_VM_ACCEL=tcg or

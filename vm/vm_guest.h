@@ -22,10 +22,21 @@
 /* the probes' anchors in inlined functions, from the kernel's DWARF (probes/anchors.h), if the host had it */
 #define GUEST_ANCHORS "/etc/ipsecperf-anchors"
 
+/*
+ * The vm-pair testbed (vm_pair.c): each guest's config has a "pair" object
+ * (its role, its devices' MACs and addresses); the ssh keys and sshd's
+ * config are in GUEST_PAIR_DIR. The devices are renamed to these names.
+ */
+#define GUEST_PAIR_DIR "/etc/ipsecperf-pair"
+#define GUEST_PAIR_DIR_REL "etc/ipsecperf-pair" /* in the archive */
+#define GUEST_PAIR_LINK_DEV "ipp-link"
+#define GUEST_PAIR_CTL_DEV "ipp-ctl"
+
 /* console markers; each is followed by " t=<guest uptime s>" and more */
 #define MARK_INIT "ipsecperf-guest: init"
 #define MARK_START "ipsecperf-guest: matrix start"
 #define MARK_FIRST_BYTE "ipsecperf-guest: first byte"
 #define MARK_DONE "ipsecperf-guest: done"
+#define MARK_PEER_READY "ipsecperf-guest: receiver ready" /* vm-pair: the receiver's sshd is up */
 
 #endif

@@ -22,215 +22,14 @@
 #include <unistd.h>
 
 #include "anchors.h"
+#include "cpio.h"
 #include "files.h"
 #include "exec.h"
 #include "kdwarf.h"
 #include "options.h"
 #include "log.h"
 #include "vm_guest.h"
-
-/* ---- cpio newc writer ---- */
-
-struct cpio {
-	FILE *f;
-	unsigned int ino;
-	unsigned long long off;
-	char **names; /* entries written, to make parents once and skip repeats */
-	int nnames, cap;
-	int err;
-};
-
-static bool cpio_has(struct cpio *c, const char *name)
-{
-	for (int i = 0; i < c->nnames; i++)
-		if (!strcmp(c->names[i], name))
-			return true;
-	return false;
-}
-
-static void cpio_remember(struct cpio *c, const char *name)
-{
-	if (c->nnames == c->cap) {
-		int ncap = c->cap ? c->cap * 2 : 256;
-		char **nn = realloc(c->names, ncap * sizeof(*nn));
-
-		if (!nn) {
-			c->err = -1;
-			return;
-		}
-		c->names = nn;
-		c->cap = ncap;
-	}
-	c->names[c->nnames++] = strdup(name);
-}
-
-static void cpio_pad(struct cpio *c)
-{
-	static const char zero[4];
-	unsigned int pad = (4 - c->off % 4) % 4;
-
-	if (pad && fwrite(zero, 1, pad, c->f) != pad)
-		c->err = -1;
-	c->off += pad;
-}
-
-static void cpio_header(struct cpio *c, const char *name, unsigned int mode, size_t size,
-			unsigned int rmaj, unsigned int rmin)
-{
-	size_t nl = strlen(name) + 1;
-	int n = fprintf(c->f, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X",
-			++c->ino, mode, 0u, 0u, 1u, 0u, size, 0u, 0u, rmaj, rmin, nl, 0u);
-
-	if (n != 110 || fwrite(name, 1, nl, c->f) != nl)
-		c->err = -1;
-	c->off += 110 + nl;
-	cpio_pad(c);
-}
-
-static void cpio_dir(struct cpio *c, const char *name);
-
-/* Make the parents of name (which has no leading '/'). */
-static void cpio_parents(struct cpio *c, const char *name)
-{
-	char buf[PATH_MAX];
-
-	fmt_buf(buf, sizeof(buf), "%s", name);
-	for (char *p = buf; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		cpio_dir(c, buf);
-		*p = '/';
-	}
-}
-
-static void cpio_dir(struct cpio *c, const char *name)
-{
-	if (cpio_has(c, name))
-		return;
-	cpio_parents(c, name);
-	cpio_header(c, name, 040755, 0, 0, 0);
-	cpio_remember(c, name);
-}
-
-static void cpio_mem(struct cpio *c, const char *name, unsigned int mode, const void *buf,
-		     size_t len)
-{
-	if (cpio_has(c, name))
-		return;
-	cpio_parents(c, name);
-	cpio_header(c, name, 0100000 | mode, len, 0, 0);
-	if (len && fwrite(buf, 1, len, c->f) != len)
-		c->err = -1;
-	c->off += len;
-	cpio_pad(c);
-	cpio_remember(c, name);
-}
-
-static void cpio_symlink(struct cpio *c, const char *name, const char *target)
-{
-	size_t len = strlen(target);
-
-	if (cpio_has(c, name))
-		return;
-	cpio_parents(c, name);
-	cpio_header(c, name, 0120777, len, 0, 0);
-	if (fwrite(target, 1, len, c->f) != len)
-		c->err = -1;
-	c->off += len;
-	cpio_pad(c);
-	cpio_remember(c, name);
-}
-
-static void cpio_node(struct cpio *c, const char *name, unsigned int mode, unsigned int maj,
-		      unsigned int min)
-{
-	if (cpio_has(c, name))
-		return;
-	cpio_parents(c, name);
-	cpio_header(c, name, mode, 0, maj, min);
-	cpio_remember(c, name);
-}
-
-/* A host file (symlinks followed) as name; its mode kept. */
-static int cpio_file(struct cpio *c, const char *name, const char *src)
-{
-	char buf[65536];
-	struct stat st;
-	size_t left;
-	int fd;
-
-	if (cpio_has(c, name))
-		return 0;
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		pr_warn("vm: initramfs: cannot read %s: %s", src, strerror(errno ? errno : EINVAL));
-		if (fd >= 0)
-			close(fd);
-		c->err = -1;
-		return -1;
-	}
-	cpio_parents(c, name);
-	cpio_header(c, name, 0100000 | (st.st_mode & 07777), st.st_size, 0, 0);
-	for (left = st.st_size; left;) {
-		ssize_t n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
-
-		if (n <= 0) {
-			c->err = -1;
-			break;
-		}
-		if (fwrite(buf, 1, n, c->f) != (size_t)n)
-			c->err = -1;
-		left -= n;
-	}
-	close(fd);
-	c->off += st.st_size;
-	cpio_pad(c);
-	cpio_remember(c, name);
-	return c->err;
-}
-
-static int cpio_finish(struct cpio *c)
-{
-	cpio_header(c, "TRAILER!!!", 0, 0, 0, 0);
-	for (int i = 0; i < c->nnames; i++)
-		free(c->names[i]);
-	free(c->names);
-	if (fclose(c->f) != 0)
-		c->err = -1;
-	return c->err;
-}
-
-/* ---- programs and their libraries ---- */
-
-/* Add a host program at the path it has on the host, with what ldd lists. */
-static int add_elf(struct cpio *c, const char *name, const char *src)
-{
-	char *out = NULL, *line, *save = NULL;
-	int err;
-
-	err = cpio_file(c, name, src);
-	if (err)
-		return err;
-	/* ldd exits 1 for a static program: then there is nothing more to add */
-	if (exec_in_dir(NULL, (char *[]){ "ldd", (char *)src, NULL }, &out) != 0) {
-		free(out);
-		return 0;
-	}
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *arrow = strstr(line, "=> "), *p = arrow ? arrow + 3 : line;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p != '/')
-			continue; /* linux-vdso.so.1, or "not found" */
-		p[strcspn(p, " (")] = '\0';
-		if (cpio_file(c, p + 1, p) < 0) {
-			err = -1;
-			break;
-		}
-	}
-	free(out);
-	return err;
-}
+#include "vm_pair.h"
 
 /* The first of paths that exists (and is not busybox, unless may_be_busybox), or NULL. */
 static const char *first_real(const char *const *paths, bool may_be_busybox)
@@ -641,7 +440,7 @@ static bool asked_by_name(const char *extra, const char *base)
 }
 
 /* Want the modules under module_prefixes (no netfilter) and those asked for, with their deps. */
-static void want_modules(struct modset *s)
+static void want_modules(struct modset *s, bool pair)
 {
 	const char *extra = getenv("IPSECPERF_VM_MODULES");
 
@@ -652,6 +451,7 @@ static void want_modules(struct modset *s)
 		for (int j = 0; module_prefixes[j]; j++)
 			want |= !strncmp(s->m[i].rel, module_prefixes[j], strlen(module_prefixes[j]));
 		want &= !strstr(s->m[i].rel, "/netfilter/");
+		want |= pair && vm_pair_module(s->m[i].rel);
 		want |= asked_by_name(extra, base ? base + 1 : NULL);
 		if (want)
 			want_closure(s, &s->m[i]);
@@ -691,7 +491,7 @@ static int write_modules(struct cpio *c, struct modset *s, const struct vm_kerne
 }
 
 static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *workdir,
-		       int *nmods)
+		       bool pair, int *nmods)
 {
 	char srcdir[PATH_MAX], stage[PATH_MAX * 2];
 	struct modset s = { 0 };
@@ -699,7 +499,7 @@ static int add_modules(struct cpio *c, const struct vm_kernel *k, const char *wo
 
 	*nmods = 0;
 	if (err == 0) {
-		want_modules(&s);
+		want_modules(&s, pair);
 		/* the guest's index covers exactly the modules it has */
 		fmt_buf(stage, sizeof(stage), "%s/modules", workdir);
 		err = stage_modules(&s, true, srcdir, stage, k->release);
@@ -740,7 +540,7 @@ static void forward_options(const struct run_config *cfg, json_t *argv)
 		options_each(cfg->opts, 0, cfg->argc, cfg->argv, forward, argv);
 }
 
-static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel *k)
+static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel *k, const struct vm_pair_guest *pg)
 {
 	json_t *argv = json_array(), *scen = json_array();
 
@@ -750,8 +550,12 @@ static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel
 		json_array_append_new(argv, json_string("-v"));
 	json_array_append_new(argv, json_string("run"));
 	forward_options(cfg, argv);
-	json_array_append_new(argv, json_string("--testbed"));
-	json_array_append_new(argv, json_string("netns"));
+	if (pg) {
+		vm_pair_sender_args(argv);
+	} else {
+		json_array_append_new(argv, json_string("--testbed"));
+		json_array_append_new(argv, json_string("netns"));
+	}
 	json_array_append_new(argv, json_string("-o"));
 	json_array_append_new(argv, json_string(GUEST_OUT "/" GUEST_RUNDIR));
 	json_array_append_new(argv, json_string("--quiet"));
@@ -802,7 +606,7 @@ static int add_anchors(struct cpio *c, const struct vm_kernel *k)
 }
 
 int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
-		       const char *workdir, const char *path)
+		       const struct vm_pair_guest *pg, const char *workdir, const char *path)
 {
 	struct cpio c = { 0 };
 	json_t *gc;
@@ -832,7 +636,7 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		if (add_elf(&c, "usr/bin/perf", perf) < 0)
 			goto fail;
 	}
-	if (add_modules(&c, k, workdir, &nmods) < 0)
+	if (add_modules(&c, k, workdir, pg != NULL, &nmods) < 0)
 		goto fail;
 	pr_debug("vm: initramfs: %d modules for %s", nmods, k->release);
 
@@ -856,13 +660,19 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 			NULL }; *f; f++)
 		if (is_file(*f))
 			cpio_file(&c, *f + 1, *f);
+	gc = guest_config(cfg, k, pg);
+	if (pg && vm_initramfs_pair(&c, cfg, pg, gc) < 0) {
+		json_decref(gc);
+		goto fail;
+	}
 	cpio_mem(&c, "etc/passwd", 0644, "root:x:0:0:root:/root:/bin/sh\n", 30);
 	cpio_mem(&c, "etc/group", 0644, "root:x:0:\n", 10);
 	cpio_mem(&c, "etc/hostname", 0644, "ipsecperf-vm\n", 13);
 
-	if (add_anchors(&c, k) < 0)
+	if (add_anchors(&c, k) < 0) {
+		json_decref(gc);
 		goto fail;
-	gc = guest_config(cfg, k);
+	}
 	text = json_dumps(gc, JSON_INDENT(1));
 	json_decref(gc);
 	if (!text)

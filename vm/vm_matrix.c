@@ -43,6 +43,28 @@ static int resolve_kernels(const struct run_config *cfg, struct vm_kernel *ks, b
 	return n;
 }
 
+/*
+ * vm-pair: the receiver's kernel of each pair into pks (--peer-kernel, else
+ * the sender's own); a pair whose receiver cannot be had does not run (ok[i]
+ * false). Returns how many such pairs.
+ */
+static int resolve_peers(const struct run_config *cfg, const struct vm_kernel *ks, struct vm_kernel *pks, bool *ok)
+{
+	int n = 0;
+
+	if (!run_vm_pair(cfg))
+		return 0;
+	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
+		if (!ok[i])
+			continue;
+		if (!cfg->npeer_kernels)
+			pks[i] = ks[i];
+		else if (vm_kernel_resolve(cfg->peer_kernels[i], &pks[i]) < 0)
+			ok[i] = false, n++;
+	}
+	return n;
+}
+
 int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 {
 	json_t *kernels = json_array(), *vms = json_array();
@@ -58,7 +80,7 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 		json_object_set(res->meta, "vm", vms);
 		writer_write_meta(res);
 	}
-	struct vm_kernel *ks = calloc(RUN_MAX_KERNELS, sizeof(*ks));
+	struct vm_kernel *ks = calloc(2 * RUN_MAX_KERNELS, sizeof(*ks)), *pks = ks ? ks + RUN_MAX_KERNELS : NULL;
 	bool ok[RUN_MAX_KERNELS] = { false }, left_out[RUN_MAX_KERNELS] = { false };
 	bool have_meta[RUN_MAX_KERNELS] = { false };
 	/* --interleave: one boot per kernel and repeat, K1 K2 K1 K2 ..., so that a
@@ -72,6 +94,7 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 		return cfg->nkernels;
 	}
 	failed += resolve_kernels(cfg, ks, ok, left_out);
+	failed += resolve_peers(cfg, ks, pks, ok);
 	for (int round = 0; round < rounds && !stop_requested(); round++) {
 		for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
 			struct run_config one = *cfg;
@@ -83,7 +106,8 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 				one.repeat = 1;
 				one.repeat_from = cfg->repeat_from + round;
 			}
-			if (vm_run_resolved(&one, cfg->kernels[i], ok[i] ? &ks[i] : NULL, res->dir, &st) < 0 &&
+			if (vm_run_resolved(&one, cfg->kernels[i], ok[i] ? &ks[i] : NULL,
+					    run_vm_pair(cfg) && ok[i] ? &pks[i] : NULL, res->dir, &st) < 0 &&
 			    !st.runs_failed)
 				failed++;
 			failed += st.runs_failed;

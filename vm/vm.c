@@ -1277,7 +1277,8 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec, const
 	fmt_buf(d.rawrel, sizeof(d.rawrel), "raw/%s", kernel->release);
 	char why[512];
 
-	if (vm_preflight(cfg, kernel, why, sizeof(why)) < 0 || (peer && vm_preflight(cfg, peer, why, sizeof(why)) < 0)) {
+	if (vm_preflight(cfg, kernel, why, sizeof(why)) < 0 ||
+	    (peer && strcmp(peer->release, kernel->release) && vm_preflight(cfg, peer, why, sizeof(why)) < 0)) {
 		not_run(cfg, kernel_spec, &d, why, out);
 		return -1;
 	}

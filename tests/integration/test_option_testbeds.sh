@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Every run option on every testbed (netns, peer, vm): the program's own
+# Every run option on every testbed (netns, peer, vm, vm-pair): the program's own
 # table (`run --list-options`, so a new option cannot be forgotten) says
 # where it works. Where it does not, run must refuse it at parse time with
 # one line naming the option and the testbed, exit 2, and change nothing.
@@ -84,6 +84,22 @@ no-wait netns test_option_effects.sh
 no-wait peer test_peer_guard.sh
 until-ci netns test_until_ci.sh
 max-repeat netns test_until_ci.sh
+duration vm-pair test_vm_pair.sh
+omit vm-pair test_vm_pair.sh
+repeat vm-pair test_vm_pair.sh
+output vm-pair test_vm_pair.sh
+tag vm-pair test_vm_pair.sh
+testbed vm-pair test_vm_pair.sh
+kernel vm-pair test_vm_pair.sh
+peer-kernel vm-pair test_vm_pair_fail.sh
+addr-tx vm-pair test_vm_pair.sh
+addr-rx vm-pair test_vm_pair.sh
+port vm-pair test_vm_pair.sh
+dry-run vm-pair test_vm_pair_fail.sh
+quiet vm-pair test_vm_pair.sh
+no-probes vm-pair test_vm_pair_fail.sh
+interleave vm-pair test_vm_pair_ends.sh
+repeat-from vm-pair test_vm_pair_ends.sh
 '
 
 # a sample value for each option that takes one, and what an option needs beside it
@@ -96,6 +112,7 @@ value() { # option testbed
 	ssh-option) echo ConnectTimeout=1 ;; peer-ipsecperf) echo /usr/bin/ipsecperf ;;
 	cpu-tx) echo 0 ;; cpu-rx) echo 1 ;; profile-hz) echo 49 ;; repeat-from) echo 3 ;;
 	scenario-dir) echo "$TOP/scenarios" ;; until-ci) echo 5 ;; max-repeat) echo 10 ;;
+	peer-kernel) echo "${KERNEL:-debian:linux-image-none}" ;;
 	*) fail "no sample value for --$1: add one to value() in this test" ;;
 	esac
 }
@@ -112,6 +129,7 @@ base() { # testbed: the options it always needs, for a dry run that changes noth
 	netns) echo --testbed netns --dry-run --quiet ;;
 	peer) echo --testbed peer --peer root@192.0.2.1 --dev lo --peer-dev lo --ssh-option ProxyCommand=false --dry-run --quiet ;;
 	vm) echo --testbed vm --kernel "$KERNEL" --dry-run --quiet ;;
+	vm-pair) echo --testbed vm-pair --kernel "$KERNEL" --dry-run --quiet ;;
 	esac
 }
 
@@ -122,11 +140,11 @@ snapshot > "$TMP/before"
 checked=0
 while IFS=$'\t' read -r name short arg testbeds where; do
 	opt=${name#--}
-	[[ $testbeds =~ ^(netns|peer|vm)(,(netns|peer|vm))*$ ]] || fail "$name: marks '$testbeds' name no testbed"
+	[[ $testbeds =~ ^(netns|peer|vm|vm-pair)(,(netns|peer|vm|vm-pair))*$ ]] || fail "$name: marks '$testbeds' name no testbed"
 	[[ $where == guest || $where == host ]] || fail "$name: neither guest nor host ('$where')"
 	[[ $where == guest && ,$testbeds, != *,vm,* ]] && fail "$name goes to the vm guest but is refused on vm"
 	grep -q -- "$name" "$TMP/help" || fail "$name is not in run --help"
-	for tb in netns peer vm; do
+	for tb in netns peer vm vm-pair; do
 		val=()
 		[ "$arg" != - ] && val=("$(value "$opt" "$tb")")
 		if [[ ,$testbeds, != *,$tb,* ]]; then
@@ -145,7 +163,7 @@ while IFS=$'\t' read -r name short arg testbeds where; do
 		[ "$short" != - ] && pat="$pat|${short}[ =0-9]"
 		grep -qE -- "$pat" "$TOP/tests/integration/$proof" "$TOP/tests/integration/"*lib.sh ||
 			fail "$name on $tb: $proof does not use $name"
-		[ "$tb" = vm ] && [ -z "$KERNEL" ] && continue
+		[[ $tb == vm* ]] && [ -z "$KERNEL" ] && continue
 		# shellcheck disable=SC2046
 		timeout 60 "$IPSECPERF" run $(base "$tb") $(needs "$opt" "$tb") "$name" "${val[@]}" clear \
 			> "$TMP/out" 2> "$TMP/err" < /dev/null

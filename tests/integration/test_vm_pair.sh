@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The vm-pair testbed: two Debian 6.1 guests, the sender and the receiver,
+# joined by a virtio-net link, clear and esp-null for 3 s each (TCG here).
+# Both ran; the SAs of both guests counted packets, and so did the probes on
+# both; each side has its cycles from its own guest; clear beat esp-null;
+# the options reached the sender's run (--port, the addresses), both
+# consoles came home, and no qemu, namespace, tap, scratch folder or
+# journal is left.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+
+k61=$(vm_kernel "$DEB61") || exit $?
+info "kernel: $k61 at both ends"
+snapshot > "$TMP/before"
+cd "$TMP" || fail "cd $TMP"
+"$IPSECPERF" run --testbed vm-pair --kernel "$k61" --tag pair -O 1 --repeat 1 --duration 3 -q --port 5301 \
+	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
+	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+cat "$TMP/stderr" >&2
+out=$(ls -d "$TMP"/results/*-vm-pair-pair 2> /dev/null)
+[ -d "$out" ] || fail "--tag pair: no results/*-vm-pair-pair folder"
+assert_vm_clean "after a vm-pair run"
+snapshot > "$TMP/after"
+assert_same_snapshot "$TMP/before" "$TMP/after" "after a vm-pair run"
+
+r="$out/runs.jsonl"
+assert_records "$r" '[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("esp-null", "ok")]' \
+	"clear and esp-null did not both run ok"
+assert_jsonl "$r" 'r["testbed"] == "vm-pair" and r["peer_kernel"] == r["kernel"] and match("^6[.]1[.]", r["kernel"])' \
+	"records do not name the vm-pair testbed and both 6.1 kernels"
+rel=$(json_values "$r" 'r["kernel"]' | sort -u)
+python3 - "$r" << 'PY' || fail "SAs, probes, cycles or throughputs wrong (above)"
+import sys
+from assert_json import records
+recs = {r["scenario"]: r for r in records(sys.argv[1])}
+e = recs["esp-null"]
+for host in ("sender", "receiver"):
+    outs = [s for s in e["sa"] if s["dir"] == "out" and s["host"] == host]
+    assert outs and all(s["packets"] > 0 for s in outs), f"the {host}'s ESP SAs counted nothing: {e['sa']}"
+# the probes on both guests: esp_output once per ESP packet the sender's out SA sent, and the receiver's ACKs
+tx_out = sum(s["packets"] for s in e["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
+rx_out = sum(s["packets"] for s in e["sa_load"] if s["dir"] == "out" and s["host"] == "receiver")
+tx_calls = e["counters"]["esp_output"]["count_load"]
+rx_calls = e["counters_receiver"]["esp_output"]["count_load"]
+print(f"  esp_output: sender {tx_calls} for {tx_out} ESP packets, receiver {rx_calls} for {rx_out}", file=sys.stderr)
+assert tx_calls == tx_out and rx_calls == rx_out, "esp_output probes do not match the SAs"
+for r in recs.values():
+    assert r["cycles_per_byte_sender"] > 0 and r["cycles_per_byte_receiver"] > 0, "a side has no cycles"
+    assert 2.5 < r["duration_s"] < 4, r["duration_s"]
+assert recs["clear"]["sa"] == [], "clear installed SAs"
+c, x = recs["clear"]["throughput_bps"], e["throughput_bps"]
+print(f"  clear {c/1e9:.3f} Gbit/s, esp-null {x/1e9:.3f} Gbit/s", file=sys.stderr)
+assert c > x > 0, f"clear {c} did not beat esp-null {x}"
+PY
+# --port and the addresses reached the sender's run: iperf3 says where it went
+grep -q '"remote_host":[[:space:]]*"198.18.7.2"' "$out/raw/$rel/clear-r1-iperf3-client.json" ||
+	fail "--addr-rx did not reach the sender's run"
+grep -q '"remote_port":[[:space:]]*5301' "$out/raw/$rel/clear-r1-iperf3-client.json" ||
+	fail "--port did not reach the sender's run"
+for f in console.log console-receiver.log; do
+	[ -s "$out/raw/$rel/$f" ] || fail "raw/$rel/$f missing"
+done
+grep -q 'ipsecperf-guest: receiver ready' "$out/raw/$rel/console-receiver.log" || fail "the receiver's console is not its own"
+assert_json "$out/meta.json" 'd["vm"][0]["boot_to_first_measured_byte_s"] > 0' "meta.json: no boot time"
+grep -q "vm: $rel: \(TCG\|KVM\), boot to init .* boot to first measured byte [0-9.]* s" "$TMP/stderr" ||
+	fail "no boot-to-first-byte line"
+exit 0

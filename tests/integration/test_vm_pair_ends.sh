@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# One end patched, on the vm-pair testbed: the tests' 6.12 with 500 us of
+# busy-wait in esp_output (kernel-patches/esp4-busywait.patch) as the
+# sender against the base as the receiver, and the reverse, in one
+# invocation with --interleave (pair 1, pair 2, pair 1, pair 2). The
+# sender sends every data segment through esp_output, the receiver only
+# its ACKs: the patch costs most where it sends, so esp-null is slower
+# with the patched kernel sending. The records of each pair name its two
+# kernels; the repeats are numbered from --repeat-from.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+. "$(dirname "$0")/kernel_lib.sh"
+
+patches="$TOP/tests/integration/kernel-patches"
+kb=$(ktree_base) || fail "the tests' kernel could not be built"
+ks=$(ktree_variant esp-slow "$patches/esp4-busywait.patch") || fail "the patched kernel did not build"
+base=$(cat "$kb/include/config/kernel.release") slow=$(cat "$ks/include/config/kernel.release")
+info "pairs: $slow -> $base and $base -> $slow"
+out="$TMP/ends"
+"$IPSECPERF" run -q --testbed vm-pair --kernel "$ks" --peer-kernel "$kb" --kernel "$kb" --peer-kernel "$ks" \
+	--interleave -r 2 --repeat-from 3 -t 3 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "run exited $?"; }
+assert_records "$out/runs.jsonl" 'all(r["status"] == "ok" for r in rs) and len(rs) == 4' "not four ok runs"
+assert_records "$out/runs.jsonl" "sorted((r['kernel'], r['peer_kernel'], r['repeat']) for r in rs) == sorted([(k, p, n) for k, p in (('$base', '$slow'), ('$slow', '$base')) for n in (3, 4)])" \
+	"the records do not name each pair's kernels and repeats 3 and 4"
+python3 - "$out/runs.jsonl" "$slow" << 'PY' || fail "the patched sender was not the slower (above)"
+import statistics, sys
+from assert_json import records
+rs = records(sys.argv[1])
+tx = statistics.median(r["throughput_bps"] for r in rs if r["kernel"] == sys.argv[2])
+rx = statistics.median(r["throughput_bps"] for r in rs if r["kernel"] != sys.argv[2])
+print(f"  esp-null: patched sender {tx/1e6:.1f} Mbit/s, patched receiver {rx/1e6:.1f} Mbit/s", file=sys.stderr)
+assert tx < rx, (tx, rx)
+PY
+for k in "$base" "$slow"; do
+	for n in 3 4; do
+		[ -s "$out/raw/$k/console-r$n.log" ] && [ -s "$out/raw/$k/console-receiver-r$n.log" ] ||
+			fail "raw/$k: the consoles of round $n are not both kept"
+	done
+done
+assert_vm_clean "after the two pairs"
+exit 0

@@ -3,7 +3,8 @@
 # The vm-pair testbed: two Debian 6.1 guests, the sender and the receiver,
 # joined by a virtio-net link, clear and esp-null for 3 s each (TCG here).
 # Both ran; the SAs of both guests counted packets, and so did the probes on
-# both; each side has its cycles from its own guest; clear beat esp-null;
+# both (about one esp_output and one memmove per ESP packet); each side
+# has its cycles from its own guest; clear beat esp-null;
 # the options reached the sender's run (--port, the addresses), both
 # consoles came home, and no qemu, namespace, tap, scratch folder or
 # journal is left.
@@ -12,7 +13,6 @@
 
 k61=$(vm_kernel "$DEB61") || exit $?
 info "kernel: $k61 at both ends"
-snapshot > "$TMP/before"
 cd "$TMP" || fail "cd $TMP"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --tag pair -O 1 --repeat 1 --duration 3 -q --port 5301 \
 	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
@@ -21,8 +21,6 @@ cat "$TMP/stderr" >&2
 out=$(ls -d "$TMP"/results/*-vm-pair-pair 2> /dev/null)
 [ -d "$out" ] || fail "--tag pair: no results/*-vm-pair-pair folder"
 assert_vm_clean "after a vm-pair run"
-snapshot > "$TMP/after"
-assert_same_snapshot "$TMP/before" "$TMP/after" "after a vm-pair run"
 
 r="$out/runs.jsonl"
 assert_records "$r" '[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("esp-null", "ok")]' \
@@ -38,13 +36,14 @@ e = recs["esp-null"]
 for host in ("sender", "receiver"):
     outs = [s for s in e["sa"] if s["dir"] == "out" and s["host"] == host]
     assert outs and all(s["packets"] > 0 for s in outs), f"the {host}'s ESP SAs counted nothing: {e['sa']}"
-# the probes on both guests: esp_output once per ESP packet the sender's out SA sent, and the receiver's ACKs
-tx_out = sum(s["packets"] for s in e["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
-rx_out = sum(s["packets"] for s in e["sa_load"] if s["dir"] == "out" and s["host"] == "receiver")
-tx_calls = e["counters"]["esp_output"]["count_load"]
-rx_calls = e["counters_receiver"]["esp_output"]["count_load"]
-print(f"  esp_output: sender {tx_calls} for {tx_out} ESP packets, receiver {rx_calls} for {rx_out}", file=sys.stderr)
-assert tx_calls == tx_out and rx_calls == rx_out, "esp_output probes do not match the SAs"
+# the probes on both guests: esp_output about once per ESP packet of each
+# guest's out SA (the peer testbed reads the SAs at the window's edges
+# through ssh, so the two intervals differ by what passes meanwhile)
+for host, ctr in (("sender", "counters"), ("receiver", "counters_receiver")):
+    per = e[ctr]["esp_output"]["per_esp_packet"]
+    print(f"  esp_output on the {host}: {e[ctr]['esp_output']['count']} calls, {per:.3f} per ESP packet", file=sys.stderr)
+    assert 0.9 < per < 1.1, f"the {host}'s esp_output probe: {per} per ESP packet"
+    assert e[ctr]["memmove_transport_output"]["count"] == e[ctr]["esp_output"]["count"], "memmove is not once per esp_output"
 for r in recs.values():
     assert r["cycles_per_byte_sender"] > 0 and r["cycles_per_byte_receiver"] > 0, "a side has no cycles"
     assert 2.5 < r["duration_s"] < 4, r["duration_s"]
@@ -63,6 +62,6 @@ for f in console.log console-receiver.log; do
 done
 grep -q 'ipsecperf-guest: receiver ready' "$out/raw/$rel/console-receiver.log" || fail "the receiver's console is not its own"
 assert_json "$out/meta.json" 'd["vm"][0]["boot_to_first_measured_byte_s"] > 0' "meta.json: no boot time"
-grep -q "vm: $rel: \(TCG\|KVM\), boot to init .* boot to first measured byte [0-9.]* s" "$TMP/stderr" ||
-	fail "no boot-to-first-byte line"
+# -q: no progress and no boot lines
+grep -q "booting under\|boot to init" "$TMP/stderr" && fail "-q: the boot was still reported"
 exit 0

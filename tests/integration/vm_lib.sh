@@ -20,11 +20,13 @@ command -v apt-get > /dev/null || skip "no apt-get to fetch Debian kernels"
 export TMPDIR="$TMP/scratch" IPSECPERF_JOURNAL_DIR="$TMP/journal"
 mkdir -p "$TMPDIR"
 
-# What a VM run must not leave: its scratch folders, its qemu, its journal.
+# What a VM run must not leave: its scratch folders, its qemu, its journal,
+# the vm-pair's namespace (its bridges; the taps go with the qemus).
 assert_vm_clean() { # what
 	local left
 	left=$(ls -A "$TMPDIR" "$IPSECPERF_JOURNAL_DIR" 2> /dev/null | grep -v ':$' | grep . || true
-	       pgrep -af qemu-system | grep -F "$TMP" || true)
+	       pgrep -af qemu-system | grep -F "$TMP" || true
+	       ip netns list | grep -E '^ipsecperf-[0-9]+-pair' || true)
 	[ -z "$left" ] || fail "$1: left behind: $left"
 }
 

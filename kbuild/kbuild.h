@@ -46,6 +46,7 @@ enum kreport {
 	KREPORT_ALL,    /* every one (kernel show) */
 	KREPORT_BOOT,   /* what keeps the guest from booting and reporting */
 	KREPORT_COSTLY, /* what costs runs or counters, not boot speed (before a run) */
+	KREPORT_PAIR,   /* what keeps a vm-pair guest off the link between the guests */
 };
 
 /*

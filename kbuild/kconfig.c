@@ -37,6 +37,9 @@ const struct kneed kneeds[] = {
 	{ "NET_NS", 'y', KNEED_TESTBED, "the two network namespaces", NULL },
 	{ "VETH", 'y', KNEED_TESTBED, "the veth pair between them", NULL },
 	{ "IPV6", 'y', KNEED_SCENARIO, "TCP-AO depends on it", NULL },
+	/* the vm-pair testbed: a virtio-net device on qemu's PCI bus in each guest */
+	{ "VIRTIO_PCI", 'y', KNEED_PAIR, "virtio devices on PCI", NULL },
+	{ "VIRTIO_NET", 'y', KNEED_PAIR, "the virtio-net link between the vm-pair guests", NULL },
 	/* the scenarios */
 	{ "XFRM_USER", 'y', KNEED_SCENARIO, "SAs and policies over netlink", NULL },
 	{ "XFRM_STATISTICS", 'y', KNEED_SCENARIO, "/proc/net/xfrm_stat, the kernel's IPsec error counters", NULL },

@@ -30,6 +30,7 @@ enum kneed_who {
 	KNEED_SCENARIO, /* the scenarios named in kneed.cost */
 	KNEED_PROBES,   /* the BPF probes, or some of their counters */
 	KNEED_SPEED,    /* only how fast the guest boots */
+	KNEED_PAIR,     /* the vm-pair testbed's link between its two guests: its every run */
 };
 
 /* One option the VM testbed wants, as `kernel config` sets it. */

@@ -17,6 +17,8 @@ static const char *cost_of(enum kneed_who who)
 		return "no testbed in the guest: every run";
 	case KNEED_PROBES:
 		return "the probe counters that need it";
+	case KNEED_PAIR:
+		return "the vm-pair testbed: every run there";
 	case KNEED_SPEED:
 		return "nothing measured, only how fast the guest boots or what meta.json can say";
 	default:
@@ -32,14 +34,14 @@ int kbuild_report_missing(const struct kconfig *kc, const struct scenario *scs, 
 	for (const struct kneed *k = kneeds; k->name; k++) {
 		char why[128] = "", lost[512] = "";
 
-		if ((which == KREPORT_BOOT && k->who != KNEED_BOOT) ||
-		    (which == KREPORT_COSTLY && k->who == KNEED_SPEED))
+		if ((which == KREPORT_BOOT && k->who != KNEED_BOOT) || (which == KREPORT_PAIR && k->who != KNEED_PAIR) ||
+		    (which == KREPORT_COSTLY && (k->who == KNEED_SPEED || k->who == KNEED_PAIR)))
 			continue;
 		if (k->who != KNEED_SCENARIO) {
 			if (kneed_ok(kc, k, NULL, why, sizeof(why)))
 				continue;
 			fprintf(f, "  CONFIG_%s %s (%s): costs %s\n", k->name, why, k->what, cost_of(k->who));
-			costly += k->who == KNEED_BOOT || k->who == KNEED_TESTBED;
+			costly += k->who == KNEED_BOOT || k->who == KNEED_TESTBED || k->who == KNEED_PAIR;
 			continue;
 		}
 		for (int i = 0; i < nsc; i++) {

@@ -123,17 +123,21 @@ void vm_pair_sender_args(json_t *argv)
 
 int vm_initramfs_pair(struct cpio *c, const struct run_config *cfg, const struct vm_pair_guest *pg, json_t *gc)
 {
-	/* root's shell runs the peer testbed's commands: bash, as busybox's sh runs its own applets (ip) before PATH's */
-	static const char passwd[] = "root:x:0:0:root:/root:/bin/bash\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n";
+	/*
+	 * root's shell runs the peer testbed's commands: dash, as busybox's sh
+	 * runs its own applets (ip) before PATH's, and bash costs more to start
+	 * under TCG
+	 */
+	static const char passwd[] = "root:x:0:0:root:/root:/usr/bin/dash\nsshd:x:100:65534::/run/sshd:/usr/sbin/nologin\n";
 	static const char group[] = "root:x:0:\nnogroup:x:65534:\n";
 	bool rx = pg->role == PAIR_RX;
 	const char *addr_tx = cfg->addr_tx ? cfg->addr_tx : "198.18.0.1", *addr_rx = cfg->addr_rx ? cfg->addr_rx : "198.18.0.2";
 
 	if (add_elf(c, "usr/sbin/sshd", "/usr/sbin/sshd") < 0 || add_elf(c, "usr/bin/ssh", "/usr/bin/ssh") < 0 ||
-	    add_elf(c, "bin/bash", "/bin/bash") < 0 ||
+	    add_elf(c, "usr/bin/dash", "/usr/bin/dash") < 0 ||
 	    /* the peer testbed bounds its remote commands with coreutils' timeout (busybox's lacks --version) */
 	    add_elf(c, "usr/bin/timeout", "/usr/bin/timeout") < 0) {
-		pr_warn("vm-pair: initramfs: ssh, sshd, bash and timeout are needed from this host; `make deps` installs openssh-server");
+		pr_warn("vm-pair: initramfs: ssh, sshd, dash and timeout are needed from this host; `make deps` installs openssh-server");
 		return -1;
 	}
 	/* before the plain guest's own passwd and group (the first of a name is kept) */

@@ -28,6 +28,8 @@ int vm_preflight(const struct run_config *cfg, const struct vm_kernel *k, char *
 	fl = open_memstream(&lost, &llen);
 	if (fb && fl) {
 		nboot = kbuild_report_missing(&kc, NULL, 0, fb, KREPORT_BOOT);
+		if (run_vm_pair(cfg))
+			nboot += kbuild_report_missing(&kc, NULL, 0, fb, KREPORT_PAIR);
 		kbuild_report_missing(&kc, cfg->scenarios, cfg->nscenarios, fl, KREPORT_COSTLY);
 	}
 	if (fb)

@@ -545,8 +545,8 @@ static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel
 	json_t *argv = json_array(), *scen = json_array();
 
 	json_array_append_new(argv, json_string(GUEST_EXE));
-	/* ipsecperf -v run: the guest's own debug lines on the console with -v -v */
-	if (log_verbose >= 2)
+	/* the guest's own debug lines on the console with -v -v; its commands too with -v -v -v */
+	for (int v = 2; v <= log_verbose && v <= 3; v++)
 		json_array_append_new(argv, json_string("-v"));
 	json_array_append_new(argv, json_string("run"));
 	forward_options(cfg, argv);

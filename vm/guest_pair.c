@@ -105,7 +105,8 @@ int guest_pair_sshd(void)
 
 	/* Debian's sshd: its privilege separation directory */
 	mkdir("/run/sshd", 0755);
-	pid = exec_spawn((char *[]){ "/usr/sbin/sshd", "-D", "-e", "-f", GUEST_PAIR_DIR "/sshd_config", NULL }, &o);
+	/* -r: no re-exec of sshd for the connection, a second or so of dynamic linking under TCG */
+	pid = exec_spawn((char *[]){ "/usr/sbin/sshd", "-D", "-e", "-r", "-f", GUEST_PAIR_DIR "/sshd_config", NULL }, &o);
 	if (pid < 0)
 		pr_warn("guest: pair: cannot start sshd: %s", strerror(errno));
 	return pid;
@@ -136,6 +137,32 @@ static bool ssh_answers(const char *addr)
 	return ok;
 }
 
+/*
+ * The ssh connection the peer testbed's commands will share, opened now:
+ * it persists after `true` (ControlPersist). In the background; a command
+ * that comes before it is up makes its own.
+ */
+static void ssh_master(const char *peer)
+{
+	static const char *const opts[] = { GUEST_PAIR_SSH_OPTS, "BatchMode=yes", "LogLevel=ERROR", NULL };
+	char *argv[32], dest[64];
+	struct spawn_opts o = { .cpu = -1, .stdout_fd = -1, .stderr_fd = 2 };
+	int n = 0;
+
+	fmt_buf(dest, sizeof(dest), "root@%s", peer);
+	argv[n++] = "/usr/bin/ssh";
+	for (int i = 0; opts[i]; i++) {
+		argv[n++] = "-o";
+		argv[n++] = (char *)opts[i];
+	}
+	argv[n++] = "--";
+	argv[n++] = dest;
+	argv[n++] = "true";
+	argv[n] = NULL;
+	if (exec_spawn(argv, &o) < 0)
+		pr_debug("guest: pair: cannot start ssh: %s", strerror(errno));
+}
+
 int guest_pair_wait_peer(json_t *pair, int timeout_s)
 {
 	const char *peer = json_string_value(json_object_get(pair, "peer_ctl_addr"));
@@ -150,5 +177,6 @@ int guest_pair_wait_peer(json_t *pair, int timeout_s)
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
 	}
+	ssh_master(peer);
 	return 0;
 }

@@ -31,6 +31,15 @@
 #define GUEST_PAIR_DIR_REL "etc/ipsecperf-pair" /* in the archive */
 #define GUEST_PAIR_LINK_DEV "ipp-link"
 #define GUEST_PAIR_CTL_DEV "ipp-ctl"
+/*
+ * The sender's ssh options (each an -o), for the peer testbed's ssh and the
+ * master connection the sender's init opens first: one connection for the
+ * whole run, as a handshake costs seconds under TCG.
+ */
+#define GUEST_PAIR_SSH_OPTS                                                                             \
+	"IdentityFile=" GUEST_PAIR_DIR "/id", "UserKnownHostsFile=" GUEST_PAIR_DIR "/known_hosts",     \
+		"StrictHostKeyChecking=yes", "ConnectTimeout=30", "ControlMaster=auto",                \
+		"ControlPath=/run/ipsecperf-ssh-%C", "ControlPersist=600"
 
 /* console markers; each is followed by " t=<guest uptime s>" and more */
 #define MARK_INIT "ipsecperf-guest: init"

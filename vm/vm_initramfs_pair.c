@@ -104,12 +104,7 @@ static int pair_files(struct cpio *c, const struct vm_pair_guest *pg)
 /* The sender's run: the peer testbed over the control link, with the receiver's guest as the peer. */
 void vm_pair_sender_args(json_t *argv)
 {
-	static const char *const opts[] = {
-		"IdentityFile=" GUEST_PAIR_DIR "/id", "UserKnownHostsFile=" GUEST_PAIR_DIR "/known_hosts",
-		"StrictHostKeyChecking=yes", "ConnectTimeout=30",
-		/* one ssh connection for the whole run: a handshake costs a good part of a second under TCG */
-		"ControlMaster=auto", "ControlPath=/run/ipsecperf-ssh-%C", "ControlPersist=600", NULL,
-	};
+	static const char *const opts[] = { GUEST_PAIR_SSH_OPTS, NULL };
 
 	for (const char *const *a = (const char *const[]){ "--testbed", "peer", "--peer", "root@" PAIR_CTL_ADDR_RX,
 			"--dev", GUEST_PAIR_LINK_DEV, "--peer-dev", GUEST_PAIR_LINK_DEV, "--peer-ipsecperf", GUEST_EXE, NULL };

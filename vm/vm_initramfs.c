@@ -605,6 +605,30 @@ static int add_anchors(struct cpio *c, const struct vm_kernel *k)
 	return 0;
 }
 
+/* The scenario files (as the host read them), the kernel's config, /etc's protocols and services. */
+static int add_data(struct cpio *c, const struct run_config *cfg, const struct vm_kernel *k)
+{
+	for (int i = 0; i < cfg->nscenarios; i++) {
+		char name[PATH_MAX];
+		const char *t = cfg->scenarios[i].text ? cfg->scenarios[i].text : "";
+
+		fmt_buf(name, sizeof(name), "scenarios/%s.ini", cfg->scenarios[i].name);
+		cpio_mem(c, name, 0644, t, strlen(t));
+	}
+	/* where the collector looks for the running kernel's config */
+	if (*k->config) {
+		char name[PATH_MAX];
+
+		fmt_buf(name, sizeof(name), "boot/config-%s", k->release);
+		if (cpio_file(c, name, k->config) < 0)
+			return -1;
+	}
+	for (const char *const *f = (const char *const[]){ "/etc/protocols", "/etc/services", NULL }; *f; f++)
+		if (is_file(*f))
+			cpio_file(c, *f + 1, *f);
+	return 0;
+}
+
 int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		       const struct vm_pair_guest *pg, const char *workdir, const char *path)
 {
@@ -640,26 +664,8 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		goto fail;
 	pr_debug("vm: initramfs: %d modules for %s", nmods, k->release);
 
-	/* scenarios, by name, as they were read on the host */
-	for (int i = 0; i < cfg->nscenarios; i++) {
-		char name[PATH_MAX];
-		const char *t = cfg->scenarios[i].text ? cfg->scenarios[i].text : "";
-
-		fmt_buf(name, sizeof(name), "scenarios/%s.ini", cfg->scenarios[i].name);
-		cpio_mem(&c, name, 0644, t, strlen(t));
-	}
-	/* where the collector looks for the running kernel's config */
-	if (*k->config) {
-		char name[PATH_MAX];
-
-		fmt_buf(name, sizeof(name), "boot/config-%s", k->release);
-		if (cpio_file(&c, name, k->config) < 0)
-			goto fail;
-	}
-	for (const char *const *f = (const char *const[]){ "/etc/protocols", "/etc/services",
-			NULL }; *f; f++)
-		if (is_file(*f))
-			cpio_file(&c, *f + 1, *f);
+	if (add_data(&c, cfg, k) < 0)
+		goto fail;
 	gc = guest_config(cfg, k, pg);
 	if (pg && vm_initramfs_pair(&c, cfg, pg, gc) < 0) {
 		json_decref(gc);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The vm-pair's sender guest is not trusted either: a stand-in qemu plays
+# both guests (the receiver says it is ready and waits to be stopped, the
+# sender sends a record whose peer_kernel is not the release the host booted
+# as the receiver). The record is refused with a reason that says so, the
+# run exits 1, and both stand-ins, the namespace and the scratch folders
+# are gone. A well-formed record from the same stand-in is kept.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+
+real=$(command -v qemu-system-x86_64)
+guests="$TMP/guests"
+mkdir -p "$guests" "$TMP/bin"
+python3 - "$guests" << 'PY'
+import io, json, os, sys, tarfile
+guests = sys.argv[1]
+
+def image(path, release):
+    img = bytearray(0x400)
+    img[0x202:0x206] = b"HdrS"
+    img[0x20e:0x210] = (0x100).to_bytes(2, "little")
+    v = release.encode() + b" (a stand-in)\0"
+    img[0x300:0x300 + len(v)] = v
+    open(path, "wb").write(img)
+
+def archive(path, release, peer):
+    rec = {"version": 1, "kernel": release, "scenario": "clear", "repeat": 1, "status": "ok",
+           "throughput_bps": 1e9, "testbed": "peer", "peer_kernel": peer}
+    with tarfile.open(path, "w", format=tarfile.GNU_FORMAT) as t:
+        for name, data in (("./guest.json", {"rc": 0, "release": release, "proc_version": "Linux"}),
+                           ("./run/runs.jsonl", rec)):
+            b = json.dumps(data).encode() + b"\n"
+            i = tarfile.TarInfo(name)
+            i.size, i.mode = len(b), 0o644
+            t.addfile(i, io.BytesIO(b))
+
+init = "ipsecperf-guest: init t=1.000\n"
+for name, rel, peer in (("rx", "6.1.0-standin-rx", None), ("liar", "6.1.0-standin-liar", "6.1.0-not-the-receiver"),
+                        ("honest", "6.1.0-standin-honest", "6.1.0-standin-rx")):
+    d = os.path.join(guests, name)
+    os.makedirs(d)
+    image(d + "/bzImage", rel)
+    if peer is None:
+        open(d + "/console", "w").write(init + "ipsecperf-guest: receiver ready t=1.100\n")
+    else:
+        open(d + "/console", "w").write(init + "ipsecperf-guest: matrix start t=1.100\n"
+                                        "ipsecperf-guest: done t=2.000 rc=0 tar=0 sent_in=0.010\n")
+        archive(d + "/tar", rel, peer)
+PY
+[ $? = 0 ] || fail "cannot build the stand-in guests"
+
+cat > "$TMP/bin/qemu-system-x86_64" << EOF
+#!/bin/bash
+kernel= serial=()
+prev=
+for a in "\$@"; do
+	case "\$prev" in
+	-kernel) kernel=\$a ;;
+	-serial) serial+=("\${a#file:}") ;;
+	esac
+	prev=\$a
+done
+case "\$kernel" in
+"$guests"/*)
+	d=\$(dirname "\$kernel")
+	cp "\$d/console" "\${serial[0]}"
+	[ -f "\$d/tar" ] && cp "\$d/tar" "\${serial[1]}"
+	[ -f "\$d/tar" ] || exec sleep 600 # the receiver serves until it is stopped
+	exit 0 ;;
+esac
+exec "$real" "\$@"
+EOF
+chmod +x "$TMP/bin/qemu-system-x86_64"
+
+out="$TMP/out"
+PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair \
+	--kernel "$guests/liar/bzImage" --peer-kernel "$guests/rx/bzImage" \
+	--kernel "$guests/honest/bzImage" --peer-kernel "$guests/rx/bzImage" \
+	-t 1 -O 0 -r 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/stderr" >&2; fail "a lying sender guest: run exited $rc, not 1"; }
+grep -q "peer_kernel is not the receiver's release 6.1.0-standin-rx" "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "the refusal does not say why"; }
+assert_records "$out/runs.jsonl" \
+	'sorted((r["kernel"], r["status"]) for r in rs) == [("6.1.0-standin-honest", "ok"), ("6.1.0-standin-liar", "failed")]' \
+	"the liar's run is not failed, or the honest one not kept"
+assert_records "$out/runs.jsonl" 'all(r["testbed"] == "vm-pair" and r["vm"]["receiver"]["release"] == "6.1.0-standin-rx" for r in rs)' \
+	"records do not say vm-pair and the receiver the host booted"
+for p in $(pgrep -f "^sleep 600$"); do
+	grep -qF "$TMP" "/proc/$p/environ" 2> /dev/null && fail "a stand-in receiver is left running"
+done
+assert_vm_clean "after the lying guest"
+exit 0

@@ -90,3 +90,12 @@ ktree_variant() { # name patchfile [scripts/config args...]
 	fi
 	ktree_build "$vsrc/build" "-$name" "$vsrc"
 }
+
+# The base build and the busy-wait patch on it (esp4-busywait.patch), each
+# with its release: sets kb, ks, base and slow, or fails the test.
+ktree_base_and_slow() {
+	local patches="$TOP/tests/integration/kernel-patches"
+	kb=$(ktree_base) || fail "the tests' kernel could not be built"
+	ks=$(ktree_variant esp-slow "$patches/esp4-busywait.patch") || fail "the patched kernel did not build"
+	base=$(cat "$kb/include/config/kernel.release") slow=$(cat "$ks/include/config/kernel.release")
+}

@@ -20,10 +20,8 @@
 . "$(dirname "$0")/kernel_lib.sh"
 
 patches="$TOP/tests/integration/kernel-patches"
-kb=$(ktree_base) || fail "the tests' kernel could not be built"
-ks=$(ktree_variant esp-slow "$patches/esp4-busywait.patch") || fail "the patched kernel did not build"
+ktree_base_and_slow
 kr=$(ktree_variant reverted "$patches/none.patch") || fail "the reverted kernel did not build"
-base=$(cat "$kb/include/config/kernel.release") slow=$(cat "$ks/include/config/kernel.release")
 rev=$(cat "$kr/include/config/kernel.release")
 info "kernels: $base, $slow, $rev"
 [ "$slow" = "$base-esp-slow" ] && [ "$rev" = "$base-reverted" ] || fail "releases $base $slow $rev"

@@ -15,7 +15,6 @@
 . "$(dirname "$0")/vm_lib.sh"
 
 k61=$(vm_kernel "$DEB61") || exit $?
-real=$(command -v qemu-system-x86_64)
 rel61=$("$IPSECPERF" kernel show "$k61" | awk '/^release:/ {print $2}')
 guests="$TMP/guests" w="$TMP/w"
 mkdir -p "$guests" "$w/a" "$TMP/bin"
@@ -104,32 +103,7 @@ for n in names:
 EOF
 [ $? = 0 ] || fail "cannot build the stand-in guests"
 
-cat > "$TMP/bin/qemu-system-x86_64" << EOF
-#!/bin/bash
-kernel= serial=()
-prev=
-for a in "\$@"; do
-	case "\$prev" in
-	-kernel) kernel=\$a ;;
-	-serial) serial+=("\${a#file:}") ;;
-	esac
-	prev=\$a
-done
-case "\$kernel" in
-"$guests"/*)
-	d=\$(dirname "\$kernel")
-	cp "\$d/console" "\${serial[0]}"
-	[ -f "\$d/tar" ] && cp "\$d/tar" "\${serial[1]}"
-	[ -f "\$d/live" ] && cp "\$d/live" "\${serial[2]}"
-	if [ -f "\$d/flood" ]; then
-		head -c 70000000 /dev/zero | tr '\0' 'x' >> "\${serial[0]}"
-		exec sleep 600
-	fi
-	exit 0 ;;
-esac
-exec "$real" "\$@"
-EOF
-chmod +x "$TMP/bin/qemu-system-x86_64"
+standin_qemu "$guests" "$TMP/bin"
 
 kernels=()
 for n in $names; do

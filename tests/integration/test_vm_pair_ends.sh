@@ -12,10 +12,7 @@
 . "$(dirname "$0")/vm_lib.sh"
 . "$(dirname "$0")/kernel_lib.sh"
 
-patches="$TOP/tests/integration/kernel-patches"
-kb=$(ktree_base) || fail "the tests' kernel could not be built"
-ks=$(ktree_variant esp-slow "$patches/esp4-busywait.patch") || fail "the patched kernel did not build"
-base=$(cat "$kb/include/config/kernel.release") slow=$(cat "$ks/include/config/kernel.release")
+ktree_base_and_slow
 info "pairs: $slow -> $base and $base -> $slow"
 out="$TMP/ends"
 "$IPSECPERF" run -q --testbed vm-pair --kernel "$ks" --peer-kernel "$kb" --kernel "$kb" --peer-kernel "$ks" \

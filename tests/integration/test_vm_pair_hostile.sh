@@ -9,7 +9,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
-real=$(command -v qemu-system-x86_64)
 guests="$TMP/guests"
 mkdir -p "$guests" "$TMP/bin"
 python3 - "$guests" << 'PY'
@@ -43,6 +42,7 @@ for name, rel, peer in (("rx", "6.1.0-standin-rx", None), ("liar", "6.1.0-standi
     image(d + "/bzImage", rel)
     if peer is None:
         open(d + "/console", "w").write(init + "ipsecperf-guest: receiver ready t=1.100\n")
+        open(d + "/serve", "w").close()
     else:
         open(d + "/console", "w").write(init + "ipsecperf-guest: matrix start t=1.100\n"
                                         "ipsecperf-guest: done t=2.000 rc=0 tar=0 sent_in=0.010\n")
@@ -50,28 +50,7 @@ for name, rel, peer in (("rx", "6.1.0-standin-rx", None), ("liar", "6.1.0-standi
 PY
 [ $? = 0 ] || fail "cannot build the stand-in guests"
 
-cat > "$TMP/bin/qemu-system-x86_64" << EOF
-#!/bin/bash
-kernel= serial=()
-prev=
-for a in "\$@"; do
-	case "\$prev" in
-	-kernel) kernel=\$a ;;
-	-serial) serial+=("\${a#file:}") ;;
-	esac
-	prev=\$a
-done
-case "\$kernel" in
-"$guests"/*)
-	d=\$(dirname "\$kernel")
-	cp "\$d/console" "\${serial[0]}"
-	[ -f "\$d/tar" ] && cp "\$d/tar" "\${serial[1]}"
-	[ -f "\$d/tar" ] || exec sleep 600 # the receiver serves until it is stopped
-	exit 0 ;;
-esac
-exec "$real" "\$@"
-EOF
-chmod +x "$TMP/bin/qemu-system-x86_64"
+standin_qemu "$guests" "$TMP/bin"
 
 out="$TMP/out"
 PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair \

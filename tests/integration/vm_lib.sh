@@ -54,3 +54,41 @@ vm_kernel() { # regex
 
 DEB61='linux-image-6\.1\.0-[0-9]+-cloud-amd64'
 DEB612='linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64'
+
+# A stand-in qemu in BINDIR for the kernel images under GUESTS: it writes
+# what the folder of the image holds onto the serial files (console, tar,
+# live) and exits, as a guest that ran and stopped; with a file "flood" it
+# floods the console, with "serve" it stays (a vm-pair receiver) until it
+# is stopped. Any other kernel goes to the real qemu.
+standin_qemu() { # guests bindir
+	local real
+	real=$(command -v qemu-system-x86_64)
+	mkdir -p "$2"
+	cat > "$2/qemu-system-x86_64" << EOF
+#!/bin/bash
+kernel= serial=()
+prev=
+for a in "\$@"; do
+	case "\$prev" in
+	-kernel) kernel=\$a ;;
+	-serial) serial+=("\${a#file:}") ;;
+	esac
+	prev=\$a
+done
+case "\$kernel" in
+"$1"/*)
+	d=\$(dirname "\$kernel")
+	cp "\$d/console" "\${serial[0]}"
+	[ -f "\$d/tar" ] && cp "\$d/tar" "\${serial[1]}"
+	[ -f "\$d/live" ] && cp "\$d/live" "\${serial[2]}"
+	if [ -f "\$d/flood" ]; then
+		head -c 70000000 /dev/zero | tr '\0' 'x' >> "\${serial[0]}"
+		exec sleep 600
+	fi
+	[ -f "\$d/serve" ] && exec sleep 600
+	exit 0 ;;
+esac
+exec "$real" "\$@"
+EOF
+	chmod +x "$2/qemu-system-x86_64"
+}

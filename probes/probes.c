@@ -18,6 +18,7 @@
 #include "ipsecperf.skel.h"
 #include "anchors.h"
 #include "files.h"
+#include "kcount.h"
 #include "kdwarf.h"
 #include "ksyms.h"
 #include "perfcount.h"
@@ -39,6 +40,21 @@ const char *const probe_counter_names[IPP_NR_COUNTERS] = {
 	[IPP_XMIT_SEGS] = "xmit_segs",
 };
 
+const char *const probe_set_names[PROBE_SET_N] = {
+	[PROBE_SET_DEFAULT] = "default",
+	[PROBE_SET_ALL] = "all",
+	[PROBE_SET_TRACEPOINTS] = "tracepoints",
+	[PROBE_SET_KERNEL] = "kernel",
+};
+
+int probe_set_parse(const char *s)
+{
+	for (int i = 0; s && i < PROBE_SET_N; i++)
+		if (!strcmp(s, probe_set_names[i]))
+			return i;
+	return -1;
+}
+
 #define MAX_LINKS 64
 #define MAX_SA 256
 #define MAX_SITES 8
@@ -52,6 +68,7 @@ struct snapshot {
 	struct ipp_counts c;
 	uint64_t prog_ns, prog_runs; /* time in our programs, with probes_stats_enable */
 	uint64_t missed;             /* runs the kernel skipped: a BPF program already running on that CPU */
+	struct kcount_vals k;        /* the kernel's own counters of skbs and segments */
 	struct sa_val sa[MAX_SA];
 	int nsa;
 };
@@ -71,7 +88,10 @@ struct probes {
 	struct perfcount *pc;        /* the fallback without BPF */
 	bool force_perf;             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here (raw-tp: the raw xmit) */
 	int stats_fd;                /* bpf_enable_stats: run time per program while open */
-	bool no_kprobes;             /* --probe-set tracepoints */
+	enum probe_set set;          /* --probe-set */
+	bool esp;                    /* the scenario has SAs: attach the ESP programs */
+	bool xmit_bpf;               /* skbs and segments counted by a program (or the perf fallback) */
+	struct kcount kc;            /* the kernel's counters of the same */
 	enum { XMIT_CAST, XMIT_BTF, XMIT_RAW } xmit; /* which xmit program is loaded */
 	struct anchors *anc;         /* inlined functions' places from the kernel's DWARF, or NULL */
 	bool anc_tried;              /* looked for them (once per probe set) */
@@ -767,7 +787,7 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
  * Without BPF: the tracepoints through perf_event_open, counted, filtered
  * by tracefs; what needs kprobes stays unavailable.
  */
-static int attach_perf(struct probes *p, const char *const *devs)
+static int attach_perf(struct probes *p, const char *const *devs, bool xmit)
 {
 	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
 	uint64_t lo[2], hi[2];
@@ -794,7 +814,7 @@ static int attach_perf(struct probes *p, const char *const *devs)
 	} else {
 		snprintf(esp_why, sizeof(esp_why), "%s", why);
 	}
-	p->pc = perfcount_open(tracefs, devs, lo, hi, n, p->avail, p->how);
+	p->pc = perfcount_open(tracefs, xmit, devs, lo, hi, n, p->avail, p->how);
 	if (!p->pc)
 		return -1;
 	if (*esp_why) {
@@ -901,61 +921,130 @@ static int ksyms_cached(struct ksyms *ks, char *why, size_t wlen)
 	return 0;
 }
 
+/* Counters left out by the probe set or the scenario, saying which. */
+static void leave_out(struct probes *p, const int *ctrs, size_t n, const char *why)
+{
+	for (size_t i = 0; i < n; i++)
+		set_how(p, ctrs[i], false, "%s", why);
+}
+
+static const int esp_ctrs[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
+				IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
+				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT };
+#define NESP (sizeof(esp_ctrs) / sizeof(esp_ctrs[0]))
+#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
+
+/* The kprobes; call sites first: the code is read before any kprobe of ours patches it. */
+static void attach_kprobes(struct probes *p, const struct ksyms *ks)
+{
+	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
+	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
+
+	attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
+	attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
+	if (!p->esp)
+		return;
+	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
+	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
+
+	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
+	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
+
+	if (ksyms_find(ks, "xfrm4_transport_output")) {
+		p->skel->bss->gate_transport_output = 0;
+		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+				     "xfrm4_transport_output", false);
+	} else if (ksyms_find(ks, "xfrm_outer_mode_output")) {
+		p->skel->bss->gate_transport_output = 1;
+		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+				     "xfrm_outer_mode_output", false);
+		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
+			set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
+				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
+	} else {
+		attach_transport_output_dwarf(p, ks);
+	}
+}
+
+/* xmit_skbs and xmit_segs from the kernel's counters, where no program counts them. */
+static void xmit_from_kernel(struct probes *p)
+{
+	if (p->xmit_bpf)
+		return;
+	set_how(p, IPP_XMIT_SKBS, p->kc.skbs_ok, "%s", p->kc.skbs_how);
+	set_how(p, IPP_XMIT_SEGS, p->kc.segs_ok, "%s", p->kc.segs_how);
+}
+
 int probes_attach_ns(struct probes *p, const char *const *devs, const char *const *netns)
 {
+	bool xmit = p->set == PROBE_SET_ALL || p->set == PROBE_SET_TRACEPOINTS;
 	struct ksyms ks;
 	char why[256];
 	const char *nokp;
 
 	probes_detach(p);
-	if (!p->skel)
-		return attach_perf(p, devs);
-	attach_xmit(p, devs, netns);
+	kcount_open(&p->kc, devs, netns);
+	if (p->set == PROBE_SET_KERNEL) {
+		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+			set_how(p, c, false, "not asked for (--probe-set kernel: the kernel's own counters only)");
+		xmit_from_kernel(p);
+		return 0;
+	}
+	if (!p->skel) {
+		int rc = attach_perf(p, devs, xmit);
+
+		p->xmit_bpf = xmit && p->pc;
+		if (!p->esp)
+			leave_out(p, esp_ctrs + 5, 2, NO_ESP_WHY);
+		xmit_from_kernel(p);
+		return rc;
+	}
+	if (xmit || p->list) {
+		attach_xmit(p, devs, netns);
+		p->xmit_bpf = true;
+	}
+	if (p->list) /* the default's source, and the program --probe-set all adds */
+		for (int c = IPP_XMIT_SKBS; c <= IPP_XMIT_SEGS; c++) {
+			char prog[256];
+
+			snprintf(prog, sizeof(prog), "%s", p->how[c]);
+			set_how(p, c, true, "%.200s; --probe-set all: %.200s",
+				c == IPP_XMIT_SKBS ? p->kc.skbs_how : p->kc.segs_how, prog);
+		}
+	xmit_from_kernel(p);
 	if (ksyms_cached(&ks, why, sizeof(why)) < 0) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
 			if (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS)
 				set_how(p, c, false, "%s", why);
 		return 0;
 	}
-	attach_kmem(p, &ks);
-
-	nokp = p->no_kprobes ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
+	nokp = p->set == PROBE_SET_TRACEPOINTS ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
+	if (p->esp)
+		attach_kmem(p, &ks);
+	else
+		leave_out(p, esp_ctrs, NESP, nokp ? nokp : NO_ESP_WHY);
 	if (nokp) {
 		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
 					  IPP_SKB_SEGMENT, IPP_TCP_GSO_SEGMENT };
 
-		for (size_t i = 0; i < sizeof(kp) / sizeof(kp[0]); i++)
-			set_how(p, kp[i], false, "%s", nokp);
+		leave_out(p, kp, sizeof(kp) / sizeof(kp[0]), nokp);
 		return 0;
 	}
-	/* call sites first: the code is read before any kprobe of ours patches it */
-	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
-	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
-
-	attach_call_sites(p, &ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
-	attach_call_sites(p, &ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
-
-	attach_simple_kprobe(p, &ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
-	attach_simple_kprobe(p, &ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
-	attach_simple_kprobe(p, &ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
-	attach_simple_kprobe(p, &ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
-
-	if (ksyms_find(&ks, "xfrm4_transport_output")) {
-		p->skel->bss->gate_transport_output = 0;
-		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm4_transport_output", false);
-	} else if (ksyms_find(&ks, "xfrm_outer_mode_output")) {
-		p->skel->bss->gate_transport_output = 1;
-		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm_outer_mode_output", false);
-		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
-			set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
-				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
-	} else {
-		attach_transport_output_dwarf(p, &ks);
-	}
+	attach_kprobes(p, &ks);
 	return 0;
+}
+
+/* Empty a hash map between scenarios: its keys (SPIs, pointers) were the last scenario's. */
+static void map_clear(struct bpf_map *m, size_t klen)
+{
+	char key[16], next[16];
+
+	while (klen <= sizeof(key) && bpf_map__get_next_key(m, NULL, next, klen) == 0) {
+		memcpy(key, next, klen);
+		if (bpf_map__delete_elem(m, key, klen, 0) < 0)
+			break;
+	}
 }
 
 void probes_detach(struct probes *p)
@@ -966,7 +1055,14 @@ void probes_detach(struct probes *p)
 		p->skel->bss->nr_esp_ranges = 0;
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
+	if (p->skel && p->nlinks) {
+		map_clear(p->skel->maps.per_sa, sizeof(struct ipp_sa_key));
+		map_clear(p->skel->maps.esp_allocs, sizeof(__u64));
+		p->skel->bss->esp_outstanding = 0;
+	}
 	p->nlinks = 0;
+	p->xmit_bpf = false;
+	kcount_close(&p->kc);
 	p->have_window = p->have_load = false;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		set_how(p, c, false, "not attached");
@@ -974,7 +1070,7 @@ void probes_detach(struct probes *p)
 
 int probes_nattached(const struct probes *p)
 {
-	return p->nlinks + (p->pc != NULL);
+	return p->nlinks + (p->pc != NULL) + kcount_active(&p->kc);
 }
 
 static void snap(struct probes *p, struct snapshot *s)
@@ -985,9 +1081,12 @@ static void snap(struct probes *p, struct snapshot *s)
 	__u32 zero = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (p->pc) {
+	if (p->pc || !p->skel || !p->nlinks) {
 		uint64_t t[IPP_NR_SLOTS];
 
+		kcount_read(&p->kc, &s->k);
+		if (!p->pc)
+			goto out_free;
 		perfcount_read(p->pc, t);
 		for (int i = 0; i < IPP_NR_SLOTS; i++)
 			s->c.v[i] = t[i];
@@ -1008,6 +1107,7 @@ static void snap(struct probes *p, struct snapshot *s)
 			s->missed += info.recursion_misses;
 		}
 	}
+	kcount_read(&p->kc, &s->k); /* next to the programs' counts: the window's edges agree */
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
 		for (int cpu = 0; cpu < p->ncpus; cpu++)
 			for (int i = 0; i < IPP_NR_SLOTS; i++)
@@ -1020,6 +1120,9 @@ static void snap(struct probes *p, struct snapshot *s)
 			e->k = next;
 			for (int cpu = 0; cpu < p->ncpus; cpu++)
 				e->v += v[cpu];
+			/* the programs count per SA only: one map update per call */
+			if (e->k.ctr == IPP_ESP_OUTPUT || e->k.ctr == IPP_ESP_OUTPUT_TAIL)
+				s->c.v[e->k.ctr] += e->v;
 		}
 		k = next;
 		prev = &k;
@@ -1029,10 +1132,16 @@ out_free:
 	free(v);
 }
 
-void probes_set_kprobes(struct probes *p, bool on)
+void probes_set_set(struct probes *p, enum probe_set set)
 {
 	if (p)
-		p->no_kprobes = !on;
+		p->set = set;
+}
+
+void probes_need_esp(struct probes *p, bool esp)
+{
+	if (p)
+		p->esp = esp;
 }
 
 int probes_stats_enable(struct probes *p)
@@ -1070,6 +1179,8 @@ void probes_load_mark(struct probes *p, int begin)
 	 * 6 s), so that this snapshot and the SAs' counters read next agree.
 	 */
 	if (!begin && p->avail[IPP_XMIT_SKBS]) {
+		const int skbs = IPP_XMIT_SKBS;
+
 		uint64_t last = UINT64_MAX;
 		int quiet = 0;
 
@@ -1083,9 +1194,12 @@ void probes_load_mark(struct probes *p, int begin)
 		 * sees the same strays each time, the links' own IPv6 chatter.)
 		 */
 		for (int i = 0; i < 600 && quiet < 5; i++) {
+			uint64_t now;
+
 			snap(p, &p->lend);
-			quiet = p->lend.c.v[IPP_XMIT_SKBS] == last ? quiet + 1 : 0;
-			last = p->lend.c.v[IPP_XMIT_SKBS];
+			now = p->xmit_bpf ? p->lend.c.v[skbs] : p->lend.k.skbs;
+			quiet = now == last ? quiet + 1 : 0;
+			last = now;
 			usleep(10 * 1000);
 		}
 	}
@@ -1195,6 +1309,44 @@ static json_t *per_sa_json(const struct snapshot *a, const struct snapshot *b, i
 	return per;
 }
 
+/* The kernel's own count of skbs (c = IPP_XMIT_SKBS) or segments between two snapshots. */
+static bool kernel_delta(const struct snapshot *a, const struct snapshot *b, int c, uint64_t *d)
+{
+	bool ok = c == IPP_XMIT_SKBS ? a->k.skbs_ok && b->k.skbs_ok : a->k.segs_ok && b->k.segs_ok;
+
+	*d = !ok ? 0 : c == IPP_XMIT_SKBS ? b->k.skbs - a->k.skbs : b->k.segs - a->k.segs;
+	return ok;
+}
+
+/* count_load: the programs', or for skbs and segments the kernel's where no program counts them. */
+static json_t *load_count(const struct probes *p, int c)
+{
+	uint64_t d;
+
+	if (p->xmit_bpf || (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS))
+		return json_integer((json_int_t)(p->lend.c.v[c] - p->lbegin.c.v[c]));
+	return kernel_delta(&p->lbegin, &p->lend, c, &d) ? json_integer((json_int_t)d) : json_null();
+}
+
+/*
+ * Beside the xmit program's count, the kernel's own of the same event:
+ * {"count", "count_load", "symbol"} (tests compare them).
+ */
+static json_t *kernel_json(const struct probes *p, int c)
+{
+	bool avail = c == IPP_XMIT_SKBS ? p->kc.skbs_ok : p->kc.segs_ok;
+	const char *how = c == IPP_XMIT_SKBS ? p->kc.skbs_how : p->kc.segs_how;
+	uint64_t d, dl;
+
+	if (!avail || !kernel_delta(&p->begin, &p->end, c, &d))
+		return json_pack("{s:n, s:s++}", "count", "symbol", "unavailable: ",
+				 avail ? "the kernel's counter could not be read at the window's edges" : how);
+	return json_pack("{s:I, s:o, s:s}", "count", (json_int_t)d, "count_load",
+			 p->have_load && kernel_delta(&p->lbegin, &p->lend, c, &dl) ? json_integer((json_int_t)dl)
+										    : json_null(),
+			 "symbol", how);
+}
+
 json_t *probes_counters_json(struct probes *p, json_t *rec)
 {
 	json_t *out = json_object();
@@ -1204,6 +1356,10 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 
 	for (int i = 0; i < IPP_NR_SLOTS; i++)
 		d[i] = ok ? p->end.c.v[i] - p->begin.c.v[i] : 0;
+	if (ok && !p->xmit_bpf)
+		for (int c = IPP_XMIT_SKBS; c <= IPP_XMIT_SEGS; c++)
+			if (!kernel_delta(&p->begin, &p->end, c, &d[c]))
+				set_how(p, c, false, "the kernel's counter could not be read at the window's edges");
 	probe_bases_from_sa(&b, rec ? json_object_get(rec, "sa") : NULL,
 			    ok && p->avail[IPP_XMIT_SEGS], d[IPP_XMIT_SEGS]);
 	if (ok && p->pc && perfcount_lost(p->pc))
@@ -1250,7 +1406,9 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 		if (c == IPP_KFREE_ESP_OUTPUT)
 			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
 		if (p->have_load)
-			json_object_set_new(o, "count_load", json_integer((json_int_t)(p->lend.c.v[c] - p->lbegin.c.v[c])));
+			json_object_set_new(o, "count_load", load_count(p, c));
+		if ((c == IPP_XMIT_SKBS || c == IPP_XMIT_SEGS) && p->xmit_bpf)
+			json_object_set_new(o, "kernel", kernel_json(p, c));
 		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL) {
 			json_object_set_new(o, "per_sa", per_sa_json(&p->begin, &p->end, c));
 			if (p->have_load)
@@ -1268,6 +1426,7 @@ int probes_list(FILE *f, bool as_json)
 	if (!p)
 		return -1;
 	p->list = true;
+	p->esp = true; /* how the ESP programs would attach in an ESP scenario */
 	probes_attach(p, NULL);
 	if (as_json) {
 		json_t *o = json_object();

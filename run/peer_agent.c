@@ -349,11 +349,17 @@ static void op_probes_attach(json_t *req)
 
 	if (!ag.probes) {
 		ag.probes = probes_open();
-		/* --probe-set tracepoints and --probe-cost, as the run asks */
-		probes_set_kprobes(ag.probes, !json_is_false(json_object_get(req, "kprobes")));
+		/* --probe-set and --probe-cost, as the run asks */
+		int set = probe_set_parse(str(req, "set"));
+
+		if (set < 0)
+			set = json_is_false(json_object_get(req, "kprobes")) ? PROBE_SET_TRACEPOINTS : PROBE_SET_DEFAULT;
+		probes_set_set(ag.probes, set);
 		if (json_is_true(json_object_get(req, "cost")))
 			probes_stats_enable(ag.probes);
 	}
+	/* an older run says nothing: attach the ESP programs as before */
+	probes_need_esp(ag.probes, !json_is_false(json_object_get(req, "esp")));
 	probes_attach(ag.probes, (const char *const[]){ dev, NULL });
 	answer(json_pack("{s:b, s:i}", "ok", 1, "attached", probes_nattached(ag.probes)));
 }

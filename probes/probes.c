@@ -58,6 +58,7 @@ int probe_set_parse(const char *s)
 #define MAX_LINKS 64
 #define MAX_SA 256
 #define MAX_SITES 8
+#define MAX_PROGS 24
 
 struct sa_val {
 	struct ipp_sa_key k;
@@ -67,6 +68,7 @@ struct sa_val {
 struct snapshot {
 	struct ipp_counts c;
 	uint64_t prog_ns, prog_runs; /* time in our programs, with probes_stats_enable */
+	uint64_t pns[MAX_PROGS], pruns[MAX_PROGS]; /* the same per program, in the object's order */
 	uint64_t missed;             /* runs the kernel skipped: a BPF program already running on that CPU */
 	struct kcount_vals k;        /* the kernel's own counters of skbs and segments */
 	struct sa_val sa[MAX_SA];
@@ -1095,6 +1097,7 @@ static void snap(struct probes *p, struct snapshot *s)
 	if (!pc || !v)
 		goto out_free;
 	struct bpf_program *prog;
+	int np = 0;
 
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		struct bpf_prog_info info = { 0 };
@@ -1105,7 +1108,12 @@ static void snap(struct probes *p, struct snapshot *s)
 			s->prog_ns += info.run_time_ns;
 			s->prog_runs += info.run_cnt;
 			s->missed += info.recursion_misses;
+			if (np < MAX_PROGS) {
+				s->pns[np] = info.run_time_ns;
+				s->pruns[np] = info.run_cnt;
+			}
 		}
+		np++;
 	}
 	kcount_read(&p->kc, &s->k); /* next to the programs' counts: the window's edges agree */
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
@@ -1347,6 +1355,27 @@ static json_t *kernel_json(const struct probes *p, int c)
 			 "symbol", how);
 }
 
+/* --probe-cost per program that ran in the window: {"<program>": {"runs", "ns", "ns_per_run"}} */
+static json_t *programs_cost(const struct probes *p)
+{
+	json_t *o = json_object();
+	struct bpf_program *prog;
+	int i = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		uint64_t runs = i < MAX_PROGS ? p->end.pruns[i] - p->begin.pruns[i] : 0;
+		uint64_t ns = i < MAX_PROGS ? p->end.pns[i] - p->begin.pns[i] : 0;
+
+		i++;
+		if (!runs)
+			continue;
+		json_object_set_new(o, bpf_program__name(prog),
+				    json_pack("{s:I, s:I, s:f}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
+					      "ns_per_run", (double)ns / runs));
+	}
+	return o;
+}
+
 json_t *probes_counters_json(struct probes *p, json_t *rec)
 {
 	json_t *out = json_object();
@@ -1379,8 +1408,9 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 		uint64_t ns = p->end.prog_ns - p->begin.prog_ns, runs = p->end.prog_runs - p->begin.prog_runs;
 
 		json_object_set_new(rec, "probe_cost",
-				    json_pack("{s:I, s:I, s:o}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
-					      "ns_per_run", runs ? json_real((double)ns / runs) : json_null()));
+				    json_pack("{s:I, s:I, s:o, s:o}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
+					      "ns_per_run", runs ? json_real((double)ns / runs) : json_null(),
+					      "programs", programs_cost(p)));
 	}
 	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
 		json_t *o;

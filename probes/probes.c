@@ -25,6 +25,7 @@
 #include "log.h"
 #include "netns_call.h"
 #include "probes.h"
+#include "probes_int.h"
 
 const char *const probe_counter_names[IPP_NR_COUNTERS] = {
 	[IPP_ESP_OUTPUT] = "esp_output",
@@ -55,51 +56,6 @@ int probe_set_parse(const char *s)
 	return -1;
 }
 
-#define MAX_LINKS 64
-#define MAX_SA 256
-#define MAX_SITES 8
-#define MAX_PROGS 24
-
-struct sa_val {
-	struct ipp_sa_key k;
-	uint64_t v;
-};
-
-struct snapshot {
-	struct ipp_counts c;
-	uint64_t prog_ns, prog_runs; /* time in our programs, with probes_stats_enable */
-	uint64_t pns[MAX_PROGS], pruns[MAX_PROGS]; /* the same per program, in the object's order */
-	uint64_t missed;             /* runs the kernel skipped: a BPF program already running on that CPU */
-	struct kcount_vals k;        /* the kernel's own counters of skbs and segments */
-	struct sa_val sa[MAX_SA];
-	int nsa;
-};
-
-struct probes {
-	struct ipsecperf_bpf *skel;
-	char nobpf[256];             /* why there is no BPF, when there is none */
-	struct bpf_link *links[MAX_LINKS];
-	int nlinks;
-	bool avail[IPP_NR_COUNTERS];
-	char how[IPP_NR_COUNTERS][256];
-	int ncpus;
-	struct snapshot begin, end;   /* the measured window */
-	struct snapshot lbegin, lend; /* the whole load */
-	bool have_window, have_load;
-	bool list;                   /* probe --list: change nothing on the host */
-	struct perfcount *pc;        /* the fallback without BPF */
-	bool force_perf;             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here (raw-tp: the raw xmit) */
-	int stats_fd;                /* bpf_enable_stats: run time per program while open */
-	enum probe_set set;          /* --probe-set */
-	bool esp;                    /* the scenario has SAs: attach the ESP programs */
-	bool xmit_bpf;               /* skbs and segments counted by a program (or the perf fallback) */
-	struct kcount kc;            /* the kernel's counters of the same */
-	enum { XMIT_CAST, XMIT_BTF, XMIT_RAW } xmit; /* which xmit program is loaded */
-	struct anchors *anc;         /* inlined functions' places from the kernel's DWARF, or NULL */
-	bool anc_tried;              /* looked for them (once per probe set) */
-	char anc_why[512];           /* why there are none */
-};
-
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (level == LIBBPF_DEBUG && log_verbose < 2)
@@ -109,9 +65,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
+void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
 {
 	va_list ap;
 	int n = avail ? 0 : snprintf(p->how[c], sizeof(p->how[c]), "unavailable: ");
@@ -148,7 +102,7 @@ struct probes *probes_open(void)
 	p->ncpus = libbpf_num_possible_cpus();
 	p->stats_fd = -1;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		set_how(p, c, false, "not attached");
+		probes_set_how(p, c, false, "not attached");
 	backend = getenv("IPSECPERF_PROBE_BACKEND");
 	if (backend && !strcmp(backend, "perf")) {
 		p->force_perf = true;
@@ -280,16 +234,16 @@ static void attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c
 
 	if (!ksyms_find(ks, sym)) {
 		if (esp)
-			set_how(p, c, false, "%s", esp_missing(sym));
+			probes_set_how(p, c, false, "%s", esp_missing(sym));
 		else
-			set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
+			probes_set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
 		return;
 	}
 	if (attach_kprobe(p, prog, sym, 0, why, sizeof(why)) < 0) {
-		set_how(p, c, false, "%s", why);
+		probes_set_how(p, c, false, "%s", why);
 		return;
 	}
-	set_how(p, c, true, "kprobe %s%s", sym,
+	probes_set_how(p, c, true, "kprobe %s%s", sym,
 		ksyms_count(ks, sym) > 1 ? " (the first of several symbols of that name)" : "");
 }
 
@@ -484,29 +438,29 @@ static void attach_call_sites_dwarf(struct probes *p, const struct ksyms *ks, in
 	const char *name = NULL;
 
 	if (!a) {
-		set_how(p, c, false, "none of %s is in /proc/kallsyms (inlined further), and %s", cands[0], p->anc_why);
+		probes_set_how(p, c, false, "none of %s is in /proc/kallsyms (inlined further), and %s", cands[0], p->anc_why);
 		return;
 	}
 	for (int i = 0; i < ncands && !name; i++)
 		if (has_inline(a, cands[i]))
 			name = cands[i];
 	if (!name) {
-		set_how(p, c, false, "none of %s is in /proc/kallsyms, nor inlined anywhere by the DWARF of %s",
+		probes_set_how(p, c, false, "none of %s is in /proc/kallsyms, nor inlined anywhere by the DWARF of %s",
 			cands[0], a->source);
 		return;
 	}
 	if (!nt) {
-		set_how(p, c, false, "memmove is not in /proc/kallsyms");
+		probes_set_how(p, c, false, "memmove is not in /proc/kallsyms");
 		return;
 	}
 	n = inline_call_sites(a, ks, name, NULL, targets, nt, sites, MAX_SITES, why, sizeof(why));
 	if (n < 0) {
-		set_how(p, c, false, "cannot read the code of %s, inlined: %s", name, why);
+		probes_set_how(p, c, false, "cannot read the code of %s, inlined: %s", name, why);
 		return;
 	}
 	inline_hosts(a, name, hosts, sizeof(hosts));
 	if (!n) {
-		set_how(p, c, false, "no call to memmove found in %s, inlined into %s (DWARF of %s)", name, hosts,
+		probes_set_how(p, c, false, "no call to memmove found in %s, inlined into %s (DWARF of %s)", name, hosts,
 			a->source);
 		return;
 	}
@@ -518,9 +472,9 @@ static void attach_call_sites_dwarf(struct probes *p, const struct ksyms *ks, in
 			 sites[j].sym, sites[j].off);
 	}
 	if (!ok)
-		set_how(p, c, false, "%s", why);
+		probes_set_how(p, c, false, "%s", why);
 	else
-		set_how(p, c, true, "call-site kprobe at %s (calls to memmove in %s, inlined into %s; DWARF of %s)",
+		probes_set_how(p, c, true, "call-site kprobe at %s (calls to memmove in %s, inlined into %s; DWARF of %s)",
 			list, name, hosts, a->source);
 }
 
@@ -537,7 +491,7 @@ static void attach_transport_output_dwarf(struct probes *p, const struct ksyms *
 	int ok = 0, n = 0;
 
 	if (!a) {
-		set_how(p, c, false,
+		probes_set_how(p, c, false,
 			"neither xfrm4_transport_output nor xfrm_outer_mode_output is in /proc/kallsyms (inlined further), and %s",
 			p->anc_why);
 		return;
@@ -563,15 +517,15 @@ static void attach_transport_output_dwarf(struct probes *p, const struct ksyms *
 			 ai->entry_sym, (unsigned long long)ai->entry_off);
 	}
 	if (!n) {
-		set_how(p, c, false, "xfrm4_transport_output is neither in /proc/kallsyms nor inlined anywhere by the DWARF of %s",
+		probes_set_how(p, c, false, "xfrm4_transport_output is neither in /proc/kallsyms nor inlined anywhere by the DWARF of %s",
 			a->source);
 		return;
 	}
 	inline_hosts(a, "xfrm4_transport_output", hosts, sizeof(hosts));
 	if (ok < n)
-		set_how(p, c, false, "%s", why);
+		probes_set_how(p, c, false, "%s", why);
 	else
-		set_how(p, c, true, "kprobe at %s (the entry of xfrm4_transport_output, inlined into %s; DWARF of %s)",
+		probes_set_how(p, c, true, "kprobe at %s (the entry of xfrm4_transport_output, inlined into %s; DWARF of %s)",
 			list, hosts, a->source);
 }
 
@@ -587,7 +541,7 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 	char why[256] = "", tried[128] = "";
 
 	if (!nt) {
-		set_how(p, c, false, "memmove is not in /proc/kallsyms");
+		probes_set_how(p, c, false, "memmove is not in /proc/kallsyms");
 		return;
 	}
 	for (int i = 0; i < ncands; i++) {
@@ -603,7 +557,7 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 			free(code);
 			if (!*why)
 				snprintf(why, sizeof(why), "out of memory");
-			set_how(p, c, false, "cannot read the code of %s to find its memmove calls: %s", cands[i], why);
+			probes_set_how(p, c, false, "cannot read the code of %s to find its memmove calls: %s", cands[i], why);
 			return;
 		}
 		n = find_call_sites(code, hi - lo, lo, targets, nt, offs, MAX_SITES);
@@ -623,15 +577,15 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 				 *list ? "," : "", cands[i], offs[j]);
 		}
 		if (!ok)
-			set_how(p, c, false, "%s", why);
+			probes_set_how(p, c, false, "%s", why);
 		else
-			set_how(p, c, true, "call-site kprobe at %s (calls to memmove)", list);
+			probes_set_how(p, c, true, "call-site kprobe at %s (calls to memmove)", list);
 		return;
 	}
 	if (!*tried)
 		attach_call_sites_dwarf(p, ks, c, prog, cands, ncands);
 	else
-		set_how(p, c, false, "no call to memmove found in %s", tried);
+		probes_set_how(p, c, false, "no call to memmove found in %s", tried);
 }
 
 /* The allocators kmalloc() may call, by kernel version; their addresses into targets; how many. */
@@ -767,23 +721,25 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 	if (n && !ksyms_find(ks, "esp_alloc_tmp"))
 		n = kmem_dwarf(p, ks, n, where, sizeof(where));
 	if (!n) {
-		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
 		return;
 	}
 	if (attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
-		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", why);
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", why);
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
 		return;
 	}
 	if (attach_raw_tp(p, p->skel->progs.kfree, "kfree", why, sizeof(why)) < 0)
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
 	else
-		set_how(p, IPP_KFREE_ESP_OUTPUT, true,
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, true,
 			"raw tracepoint kmem:kfree, of the buffers kmalloc_esp_output counted");
-	set_how(p, IPP_KMALLOC_ESP_OUTPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", where);
+	probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", where);
 	p->skel->bss->nr_esp_ranges = n; /* last: the programs read the ranges only once it is set */
 }
+
+#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
 
 /*
  * Without BPF: the tracepoints through perf_event_open, counted, filtered
@@ -799,14 +755,18 @@ static int attach_perf(struct probes *p, const char *const *devs, bool xmit)
 	struct ksyms ks;
 
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
+		probes_set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
+	if (!xmit && !p->esp) /* nothing to count here: the kernel's counters give skbs and segments */
+		return 0;
 	tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
 	if (!tracefs) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			set_how(p, c, false, "%s; and %s", p->nobpf, why);
+			probes_set_how(p, c, false, "%s; and %s", p->nobpf, why);
 		return -1;
 	}
-	if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
+	if (!p->esp) {
+		snprintf(esp_why, sizeof(esp_why), "%s", NO_ESP_WHY);
+	} else if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
 		for (int i = 0; i < 2; i++)
 			if (ksyms_range(&ks, fns[i], &lo[n], &hi[n]) == 0)
 				n++;
@@ -820,8 +780,8 @@ static int attach_perf(struct probes *p, const char *const *devs, bool xmit)
 	if (!p->pc)
 		return -1;
 	if (*esp_why) {
-		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_why);
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_why);
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_why);
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_why);
 	}
 	return 0;
 }
@@ -855,15 +815,15 @@ static void attach_xmit(struct probes *p, const char *const *devs, const char *c
 			snprintf(why, sizeof(why), "%s net:net_dev_start_xmit refused: %s", kind, strerror(errno));
 	}
 	if (why[0]) {
-		set_how(p, IPP_XMIT_SKBS, false, "%s", why);
-		set_how(p, IPP_XMIT_SEGS, false, "%s", why);
+		probes_set_how(p, IPP_XMIT_SKBS, false, "%s", why);
+		probes_set_how(p, IPP_XMIT_SEGS, false, "%s", why);
 		return;
 	}
 	if (devs && devs[0])
 		snprintf(on, sizeof(on), " on %s%s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "",
 			 netns ? " in the testbed's namespaces" : "");
-	set_how(p, IPP_XMIT_SKBS, true, "%s net:net_dev_start_xmit%s", kind, on);
-	set_how(p, IPP_XMIT_SEGS, true, "%s net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO; %s)",
+	probes_set_how(p, IPP_XMIT_SKBS, true, "%s net:net_dev_start_xmit%s", kind, on);
+	probes_set_how(p, IPP_XMIT_SEGS, true, "%s net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO; %s)",
 		kind, on, read);
 }
 
@@ -927,14 +887,13 @@ static int ksyms_cached(struct ksyms *ks, char *why, size_t wlen)
 static void leave_out(struct probes *p, const int *ctrs, size_t n, const char *why)
 {
 	for (size_t i = 0; i < n; i++)
-		set_how(p, ctrs[i], false, "%s", why);
+		probes_set_how(p, ctrs[i], false, "%s", why);
 }
 
 static const int esp_ctrs[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 				IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
 				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT };
 #define NESP (sizeof(esp_ctrs) / sizeof(esp_ctrs[0]))
-#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
 
 /* The kprobes; call sites first: the code is read before any kprobe of ours patches it. */
 static void attach_kprobes(struct probes *p, const struct ksyms *ks)
@@ -961,7 +920,7 @@ static void attach_kprobes(struct probes *p, const struct ksyms *ks)
 		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
 				     "xfrm_outer_mode_output", false);
 		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
-			set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
+			probes_set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
 				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
 	} else {
 		attach_transport_output_dwarf(p, ks);
@@ -973,8 +932,8 @@ static void xmit_from_kernel(struct probes *p)
 {
 	if (p->xmit_bpf)
 		return;
-	set_how(p, IPP_XMIT_SKBS, p->kc.skbs_ok, "%s", p->kc.skbs_how);
-	set_how(p, IPP_XMIT_SEGS, p->kc.segs_ok, "%s", p->kc.segs_how);
+	probes_set_how(p, IPP_XMIT_SKBS, p->kc.skbs_ok, "%s", p->kc.skbs_how);
+	probes_set_how(p, IPP_XMIT_SEGS, p->kc.segs_ok, "%s", p->kc.segs_how);
 }
 
 int probes_attach_ns(struct probes *p, const char *const *devs, const char *const *netns)
@@ -988,7 +947,7 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 	kcount_open(&p->kc, devs, netns);
 	if (p->set == PROBE_SET_KERNEL) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			set_how(p, c, false, "not asked for (--probe-set kernel: the kernel's own counters only)");
+			probes_set_how(p, c, false, "not asked for (--probe-set kernel: the kernel's own counters only)");
 		xmit_from_kernel(p);
 		return 0;
 	}
@@ -996,8 +955,10 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 		int rc = attach_perf(p, devs, xmit);
 
 		p->xmit_bpf = xmit && p->pc;
-		if (!p->esp)
-			leave_out(p, esp_ctrs + 5, 2, NO_ESP_WHY);
+		static const int kmem[] = { IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT };
+
+		if (!p->esp) /* the rest needs kprobes, which the fallback has not */
+			leave_out(p, kmem, 2, NO_ESP_WHY);
 		xmit_from_kernel(p);
 		return rc;
 	}
@@ -1010,21 +971,21 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 			char prog[256];
 
 			snprintf(prog, sizeof(prog), "%s", p->how[c]);
-			set_how(p, c, true, "%.200s; --probe-set all: %.200s",
+			probes_set_how(p, c, true, "%.200s; --probe-set all: %.200s",
 				c == IPP_XMIT_SKBS ? p->kc.skbs_how : p->kc.segs_how, prog);
 		}
 	xmit_from_kernel(p);
 	if (ksyms_cached(&ks, why, sizeof(why)) < 0) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
 			if (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS)
-				set_how(p, c, false, "%s", why);
+				probes_set_how(p, c, false, "%s", why);
 		return 0;
 	}
 	nokp = p->set == PROBE_SET_TRACEPOINTS ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
 	if (p->esp)
 		attach_kmem(p, &ks);
-	else
-		leave_out(p, esp_ctrs, NESP, nokp ? nokp : NO_ESP_WHY);
+	else /* the kprobe ones say first that there are no kprobes, if so */
+		leave_out(p, esp_ctrs, NESP, NO_ESP_WHY);
 	if (nokp) {
 		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
@@ -1067,7 +1028,7 @@ void probes_detach(struct probes *p)
 	kcount_close(&p->kc);
 	p->have_window = p->have_load = false;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		set_how(p, c, false, "not attached");
+		probes_set_how(p, c, false, "not attached");
 }
 
 int probes_nattached(const struct probes *p)
@@ -1215,148 +1176,8 @@ void probes_load_mark(struct probes *p, int begin)
 	p->have_load = !begin;
 }
 
-static json_t *sa_find(json_t *list, json_t *e)
-{
-	const char *keys[] = { "spi", "dir", "netns" };
-	size_t i;
-	json_t *o;
-
-	json_array_foreach(list, i, o) {
-		bool same = true;
-
-		for (int k = 0; k < 3 && same; k++)
-			same = json_equal(json_object_get(o, keys[k]), json_object_get(e, keys[k]));
-		if (same)
-			return o;
-	}
-	return NULL;
-}
-
-json_t *probe_sa_window(json_t *open, json_t *close)
-{
-	static const char *const nums[] = { "packets", "bytes", "wire_packets" };
-	json_t *out = json_array(), *e;
-	size_t i;
-
-	json_array_foreach(close, i, e) {
-		json_t *o = json_deep_copy(e), *b = sa_find(open, e);
-
-		for (int k = 0; k < 3; k++) {
-			json_t *v1 = json_object_get(e, nums[k]), *v0 = b ? json_object_get(b, nums[k]) : NULL;
-
-			if (json_is_integer(v1) && json_is_integer(v0))
-				json_object_set_new(o, nums[k], json_integer(json_integer_value(v1) - json_integer_value(v0)));
-		}
-		json_array_append_new(out, o);
-	}
-	return out;
-}
-
-void probe_bases_from_sa(struct probe_bases *b, json_t *sa, bool have_segs, uint64_t segs)
-{
-	size_t i;
-	json_t *e;
-
-	*b = (struct probe_bases){ .tcp_segments = segs, .has_tcp = have_segs };
-	json_array_foreach(sa, i, e) {
-		json_t *wire = json_object_get(e, "wire_packets"), *pk = json_object_get(e, "packets");
-		const char *dir = json_string_value(json_object_get(e, "dir"));
-
-		if (!dir || strcmp(dir, "out"))
-			continue;
-		if (json_is_integer(wire)) {
-			b->esp_packets += json_integer_value(wire);
-			b->has_esp = true;
-		}
-		if (json_is_integer(pk)) {
-			b->superpackets += json_integer_value(pk);
-			b->has_super = true;
-		}
-	}
-}
-
-double probe_ratio(uint64_t count, uint64_t base, bool has)
-{
-	if (!has || !base)
-		return -1.0;
-	return (double)count / (double)base;
-}
-
-static json_t *ratio_json(uint64_t count, uint64_t base, bool has)
-{
-	double r = probe_ratio(count, base, has);
-
-	return r < 0 ? json_null() : json_real(r);
-}
-
-static uint64_t sa_value(const struct snapshot *s, const struct ipp_sa_key *k)
-{
-	for (int i = 0; i < s->nsa; i++)
-		if (s->sa[i].k.spi == k->spi && s->sa[i].k.ctr == k->ctr)
-			return s->sa[i].v;
-	return 0;
-}
-
-/* {"0x<spi>": calls} between two snapshots, SAs that counted nothing left out. */
-static json_t *per_sa_json(const struct snapshot *a, const struct snapshot *b, int c)
-{
-	json_t *per = json_object();
-
-	for (int i = 0; i < b->nsa; i++) {
-		uint64_t n;
-		char spi[16];
-
-		if (b->sa[i].k.ctr != (unsigned)c)
-			continue;
-		n = b->sa[i].v - sa_value(a, &b->sa[i].k);
-		if (!n)
-			continue;
-		snprintf(spi, sizeof(spi), "0x%08x", ntohl(b->sa[i].k.spi));
-		json_object_set_new(per, spi, json_integer((json_int_t)n));
-	}
-	return per;
-}
-
-/* The kernel's own count of skbs (c = IPP_XMIT_SKBS) or segments between two snapshots. */
-static bool kernel_delta(const struct snapshot *a, const struct snapshot *b, int c, uint64_t *d)
-{
-	bool ok = c == IPP_XMIT_SKBS ? a->k.skbs_ok && b->k.skbs_ok : a->k.segs_ok && b->k.segs_ok;
-
-	*d = !ok ? 0 : c == IPP_XMIT_SKBS ? b->k.skbs - a->k.skbs : b->k.segs - a->k.segs;
-	return ok;
-}
-
-/* count_load: the programs', or for skbs and segments the kernel's where no program counts them. */
-static json_t *load_count(const struct probes *p, int c)
-{
-	uint64_t d;
-
-	if (p->xmit_bpf || (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS))
-		return json_integer((json_int_t)(p->lend.c.v[c] - p->lbegin.c.v[c]));
-	return kernel_delta(&p->lbegin, &p->lend, c, &d) ? json_integer((json_int_t)d) : json_null();
-}
-
-/*
- * Beside the xmit program's count, the kernel's own of the same event:
- * {"count", "count_load", "symbol"} (tests compare them).
- */
-static json_t *kernel_json(const struct probes *p, int c)
-{
-	bool avail = c == IPP_XMIT_SKBS ? p->kc.skbs_ok : p->kc.segs_ok;
-	const char *how = c == IPP_XMIT_SKBS ? p->kc.skbs_how : p->kc.segs_how;
-	uint64_t d, dl;
-
-	if (!avail || !kernel_delta(&p->begin, &p->end, c, &d))
-		return json_pack("{s:n, s:s++}", "count", "symbol", "unavailable: ",
-				 avail ? "the kernel's counter could not be read at the window's edges" : how);
-	return json_pack("{s:I, s:o, s:s}", "count", (json_int_t)d, "count_load",
-			 p->have_load && kernel_delta(&p->lbegin, &p->lend, c, &dl) ? json_integer((json_int_t)dl)
-										    : json_null(),
-			 "symbol", how);
-}
-
 /* --probe-cost per program that ran in the window: {"<program>": {"runs", "ns", "ns_per_run"}} */
-static json_t *programs_cost(const struct probes *p)
+json_t *probes_programs_cost(const struct probes *p)
 {
 	json_t *o = json_object();
 	struct bpf_program *prog;
@@ -1374,79 +1195,6 @@ static json_t *programs_cost(const struct probes *p)
 					      "ns_per_run", (double)ns / runs));
 	}
 	return o;
-}
-
-json_t *probes_counters_json(struct probes *p, json_t *rec)
-{
-	json_t *out = json_object();
-	uint64_t d[IPP_NR_SLOTS];
-	struct probe_bases b;
-	bool ok = p && p->have_window;
-
-	for (int i = 0; i < IPP_NR_SLOTS; i++)
-		d[i] = ok ? p->end.c.v[i] - p->begin.c.v[i] : 0;
-	if (ok && !p->xmit_bpf)
-		for (int c = IPP_XMIT_SKBS; c <= IPP_XMIT_SEGS; c++)
-			if (!kernel_delta(&p->begin, &p->end, c, &d[c]))
-				set_how(p, c, false, "the kernel's counter could not be read at the window's edges");
-	probe_bases_from_sa(&b, rec ? json_object_get(rec, "sa") : NULL,
-			    ok && p->avail[IPP_XMIT_SEGS], d[IPP_XMIT_SEGS]);
-	if (ok && p->pc && perfcount_lost(p->pc))
-		set_how(p, IPP_XMIT_SEGS, false, "the fallback lost %llu samples of GSO skbs (its ring filled between drains)",
-			(unsigned long long)perfcount_lost(p->pc));
-	/*
-	 * A program the kernel did not run because one of ours was already
-	 * running on that CPU (a softirq on the way out of an interrupt) is a
-	 * missed count; kernels that count these say how many.
-	 */
-	if (ok && p->skel && rec)
-		json_object_set_new(rec, "probe_missed",
-				    json_pack("{s:I, s:o}", "window", (json_int_t)(p->end.missed - p->begin.missed), "load",
-					      p->have_load ? json_integer((json_int_t)(p->lend.missed - p->lbegin.missed))
-							   : json_null()));
-	if (ok && p->stats_fd >= 0 && rec) {
-		uint64_t ns = p->end.prog_ns - p->begin.prog_ns, runs = p->end.prog_runs - p->begin.prog_runs;
-
-		json_object_set_new(rec, "probe_cost",
-				    json_pack("{s:I, s:I, s:o, s:o}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
-					      "ns_per_run", runs ? json_real((double)ns / runs) : json_null(),
-					      "programs", programs_cost(p)));
-	}
-	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
-		json_t *o;
-
-		if (!p || !ok || !p->avail[c]) {
-			o = json_pack("{s:n, s:n, s:s}", "count", "per_packet", "symbol",
-				      !p ? "unavailable: no probe set" :
-				      p->avail[c] ? "unavailable: no measured window" : p->how[c]);
-			json_object_set_new(out, probe_counter_names[c], o);
-			continue;
-		}
-		o = json_object();
-		json_object_set_new(o, "count", json_integer((json_int_t)d[c]));
-		json_object_set_new(o, "per_packet",
-				    b.has_esp && b.esp_packets ? ratio_json(d[c], b.esp_packets, true)
-							       : ratio_json(d[c], b.tcp_segments, b.has_tcp));
-		json_object_set_new(o, "per_esp_packet", ratio_json(d[c], b.esp_packets, b.has_esp));
-		json_object_set_new(o, "per_superpacket", ratio_json(d[c], b.superpackets, b.has_super));
-		json_object_set_new(o, "per_tcp_segment", ratio_json(d[c], b.tcp_segments, b.has_tcp));
-		json_object_set_new(o, "symbol", json_string(p->how[c]));
-		if (c == IPP_KMALLOC_ESP_OUTPUT) /* the perf fallback only counts */
-			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
-		if (c == IPP_KFREE_ESP_OUTPUT)
-			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
-		if (p->have_load)
-			json_object_set_new(o, "count_load", load_count(p, c));
-		if ((c == IPP_XMIT_SKBS || c == IPP_XMIT_SEGS) && p->xmit_bpf)
-			json_object_set_new(o, "kernel", kernel_json(p, c));
-		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL) {
-			json_object_set_new(o, "per_sa", per_sa_json(&p->begin, &p->end, c));
-			if (p->have_load)
-				json_object_set_new(o, "per_sa_load", per_sa_json(&p->lbegin, &p->lend, c));
-		}
-		json_object_set_new(out, probe_counter_names[c], o);
-	}
-	return out;
 }
 
 int probes_list(FILE *f, bool as_json)

@@ -17,8 +17,9 @@
  *   modules, kmod             loaded modules; one module's state ("name")
  *   policy-add, sa-add        an xfrm policy or SA (xfrm.c; the SA's key in hex)
  *   policy-get, sa-get        is that policy there ("err" 0, or -ENOENT); an SA's counters
- *   probes-attach, -detach    the BPF probes on "dev" (probes/); their window
- *                             opens and closes with cpu-start and cpu-stop
+ *   probes-attach, -detach    the probes on "dev" (probes/): "set" (--probe-set's
+ *                             name), "esp" (the scenario has SAs), "cost"; their
+ *                             window opens and closes with cpu-start and cpu-stop
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases)
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed

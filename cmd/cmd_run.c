@@ -147,7 +147,7 @@ static int opt_probe_set(void *arg, const char *val)
 	int set = probe_set_parse(val);
 
 	if (set < 0) {
-		pr_warn("run: --probe-set takes default, all, tracepoints or kernel, not '%s'", val);
+		pr_warn("run: --probe-set takes default, esp, all, tracepoints or kernel, not '%s'", val);
 		return -1;
 	}
 	ctx->cfg.probe_set = set;
@@ -219,7 +219,7 @@ static const struct opt_def run_opts[] = {
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL),
 	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL),
 	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | GUEST),
-	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (kernel counters; BPF where none exists), all (and the xmit program, a run per skb), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_STR("peer", 0, RC, cfg.peer, "[USER@]HOST", "the receiving host, reached with ssh", .marks = OPT_PEER),

@@ -46,6 +46,7 @@ const char *const probe_set_names[PROBE_SET_N] = {
 	[PROBE_SET_ALL] = "all",
 	[PROBE_SET_TRACEPOINTS] = "tracepoints",
 	[PROBE_SET_KERNEL] = "kernel",
+	[PROBE_SET_ESP] = "esp",
 };
 
 int probe_set_parse(const char *s)
@@ -740,12 +741,13 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 }
 
 #define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
+#define NOT_IN_SET_WHY "not in the default probe set (about 12 program runs per ESP packet, docs/probes.md): --probe-set esp or all"
 
 /*
  * Without BPF: the tracepoints through perf_event_open, counted, filtered
  * by tracefs; what needs kprobes stays unavailable.
  */
-static int attach_perf(struct probes *p, const char *const *devs, bool xmit)
+static int attach_perf(struct probes *p, const char *const *devs, bool xmit, bool esp)
 {
 	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
 	uint64_t lo[2], hi[2];
@@ -756,7 +758,7 @@ static int attach_perf(struct probes *p, const char *const *devs, bool xmit)
 
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		probes_set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
-	if (!xmit && !p->esp) /* nothing to count here: the kernel's counters give skbs and segments */
+	if (!xmit && !esp) /* nothing to count here: the kernel's counters give skbs and segments */
 		return 0;
 	tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
 	if (!tracefs) {
@@ -764,8 +766,8 @@ static int attach_perf(struct probes *p, const char *const *devs, bool xmit)
 			probes_set_how(p, c, false, "%s; and %s", p->nobpf, why);
 		return -1;
 	}
-	if (!p->esp) {
-		snprintf(esp_why, sizeof(esp_why), "%s", NO_ESP_WHY);
+	if (!esp) {
+		snprintf(esp_why, sizeof(esp_why), "%s", p->esp ? NOT_IN_SET_WHY : NO_ESP_WHY);
 	} else if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
 		for (int i = 0; i < 2; i++)
 			if (ksyms_range(&ks, fns[i], &lo[n], &hi[n]) == 0)
@@ -890,20 +892,21 @@ static void leave_out(struct probes *p, const int *ctrs, size_t n, const char *w
 		probes_set_how(p, ctrs[i], false, "%s", why);
 }
 
+/* the kprobe ones, then the two kmem tracepoint ones (last: esp_ctrs + NESP - 2) */
 static const int esp_ctrs[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 				IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
 				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT };
 #define NESP (sizeof(esp_ctrs) / sizeof(esp_ctrs[0]))
 
 /* The kprobes; call sites first: the code is read before any kprobe of ours patches it. */
-static void attach_kprobes(struct probes *p, const struct ksyms *ks)
+static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
 {
 	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
 	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
 
 	attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
 	attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
-	if (!p->esp)
+	if (!esp)
 		return;
 	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
 	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
@@ -939,6 +942,8 @@ static void xmit_from_kernel(struct probes *p)
 int probes_attach_ns(struct probes *p, const char *const *devs, const char *const *netns)
 {
 	bool xmit = p->set == PROBE_SET_ALL || p->set == PROBE_SET_TRACEPOINTS;
+	bool want_esp = p->set == PROBE_SET_ESP || p->set == PROBE_SET_ALL || p->set == PROBE_SET_TRACEPOINTS;
+	const char *no_esp = !want_esp ? NOT_IN_SET_WHY : !p->esp ? NO_ESP_WHY : NULL;
 	struct ksyms ks;
 	char why[256];
 	const char *nokp;
@@ -952,13 +957,9 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 		return 0;
 	}
 	if (!p->skel) {
-		int rc = attach_perf(p, devs, xmit);
+		int rc = attach_perf(p, devs, xmit, !no_esp);
 
 		p->xmit_bpf = xmit && p->pc;
-		static const int kmem[] = { IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT };
-
-		if (!p->esp) /* the rest needs kprobes, which the fallback has not */
-			leave_out(p, kmem, 2, NO_ESP_WHY);
 		xmit_from_kernel(p);
 		return rc;
 	}
@@ -982,19 +983,21 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 		return 0;
 	}
 	nokp = p->set == PROBE_SET_TRACEPOINTS ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
-	if (p->esp)
-		attach_kmem(p, &ks);
-	else /* the kprobe ones say first that there are no kprobes, if so */
-		leave_out(p, esp_ctrs, NESP, NO_ESP_WHY);
 	if (nokp) {
 		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
 					  IPP_SKB_SEGMENT, IPP_TCP_GSO_SEGMENT };
 
 		leave_out(p, kp, sizeof(kp) / sizeof(kp[0]), nokp);
-		return 0;
 	}
-	attach_kprobes(p, &ks);
+	if (!no_esp)
+		attach_kmem(p, &ks);
+	else if (p->set == PROBE_SET_TRACEPOINTS) /* its kprobe ones say "kprobes not asked for" */
+		leave_out(p, esp_ctrs + NESP - 2, 2, no_esp);
+	else
+		leave_out(p, esp_ctrs, NESP, no_esp);
+	if (!nokp)
+		attach_kprobes(p, &ks, !no_esp);
 	return 0;
 }
 
@@ -1205,6 +1208,7 @@ int probes_list(FILE *f, bool as_json)
 		return -1;
 	p->list = true;
 	p->esp = true; /* how the ESP programs would attach in an ESP scenario */
+	p->set = PROBE_SET_ESP;
 	probes_attach(p, NULL);
 	if (as_json) {
 		json_t *o = json_object();

@@ -510,6 +510,7 @@ static void test_snmp(void **state)
 	assert_int_equal(probe_set_parse("all"), PROBE_SET_ALL);
 	assert_int_equal(probe_set_parse("tracepoints"), PROBE_SET_TRACEPOINTS);
 	assert_int_equal(probe_set_parse("kernel"), PROBE_SET_KERNEL);
+	assert_int_equal(probe_set_parse("esp"), PROBE_SET_ESP);
 	assert_int_equal(probe_set_parse("ALL"), -1);
 	assert_int_equal(probe_set_parse(NULL), -1);
 }

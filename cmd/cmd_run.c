@@ -165,11 +165,13 @@ static int opt_probe_set(void *arg, const char *val)
 {
 	struct run_ctx *ctx = arg;
 
-	if (strcmp(val, "all") && strcmp(val, "tracepoints")) {
-		pr_warn("run: --probe-set takes all or tracepoints, not '%s'", val);
+	int set = probe_set_parse(val);
+
+	if (set < 0) {
+		pr_warn("run: --probe-set takes default, esp, all, tracepoints or kernel, not '%s'", val);
 		return -1;
 	}
-	ctx->cfg.tracepoints_only = !strcmp(val, "tracepoints");
+	ctx->cfg.probe_set = set;
 	return 0;
 }
 
@@ -241,7 +243,7 @@ static const struct opt_def run_opts[] = {
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
 	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL | PAIR),
 	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | PAIR | GUEST),
-	OPT_CB("probe-set", 0, opt_probe_set, "SET", "all (default) or tracepoints: no kprobes, the cheap counters only", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR | GUEST),
 	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_STR("peer", 0, RC, cfg.peer, "[USER@]HOST", "the receiving host, reached with ssh", .marks = OPT_PEER),

@@ -9,6 +9,7 @@
 #include <linux/veth.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,77 @@ int rtnl_link_up_build(void *buf, unsigned int ifindex)
 	ifi->ifi_flags = IFF_UP;
 	ifi->ifi_change = IFF_UP;
 	return (int)nlh->nlmsg_len;
+}
+
+int rtnl_getlink_build(void *buf, unsigned int ifindex)
+{
+	struct nlmsghdr *nlh = put_header(buf, RTM_GETLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	if (!ifindex)
+		return -1;
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = (int)ifindex;
+	return (int)nlh->nlmsg_len;
+}
+
+struct link_stats_arg {
+	struct rtnl_link_stats64 *st;
+	char *kind;
+	size_t kindlen;
+	bool got;
+};
+
+static int link_info_cb(const struct nlattr *a, void *data)
+{
+	struct link_stats_arg *arg = data;
+
+	if (mnl_attr_get_type(a) == IFLA_INFO_KIND && mnl_attr_validate(a, MNL_TYPE_STRING) == 0)
+		snprintf(arg->kind, arg->kindlen, "%s", mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+static int link_attr_cb(const struct nlattr *a, void *data)
+{
+	struct link_stats_arg *arg = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_STATS64:
+		if (mnl_attr_get_payload_len(a) >= sizeof(*arg->st)) {
+			memcpy(arg->st, mnl_attr_get_payload(a), sizeof(*arg->st));
+			arg->got = true;
+		}
+		break;
+	case IFLA_LINKINFO:
+		if (arg->kind)
+			mnl_attr_parse_nested(a, link_info_cb, arg);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int link_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	return mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, data);
+}
+
+int rtnl_link_stats(struct mnl_socket *nl, unsigned int ifindex, struct rtnl_link_stats64 *st,
+		    char *kind, size_t kindlen)
+{
+	char buf[NLSOCK_BUF];
+	struct link_stats_arg arg = { .st = st, .kind = kind, .kindlen = kindlen };
+	int rc;
+
+	if (kind && kindlen)
+		*kind = '\0';
+	if (rtnl_getlink_build(buf, ifindex) < 0)
+		return -EINVAL;
+	rc = nlsock_talk(nl, (struct nlmsghdr *)buf, link_msg_cb, &arg, NULL, 0);
+	if (rc == 0 && !arg.got)
+		rc = -ENODATA; /* a kernel without IFLA_STATS64 (before 2.6.35) */
+	return rc;
 }
 
 /* One request about DEV in NETNS: its index found there, the message built and sent there. */

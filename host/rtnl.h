@@ -12,6 +12,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+struct mnl_socket;
+
 /* `ip netns add NAME`: 0 or -errno (-EEXIST: there is one, not ours). */
 int rtnl_netns_add(const char *name, char *err, size_t errlen);
 
@@ -31,6 +33,17 @@ int rtnl_addr_add(const char *netns, const char *dev, const char *addr, int plen
 
 /* `ip -n NS link set DEV up`. */
 int rtnl_link_up(const char *netns, const char *dev, char *err, size_t errlen);
+
+/*
+ * A device's statistics (`ip -s link show DEV`): RTM_GETLINK of ifindex on
+ * nl, a NETLINK_ROUTE socket opened in the device's namespace (kept open,
+ * so that reading costs one round trip). kind gets IFLA_INFO_KIND ("veth";
+ * "" for a device without one). 0 or -errno.
+ */
+struct rtnl_link_stats64;
+int rtnl_link_stats(struct mnl_socket *nl, unsigned int ifindex, struct rtnl_link_stats64 *st,
+		    char *kind, size_t kindlen);
+int rtnl_getlink_build(void *buf, unsigned int ifindex);
 
 /* The messages, built into buf (NLSOCK_BUF bytes); exposed for the unit tests. -1: bad input. */
 int rtnl_veth_build(void *buf, const char *dev0, int nsfd0, const char *dev1, int nsfd1);

@@ -47,6 +47,13 @@ __u32 nr_esp_ranges;
 __u32 gate_transport_output; /* attached to xfrm_outer_mode_output: IPv4 transport states only */
 __u32 xmit_ifindex[2]; /* count only skbs handed to these devices; none set = all */
 __u32 xmit_ns[2];      /* ... in these network namespaces (ns.inum) */
+/*
+ * Buffers in esp_allocs not freed yet (an upper bound: an LRU eviction
+ * leaves it high). kfree runs for every free in the system; while this is
+ * 0, which is nearly always (the tmp buffer lives inside one call of
+ * esp_output_tail), it costs one load and no map lookup.
+ */
+__u64 esp_outstanding;
 
 static __always_inline struct ipp_counts *slots(void)
 {
@@ -63,12 +70,15 @@ static __always_inline void add(int slot, __u64 n)
 		c->v[slot] += n;
 }
 
+/*
+ * One map update per call: the SA's own slot. The counter's total is
+ * the sum over the SAs, taken in user space (probes.c).
+ */
 static __always_inline void add_sa(struct xfrm_state *x, int slot)
 {
 	struct ipp_sa_key k = { .spi = BPF_CORE_READ(x, id.spi), .ctr = slot };
 	__u64 one = 1, *v;
 
-	add(slot, 1);
 	v = bpf_map_lookup_elem(&per_sa, &k);
 	if (v)
 		*v += 1;
@@ -95,8 +105,12 @@ static __always_inline int xmit_skip_btf(struct net_device *dev)
 
 static __always_inline void xmit_add(__u16 gso_size, __u16 gso_segs)
 {
-	add(IPP_XMIT_SKBS, 1);
-	add(IPP_XMIT_SEGS, gso_size && gso_segs ? gso_segs : 1);
+	struct ipp_counts *c = slots();
+
+	if (c) {
+		c->v[IPP_XMIT_SKBS] += 1;
+		c->v[IPP_XMIT_SEGS] += gso_size && gso_segs ? gso_segs : 1;
+	}
 }
 
 /* skb_shinfo(skb) as a typed pointer: plain loads, no helper call (6.2+) */
@@ -168,12 +182,18 @@ SEC("raw_tp/kmalloc")
 int BPF_PROG(kmalloc, unsigned long call_site, const void *ptr, size_t bytes_req, size_t bytes_alloc)
 {
 	__u64 p = (__u64)ptr, b = bytes_alloc;
+	struct ipp_counts *c;
 
+	/* every kmalloc of the system comes here: the call site first, nothing else read before */
 	if (!nr_esp_ranges || !in_esp_output(call_site))
 		return 0;
-	add(IPP_KMALLOC_ESP_OUTPUT, 1);
-	add(IPP_KMALLOC_ESP_OUTPUT_BYTES, b);
-	bpf_map_update_elem(&esp_allocs, &p, &b, BPF_ANY);
+	c = slots();
+	if (c) {
+		c->v[IPP_KMALLOC_ESP_OUTPUT] += 1;
+		c->v[IPP_KMALLOC_ESP_OUTPUT_BYTES] += b;
+	}
+	if (bpf_map_update_elem(&esp_allocs, &p, &b, BPF_ANY) == 0)
+		__sync_fetch_and_add(&esp_outstanding, 1);
 	return 0;
 }
 
@@ -182,15 +202,20 @@ SEC("raw_tp/kfree")
 int BPF_PROG(kfree, unsigned long call_site, const void *ptr)
 {
 	__u64 p = (__u64)ptr, *b;
+	struct ipp_counts *c;
 
-	if (!nr_esp_ranges || !ptr)
+	if (!esp_outstanding || !ptr)
 		return 0;
 	b = bpf_map_lookup_elem(&esp_allocs, &p);
 	if (!b)
 		return 0;
-	add(IPP_KFREE_ESP_OUTPUT, 1);
-	add(IPP_KFREE_ESP_OUTPUT_BYTES, *b);
-	bpf_map_delete_elem(&esp_allocs, &p);
+	c = slots();
+	if (c) {
+		c->v[IPP_KFREE_ESP_OUTPUT] += 1;
+		c->v[IPP_KFREE_ESP_OUTPUT_BYTES] += *b;
+	}
+	if (bpf_map_delete_elem(&esp_allocs, &p) == 0)
+		__sync_fetch_and_add(&esp_outstanding, -1);
 	return 0;
 }
 

@@ -227,7 +227,7 @@ static void open_kmem(struct perfcount *pc, const char *tracefs, const uint64_t 
 	}
 }
 
-struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, const uint64_t *lo,
+struct perfcount *perfcount_open(const char *tracefs, bool xmit, const char *const *devs, const uint64_t *lo,
 				 const uint64_t *hi, int nranges, bool avail[IPP_NR_COUNTERS],
 				 char how[IPP_NR_COUNTERS][256])
 {
@@ -242,7 +242,8 @@ struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, c
 	pc->ring_len = pc->page * (RING_PAGES + 1);
 	for (int i = 0; i < MAX_CPUS; i++)
 		pc->xmit_all[i] = pc->xmit_gso[i] = pc->kmalloc[i] = pc->kfree[i] = -1;
-	open_xmit(pc, tracefs, devs, avail, how);
+	if (xmit)
+		open_xmit(pc, tracefs, devs, avail, how);
 	if (nranges > 0)
 		open_kmem(pc, tracefs, lo, hi, nranges, avail, how);
 	int *groups[] = { pc->xmit_all, pc->xmit_gso, pc->kmalloc, pc->kfree };

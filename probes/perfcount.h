@@ -23,11 +23,11 @@ struct perfcount;
 const char *perfcount_tracefs(bool mount, char *why, size_t wlen);
 
 /*
- * Open the events on every CPU: net:net_dev_start_xmit (devs: at most two
- * device names, or none for all), and kmem:kmalloc/kfree with call_site in
+ * Open the events on every CPU: net:net_dev_start_xmit when xmit is set
+ * (devs: at most two device names, or none for all), and kmem:kmalloc/kfree with call_site in
  * [lo[i], hi[i]) when nranges > 0. avail[] and how[] are filled per slot.
  */
-struct perfcount *perfcount_open(const char *tracefs, const char *const *devs, const uint64_t *lo,
+struct perfcount *perfcount_open(const char *tracefs, bool xmit, const char *const *devs, const uint64_t *lo,
 				 const uint64_t *hi, int nranges, bool avail[IPP_NR_COUNTERS],
 				 char how[IPP_NR_COUNTERS][256]);
 /* Drain the sample buffers (call often: every tick). */

@@ -18,12 +18,14 @@
 #include "ipsecperf.skel.h"
 #include "anchors.h"
 #include "files.h"
+#include "kcount.h"
 #include "kdwarf.h"
 #include "ksyms.h"
 #include "perfcount.h"
 #include "log.h"
 #include "netns_call.h"
 #include "probes.h"
+#include "probes_int.h"
 
 const char *const probe_counter_names[IPP_NR_COUNTERS] = {
 	[IPP_ESP_OUTPUT] = "esp_output",
@@ -39,44 +41,21 @@ const char *const probe_counter_names[IPP_NR_COUNTERS] = {
 	[IPP_XMIT_SEGS] = "xmit_segs",
 };
 
-#define MAX_LINKS 64
-#define MAX_SA 256
-#define MAX_SITES 8
-
-struct sa_val {
-	struct ipp_sa_key k;
-	uint64_t v;
+const char *const probe_set_names[PROBE_SET_N] = {
+	[PROBE_SET_DEFAULT] = "default",
+	[PROBE_SET_ALL] = "all",
+	[PROBE_SET_TRACEPOINTS] = "tracepoints",
+	[PROBE_SET_KERNEL] = "kernel",
+	[PROBE_SET_ESP] = "esp",
 };
 
-struct snapshot {
-	struct ipp_counts c;
-	uint64_t prog_ns, prog_runs; /* time in our programs, with probes_stats_enable */
-	uint64_t missed;             /* runs the kernel skipped: a BPF program already running on that CPU */
-	struct sa_val sa[MAX_SA];
-	int nsa;
-};
-
-struct probes {
-	struct ipsecperf_bpf *skel;
-	char nobpf[256];             /* why there is no BPF, when there is none */
-	struct bpf_link *links[MAX_LINKS];
-	int nlinks;
-	bool avail[IPP_NR_COUNTERS];
-	char how[IPP_NR_COUNTERS][256];
-	int ncpus;
-	struct snapshot begin, end;   /* the measured window */
-	struct snapshot lbegin, lend; /* the whole load */
-	bool have_window, have_load;
-	bool list;                   /* probe --list: change nothing on the host */
-	struct perfcount *pc;        /* the fallback without BPF */
-	bool force_perf;             /* $IPSECPERF_PROBE_BACKEND=perf: test the fallback here (raw-tp: the raw xmit) */
-	int stats_fd;                /* bpf_enable_stats: run time per program while open */
-	bool no_kprobes;             /* --probe-set tracepoints */
-	enum { XMIT_CAST, XMIT_BTF, XMIT_RAW } xmit; /* which xmit program is loaded */
-	struct anchors *anc;         /* inlined functions' places from the kernel's DWARF, or NULL */
-	bool anc_tried;              /* looked for them (once per probe set) */
-	char anc_why[512];           /* why there are none */
-};
+int probe_set_parse(const char *s)
+{
+	for (int i = 0; s && i < PROBE_SET_N; i++)
+		if (!strcmp(s, probe_set_names[i]))
+			return i;
+	return -1;
+}
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -87,9 +66,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
+void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
 {
 	va_list ap;
 	int n = avail ? 0 : snprintf(p->how[c], sizeof(p->how[c]), "unavailable: ");
@@ -126,7 +103,7 @@ struct probes *probes_open(void)
 	p->ncpus = libbpf_num_possible_cpus();
 	p->stats_fd = -1;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		set_how(p, c, false, "not attached");
+		probes_set_how(p, c, false, "not attached");
 	backend = getenv("IPSECPERF_PROBE_BACKEND");
 	if (backend && !strcmp(backend, "perf")) {
 		p->force_perf = true;
@@ -258,16 +235,16 @@ static void attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c
 
 	if (!ksyms_find(ks, sym)) {
 		if (esp)
-			set_how(p, c, false, "%s", esp_missing(sym));
+			probes_set_how(p, c, false, "%s", esp_missing(sym));
 		else
-			set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
+			probes_set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
 		return;
 	}
 	if (attach_kprobe(p, prog, sym, 0, why, sizeof(why)) < 0) {
-		set_how(p, c, false, "%s", why);
+		probes_set_how(p, c, false, "%s", why);
 		return;
 	}
-	set_how(p, c, true, "kprobe %s%s", sym,
+	probes_set_how(p, c, true, "kprobe %s%s", sym,
 		ksyms_count(ks, sym) > 1 ? " (the first of several symbols of that name)" : "");
 }
 
@@ -462,29 +439,29 @@ static void attach_call_sites_dwarf(struct probes *p, const struct ksyms *ks, in
 	const char *name = NULL;
 
 	if (!a) {
-		set_how(p, c, false, "none of %s is in /proc/kallsyms (inlined further), and %s", cands[0], p->anc_why);
+		probes_set_how(p, c, false, "none of %s is in /proc/kallsyms (inlined further), and %s", cands[0], p->anc_why);
 		return;
 	}
 	for (int i = 0; i < ncands && !name; i++)
 		if (has_inline(a, cands[i]))
 			name = cands[i];
 	if (!name) {
-		set_how(p, c, false, "none of %s is in /proc/kallsyms, nor inlined anywhere by the DWARF of %s",
+		probes_set_how(p, c, false, "none of %s is in /proc/kallsyms, nor inlined anywhere by the DWARF of %s",
 			cands[0], a->source);
 		return;
 	}
 	if (!nt) {
-		set_how(p, c, false, "memmove is not in /proc/kallsyms");
+		probes_set_how(p, c, false, "memmove is not in /proc/kallsyms");
 		return;
 	}
 	n = inline_call_sites(a, ks, name, NULL, targets, nt, sites, MAX_SITES, why, sizeof(why));
 	if (n < 0) {
-		set_how(p, c, false, "cannot read the code of %s, inlined: %s", name, why);
+		probes_set_how(p, c, false, "cannot read the code of %s, inlined: %s", name, why);
 		return;
 	}
 	inline_hosts(a, name, hosts, sizeof(hosts));
 	if (!n) {
-		set_how(p, c, false, "no call to memmove found in %s, inlined into %s (DWARF of %s)", name, hosts,
+		probes_set_how(p, c, false, "no call to memmove found in %s, inlined into %s (DWARF of %s)", name, hosts,
 			a->source);
 		return;
 	}
@@ -496,9 +473,9 @@ static void attach_call_sites_dwarf(struct probes *p, const struct ksyms *ks, in
 			 sites[j].sym, sites[j].off);
 	}
 	if (!ok)
-		set_how(p, c, false, "%s", why);
+		probes_set_how(p, c, false, "%s", why);
 	else
-		set_how(p, c, true, "call-site kprobe at %s (calls to memmove in %s, inlined into %s; DWARF of %s)",
+		probes_set_how(p, c, true, "call-site kprobe at %s (calls to memmove in %s, inlined into %s; DWARF of %s)",
 			list, name, hosts, a->source);
 }
 
@@ -515,7 +492,7 @@ static void attach_transport_output_dwarf(struct probes *p, const struct ksyms *
 	int ok = 0, n = 0;
 
 	if (!a) {
-		set_how(p, c, false,
+		probes_set_how(p, c, false,
 			"neither xfrm4_transport_output nor xfrm_outer_mode_output is in /proc/kallsyms (inlined further), and %s",
 			p->anc_why);
 		return;
@@ -541,15 +518,15 @@ static void attach_transport_output_dwarf(struct probes *p, const struct ksyms *
 			 ai->entry_sym, (unsigned long long)ai->entry_off);
 	}
 	if (!n) {
-		set_how(p, c, false, "xfrm4_transport_output is neither in /proc/kallsyms nor inlined anywhere by the DWARF of %s",
+		probes_set_how(p, c, false, "xfrm4_transport_output is neither in /proc/kallsyms nor inlined anywhere by the DWARF of %s",
 			a->source);
 		return;
 	}
 	inline_hosts(a, "xfrm4_transport_output", hosts, sizeof(hosts));
 	if (ok < n)
-		set_how(p, c, false, "%s", why);
+		probes_set_how(p, c, false, "%s", why);
 	else
-		set_how(p, c, true, "kprobe at %s (the entry of xfrm4_transport_output, inlined into %s; DWARF of %s)",
+		probes_set_how(p, c, true, "kprobe at %s (the entry of xfrm4_transport_output, inlined into %s; DWARF of %s)",
 			list, hosts, a->source);
 }
 
@@ -565,7 +542,7 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 	char why[256] = "", tried[128] = "";
 
 	if (!nt) {
-		set_how(p, c, false, "memmove is not in /proc/kallsyms");
+		probes_set_how(p, c, false, "memmove is not in /proc/kallsyms");
 		return;
 	}
 	for (int i = 0; i < ncands; i++) {
@@ -581,7 +558,7 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 			free(code);
 			if (!*why)
 				snprintf(why, sizeof(why), "out of memory");
-			set_how(p, c, false, "cannot read the code of %s to find its memmove calls: %s", cands[i], why);
+			probes_set_how(p, c, false, "cannot read the code of %s to find its memmove calls: %s", cands[i], why);
 			return;
 		}
 		n = find_call_sites(code, hi - lo, lo, targets, nt, offs, MAX_SITES);
@@ -601,15 +578,15 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 				 *list ? "," : "", cands[i], offs[j]);
 		}
 		if (!ok)
-			set_how(p, c, false, "%s", why);
+			probes_set_how(p, c, false, "%s", why);
 		else
-			set_how(p, c, true, "call-site kprobe at %s (calls to memmove)", list);
+			probes_set_how(p, c, true, "call-site kprobe at %s (calls to memmove)", list);
 		return;
 	}
 	if (!*tried)
 		attach_call_sites_dwarf(p, ks, c, prog, cands, ncands);
 	else
-		set_how(p, c, false, "no call to memmove found in %s", tried);
+		probes_set_how(p, c, false, "no call to memmove found in %s", tried);
 }
 
 /* The allocators kmalloc() may call, by kernel version; their addresses into targets; how many. */
@@ -745,29 +722,32 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 	if (n && !ksyms_find(ks, "esp_alloc_tmp"))
 		n = kmem_dwarf(p, ks, n, where, sizeof(where));
 	if (!n) {
-		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
 		return;
 	}
 	if (attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
-		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", why);
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", why);
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
 		return;
 	}
 	if (attach_raw_tp(p, p->skel->progs.kfree, "kfree", why, sizeof(why)) < 0)
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
 	else
-		set_how(p, IPP_KFREE_ESP_OUTPUT, true,
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, true,
 			"raw tracepoint kmem:kfree, of the buffers kmalloc_esp_output counted");
-	set_how(p, IPP_KMALLOC_ESP_OUTPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", where);
+	probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", where);
 	p->skel->bss->nr_esp_ranges = n; /* last: the programs read the ranges only once it is set */
 }
+
+#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
+#define NOT_IN_SET_WHY "not in the default probe set (about 12 program runs per ESP packet, docs/probes.md): --probe-set esp or all"
 
 /*
  * Without BPF: the tracepoints through perf_event_open, counted, filtered
  * by tracefs; what needs kprobes stays unavailable.
  */
-static int attach_perf(struct probes *p, const char *const *devs)
+static int attach_perf(struct probes *p, const char *const *devs, bool xmit, bool esp)
 {
 	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
 	uint64_t lo[2], hi[2];
@@ -777,14 +757,18 @@ static int attach_perf(struct probes *p, const char *const *devs)
 	struct ksyms ks;
 
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
+		probes_set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
+	if (!xmit && !esp) /* nothing to count here: the kernel's counters give skbs and segments */
+		return 0;
 	tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
 	if (!tracefs) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			set_how(p, c, false, "%s; and %s", p->nobpf, why);
+			probes_set_how(p, c, false, "%s; and %s", p->nobpf, why);
 		return -1;
 	}
-	if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
+	if (!esp) {
+		snprintf(esp_why, sizeof(esp_why), "%s", p->esp ? NOT_IN_SET_WHY : NO_ESP_WHY);
+	} else if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
 		for (int i = 0; i < 2; i++)
 			if (ksyms_range(&ks, fns[i], &lo[n], &hi[n]) == 0)
 				n++;
@@ -794,12 +778,12 @@ static int attach_perf(struct probes *p, const char *const *devs)
 	} else {
 		snprintf(esp_why, sizeof(esp_why), "%s", why);
 	}
-	p->pc = perfcount_open(tracefs, devs, lo, hi, n, p->avail, p->how);
+	p->pc = perfcount_open(tracefs, xmit, devs, lo, hi, n, p->avail, p->how);
 	if (!p->pc)
 		return -1;
 	if (*esp_why) {
-		set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_why);
-		set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_why);
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_why);
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_why);
 	}
 	return 0;
 }
@@ -833,15 +817,15 @@ static void attach_xmit(struct probes *p, const char *const *devs, const char *c
 			snprintf(why, sizeof(why), "%s net:net_dev_start_xmit refused: %s", kind, strerror(errno));
 	}
 	if (why[0]) {
-		set_how(p, IPP_XMIT_SKBS, false, "%s", why);
-		set_how(p, IPP_XMIT_SEGS, false, "%s", why);
+		probes_set_how(p, IPP_XMIT_SKBS, false, "%s", why);
+		probes_set_how(p, IPP_XMIT_SEGS, false, "%s", why);
 		return;
 	}
 	if (devs && devs[0])
 		snprintf(on, sizeof(on), " on %s%s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "",
 			 netns ? " in the testbed's namespaces" : "");
-	set_how(p, IPP_XMIT_SKBS, true, "%s net:net_dev_start_xmit%s", kind, on);
-	set_how(p, IPP_XMIT_SEGS, true, "%s net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO; %s)",
+	probes_set_how(p, IPP_XMIT_SKBS, true, "%s net:net_dev_start_xmit%s", kind, on);
+	probes_set_how(p, IPP_XMIT_SEGS, true, "%s net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO; %s)",
 		kind, on, read);
 }
 
@@ -901,61 +885,132 @@ static int ksyms_cached(struct ksyms *ks, char *why, size_t wlen)
 	return 0;
 }
 
+/* Counters left out by the probe set or the scenario, saying which. */
+static void leave_out(struct probes *p, const int *ctrs, size_t n, const char *why)
+{
+	for (size_t i = 0; i < n; i++)
+		probes_set_how(p, ctrs[i], false, "%s", why);
+}
+
+/* the kprobe ones, then the two kmem tracepoint ones (last: esp_ctrs + NESP - 2) */
+static const int esp_ctrs[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
+				IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
+				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT };
+#define NESP (sizeof(esp_ctrs) / sizeof(esp_ctrs[0]))
+
+/* The kprobes; call sites first: the code is read before any kprobe of ours patches it. */
+static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
+{
+	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
+	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
+
+	attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
+	attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
+	if (!esp)
+		return;
+	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
+	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
+
+	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
+	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
+
+	if (ksyms_find(ks, "xfrm4_transport_output")) {
+		p->skel->bss->gate_transport_output = 0;
+		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+				     "xfrm4_transport_output", false);
+	} else if (ksyms_find(ks, "xfrm_outer_mode_output")) {
+		p->skel->bss->gate_transport_output = 1;
+		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+				     "xfrm_outer_mode_output", false);
+		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
+			probes_set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
+				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
+	} else {
+		attach_transport_output_dwarf(p, ks);
+	}
+}
+
+/* xmit_skbs and xmit_segs from the kernel's counters, where no program counts them. */
+static void xmit_from_kernel(struct probes *p)
+{
+	if (p->xmit_bpf)
+		return;
+	probes_set_how(p, IPP_XMIT_SKBS, p->kc.skbs_ok, "%s", p->kc.skbs_how);
+	probes_set_how(p, IPP_XMIT_SEGS, p->kc.segs_ok, "%s", p->kc.segs_how);
+}
+
 int probes_attach_ns(struct probes *p, const char *const *devs, const char *const *netns)
 {
+	bool xmit = p->set == PROBE_SET_ALL || p->set == PROBE_SET_TRACEPOINTS;
+	bool want_esp = p->set == PROBE_SET_ESP || p->set == PROBE_SET_ALL || p->set == PROBE_SET_TRACEPOINTS;
+	const char *no_esp = !want_esp ? NOT_IN_SET_WHY : !p->esp ? NO_ESP_WHY : NULL;
 	struct ksyms ks;
 	char why[256];
 	const char *nokp;
 
 	probes_detach(p);
-	if (!p->skel)
-		return attach_perf(p, devs);
-	attach_xmit(p, devs, netns);
+	kcount_open(&p->kc, devs, netns);
+	if (p->set == PROBE_SET_KERNEL) {
+		for (int c = 0; c < IPP_NR_COUNTERS; c++)
+			probes_set_how(p, c, false, "not asked for (--probe-set kernel: the kernel's own counters only)");
+		xmit_from_kernel(p);
+		return 0;
+	}
+	if (!p->skel) {
+		int rc = attach_perf(p, devs, xmit, !no_esp);
+
+		p->xmit_bpf = xmit && p->pc;
+		xmit_from_kernel(p);
+		return rc;
+	}
+	if (xmit || p->list) {
+		attach_xmit(p, devs, netns);
+		p->xmit_bpf = true;
+	}
+	if (p->list) /* the default's source, and the program --probe-set all adds */
+		for (int c = IPP_XMIT_SKBS; c <= IPP_XMIT_SEGS; c++) {
+			char prog[256];
+
+			snprintf(prog, sizeof(prog), "%s", p->how[c]);
+			probes_set_how(p, c, true, "%.200s; --probe-set all: %.200s",
+				c == IPP_XMIT_SKBS ? p->kc.skbs_how : p->kc.segs_how, prog);
+		}
+	xmit_from_kernel(p);
 	if (ksyms_cached(&ks, why, sizeof(why)) < 0) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
 			if (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS)
-				set_how(p, c, false, "%s", why);
+				probes_set_how(p, c, false, "%s", why);
 		return 0;
 	}
-	attach_kmem(p, &ks);
-
-	nokp = p->no_kprobes ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
+	nokp = p->set == PROBE_SET_TRACEPOINTS ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
 	if (nokp) {
 		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
 					  IPP_SKB_SEGMENT, IPP_TCP_GSO_SEGMENT };
 
-		for (size_t i = 0; i < sizeof(kp) / sizeof(kp[0]); i++)
-			set_how(p, kp[i], false, "%s", nokp);
-		return 0;
+		leave_out(p, kp, sizeof(kp) / sizeof(kp[0]), nokp);
 	}
-	/* call sites first: the code is read before any kprobe of ours patches it */
-	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
-	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
-
-	attach_call_sites(p, &ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
-	attach_call_sites(p, &ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
-
-	attach_simple_kprobe(p, &ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
-	attach_simple_kprobe(p, &ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
-	attach_simple_kprobe(p, &ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
-	attach_simple_kprobe(p, &ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
-
-	if (ksyms_find(&ks, "xfrm4_transport_output")) {
-		p->skel->bss->gate_transport_output = 0;
-		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm4_transport_output", false);
-	} else if (ksyms_find(&ks, "xfrm_outer_mode_output")) {
-		p->skel->bss->gate_transport_output = 1;
-		attach_simple_kprobe(p, &ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm_outer_mode_output", false);
-		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
-			set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
-				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
-	} else {
-		attach_transport_output_dwarf(p, &ks);
-	}
+	if (!no_esp)
+		attach_kmem(p, &ks);
+	else if (p->set == PROBE_SET_TRACEPOINTS) /* its kprobe ones say "kprobes not asked for" */
+		leave_out(p, esp_ctrs + NESP - 2, 2, no_esp);
+	else
+		leave_out(p, esp_ctrs, NESP, no_esp);
+	if (!nokp)
+		attach_kprobes(p, &ks, !no_esp);
 	return 0;
+}
+
+/* Empty a hash map between scenarios: its keys (SPIs, pointers) were the last scenario's. */
+static void map_clear(struct bpf_map *m, size_t klen)
+{
+	char key[16], next[16];
+
+	while (klen <= sizeof(key) && bpf_map__get_next_key(m, NULL, next, klen) == 0) {
+		memcpy(key, next, klen);
+		if (bpf_map__delete_elem(m, key, klen, 0) < 0)
+			break;
+	}
 }
 
 void probes_detach(struct probes *p)
@@ -966,15 +1021,22 @@ void probes_detach(struct probes *p)
 		p->skel->bss->nr_esp_ranges = 0;
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
+	if (p->skel && p->nlinks) {
+		map_clear(p->skel->maps.per_sa, sizeof(struct ipp_sa_key));
+		map_clear(p->skel->maps.esp_allocs, sizeof(__u64));
+		p->skel->bss->esp_outstanding = 0;
+	}
 	p->nlinks = 0;
+	p->xmit_bpf = false;
+	kcount_close(&p->kc);
 	p->have_window = p->have_load = false;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		set_how(p, c, false, "not attached");
+		probes_set_how(p, c, false, "not attached");
 }
 
 int probes_nattached(const struct probes *p)
 {
-	return p->nlinks + (p->pc != NULL);
+	return p->nlinks + (p->pc != NULL) + kcount_active(&p->kc);
 }
 
 static void snap(struct probes *p, struct snapshot *s)
@@ -985,9 +1047,12 @@ static void snap(struct probes *p, struct snapshot *s)
 	__u32 zero = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (p->pc) {
+	if (p->pc || !p->skel || !p->nlinks) {
 		uint64_t t[IPP_NR_SLOTS];
 
+		kcount_read(&p->kc, &s->k);
+		if (!p->pc)
+			goto out_free;
 		perfcount_read(p->pc, t);
 		for (int i = 0; i < IPP_NR_SLOTS; i++)
 			s->c.v[i] = t[i];
@@ -996,6 +1061,7 @@ static void snap(struct probes *p, struct snapshot *s)
 	if (!pc || !v)
 		goto out_free;
 	struct bpf_program *prog;
+	int np = 0;
 
 	bpf_object__for_each_program(prog, p->skel->obj) {
 		struct bpf_prog_info info = { 0 };
@@ -1006,8 +1072,14 @@ static void snap(struct probes *p, struct snapshot *s)
 			s->prog_ns += info.run_time_ns;
 			s->prog_runs += info.run_cnt;
 			s->missed += info.recursion_misses;
+			if (np < MAX_PROGS) {
+				s->pns[np] = info.run_time_ns;
+				s->pruns[np] = info.run_cnt;
+			}
 		}
+		np++;
 	}
+	kcount_read(&p->kc, &s->k); /* next to the programs' counts: the window's edges agree */
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
 		for (int cpu = 0; cpu < p->ncpus; cpu++)
 			for (int i = 0; i < IPP_NR_SLOTS; i++)
@@ -1020,6 +1092,9 @@ static void snap(struct probes *p, struct snapshot *s)
 			e->k = next;
 			for (int cpu = 0; cpu < p->ncpus; cpu++)
 				e->v += v[cpu];
+			/* the programs count per SA only: one map update per call */
+			if (e->k.ctr == IPP_ESP_OUTPUT || e->k.ctr == IPP_ESP_OUTPUT_TAIL)
+				s->c.v[e->k.ctr] += e->v;
 		}
 		k = next;
 		prev = &k;
@@ -1029,10 +1104,16 @@ out_free:
 	free(v);
 }
 
-void probes_set_kprobes(struct probes *p, bool on)
+void probes_set_set(struct probes *p, enum probe_set set)
 {
 	if (p)
-		p->no_kprobes = !on;
+		p->set = set;
+}
+
+void probes_need_esp(struct probes *p, bool esp)
+{
+	if (p)
+		p->esp = esp;
 }
 
 int probes_stats_enable(struct probes *p)
@@ -1070,6 +1151,8 @@ void probes_load_mark(struct probes *p, int begin)
 	 * 6 s), so that this snapshot and the SAs' counters read next agree.
 	 */
 	if (!begin && p->avail[IPP_XMIT_SKBS]) {
+		const int skbs = IPP_XMIT_SKBS;
+
 		uint64_t last = UINT64_MAX;
 		int quiet = 0;
 
@@ -1083,9 +1166,12 @@ void probes_load_mark(struct probes *p, int begin)
 		 * sees the same strays each time, the links' own IPv6 chatter.)
 		 */
 		for (int i = 0; i < 600 && quiet < 5; i++) {
+			uint64_t now;
+
 			snap(p, &p->lend);
-			quiet = p->lend.c.v[IPP_XMIT_SKBS] == last ? quiet + 1 : 0;
-			last = p->lend.c.v[IPP_XMIT_SKBS];
+			now = p->xmit_bpf ? p->lend.c.v[skbs] : p->lend.k.skbs;
+			quiet = now == last ? quiet + 1 : 0;
+			last = now;
 			usleep(10 * 1000);
 		}
 	}
@@ -1093,172 +1179,25 @@ void probes_load_mark(struct probes *p, int begin)
 	p->have_load = !begin;
 }
 
-static json_t *sa_find(json_t *list, json_t *e)
+/* --probe-cost per program that ran in the window: {"<program>": {"runs", "ns", "ns_per_run"}} */
+json_t *probes_programs_cost(const struct probes *p)
 {
-	const char *keys[] = { "spi", "dir", "netns" };
-	size_t i;
-	json_t *o;
+	json_t *o = json_object();
+	struct bpf_program *prog;
+	int i = 0;
 
-	json_array_foreach(list, i, o) {
-		bool same = true;
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		uint64_t runs = i < MAX_PROGS ? p->end.pruns[i] - p->begin.pruns[i] : 0;
+		uint64_t ns = i < MAX_PROGS ? p->end.pns[i] - p->begin.pns[i] : 0;
 
-		for (int k = 0; k < 3 && same; k++)
-			same = json_equal(json_object_get(o, keys[k]), json_object_get(e, keys[k]));
-		if (same)
-			return o;
-	}
-	return NULL;
-}
-
-json_t *probe_sa_window(json_t *open, json_t *close)
-{
-	static const char *const nums[] = { "packets", "bytes", "wire_packets" };
-	json_t *out = json_array(), *e;
-	size_t i;
-
-	json_array_foreach(close, i, e) {
-		json_t *o = json_deep_copy(e), *b = sa_find(open, e);
-
-		for (int k = 0; k < 3; k++) {
-			json_t *v1 = json_object_get(e, nums[k]), *v0 = b ? json_object_get(b, nums[k]) : NULL;
-
-			if (json_is_integer(v1) && json_is_integer(v0))
-				json_object_set_new(o, nums[k], json_integer(json_integer_value(v1) - json_integer_value(v0)));
-		}
-		json_array_append_new(out, o);
-	}
-	return out;
-}
-
-void probe_bases_from_sa(struct probe_bases *b, json_t *sa, bool have_segs, uint64_t segs)
-{
-	size_t i;
-	json_t *e;
-
-	*b = (struct probe_bases){ .tcp_segments = segs, .has_tcp = have_segs };
-	json_array_foreach(sa, i, e) {
-		json_t *wire = json_object_get(e, "wire_packets"), *pk = json_object_get(e, "packets");
-		const char *dir = json_string_value(json_object_get(e, "dir"));
-
-		if (!dir || strcmp(dir, "out"))
+		i++;
+		if (!runs)
 			continue;
-		if (json_is_integer(wire)) {
-			b->esp_packets += json_integer_value(wire);
-			b->has_esp = true;
-		}
-		if (json_is_integer(pk)) {
-			b->superpackets += json_integer_value(pk);
-			b->has_super = true;
-		}
+		json_object_set_new(o, bpf_program__name(prog),
+				    json_pack("{s:I, s:I, s:f}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
+					      "ns_per_run", (double)ns / runs));
 	}
-}
-
-double probe_ratio(uint64_t count, uint64_t base, bool has)
-{
-	if (!has || !base)
-		return -1.0;
-	return (double)count / (double)base;
-}
-
-static json_t *ratio_json(uint64_t count, uint64_t base, bool has)
-{
-	double r = probe_ratio(count, base, has);
-
-	return r < 0 ? json_null() : json_real(r);
-}
-
-static uint64_t sa_value(const struct snapshot *s, const struct ipp_sa_key *k)
-{
-	for (int i = 0; i < s->nsa; i++)
-		if (s->sa[i].k.spi == k->spi && s->sa[i].k.ctr == k->ctr)
-			return s->sa[i].v;
-	return 0;
-}
-
-/* {"0x<spi>": calls} between two snapshots, SAs that counted nothing left out. */
-static json_t *per_sa_json(const struct snapshot *a, const struct snapshot *b, int c)
-{
-	json_t *per = json_object();
-
-	for (int i = 0; i < b->nsa; i++) {
-		uint64_t n;
-		char spi[16];
-
-		if (b->sa[i].k.ctr != (unsigned)c)
-			continue;
-		n = b->sa[i].v - sa_value(a, &b->sa[i].k);
-		if (!n)
-			continue;
-		snprintf(spi, sizeof(spi), "0x%08x", ntohl(b->sa[i].k.spi));
-		json_object_set_new(per, spi, json_integer((json_int_t)n));
-	}
-	return per;
-}
-
-json_t *probes_counters_json(struct probes *p, json_t *rec)
-{
-	json_t *out = json_object();
-	uint64_t d[IPP_NR_SLOTS];
-	struct probe_bases b;
-	bool ok = p && p->have_window;
-
-	for (int i = 0; i < IPP_NR_SLOTS; i++)
-		d[i] = ok ? p->end.c.v[i] - p->begin.c.v[i] : 0;
-	probe_bases_from_sa(&b, rec ? json_object_get(rec, "sa") : NULL,
-			    ok && p->avail[IPP_XMIT_SEGS], d[IPP_XMIT_SEGS]);
-	if (ok && p->pc && perfcount_lost(p->pc))
-		set_how(p, IPP_XMIT_SEGS, false, "the fallback lost %llu samples of GSO skbs (its ring filled between drains)",
-			(unsigned long long)perfcount_lost(p->pc));
-	/*
-	 * A program the kernel did not run because one of ours was already
-	 * running on that CPU (a softirq on the way out of an interrupt) is a
-	 * missed count; kernels that count these say how many.
-	 */
-	if (ok && p->skel && rec)
-		json_object_set_new(rec, "probe_missed",
-				    json_pack("{s:I, s:o}", "window", (json_int_t)(p->end.missed - p->begin.missed), "load",
-					      p->have_load ? json_integer((json_int_t)(p->lend.missed - p->lbegin.missed))
-							   : json_null()));
-	if (ok && p->stats_fd >= 0 && rec) {
-		uint64_t ns = p->end.prog_ns - p->begin.prog_ns, runs = p->end.prog_runs - p->begin.prog_runs;
-
-		json_object_set_new(rec, "probe_cost",
-				    json_pack("{s:I, s:I, s:o}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
-					      "ns_per_run", runs ? json_real((double)ns / runs) : json_null()));
-	}
-	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
-		json_t *o;
-
-		if (!p || !ok || !p->avail[c]) {
-			o = json_pack("{s:n, s:n, s:s}", "count", "per_packet", "symbol",
-				      !p ? "unavailable: no probe set" :
-				      p->avail[c] ? "unavailable: no measured window" : p->how[c]);
-			json_object_set_new(out, probe_counter_names[c], o);
-			continue;
-		}
-		o = json_object();
-		json_object_set_new(o, "count", json_integer((json_int_t)d[c]));
-		json_object_set_new(o, "per_packet",
-				    b.has_esp && b.esp_packets ? ratio_json(d[c], b.esp_packets, true)
-							       : ratio_json(d[c], b.tcp_segments, b.has_tcp));
-		json_object_set_new(o, "per_esp_packet", ratio_json(d[c], b.esp_packets, b.has_esp));
-		json_object_set_new(o, "per_superpacket", ratio_json(d[c], b.superpackets, b.has_super));
-		json_object_set_new(o, "per_tcp_segment", ratio_json(d[c], b.tcp_segments, b.has_tcp));
-		json_object_set_new(o, "symbol", json_string(p->how[c]));
-		if (c == IPP_KMALLOC_ESP_OUTPUT) /* the perf fallback only counts */
-			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
-		if (c == IPP_KFREE_ESP_OUTPUT)
-			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
-		if (p->have_load)
-			json_object_set_new(o, "count_load", json_integer((json_int_t)(p->lend.c.v[c] - p->lbegin.c.v[c])));
-		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL) {
-			json_object_set_new(o, "per_sa", per_sa_json(&p->begin, &p->end, c));
-			if (p->have_load)
-				json_object_set_new(o, "per_sa_load", per_sa_json(&p->lbegin, &p->lend, c));
-		}
-		json_object_set_new(out, probe_counter_names[c], o);
-	}
-	return out;
+	return o;
 }
 
 int probes_list(FILE *f, bool as_json)
@@ -1268,6 +1207,8 @@ int probes_list(FILE *f, bool as_json)
 	if (!p)
 		return -1;
 	p->list = true;
+	p->esp = true; /* how the ESP programs would attach in an ESP scenario */
+	p->set = PROBE_SET_ESP;
 	probes_attach(p, NULL);
 	if (as_json) {
 		json_t *o = json_object();

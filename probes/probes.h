@@ -37,8 +37,32 @@ void probes_detach(struct probes *p);
  * ns_per_run of all programs over the window. --probe-overhead uses it.
  */
 int probes_stats_enable(struct probes *p);
-/* on = false: attach only the tracepoints (the cheap counters); the kprobe ones say why not. */
-void probes_set_kprobes(struct probes *p, bool on);
+/*
+ * --probe-set: which counters come from where (docs/probes.md).
+ *   default      the kernel's own counters for skbs and segments (device
+ *                statistics, Tcp SNMP) and the SAs'; BPF only where a
+ *                scenario cuts GSO in software (skb_segment, tcp_gso_segment:
+ *                a run per superpacket). Meets issue 18's 0.98 target;
+ *   esp          default and the ESP programs (esp_output, esp_output_tail,
+ *                the transport output, both memmoves, kmalloc/kfree), in
+ *                ESP scenarios only: about 12 runs per ESP packet;
+ *   all          esp, and skbs and segments counted by the xmit
+ *                tracepoint program as well (a program run per skb);
+ *   tracepoints  no kprobes: the xmit program and the kmem tracepoints;
+ *   kernel       the kernel's own counters only, no BPF at all.
+ */
+enum probe_set { PROBE_SET_DEFAULT, PROBE_SET_ALL, PROBE_SET_TRACEPOINTS, PROBE_SET_KERNEL, PROBE_SET_ESP,
+		 PROBE_SET_N };
+extern const char *const probe_set_names[PROBE_SET_N];
+/* The set named s, or -1. */
+int probe_set_parse(const char *s);
+void probes_set_set(struct probes *p, enum probe_set set);
+/*
+ * Does the scenario attached next have SAs? Without, the ESP programs
+ * (esp_output, the transport output and its memmoves, kmalloc/kfree)
+ * stay detached: they would count nothing of the scenario's.
+ */
+void probes_need_esp(struct probes *p, bool esp);
 /* Called about every 200 ms while the load runs (the fallback drains its sample buffers). */
 void probes_tick(struct probes *p);
 /* open = 1: take the window's start snapshot; 0: its end. */

@@ -290,6 +290,7 @@ static void run_scenario(struct matrix *m, int s)
 	if ((lost = ops->lost ? ops->lost(m->tb) : NULL))
 		snprintf(why, sizeof(why), "%.250s", lost);
 	/* after the scenario, so that the modules it loaded (esp4) show their symbols */
+	probes_need_esp(m->probes, sc->ipsec.on);
 	if (rc == 0 && !m->cfg->dry_run)
 		ops->probes_attach(m->tb, m->probes, m->cfg);
 	run_repeats(m, s, rc, why);
@@ -313,7 +314,7 @@ int run_matrix(const struct testbed_ops *ops, const struct run_config *c, struct
 		      (c->omit_s + c->duration_s + ops->run_slack_s) * (c->probe_overhead ? 2 : 1));
 	if (!c->dry_run && !c->no_probes) {
 		m.probes = probes_open(); /* once per run; attached per scenario */
-		probes_set_kprobes(m.probes, !c->tracepoints_only);
+		probes_set_set(m.probes, c->probe_set);
 	}
 	if (c->probe_overhead)
 		m.overhead = json_object();

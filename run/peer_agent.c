@@ -17,8 +17,9 @@
  *   modules, kmod             loaded modules; one module's state ("name")
  *   policy-add, sa-add        an xfrm policy or SA (xfrm.c; the SA's key in hex)
  *   policy-get, sa-get        is that policy there ("err" 0, or -ENOENT); an SA's counters
- *   probes-attach, -detach    the BPF probes on "dev" (probes/); their window
- *                             opens and closes with cpu-start and cpu-stop
+ *   probes-attach, -detach    the probes on "dev" (probes/): "set" (--probe-set's
+ *                             name), "esp" (the scenario has SAs), "cost"; their
+ *                             window opens and closes with cpu-start and cpu-stop
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases)
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
@@ -349,11 +350,17 @@ static void op_probes_attach(json_t *req)
 
 	if (!ag.probes) {
 		ag.probes = probes_open();
-		/* --probe-set tracepoints and --probe-cost, as the run asks */
-		probes_set_kprobes(ag.probes, !json_is_false(json_object_get(req, "kprobes")));
+		/* --probe-set and --probe-cost, as the run asks */
+		int set = probe_set_parse(str(req, "set"));
+
+		if (set < 0)
+			set = json_is_false(json_object_get(req, "kprobes")) ? PROBE_SET_TRACEPOINTS : PROBE_SET_DEFAULT;
+		probes_set_set(ag.probes, set);
 		if (json_is_true(json_object_get(req, "cost")))
 			probes_stats_enable(ag.probes);
 	}
+	/* an older run says nothing: attach the ESP programs as before */
+	probes_need_esp(ag.probes, !json_is_false(json_object_get(req, "esp")));
 	probes_attach(ag.probes, (const char *const[]){ dev, NULL });
 	answer(json_pack("{s:b, s:i}", "ok", 1, "attached", probes_nattached(ag.probes)));
 }

@@ -51,7 +51,7 @@ struct run_config {
 	bool no_probes;        /* --no-probes */
 	bool probe_overhead;   /* --probe-overhead: each repeat with and without the probes */
 	bool probe_cost;       /* --probe-cost: bpf_enable_stats while the probes are open */
-	bool tracepoints_only; /* --probe-set tracepoints */
+	int probe_set;         /* --probe-set: enum probe_set (probes.h), 0 = default */
 	/* the matrix */
 	struct scenario *scenarios;
 	int nscenarios;

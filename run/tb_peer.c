@@ -329,8 +329,11 @@ static void peer_probes_attach(void *tb, struct probes *pr, const struct run_con
 		probes_attach(pr, (const char *const[]){ p->cfg.dev, NULL });
 	p->peer_probes_off = false;
 	if (p->have_agent && !cfg->no_probes && !cfg->dry_run && !p->lost) {
-		json_t *r = agent_call(p, json_pack("{s:s, s:s, s:b, s:b}", "op", "probes-attach", "dev", p->cfg.peer_dev,
-						    "kprobes", !cfg->tracepoints_only, "cost", cfg->probe_cost));
+		/* "kprobes" for an agent older than "set"; "esp": the scenario has SAs (p->sas, made by apply) */
+		json_t *r = agent_call(p, json_pack("{s:s, s:s, s:b, s:s, s:b, s:b}", "op", "probes-attach", "dev",
+						    p->cfg.peer_dev, "kprobes", cfg->probe_set != PROBE_SET_TRACEPOINTS,
+						    "set", probe_set_names[cfg->probe_set], "esp", p->sas && p->sas->n > 0,
+						    "cost", cfg->probe_cost));
 
 		p->peer_probes = r && json_is_true(json_object_get(r, "ok"));
 		json_decref(r);

@@ -18,7 +18,7 @@ import sys
 # objects whose keys are names, not fixed keys
 MAPS = {
     "counters": "<name>", "counters_receiver": "<name>", "per_sa": "<spi>", "per_sa_load": "<spi>",
-    "commands": "<command>",
+    "commands": "<command>", "programs": "<program>",
 }
 
 

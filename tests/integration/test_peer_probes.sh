@@ -5,13 +5,16 @@
 # with and without the probes on both hosts; --probe-cost puts probe_cost
 # and probe_cost_receiver (runs and ns counted by each kernel) in the
 # records measured with probes;
-# --probe-set tracepoints leaves the kprobes out on both hosts. Checked
+# --probe-set tracepoints leaves the kprobes out on both hosts; the default
+# set takes skbs and segments from the kernel's counters there too. Checked
 # against what the same options give on netns on this host first.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/peer_lib.sh"
 
 # --- what netns gives here --------------------------------------------------
-"$IPSECPERF" run --quiet -t 1 -O 0 -r 1 --probe-overhead --probe-cost -o "$TMP/netns" clear \
+# --probe-set all: the xmit program runs in clear (the default set attaches
+# no program there on a kernel without kprobes, so nothing would be timed)
+"$IPSECPERF" run --quiet -t 1 -O 0 -r 1 --probe-set all --probe-overhead --probe-cost -o "$TMP/netns" clear \
 	> "$TMP/netns.out" 2> "$TMP/netns.err" || { cat "$TMP/netns.err" >&2; fail "netns run exited $?"; }
 assert_records "$TMP/netns/runs.jsonl" '[r["probe_cost"]["runs"] > 0 for r in rs if r.get("probes") == "on"] == [True]' \
 	"netns: --probe-cost gives no probe_cost; the peer check below assumes it"
@@ -22,7 +25,7 @@ peer_snapshot "$PEER_NS_L" > "$TMP/l.before"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
 
 # --- --probe-overhead and --probe-cost ---------------------------------------
-run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -O 0 -r 2 --probe-overhead --probe-cost -o "$TMP/ov" clear \
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -O 0 -r 2 --probe-set all --probe-overhead --probe-cost -o "$TMP/ov" clear \
 	> "$TMP/ov.out" 2> "$TMP/ov.err"
 rc=$?
 [ $rc = 0 ] || { cat "$TMP/ov.err" >&2; fail "peer run with --probe-overhead --probe-cost exited $rc"; }
@@ -60,6 +63,15 @@ assert_records "$TMP/tp/runs.jsonl" 'len(rs) == 1 and rs[0]["status"] == "ok"' "
 assert_jsonl "$TMP/tp/runs.jsonl" 'all("kprobes not asked for (--probe-set tracepoints)" in r[k]["esp_output"]["symbol"]
 	for k in ("counters", "counters_receiver"))' "--probe-set tracepoints on peer: esp_output not left out"
 info "--probe-set tracepoints on peer: kprobes left out on both hosts"
+
+# --- the default set: the kernel's counters on both hosts ----------------------
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -O 0 -r 1 -o "$TMP/def" clear > "$TMP/def.out" 2> "$TMP/def.err"
+rc=$?
+[ $rc = 0 ] || { cat "$TMP/def.err" >&2; fail "peer run with the default probe set exited $rc"; }
+assert_jsonl "$TMP/def/runs.jsonl" 'all(r[k]["xmit_skbs"]["symbol"].startswith("device statistics") and
+	r[k]["xmit_segs"]["symbol"].startswith("Tcp OutSegs") and r[k]["xmit_segs"]["count"] > 0
+	for k in ("counters", "counters_receiver"))' "default set on peer: skbs and segments not the kernel's counters"
+info "default probe set on peer: the kernel's counters on both hosts"
 
 peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.after"

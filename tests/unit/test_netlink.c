@@ -134,6 +134,21 @@ static void addr_msgs(void **state)
 	assert_int_equal(ifi->ifi_change, IFF_UP);
 }
 
+/* the statistics' request (kcount.c): RTM_GETLINK of one index, nothing else asked */
+static void getlink_msg(void **state)
+{
+	const struct nlmsghdr *nlh = (const void *)buf;
+	const struct ifinfomsg *ifi = (const void *)((const char *)buf + MNL_NLMSG_HDRLEN);
+
+	(void)state;
+	assert_int_equal(rtnl_getlink_build(buf, 5), (int)(MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(*ifi))));
+	assert_int_equal(nlh->nlmsg_type, RTM_GETLINK);
+	assert_int_equal(nlh->nlmsg_flags, NLM_F_REQUEST);
+	assert_int_equal(ifi->ifi_index, 5);
+	assert_int_equal(ifi->ifi_family, AF_UNSPEC);
+	assert_int_equal(rtnl_getlink_build(buf, 0), -1);
+}
+
 static void features_set_msg(void **state)
 {
 	const struct nlmsghdr *nlh = (const void *)buf;
@@ -297,6 +312,7 @@ int main(void)
 	undo_kinds_register(); /* as main() does: the netns and ethtool-features kinds */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(veth_msg),
+		cmocka_unit_test(getlink_msg),
 		cmocka_unit_test(addr_msgs),
 		cmocka_unit_test(features_set_msg),
 		cmocka_unit_test(members_and_check),

@@ -21,10 +21,12 @@
 #include <gelf.h>
 
 #include "anchors.h"
+#include "kcount.h"
 #include "kdwarf.h"
 #include "ksyms.h"
 #include "perfcount.h"
 #include "probes.h"
+#include "snmp.h"
 
 #define BASE 0xffffffff81400000ull
 #define MEMMOVE 0xffffffff82261600ull
@@ -476,6 +478,43 @@ static void test_note_build_id(void **state)
 	assert_int_equal(anchors_kernel_build_id("/nonexistent", id, sizeof(id), hex, sizeof(hex)), 0);
 }
 
+/* /proc/net/snmp as 6.1 to 6.18 print it: a names line, then a values line, per group */
+static void test_snmp(void **state)
+{
+	const char *text =
+		"Ip: Forwarding DefaultTTL InReceives\n"
+		"Ip: 2 64 10599\n"
+		"Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+		"Tcp: 1 200 120000 -1 25 4 1 0 0 10321 5645 17 0 2 0\n"
+		"Udp: InDatagrams OutSegs\n"
+		"Udp: 276 99\n";
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(snmp_field(text, "Tcp", "OutSegs", &v), 0);
+	assert_int_equal(v, 5645);
+	assert_int_equal(snmp_field(text, "Tcp", "RetransSegs", &v), 0);
+	assert_int_equal(v, 17);
+	assert_int_equal(snmp_field(text, "Udp", "OutSegs", &v), 0); /* a field name in two groups */
+	assert_int_equal(v, 99);
+	assert_int_equal(snmp_field(text, "Tcp", "MaxConn", &v), -1); /* -1: not a count */
+	assert_int_equal(snmp_field(text, "Tcp", "Nope", &v), -1);
+	assert_int_equal(snmp_field(text, "Icmp", "InMsgs", &v), -1);
+	assert_int_equal(snmp_field("Tcp: OutSegs\n", "Tcp", "OutSegs", &v), -1); /* no values line */
+	assert_int_equal(snmp_field("Tcp: OutSegs\nTcp: 12x\n", "Tcp", "OutSegs", &v), -1);
+	assert_int_equal(snmp_field("Tcpx: OutSegs\nTcpx: 1\n", "Tcp", "OutSegs", &v), -1);
+	assert_int_equal(kcount_tcp_segs(text, &v), 0);
+	assert_int_equal(v, 5645 + 17);
+	assert_int_equal(kcount_tcp_segs("Tcp: OutSegs\nTcp: 3\n", &v), -1);
+	assert_int_equal(probe_set_parse("default"), PROBE_SET_DEFAULT);
+	assert_int_equal(probe_set_parse("all"), PROBE_SET_ALL);
+	assert_int_equal(probe_set_parse("tracepoints"), PROBE_SET_TRACEPOINTS);
+	assert_int_equal(probe_set_parse("kernel"), PROBE_SET_KERNEL);
+	assert_int_equal(probe_set_parse("esp"), PROBE_SET_ESP);
+	assert_int_equal(probe_set_parse("ALL"), -1);
+	assert_int_equal(probe_set_parse(NULL), -1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +528,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_kdwarf),
 		cmocka_unit_test(test_anchors_text),
 		cmocka_unit_test(test_note_build_id),
+		cmocka_unit_test(test_snmp),
 	};
 	const char *slash = argc > 0 ? strrchr(argv[0], '/') : NULL;
 

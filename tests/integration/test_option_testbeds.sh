@@ -98,6 +98,7 @@ port vm-pair test_vm_pair.sh
 dry-run vm-pair test_vm_pair_fail.sh
 quiet vm-pair test_vm_pair.sh
 no-probes vm-pair test_vm_pair_fail.sh
+probe-set vm-pair test_vm_pair.sh
 interleave vm-pair test_vm_pair_ends.sh
 repeat-from vm-pair test_vm_pair_ends.sh
 '

@@ -3,7 +3,8 @@
 # The vm-pair testbed: two Debian 6.1 guests, the sender and the receiver,
 # joined by a virtio-net link, clear and esp-null for 3 s each (TCG here).
 # Both ran; the SAs of both guests counted packets, and so did the probes on
-# both (about one esp_output and one memmove per ESP packet); each side
+# both (--probe-set esp: about one esp_output and one memmove per ESP
+# packet); each side
 # has its cycles from its own guest; clear beat esp-null;
 # the options reached the sender's run (--port, the addresses), both
 # consoles came home, and no qemu, namespace, tap, scratch folder or
@@ -14,7 +15,7 @@
 k61=$(vm_kernel "$DEB61") || exit $?
 info "kernel: $k61 at both ends"
 cd "$TMP" || fail "cd $TMP"
-"$IPSECPERF" run --testbed vm-pair --kernel "$k61" --tag pair -O 1 --repeat 1 --duration 3 -q --port 5301 \
+"$IPSECPERF" run --testbed vm-pair --kernel "$k61" --tag pair -O 1 --repeat 1 --duration 3 -q --port 5301 --probe-set esp \
 	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 cat "$TMP/stderr" >&2
@@ -43,7 +44,9 @@ for host, ctr in (("sender", "counters"), ("receiver", "counters_receiver")):
     per = e[ctr]["esp_output"]["per_esp_packet"]
     print(f"  esp_output on the {host}: {e[ctr]['esp_output']['count']} calls, {per:.3f} per ESP packet", file=sys.stderr)
     assert 0.9 < per < 1.1, f"the {host}'s esp_output probe: {per} per ESP packet"
-    assert e[ctr]["memmove_transport_output"]["count"] == e[ctr]["esp_output"]["count"], "memmove is not once per esp_output"
+    # each program's count is read in turn while packets flow: alike within 1%
+    m, x = e[ctr]["memmove_transport_output"]["count"], e[ctr]["esp_output"]["count"]
+    assert abs(m - x) <= 0.01 * x, f"the {host}: {m} memmoves for {x} esp_output calls"
 for r in recs.values():
     assert r["cycles_per_byte_sender"] > 0 and r["cycles_per_byte_receiver"] > 0, "a side has no cycles"
     assert 2.5 < r["duration_s"] < 4, r["duration_s"]

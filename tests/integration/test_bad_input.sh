@@ -38,7 +38,7 @@ expect_usage "bad address" "is not an IPv4 or IPv6 address" -- "$IPSECPERF" run 
 expect_usage "unknown option" "unknown option" -- "$IPSECPERF" run --frobnicate clear
 expect_usage "twice" "named twice" -- "$IPSECPERF" run clear clear
 expect_usage "testbed" "unknown testbed 'cloud'" -- "$IPSECPERF" run --testbed cloud clear
-expect_usage "interleave" "--interleave is for the vm testbed" -- "$IPSECPERF" run clear --interleave
+expect_usage "interleave" "--interleave is for the vm and vm-pair testbeds" -- "$IPSECPERF" run clear --interleave
 expect_usage "repeat-from 0" "--repeat-from takes a whole number from 1" -- "$IPSECPERF" run --repeat-from 0 clear
 expect_usage "command" "'frob' is not a command" -- "$IPSECPERF" frob
 expect_usage "not root" "needs root" -- setpriv --reuid=65534 --regid=65534 --clear-groups "$IPSECPERF" run clear

@@ -7,7 +7,7 @@
 # - kernel show finds nothing missing, and a rebuild has nothing to do;
 # - every scenario runs ok, tcp-ao among them (no Debian kernel here has
 #   CONFIG_TCP_AO) next to tcp-md5;
-# - every probe attaches (kprobes, BTF), and over the whole load the
+# - every probe attaches (--probe-set all: kprobes, BTF), and over the whole load the
 #   probes' counts equal the SAs' own: esp_output calls == SA packets on
 #   esp-null, esp_output_tail calls == SA wire packets on esp-null-gso.
 . "$(dirname "$0")/lib.sh"
@@ -30,7 +30,7 @@ grep -q "release $rel" "$TMP/build" || { cat "$TMP/build" >&2; fail "kernel buil
 scen=$(cd "$TOP/scenarios" && ls *.ini | sed 's/\.ini$//' | sort)
 out="$TMP/res"
 # shellcheck disable=SC2086
-"$IPSECPERF" run --testbed vm --kernel "$kb" --duration 2 --omit 1 --repeat 1 -o "$out" $scen \
+"$IPSECPERF" run --testbed vm --kernel "$kb" --probe-set all --duration 2 --omit 1 --repeat 1 -o "$out" $scen \
 	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
 assert_vm_clean "run on the built kernel"
 

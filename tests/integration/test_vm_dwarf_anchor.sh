@@ -25,7 +25,7 @@ k612=$(vm_kernel "$DEB612") || exit $?
 info "kernels: $KTREE $k61 $k612"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm --kernel "$KTREE" --kernel "$k61" --kernel "$k612" \
-	--duration 2 --repeat 1 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
+	--probe-set esp --duration 2 --repeat 1 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 assert_vm_clean "the run"
 

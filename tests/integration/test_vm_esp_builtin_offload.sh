@@ -39,7 +39,7 @@ snapshot > "$TMP/before"
 vmrun() { # out kernel scenario...
 	local out=$1 k=$2
 	shift 2
-	"$IPSECPERF" run --testbed vm --kernel "$k" --duration 3 --omit 1 --repeat 2 -o "$out" "$@" \
+	"$IPSECPERF" run --testbed vm --kernel "$k" --probe-set esp --duration 3 --omit 1 --repeat 2 -o "$out" "$@" \
 		> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run on $k exited $?"; }
 }
 vmrun "$TMP/y" "$KVAR" esp-null esp-null-gso

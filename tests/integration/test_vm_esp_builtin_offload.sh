@@ -73,9 +73,11 @@ def check_gso(name, r):
     c = r["counters"]
     assert c["esp_output"]["count_load"] == 0, (name, c["esp_output"])
     per = c["esp_output_tail"]["per_sa_load"]
+    # a program run the kernel skipped (recursion) is in probe_missed: short by at most that
+    missed = r.get("probe_missed", {}).get("load", 0) or 0
     for s in out_sas(r):
         got = per.get(s["spi"], 0)
-        assert got == s["wire_packets"] > 0, (name, s, got)
+        assert s["wire_packets"] - missed <= got <= s["wire_packets"] and got > 0, (name, s, got, missed)
     d = data_sa(r)
     assert d["wire_packets"] > d["packets"], (name, "no GSO over ESP", d)
     print(f"  {name} {r['kernel']}: {r['throughput_bps']/1e9:.4f} Gbit/s, esp_output 0, "

@@ -21,6 +21,10 @@
  *                             name), "esp" (the scenario has SAs), "cost"; their
  *                             window opens and closes with cpu-start and cpu-stop
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases)
+ *   run                       one program ("argv", no shell) to its end: "status", "out",
+ *                             "err", as ssh would run it (endpoint.c), without an ssh
+ *                             connection each; the session is the ssh user's own, so
+ *                             it can do nothing ssh could not
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
  * journals its changes there as remote-argv records running this. It exits
@@ -247,6 +251,48 @@ static int family_of(json_t *req)
 	return json_integer_value(json_object_get(req, "family")) == 6 ? AF_INET6 : AF_INET;
 }
 
+/*
+ * Each of out and err may take this much of the answer, whose line the run
+ * reads into 64 KiB; longer, or not UTF-8 (not a JSON string), the answer
+ * says "too_long" or "binary" and the run asks ssh instead.
+ */
+#define AGENT_RUN_OUT_MAX (24 * 1024)
+
+static void op_run(json_t *req)
+{
+	json_t *ja = json_object_get(req, "argv");
+	size_t n = json_array_size(ja);
+	char **argv = n && n < 64 ? calloc(n + 1, sizeof(*argv)) : NULL;
+	char *out = NULL, *err = NULL;
+	json_t *jo, *je;
+	int st;
+
+	if (!argv) {
+		answer_err("run: \"argv\" is not a list of 1 to 63 words");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		argv[i] = (char *)json_string_value(json_array_get(ja, i));
+		if (!argv[i]) {
+			free(argv);
+			answer_err("run: \"argv\" holds something that is not a string");
+			return;
+		}
+	}
+	st = exec_run(NULL, argv, &out, &err);
+	free(argv);
+	if ((out && strlen(out) > AGENT_RUN_OUT_MAX) || (err && strlen(err) > AGENT_RUN_OUT_MAX)) {
+		answer(json_pack("{s:b, s:s, s:b}", "ok", 0, "error", "run: more output than an answer holds", "too_long", 1));
+	} else if (!(jo = json_string(out ? out : "")) || !(je = json_string(err ? err : ""))) {
+		json_decref(jo);
+		answer(json_pack("{s:b, s:s, s:b}", "ok", 0, "error", "run: output that is not UTF-8 text", "binary", 1));
+	} else {
+		answer(json_pack("{s:b, s:i, s:o, s:o}", "ok", 1, "status", st, "out", jo, "err", je));
+	}
+	free(out);
+	free(err);
+}
+
 static void op_modules(void)
 {
 	FILE *f = fopen("/proc/modules", "r");
@@ -442,6 +488,8 @@ static void dispatch(json_t *req)
 		answer(json_pack("{s:b}", "ok", 1));
 	} else if (!strcmp(op, "probes-counters"))
 		op_probes_counters(req);
+	else if (!strcmp(op, "run"))
+		op_run(req);
 	else
 		answer_err("unknown request '%s'", op);
 }

@@ -1,16 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One end of a testbed, here or on the peer (endpoint.h). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "endpoint.h"
 #include "exec.h"
 #include "files.h"
 #include "journal.h"
+#include "log.h"
 #include "remote.h"
 
 const char *ep_lost(const struct endpoint *e)
 {
 	return e->lost ? e->lost(e->arg) : NULL;
+}
+
+/* A copy of a string of the agent's answer (NULL for none), for the caller to free. */
+static char *answer_text(json_t *r, const char *key)
+{
+	const char *v = json_string_value(json_object_get(r, key));
+
+	return strdup(v ? v : "");
+}
+
+/*
+ * argv run by the peer's agent: its exit status, or 255 (as from ssh) when
+ * the session died (the end then lost), or -2 when the agent would not run
+ * it (an older agent, output too long): then ssh runs it.
+ */
+static int agent_run(const struct endpoint *e, char *const argv[], char **out, char **err)
+{
+	json_t *req = json_pack("{s:s, s:[]}", "op", "run", "argv"), *r;
+	char *line;
+	int st;
+
+	for (int i = 0; argv[i]; i++)
+		json_array_append_new(json_object_get(req, "argv"), json_string(argv[i]));
+	line = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	if (!line)
+		return -2;
+	if (log_verbose > 1) {
+		fprintf(stderr, "ipsecperf: + by the agent on %s: ", e->host->ssh_dest);
+		exec_print(stderr, NULL, argv);
+	}
+	r = e->agent(e->arg, line);
+	free(line);
+	if (!r) {
+		if (err)
+			*err = strdup(ep_lost(e) ?: "the agent did not answer");
+		return 255;
+	}
+	if (!json_is_true(json_object_get(r, "ok")) || !json_is_integer(json_object_get(r, "status"))) {
+		json_decref(r);
+		return -2;
+	}
+	st = (int)json_integer_value(json_object_get(r, "status"));
+	if (out)
+		*out = answer_text(r, "out");
+	if (err)
+		*err = answer_text(r, "err");
+	json_decref(r);
+	return st;
 }
 
 int ep_run(const struct endpoint *e, char *const argv[], char **out, char **err)
@@ -19,6 +71,10 @@ int ep_run(const struct endpoint *e, char *const argv[], char **out, char **err)
 
 	if (!ep_remote(e))
 		return exec_run(e->netns, argv, out, err);
+	/* the agent, when there is one: no ssh connection and remote shell per command */
+	st = e->agent ? agent_run(e, argv, out, err) : -2;
+	if (st != -2)
+		return st;
 	st = remote_run(e->host, argv, out, err);
 	if (st == 255 && e->lose)
 		e->lose(e->arg, "ssh could not reach the peer");
@@ -27,7 +83,20 @@ int ep_run(const struct endpoint *e, char *const argv[], char **out, char **err)
 
 int ep_change(const struct endpoint *e, char *const do_argv[], char *const undo_argv[], char **err)
 {
-	return ep_remote(e) ? remote_do(e->host, do_argv, undo_argv, err) : host_do(e->netns, do_argv, undo_argv, err);
+	char *errout = NULL;
+
+	if (!ep_remote(e))
+		return host_do(e->netns, do_argv, undo_argv, err);
+	if (!e->agent || !do_argv || journal_dry_run())
+		return remote_do(e->host, do_argv, undo_argv, err);
+	/* the undo journaled as before (ssh runs it, also for `cleanup`); the change made by the agent */
+	if (remote_do(e->host, NULL, undo_argv, err) < 0)
+		return -1;
+	if (log_verbose == 1) {
+		fprintf(stderr, "ipsecperf: + on %s: ", e->host->ssh_dest);
+		exec_print(stderr, NULL, do_argv);
+	}
+	return exec_status(ep_run(e, do_argv, NULL, &errout), errout, err);
 }
 
 pid_t ep_spawn(const struct endpoint *e, char *const argv[], int cpu, int out_fd, int err_fd)

@@ -38,6 +38,31 @@
 #include "version.h"
 
 
+/* ---- the peer's endpoint: lost, and its agent ---- */
+
+const char *peer_lost_why(void *tb)
+{
+	struct peer *p = tb;
+
+	return p->lost ? p->lost_why : NULL;
+}
+
+static void ep_lose(void *arg, const char *why)
+{
+	peer_lost(arg, why);
+}
+
+/* The endpoint's agent: one request line (it may hold a key), the answer. */
+static json_t *ep_agent(void *arg, const char *line)
+{
+	struct peer *p = arg;
+	json_t *r = remote_session_call(&p->agent, line, AGENT_TIMEOUT_MS);
+
+	if (!r)
+		peer_lost(p, p->agent.lost ? p->agent.lost_why : "the agent did not answer");
+	return r;
+}
+
 /* ---- checks before the first run ---- */
 
 static char *trim(char *s)
@@ -49,10 +74,13 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Run argv here (h NULL) or on the peer; output in *out. 255 from ssh = unreachable. */
-static int run_on(const struct host *h, char *const argv[], char **out, char **err)
+/*
+ * Run argv here or on the peer (by its agent once it is open, else with
+ * ssh); output in *out. 255 from ssh = unreachable.
+ */
+static int run_on(struct peer *p, bool remote, char *const argv[], char **out, char **err)
 {
-	return h ? remote_run(h, argv, out, err) : exec_run(NULL, argv, out, err);
+	return remote ? ep_run(&p->ep_rx, argv, out, err) : exec_run(NULL, argv, out, err);
 }
 
 struct end {
@@ -64,16 +92,16 @@ struct end {
 	char driver[200];    /* ethtool -i: driver, version, firmware */
 };
 
-static int check_end(struct peer *p, const struct host *h, struct end *e, const char *want_addr,
+static int check_end(struct peer *p, bool remote, struct end *e, const char *want_addr,
 		     char *addr, size_t alen, char *why, size_t len)
 {
 	char *out = NULL, *err = NULL;
 	int st, prefix;
 
-	st = run_on(h, (char *[]){ "ip", "-j", "addr", "show", "dev", (char *)e->dev, NULL }, &out, &err);
-	if (st == 255 && h) {
+	st = run_on(p, remote, (char *[]){ "ip", "-j", "addr", "show", "dev", (char *)e->dev, NULL }, &out, &err);
+	if (st == 255 && remote) {
 		snprintf(why, len, "cannot reach the peer with ssh: %s (`ssh -o BatchMode=yes %s true` must work without a password: set up a key, e.g. with ssh-copy-id)",
-			 trim(err) && *err ? err : "ssh failed", h->ssh_dest);
+			 trim(err) && *err ? err : "ssh failed", p->h.ssh_dest);
 		goto fail;
 	}
 	if (st != 0 || peer_parse_ip_link(out, &e->mtu, e->state, sizeof(e->state)) < 0) {
@@ -90,13 +118,13 @@ static int check_end(struct peer *p, const struct host *h, struct end *e, const 
 	} else if (peer_parse_ip_addr(out, p->family == AF_INET6 ? "inet6" : "inet", NULL, addr, alen, &prefix) < 0 &&
 		   (p->family || peer_parse_ip_addr(out, "inet6", NULL, addr, alen, &prefix) < 0)) {
 		snprintf(why, len, "%s has no global %saddress on %s; add one (ip addr add ADDR/LEN dev %s) or give --addr-%s",
-			 e->name, p->family == AF_INET6 ? "IPv6 " : "", e->dev, e->dev, h ? "rx" : "tx");
+			 e->name, p->family == AF_INET6 ? "IPv6 " : "", e->dev, e->dev, remote ? "rx" : "tx");
 		goto fail;
 	}
 	free(out);
 	free(err);
 	out = err = NULL;
-	st = run_on(h, (char *[]){ "ethtool", (char *)e->dev, NULL }, &out, &err);
+	st = run_on(p, remote, (char *[]){ "ethtool", (char *)e->dev, NULL }, &out, &err);
 	if (st != 0 || peer_parse_ethtool(out, &e->li) < 0) {
 		snprintf(why, len, "ethtool %s on %s failed: %s%s", e->dev, e->name, err && *trim(err) ? err : "no output",
 			 st == 127 ? " (install the ethtool package there)" : "");
@@ -105,7 +133,7 @@ static int check_end(struct peer *p, const struct host *h, struct end *e, const 
 	free(out);
 	free(err);
 	out = err = NULL;
-	if (run_on(h, (char *[]){ "ethtool", "-i", (char *)e->dev, NULL }, &out, NULL) == 0) {
+	if (run_on(p, remote, (char *[]){ "ethtool", "-i", (char *)e->dev, NULL }, &out, NULL) == 0) {
 		char drv[64] = "", ver[64] = "", fw[64] = "";
 
 		for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
@@ -173,11 +201,11 @@ static int check_link(struct peer *p, struct end *me, struct end *them, char *wh
 
 	if (c->addr_tx_set)
 		p->family = family_of(c->addr_tx);
-	if (check_end(p, &p->h, them, c->addr_rx_set ? c->addr_rx : NULL, p->addr_rx, sizeof(p->addr_rx), why, len) < 0)
+	if (check_end(p, true, them, c->addr_rx_set ? c->addr_rx : NULL, p->addr_rx, sizeof(p->addr_rx), why, len) < 0)
 		return -1;
 	if (!p->family)
 		p->family = family_of(p->addr_rx);
-	if (check_end(p, NULL, me, c->addr_tx_set ? c->addr_tx : NULL, p->addr_tx, sizeof(p->addr_tx), why, len) < 0)
+	if (check_end(p, false, me, c->addr_tx_set ? c->addr_tx : NULL, p->addr_tx, sizeof(p->addr_tx), why, len) < 0)
 		return -1;
 	if (family_of(p->addr_tx) != family_of(p->addr_rx)) {
 		snprintf(why, len, "the addresses %s (here) and %s (the peer) are of different families; give --addr-tx and --addr-rx",
@@ -218,7 +246,7 @@ static int check_peer_host(struct peer *p, char *why, size_t len)
 {
 	char *out = NULL, *err = NULL;
 	struct utsname u;
-	int st = remote_run(&p->h, (char *[]){ "iperf3", "--version", NULL }, &out, &err);
+	int st = ep_run(&p->ep_rx, (char *[]){ "iperf3", "--version", NULL }, &out, &err);
 
 	if (st != 0) {
 		snprintf(why, len, "iperf3 does not run on the peer (%s); install the iperf3 package there",
@@ -230,19 +258,19 @@ static int check_peer_host(struct peer *p, char *why, size_t len)
 	free(out);
 	free(err);
 	out = err = NULL;
-	if (remote_run(&p->h, (char *[]){ "timeout", "--version", NULL }, &out, NULL) != 0) {
+	if (ep_run(&p->ep_rx, (char *[]){ "timeout", "--version", NULL }, &out, NULL) != 0) {
 		snprintf(why, len, "timeout(1) does not run on the peer; install coreutils there");
 		free(out);
 		return -1;
 	}
 	free(out);
 	out = NULL;
-	if (remote_run(&p->h, (char *[]){ "uname", "-r", NULL }, &out, NULL) == 0)
+	if (ep_run(&p->ep_rx, (char *[]){ "uname", "-r", NULL }, &out, NULL) == 0)
 		snprintf(p->peer_kernel, sizeof(p->peer_kernel), "%s", trim(out));
 	free(out);
 	out = NULL;
-	/* which addresses ssh itself uses: "client port server port", as sshd tells the session */
-	if (remote_run(&p->h, (char *[]){ "printenv", "SSH_CONNECTION", NULL }, &out, NULL) == 0) {
+	/* which addresses ssh itself uses: "client port server port", as sshd tells the session (the agent's too) */
+	if (ep_run(&p->ep_rx, (char *[]){ "printenv", "SSH_CONNECTION", NULL }, &out, NULL) == 0) {
 		char cli[64] = "", srv[64] = "";
 
 		snprintf(p->ssh_conn, sizeof(p->ssh_conn), "%s", trim(out));
@@ -255,41 +283,54 @@ static int check_peer_host(struct peer *p, char *why, size_t len)
 	return 0;
 }
 
-/* The agent: the peer's ipsecperf, when it has one. -1 only for a --cpu-rx it has not. */
-static int open_agent(struct peer *p, char *why, size_t len)
+/*
+ * The agent: the peer's ipsecperf, when it has one, started first so that
+ * it runs the checks' commands (one ssh connection and remote shell each
+ * would be seconds on a slow peer). Its hello (NULL without an agent) is
+ * judged after the checks, by agent_judge.
+ */
+static json_t *open_agent(struct peer *p)
 {
 	const char *prog = p->prog;
-	int rc = 0;
+	json_t *r = NULL;
 
 	if (remote_session_open(&p->agent, &p->h, (char *[]){ (char *)prog, "peer-agent", NULL }) == 0) {
-		json_t *r = remote_session_call(&p->agent, "{\"op\":\"hello\"}", AGENT_TIMEOUT_MS);
-		int ncpu = (int)json_integer_value(json_object_get(r, "ncpu"));
-
+		r = remote_session_call(&p->agent, "{\"op\":\"hello\"}", AGENT_TIMEOUT_MS);
 		if (r && json_is_true(json_object_get(r, "ok"))) {
 			p->have_agent = true;
-			if (p->cfg.cpu_rx >= ncpu) {
-				snprintf(why, len, "--cpu-rx %d: the peer has %d CPUs (0-%d)", p->cfg.cpu_rx, ncpu, ncpu - 1);
-				rc = -1;
-			} else {
-				peer_version_check(p, r);
-			}
-		} else {
-			char how[512];
-
-			snprintf(p->no_agent_why, sizeof(p->no_agent_why),
-				 "`%.80s peer-agent` does not run on the peer (%.200s); install ipsecperf there (%.400s) or give --peer-ipsecperf PATH",
-				 prog, p->agent.lost ? p->agent.lost_why : "it did not answer",
-				 peer_install_command(p, how, sizeof(how)));
-			remote_session_close(&p->agent);
+			p->ep_rx.agent = ep_agent;
+			return r;
 		}
-		json_decref(r);
+		char how[512];
+
+		snprintf(p->no_agent_why, sizeof(p->no_agent_why),
+			 "`%.80s peer-agent` does not run on the peer (%.200s); install ipsecperf there (%.400s) or give --peer-ipsecperf PATH",
+			 prog, p->agent.lost ? p->agent.lost_why : "it did not answer",
+			 peer_install_command(p, how, sizeof(how)));
+		remote_session_close(&p->agent);
 	} else {
 		snprintf(p->no_agent_why, sizeof(p->no_agent_why), "cannot start ssh: %s", strerror(errno));
 	}
-	if (!p->have_agent)
+	json_decref(r);
+	return NULL;
+}
+
+/* The agent's hello, after the checks: -1 only for a --cpu-rx the peer has not. */
+static int agent_judge(struct peer *p, json_t *hello, char *why, size_t len)
+{
+	int ncpu = (int)json_integer_value(json_object_get(hello, "ncpu"));
+
+	if (!p->have_agent) {
 		pr_warn("run: %s; scenarios that need it (TCP-MD5/AO keys, ESP) are skipped, and the receiver's cycles are not estimated",
 			p->no_agent_why);
-	return rc;
+		return 0;
+	}
+	if (p->cfg.cpu_rx >= ncpu) {
+		snprintf(why, len, "--cpu-rx %d: the peer has %d CPUs (0-%d)", p->cfg.cpu_rx, ncpu, ncpu - 1);
+		return -1;
+	}
+	peer_version_check(p, hello);
+	return 0;
 }
 
 /* Provenance: both ends, for meta.json. */
@@ -319,11 +360,14 @@ static int peer_checks(struct peer *p, json_t *meta, char *why, size_t len)
 {
 	const struct testbed_config *c = &p->cfg;
 	struct end me = { .name = "this host", .dev = c->dev }, them = { .name = c->peer, .dev = c->peer_dev };
+	json_t *hello = open_agent(p);
+	int rc = check_link(p, &me, &them, why, len) < 0 || check_peer_host(p, why, len) < 0 ||
+		 agent_judge(p, hello, why, len) < 0 ? -1 : 0;
 
-	if (check_link(p, &me, &them, why, len) < 0 || check_peer_host(p, why, len) < 0 || open_agent(p, why, len) < 0)
-		return -1;
-	peer_meta(p, meta, &me, &them);
-	return 0;
+	json_decref(hello);
+	if (rc == 0)
+		peer_meta(p, meta, &me, &them);
+	return rc;
 }
 
 /* ---- CPU accounting on both hosts, at the window's edges ---- */
@@ -370,29 +414,6 @@ int peer_host_check(const struct testbed_config *cfg, char *why, size_t len)
 	return host_from_cfg(&h, cfg, why, len);
 }
 
-const char *peer_lost_why(void *tb)
-{
-	struct peer *p = tb;
-
-	return p->lost ? p->lost_why : NULL;
-}
-
-static void ep_lose(void *arg, const char *why)
-{
-	peer_lost(arg, why);
-}
-
-/* The endpoint's agent: one request line (it may hold a key), the answer. */
-static json_t *ep_agent(void *arg, const char *line)
-{
-	struct peer *p = arg;
-	json_t *r = remote_session_call(&p->agent, line, AGENT_TIMEOUT_MS);
-
-	if (!r)
-		peer_lost(p, p->agent.lost ? p->agent.lost_why : "the agent did not answer");
-	return r;
-}
-
 struct peer *peer_open(const struct testbed_config *cfg, json_t *meta)
 {
 	struct peer *p = calloc(1, sizeof(*p));
@@ -410,6 +431,9 @@ struct peer *peer_open(const struct testbed_config *cfg, json_t *meta)
 		free(p);
 		return NULL;
 	}
+	/* the peer's end, its agent set once it answers (open_agent) */
+	p->ep_rx = (struct endpoint){ .host = &p->h, .dev = cfg->peer_dev, .addr = p->addr_rx, .cpu = cfg->cpu_rx,
+				      .lose = ep_lose, .lost = peer_lost_why, .prog = p->prog, .arg = p };
 	if (peer_checks(p, meta, why, sizeof(why)) < 0) {
 		pr_warn("run: peer testbed: %s", why);
 		remote_session_close(&p->agent);
@@ -419,9 +443,6 @@ struct peer *peer_open(const struct testbed_config *cfg, json_t *meta)
 	pr_info("run: peer testbed: %s %s (%s) -> %s %s (%s)", cfg->dev, p->addr_tx, p->kernel, cfg->peer_dev, p->addr_rx,
 		p->peer_kernel);
 	p->ep_tx = (struct endpoint){ .dev = cfg->dev, .addr = p->addr_tx, .cpu = cfg->cpu_tx };
-	p->ep_rx = (struct endpoint){ .host = &p->h, .dev = cfg->peer_dev, .addr = p->addr_rx, .cpu = cfg->cpu_rx,
-				      .lose = ep_lose, .lost = peer_lost_why, .agent = p->have_agent ? ep_agent : NULL,
-				      .prog = p->prog, .arg = p };
 	return p;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,9 +140,13 @@ static bool ssh_answers(const char *addr)
 
 /*
  * The ssh connection the peer testbed's commands will share, opened now:
- * it persists after `true` (ControlPersist). In the background; a command
- * that comes before it is up makes its own.
+ * it persists after `true` (ControlPersist), and the run starts once it is
+ * up. A run started sooner would make a connection of its own, and two
+ * handshakes at once take the receiver's one emulated CPU twice as long.
+ * If it fails, the run's ssh says why.
  */
+#define SSH_MASTER_WAIT_MS 30000
+
 static void ssh_master(const char *peer)
 {
 	static const char *const opts[] = { GUEST_PAIR_SSH_OPTS, "BatchMode=yes", "LogLevel=ERROR", NULL };
@@ -159,8 +164,18 @@ static void ssh_master(const char *peer)
 	argv[n++] = dest;
 	argv[n++] = "true";
 	argv[n] = NULL;
-	if (exec_spawn(argv, &o) < 0)
+	pid_t pid = exec_spawn(argv, &o);
+
+	if (pid < 0)
 		pr_debug("guest: pair: cannot start ssh: %s", strerror(errno));
+	for (int ms = 0; pid > 0 && waitpid(pid, NULL, WNOHANG) == 0; ms += 20) {
+		if (ms >= SSH_MASTER_WAIT_MS) {
+			pr_debug("guest: pair: the ssh master is not up after %d s; the run goes on", SSH_MASTER_WAIT_MS / 1000);
+			exec_stop(pid, 500);
+			break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	}
 }
 
 int guest_pair_wait_peer(json_t *pair, int timeout_s)

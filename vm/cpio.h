@@ -28,7 +28,7 @@ void cpio_node(struct cpio *c, const char *name, unsigned int mode, unsigned int
 int cpio_file(struct cpio *c, const char *name, const char *src);
 /* The trailer, and the file closed: 0, or -1 when anything failed. */
 int cpio_finish(struct cpio *c);
-/* A host program as name, with the shared libraries ldd lists (at their host paths). */
+/* A host program as name, with the shared libraries its loader lists (at their host paths), as ldd does. */
 int add_elf(struct cpio *c, const char *name, const char *src);
 
 #endif

@@ -349,13 +349,12 @@ static void session_lost(struct remote_session *s, const char *what)
 		 what, tail[0] ? ": " : "", last ? last + 1 : tail);
 }
 
-json_t *remote_session_call(struct remote_session *s, const char *line, int timeout_ms)
+int remote_session_send(struct remote_session *s, const char *line)
 {
-	double deadline = mono_s() + timeout_ms / 1000.0;
 	size_t n = strlen(line);
 
 	if (s->lost || s->to_fd < 0)
-		return NULL;
+		return -1;
 	/* one write for the line and its newline, so a key never sits in two places */
 	struct part {
 		const void *b;
@@ -373,12 +372,21 @@ json_t *remote_session_call(struct remote_session *s, const char *line, int time
 				continue;
 			if (w <= 0) {
 				session_lost(s, "ssh is gone");
-				return NULL;
+				return -1;
 			}
 			p += w;
 			left -= w;
 		}
 	}
+	return 0;
+}
+
+json_t *remote_session_recv(struct remote_session *s, int timeout_ms)
+{
+	double deadline = mono_s() + timeout_ms / 1000.0;
+
+	if (s->lost || s->from_fd < 0)
+		return NULL;
 	for (;;) {
 		char *nl = memchr(s->buf, '\n', s->len);
 
@@ -422,6 +430,11 @@ json_t *remote_session_call(struct remote_session *s, const char *line, int time
 		}
 		s->len += r;
 	}
+}
+
+json_t *remote_session_call(struct remote_session *s, const char *line, int timeout_ms)
+{
+	return remote_session_send(s, line) < 0 ? NULL : remote_session_recv(s, timeout_ms);
 }
 
 void remote_session_close(struct remote_session *s)

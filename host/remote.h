@@ -99,6 +99,12 @@ int remote_session_open(struct remote_session *s, const struct host *h, char *co
  * (s->lost set, s->lost_why says why) or the answer is not JSON.
  */
 json_t *remote_session_call(struct remote_session *s, const char *line, int timeout_ms);
+/*
+ * The call in two halves, for work done here while the peer answers: send
+ * (0, or -1 with the session lost), then receive the answer as above.
+ */
+int remote_session_send(struct remote_session *s, const char *line);
+json_t *remote_session_recv(struct remote_session *s, int timeout_ms);
 /* Close stdin (the agent exits and stops what it started), wait, reap. */
 void remote_session_close(struct remote_session *s);
 

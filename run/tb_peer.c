@@ -325,15 +325,20 @@ static void peer_probes_attach(void *tb, struct probes *pr, const struct run_con
 {
 	struct peer *p = tb;
 
+	bool asked = false;
+
+	p->peer_probes_off = false;
+	/* the peer loads its programs while this host loads its own: each load is half a second under TCG */
+	if (p->have_agent && !cfg->no_probes && !cfg->dry_run && !p->lost)
+		/* "kprobes" for an agent older than "set"; "esp": the scenario has SAs (p->sas, made by apply) */
+		asked = agent_send(p, json_pack("{s:s, s:s, s:b, s:s, s:b, s:b}", "op", "probes-attach", "dev",
+						p->cfg.peer_dev, "kprobes", cfg->probe_set != PROBE_SET_TRACEPOINTS,
+						"set", probe_set_names[cfg->probe_set], "esp", p->sas && p->sas->n > 0,
+						"cost", cfg->probe_cost)) == 0;
 	if (pr)
 		probes_attach(pr, (const char *const[]){ p->cfg.dev, NULL });
-	p->peer_probes_off = false;
-	if (p->have_agent && !cfg->no_probes && !cfg->dry_run && !p->lost) {
-		/* "kprobes" for an agent older than "set"; "esp": the scenario has SAs (p->sas, made by apply) */
-		json_t *r = agent_call(p, json_pack("{s:s, s:s, s:b, s:s, s:b, s:b}", "op", "probes-attach", "dev",
-						    p->cfg.peer_dev, "kprobes", cfg->probe_set != PROBE_SET_TRACEPOINTS,
-						    "set", probe_set_names[cfg->probe_set], "esp", p->sas && p->sas->n > 0,
-						    "cost", cfg->probe_cost));
+	if (asked) {
+		json_t *r = agent_recv(p);
 
 		p->peer_probes = r && json_is_true(json_object_get(r, "ok"));
 		json_decref(r);

@@ -18,16 +18,25 @@ void peer_lost(struct peer *p, const char *why)
 	snprintf(p->lost_why, sizeof(p->lost_why), "%s", why);
 }
 
-json_t *agent_call(struct peer *p, json_t *req)
+int agent_send(struct peer *p, json_t *req)
 {
 	char *line = json_dumps(req, JSON_COMPACT);
-	json_t *r;
+	int rc;
 
 	json_decref(req);
 	if (!line)
-		return NULL;
-	r = remote_session_call(&p->agent, line, AGENT_TIMEOUT_MS);
+		return -1;
+	rc = remote_session_send(&p->agent, line);
 	free(line);
+	if (rc < 0 && p->agent.lost)
+		peer_lost(p, p->agent.lost_why);
+	return rc;
+}
+
+json_t *agent_recv(struct peer *p)
+{
+	json_t *r = remote_session_recv(&p->agent, AGENT_TIMEOUT_MS);
+
 	if (!r && p->agent.lost)
 		peer_lost(p, p->agent.lost_why);
 	if (r && !json_is_true(json_object_get(r, "ok")) && !json_object_get(r, "error")) {
@@ -35,4 +44,9 @@ json_t *agent_call(struct peer *p, json_t *req)
 		r = NULL;
 	}
 	return r;
+}
+
+json_t *agent_call(struct peer *p, json_t *req)
+{
+	return agent_send(p, req) < 0 ? NULL : agent_recv(p);
 }

@@ -62,6 +62,9 @@ void peer_lost(struct peer *p, const char *why);
 
 /* One request to the agent (steals req); NULL, and the peer marked lost, when the session died. */
 json_t *agent_call(struct peer *p, json_t *req);
+/* The call in two halves, for work done here while the agent works: send (0 or -1), then the answer. */
+int agent_send(struct peer *p, json_t *req);
+json_t *agent_recv(struct peer *p);
 
 /*
  * testbed_peer.c: the peer testbed opened (both ends checked, the agent

@@ -93,6 +93,22 @@ json_check --all "$TMP/esplink/runs.jsonl" '[r["status"] for r in rs] == ["skipp
 	rs[0]["reason"].startswith("ssh reaches the peer over the link under test")' ||
 	{ cat "$TMP/esplink.err" >&2; fail "ESP with ssh over the link under test was not refused"; }
 
+# --- the agent runs the peer's commands ----------------------------------------
+# Once it answers, the checks' and the offloads' commands on the peer go to
+# the agent (no ssh connection and remote shell each); the undo of a change
+# is journaled as before, for ssh to run (here and by `cleanup`).
+run_l "$IPSECPERF" -v -v run "${PEER_ARGS[@]}" -t 1 -O 0 -r 1 -o "$TMP/byagent" no-tso \
+	> "$TMP/byagent.out" 2> "$TMP/byagent.err" || { cat "$TMP/byagent.err" >&2; fail "a -v -v no-tso run failed"; }
+for c in "ip -j addr show dev $PEER_DEV_P" "ethtool $PEER_DEV_P" "uname -r" "printenv SSH_CONNECTION" \
+	"ethtool -K $PEER_DEV_P tso off"; do
+	grep -qF "+ by the agent on root@$PEER_MGMT_P: $c" "$TMP/byagent.err" ||
+		{ cat "$TMP/byagent.err" >&2; fail "the agent did not run '$c' on the peer"; }
+done
+grep -E "^ipsecperf: \+ ssh .* '(ip -j addr|ethtool [^-]|ethtool -[ik] |uname)" "$TMP/byagent.err" && { grep -E "^ipsecperf: \+ ssh" "$TMP/byagent.err" >&2;
+	fail "a check's command went through ssh although the agent answered"; }
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after no-tso by the agent"
+
 # --- a peer without ipsecperf -------------------------------------------------
 # clear still runs (the peer's busy time from its /proc/stat through ssh);
 # tcp-md5 needs the agent for its key and is skipped, saying so.

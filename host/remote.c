@@ -397,8 +397,15 @@ json_t *remote_session_recv(struct remote_session *s, int timeout_ms)
 			r = json_loads(s->buf, 0, NULL);
 			s->len -= nl + 1 - s->buf;
 			memmove(s->buf, nl + 1, s->len);
-			if (!r)
+			if (!r) {
 				session_lost(s, "the agent answered something that is not JSON");
+				return NULL;
+			}
+			if (s->ahead > 0) { /* the answer to a request sent ahead */
+				s->ahead--;
+				json_decref(r);
+				continue;
+			}
 			return r;
 		}
 		int left_ms = (int)((deadline - mono_s()) * 1000);
@@ -430,6 +437,14 @@ json_t *remote_session_recv(struct remote_session *s, int timeout_ms)
 		}
 		s->len += r;
 	}
+}
+
+int remote_session_send_ahead(struct remote_session *s, const char *line)
+{
+	if (remote_session_send(s, line) < 0)
+		return -1;
+	s->ahead++;
+	return 0;
 }
 
 json_t *remote_session_call(struct remote_session *s, const char *line, int timeout_ms)

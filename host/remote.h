@@ -90,6 +90,7 @@ struct remote_session {
 	size_t len;
 	bool lost;
 	char lost_why[512];
+	int ahead; /* requests sent ahead whose answers nobody waits for: skipped when they come */
 };
 
 int remote_session_open(struct remote_session *s, const struct host *h, char *const argv[]);
@@ -105,6 +106,11 @@ json_t *remote_session_call(struct remote_session *s, const char *line, int time
  */
 int remote_session_send(struct remote_session *s, const char *line);
 json_t *remote_session_recv(struct remote_session *s, int timeout_ms);
+/*
+ * A request whose answer nobody waits for (work the peer can do while this
+ * host does its own): sent now, its answer skipped by the next receive.
+ */
+int remote_session_send_ahead(struct remote_session *s, const char *line);
 /* Close stdin (the agent exits and stops what it started), wait, reap. */
 void remote_session_close(struct remote_session *s);
 

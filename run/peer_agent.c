@@ -17,6 +17,7 @@
  *   modules, kmod             loaded modules; one module's state ("name")
  *   policy-add, sa-add        an xfrm policy or SA (xfrm.c; the SA's key in hex)
  *   policy-get, sa-get        is that policy there ("err" 0, or -ENOENT); an SA's counters
+ *   probes-open               the BPF programs loaded ahead of the first attach ("set", "cost")
  *   probes-attach, -detach    the probes on "dev" (probes/): "set" (--probe-set's
  *                             name), "esp" (the scenario has SAs), "cost"; their
  *                             window opens and closes with cpu-start and cpu-stop
@@ -390,21 +391,26 @@ static void op_sa_get(json_t *req)
 			 "bytes", (json_int_t)c.bytes, "oseq", (json_int_t)c.oseq, "seq", (json_int_t)c.seq));
 }
 
+/* The BPF programs loaded, once: --probe-set and --probe-cost as the run asks. */
+static void probes_ready(json_t *req)
+{
+	if (ag.probes)
+		return;
+	ag.probes = probes_open();
+	int set = probe_set_parse(str(req, "set"));
+
+	if (set < 0)
+		set = json_is_false(json_object_get(req, "kprobes")) ? PROBE_SET_TRACEPOINTS : PROBE_SET_DEFAULT;
+	probes_set_set(ag.probes, set);
+	if (json_is_true(json_object_get(req, "cost")))
+		probes_stats_enable(ag.probes);
+}
+
 static void op_probes_attach(json_t *req)
 {
 	const char *dev = str(req, "dev");
 
-	if (!ag.probes) {
-		ag.probes = probes_open();
-		/* --probe-set and --probe-cost, as the run asks */
-		int set = probe_set_parse(str(req, "set"));
-
-		if (set < 0)
-			set = json_is_false(json_object_get(req, "kprobes")) ? PROBE_SET_TRACEPOINTS : PROBE_SET_DEFAULT;
-		probes_set_set(ag.probes, set);
-		if (json_is_true(json_object_get(req, "cost")))
-			probes_stats_enable(ag.probes);
-	}
+	probes_ready(req);
 	/* an older run says nothing: attach the ESP programs as before */
 	probes_need_esp(ag.probes, !json_is_false(json_object_get(req, "esp")));
 	probes_attach(ag.probes, (const char *const[]){ dev, NULL });
@@ -480,7 +486,10 @@ static void dispatch(json_t *req)
 		op_sa_add(req);
 	else if (!strcmp(op, "sa-get"))
 		op_sa_get(req);
-	else if (!strcmp(op, "probes-attach"))
+	else if (!strcmp(op, "probes-open")) {
+		probes_ready(req);
+		answer(json_pack("{s:b}", "ok", 1));
+	} else if (!strcmp(op, "probes-attach"))
 		op_probes_attach(req);
 	else if (!strcmp(op, "probes-detach")) {
 		if (ag.probes)

@@ -367,6 +367,14 @@ static void *peer_setup(const struct run_config *c, struct results_writer *res)
 		writer_write_meta(res);
 	if (p)
 		p->no_probes = c->no_probes;
+	/*
+	 * The peer loads its BPF programs (a second under TCG, the verifier
+	 * twice where the first variant of the xmit program is refused) while
+	 * this host loads its own; each scenario then only attaches them.
+	 */
+	if (p && p->have_agent && !c->no_probes && !c->dry_run && c->probe_set != PROBE_SET_KERNEL)
+		agent_send_ahead(p, json_pack("{s:s, s:s, s:b}", "op", "probes-open", "set", probe_set_names[c->probe_set],
+					      "cost", c->probe_cost));
 	if (p && !(p->sas = calloc(1, sizeof(*p->sas)))) {
 		peer_close(p);
 		return NULL;

@@ -18,7 +18,7 @@ void peer_lost(struct peer *p, const char *why)
 	snprintf(p->lost_why, sizeof(p->lost_why), "%s", why);
 }
 
-int agent_send(struct peer *p, json_t *req)
+static int send_line(struct peer *p, json_t *req, bool ahead)
 {
 	char *line = json_dumps(req, JSON_COMPACT);
 	int rc;
@@ -26,11 +26,21 @@ int agent_send(struct peer *p, json_t *req)
 	json_decref(req);
 	if (!line)
 		return -1;
-	rc = remote_session_send(&p->agent, line);
+	rc = ahead ? remote_session_send_ahead(&p->agent, line) : remote_session_send(&p->agent, line);
 	free(line);
 	if (rc < 0 && p->agent.lost)
 		peer_lost(p, p->agent.lost_why);
 	return rc;
+}
+
+int agent_send(struct peer *p, json_t *req)
+{
+	return send_line(p, req, false);
+}
+
+int agent_send_ahead(struct peer *p, json_t *req)
+{
+	return send_line(p, req, true);
 }
 
 json_t *agent_recv(struct peer *p)

@@ -65,6 +65,8 @@ json_t *agent_call(struct peer *p, json_t *req);
 /* The call in two halves, for work done here while the agent works: send (0 or -1), then the answer. */
 int agent_send(struct peer *p, json_t *req);
 json_t *agent_recv(struct peer *p);
+/* A request whose answer is not waited for (the next receive skips it): 0, or -1 with the peer lost. */
+int agent_send_ahead(struct peer *p, json_t *req);
 
 /*
  * testbed_peer.c: the peer testbed opened (both ends checked, the agent

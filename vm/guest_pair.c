@@ -140,8 +140,8 @@ static bool ssh_answers(const char *addr)
 
 /*
  * The ssh connection the peer testbed's commands will share, opened now:
- * it persists after `true` (ControlPersist), and the run starts once it is
- * up. A run started sooner would make a connection of its own, and two
+ * it goes into the background once authenticated (-f) and stays
+ * (ControlPersist), and the run starts once it is up. A run started sooner would make a connection of its own, and two
  * handshakes at once take the receiver's one emulated CPU twice as long.
  * If it fails, the run's ssh says why.
  */
@@ -160,9 +160,11 @@ static void ssh_master(const char *peer)
 		argv[n++] = "-o";
 		argv[n++] = (char *)opts[i];
 	}
+	/* -f -N: into the background once authenticated, no session of its own */
+	argv[n++] = "-f";
+	argv[n++] = "-N";
 	argv[n++] = "--";
 	argv[n++] = dest;
-	argv[n++] = "true";
 	argv[n] = NULL;
 	pid_t pid = exec_spawn(argv, &o);
 
@@ -190,7 +192,7 @@ int guest_pair_wait_peer(json_t *pair, int timeout_s)
 			pr_warn("guest: pair: the receiver's sshd (%s port 22) did not answer within %d s", peer, timeout_s);
 			return -1;
 		}
-		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
 	ssh_master(peer);
 	return 0;

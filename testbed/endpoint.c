@@ -96,7 +96,9 @@ int ep_change(const struct endpoint *e, char *const do_argv[], char *const undo_
 		fprintf(stderr, "ipsecperf: + on %s: ", e->host->ssh_dest);
 		exec_print(stderr, NULL, do_argv);
 	}
-	return exec_status(ep_run(e, do_argv, NULL, &errout), errout, err);
+	int st = ep_run(e, do_argv, NULL, &errout); /* before exec_status reads errout */
+
+	return exec_status(st, errout, err);
 }
 
 pid_t ep_spawn(const struct endpoint *e, char *const argv[], int cpu, int out_fd, int err_fd)

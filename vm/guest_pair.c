@@ -149,9 +149,10 @@ static bool ssh_answers(const char *addr)
 /*
  * The ssh connection the peer testbed's commands will share, opened now:
  * it goes into the background once authenticated (-f) and stays
- * (ControlPersist), and the run starts once it is up. A run started sooner would make a connection of its own, and two
- * handshakes at once take the receiver's one emulated CPU twice as long.
- * If it fails, the run's ssh says why.
+ * (ControlPersist), and the run starts once it is up. A run started
+ * sooner would make a connection of its own, and two handshakes at once
+ * take the receiver's one emulated CPU twice as long. If it fails, the
+ * run's ssh says why.
  */
 #define SSH_MASTER_WAIT_MS 30000
 

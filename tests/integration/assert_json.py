@@ -129,14 +129,18 @@ def records(path):
 
 def probe_equals_sa(r, ctr, key):
     """The probe counter ctr, per SPI over the whole load, equals each out
-    SA's own count key ("packets", "wire_packets") in record r; printed."""
+    SA's own count key ("packets", "wire_packets") in record r; printed.
+    Short by at most the program runs the kernel skipped and said it did
+    (probe_missed.load, results-format.md), never over."""
     per = r["counters"][ctr]["per_sa_load"]
     outs = [s for s in r["sa_load"] if s["dir"] == "out"]
+    missed = (r.get("probe_missed") or {}).get("load") or 0
     assert outs, (r["scenario"], r["sa_load"])
     for s in outs:
         got = per.get(s["spi"], 0)
-        print(f"  {r['scenario']}: {ctr} {s['spi']} {got} calls, SA {key} {s[key]}", file=sys.stderr)
-        assert got == s[key], (r["scenario"], ctr, s["spi"], got, key, s[key])
+        print(f"  {r['scenario']}: {ctr} {s['spi']} {got} calls, SA {key} {s[key]}"
+              + (f", {missed} runs missed" if missed else ""), file=sys.stderr)
+        assert s[key] - missed <= got <= s[key], (r["scenario"], ctr, s["spi"], got, key, s[key], missed)
 
 
 def match(pattern, s):

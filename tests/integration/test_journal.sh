@@ -117,7 +117,7 @@ fi
 
 # --- runs measuring at the same time -------------------------------------------
 "$IPSECPERF" run --quiet -t 3 -r 2 --tag alone -o "$TMP/alone" clear > "$TMP/alone.out" 2> "$TMP/alone.err" ||
-	{ cat "$TMP/alone.err" >&2; fail "a single run exited $?"; }
+	{ rc=$?; cat "$TMP/alone.err" >&2; fail "a single run exited $rc"; }
 grep -q 'was measuring' "$TMP/alone.out" "$TMP/alone.err" && fail "a single run says another run was measuring"
 assert_json "$TMP/alone/meta.json" 'd["concurrent_runs"] == []' "a single run: concurrent_runs not empty in meta.json"
 assert_jsonl "$TMP/alone/runs.jsonl" 'r["concurrent_runs"] == []' "a single run: concurrent_runs not empty"

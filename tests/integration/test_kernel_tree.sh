@@ -31,7 +31,7 @@ scen=$(cd "$TOP/scenarios" && ls *.ini | sed 's/\.ini$//' | sort)
 out="$TMP/res"
 # shellcheck disable=SC2086
 "$IPSECPERF" run --testbed vm --kernel "$kb" --probe-set all --duration 2 --omit 1 --repeat 1 -o "$out" $scen \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
 assert_vm_clean "run on the built kernel"
 
 python3 - "$out/runs.jsonl" "$rel" $scen << 'PY' || fail "the built kernel's runs (above)"

@@ -13,7 +13,7 @@ export IPSECPERF_JOURNAL_DIR="$TMP/journal"
 # (LeakSanitizer cannot work under ptrace: off for this run of a SANITIZE=1 build)
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -qq -e trace=execve -e signal=none -o "$TMP/execve" \
 	"$IPSECPERF" run --quiet -t 1 -O 0 -r 1 -o "$TMP/run" clear no-gso tcp-md5 \
-	> "$TMP/run.out" 2> "$TMP/run.err" || { cat "$TMP/run.err" >&2; fail "the run exited $?"; }
+	> "$TMP/run.out" 2> "$TMP/run.err" || { rc=$?; cat "$TMP/run.err" >&2; fail "the run exited $rc"; }
 [ "$(jq_lines "$TMP/run/runs.jsonl" 'r["status"]' | tr '\n' ' ')" = "ok ok ok " ] ||
 	fail "the run's records are not all ok"
 # successful execs only: a PATH search tries several folders

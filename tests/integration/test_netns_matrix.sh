@@ -8,7 +8,7 @@
 snapshot > "$TMP/before"
 out="$TMP/res"
 "$IPSECPERF" run --quiet --duration 2 --omit 1 --repeat 1 -o "$out" clear no-tso no-gso \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
 snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after a successful run"
 

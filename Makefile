@@ -356,13 +356,23 @@ deb: src-tree
 
 # `make demo` needs only what builds the program and runs the netns
 # testbed: no qemu, no sshd, no test or packaging tools (`make deps` has all).
-DEMO_PKGS := gcc make clang bpftool libbpf-dev libelf-dev zlib1g-dev libssl-dev libjansson-dev \
-	libinih-dev libmnl-dev libtraceevent-dev iperf3 ethtool iproute2 kmod procps
+# Every header `make all` includes and every program it and the demo run
+# come from these on a minimal Debian (tests/integration/test_deps_cover.sh
+# checks, test_fresh_debian.sh runs the demo there): libdw-dev for
+# probes/kdwarf.c, pkg-config for libdw's flags.
+DEMO_PKGS := gcc make pkg-config clang bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libssl-dev \
+	libjansson-dev libinih-dev libmnl-dev libtraceevent-dev iperf3 ethtool iproute2 kmod procps
 demo-deps:
 	$(call apt_install,$(DEMO_PKGS))
 
 # What the tests of the above need besides: packaging, man, completion.
 DEB_PKGS += git python3 build-essential debhelper dpkg-dev fakeroot lintian man-db bash-completion
+# test_fresh_debian: a minimal Debian image; test_compare: xmllint.
+DEB_PKGS += mmdebstrap libxml2-utils
+
+# `make -s print-DEB_PKGS`: a variable's value, for the tests and scripts.
+print-%:
+	@printf '%s\n' '$($*)'
 
 clean:
 	rm -rf $(BUILD)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,52 @@ static int config_verify(const struct kbuild *b, const char *cfg)
 
 static int config_steps(const struct kbuild *b, const char *cfg);
 
+/*
+ * The fragment allnoconfig starts from (KCONFIG_ALLCONFIG): kbase[] and
+ * every option of kneeds[], kept beside .config for the reader. An option
+ * the tree does not know (TCP_AO before 6.7) is skipped by kconfig with a
+ * warning in the log, and config_verify names it.
+ */
+static int write_fragment(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		pr_warn("kernel config: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# written by ipsecperf kernel config: allnoconfig plus these\n"
+		   "# what the needs depend on, and the guest's machine\n");
+	for (const struct kbase *k = kbase; k->name; k++)
+		fprintf(f, "CONFIG_%s=y\n", k->name);
+	fprintf(f, "# what the VM testbeds, the scenarios and the probes need (ipsecperf kernel show)\n");
+	for (const struct kneed *k = kneeds; k->name; k++)
+		fprintf(f, "CONFIG_%s=%c\n", k->set ? k->set : k->name, k->want);
+	fprintf(f, "# CONFIG_LOCALVERSION_AUTO is not set\n");
+	if (fclose(f) != 0) {
+		pr_warn("kernel config: cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* allnoconfig with the fragment: the smallest .config the guest runs on */
+static int config_minimal(const struct kbuild *b, const char *log)
+{
+	char dir[PATH_MAX], frag[PATH_MAX + 32], var[PATH_MAX + 64];
+
+	/* make -C changes folder: kconfig must be given an absolute path */
+	if (!realpath(kbuild_dir(b), dir)) {
+		pr_warn("kernel config: %s: %s", kbuild_dir(b), strerror(errno));
+		return -1;
+	}
+	fmt_buf(frag, sizeof(frag), "%s/ipsecperf-guest.config", dir);
+	if (write_fragment(frag) < 0)
+		return -1;
+	fmt_buf(var, sizeof(var), "KCONFIG_ALLCONFIG=%s", frag);
+	return run_make(b, (const char *const[]){ var, "allnoconfig", NULL }, log, false, "kernel config");
+}
+
 int kbuild_config(const struct kbuild *b)
 {
 	char why[512], cfg[4200];
@@ -235,16 +282,13 @@ int kbuild_config(const struct kbuild *b)
 /* kernel config's steps, the build folder locked */
 static int config_steps(const struct kbuild *b, const char *cfg)
 {
-	char why[512], log[4200], script[4200], kvm[4200];
+	char why[512], log[4200], script[4200];
 	struct kconfig old, *kc = NULL;
 	char *a[2 * 80];
 	int st;
 
 	fmt_buf(log, sizeof(log), "%s/ipsecperf-config.log", kbuild_dir(b));
-	fmt_buf(kvm, sizeof(kvm), "%s/kernel/configs/kvm_guest.config", b->tree);
-	if (!b->merge &&
-	    run_make(b, is_file(kvm) ? (const char *const[]){ "defconfig", "kvm_guest.config", NULL }
-				     : (const char *const[]){ "defconfig", NULL }, log, false, "kernel config") < 0)
+	if (!b->merge && config_minimal(b, log) < 0)
 		return EXIT_FAIL;
 	if (b->merge) {
 		if (kconfig_read(cfg, &old, why, sizeof(why)) < 0) {
@@ -264,7 +308,7 @@ static int config_steps(const struct kbuild *b, const char *cfg)
 	if (run_make(b, (const char *const[]){ "olddefconfig", NULL }, log, true, "kernel config") < 0)
 		return EXIT_FAIL;
 	printf("kernel config: wrote %s: %s and what the VM testbed needs (%s)\n", cfg,
-	       b->merge ? "your configuration" : is_file(kvm) ? "defconfig, kvm_guest.config" : "defconfig",
+	       b->merge ? "your configuration" : "allnoconfig, the guest's machine",
 	       "`ipsecperf kernel show` lists it");
 	return config_verify(b, cfg) < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -31,7 +31,7 @@ int kbuild_check(const struct kbuild *b, char *why, size_t wlen);
 const char *kbuild_dir(const struct kbuild *b);
 
 /*
- * `kernel config`: defconfig, kvm_guest.config and kneeds[] (or, with
+ * `kernel config`: allnoconfig with kbase[] and kneeds[] (or, with
  * merge, the .config there plus what it lacks), then olddefconfig. Prints
  * what it set and what did not stick. 0, 1 failed (make's last lines
  * printed), 2 bad usage.

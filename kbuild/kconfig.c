@@ -80,6 +80,30 @@ const struct kneed kneeds[] = {
 	{ NULL, 0, 0, NULL, NULL },
 };
 
+/*
+ * What `kernel config` starts from besides kneeds[]: allnoconfig sets every
+ * option it can see to n, so the options the needs depend on, and the
+ * guest's own machine (qemu's pc: a PCI bus, SMP, a paravirtual clock),
+ * are named here. Nothing else: no GPU, USB, sound, wireless, storage
+ * drivers or disk file systems; the guest runs from its initramfs.
+ */
+const struct kbase kbase[] = {
+	{ "64BIT", "x86_64" },
+	{ "SMP", "the vm testbed's guest has one vCPU per host CPU" },
+	{ "HYPERVISOR_GUEST", "PVH and the paravirtual clock depend on it" },
+	{ "PARAVIRT", "KVM_GUEST depends on it" },
+	{ "KVM_GUEST", "kvmclock and paravirtual spinlocks under KVM" },
+	{ "PCI", "virtio-net sits on qemu's PCI bus (vm-pair)" },
+	{ "VIRTIO_MENU", "VIRTIO_PCI is inside it" },
+	{ "NETDEVICES", "VETH and VIRTIO_NET are inside it" },
+	{ "NET_CORE", "VETH and VIRTIO_NET are inside it" },
+	{ "UNIX", "sshd and ssh's shared connection (vm-pair), syslog-style sockets" },
+	{ "TTY", "the serial console" },
+	{ "PRINTK", "the console's messages: a panic says why" },
+	{ "DEBUG_KERNEL", "DEBUG_INFO and KALLSYMS_ALL depend on it" },
+	{ NULL, NULL },
+};
+
 int kconfig_read(const char *path, struct kconfig *kc, char *why, size_t wlen)
 {
 	char *text, *save = NULL;

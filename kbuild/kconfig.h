@@ -45,6 +45,17 @@ struct kneed {
 /* Every option `kernel config` sets, in the order it sets them; ends with a NULL name. */
 extern const struct kneed kneeds[];
 
+/*
+ * An option `kernel config` switches on because a need depends on it or
+ * the guest's machine has it, not because a run checks for it; ends with
+ * a NULL name.
+ */
+struct kbase {
+	const char *name; /* without CONFIG_ */
+	const char *why;
+};
+extern const struct kbase kbase[];
+
 /* Does scenario sc need n (KNEED_SCENARIO options only)? */
 bool kneed_needed_by(const struct kneed *n, const struct scenario *sc);
 

@@ -28,15 +28,26 @@ ktree_src() {
 	touch "$KSRC/.ipsecperf-unpacked"
 }
 
-# Configure (once) and build (incrementally) BUILDDIR from the source;
-# prints BUILDDIR. Serialised: one kernel build at a time on the machine.
-ktree_build() { # builddir localversion tree
-	local out=$1 lv=$2 tree=$3
+# What `kernel config` writes follows its code (kbuild/kconfig.c's tables,
+# kbuild/kbuild.c's steps): a build folder configured by other code is
+# made anew, not rebuilt on top of the old objects.
+ktree_recipe() {
+	cat "$TOP/kbuild/kconfig.c" "$TOP/kbuild/kbuild.c" | sha256sum | cut -c1-16
+}
+
+# Configure (once per recipe) and build (incrementally) BUILDDIR from the
+# source; prints BUILDDIR. Serialised: one kernel build at a time on the
+# machine.
+ktree_build() { # builddir localversion tree [configure: 1 for the base]
+	local out=$1 lv=$2 tree=$3 conf=${4:-0} recipe
 	ktree_src || return 1
+	recipe=$(ktree_recipe)
 	(
 		flock 9
-		if [ ! -f "$out/.config" ]; then
+		if [ "$conf" = 1 ] && [ "$(cat "$out/.ipsecperf-recipe" 2> /dev/null)" != "$recipe" ]; then
+			rm -rf "$out"
 			"$IPSECPERF" kernel config -q -O "$out" "$tree" >&2 || exit 1
+			echo "$recipe" > "$out/.ipsecperf-recipe"
 		fi
 		"$IPSECPERF" kernel build ${lv:+--localversion "$lv"} -O "$out" "$tree" >&2 || exit 1
 	) 9> "$KTREE_CACHE/build.lock" || return 1
@@ -45,7 +56,7 @@ ktree_build() { # builddir localversion tree
 
 # The base build: the configuration `kernel config` writes, release 6.12.117.
 ktree_base() {
-	ktree_build "$KBASE" "" "$KSRC"
+	ktree_build "$KBASE" "" "$KSRC" 1
 }
 
 # A variant of the base build: the source with PATCH applied and, after

@@ -295,14 +295,14 @@ static int open_out(struct bisect_run *b, const struct bisect_opts *o)
 /* git in the tree, what it prints appended to OUT/git.log; the exit status. */
 static int git_logged(struct bisect_run *b, ...)
 {
-	char *argv[16] = { "git", "-C", b->s.tree }, log[PATH_MAX + 16];
+	char *argv[24] = { BISECT_GIT_ARGV, "-C", b->s.tree }, log[PATH_MAX + 16];
 	const char *a;
-	int n = 3, fd, st;
+	int n = BISECT_GIT_ARGC + 2, fd, st;
 	pid_t pid;
 	va_list ap;
 
 	va_start(ap, b);
-	while ((a = va_arg(ap, const char *)) && n < 15)
+	while ((a = va_arg(ap, const char *)) && n < 23)
 		argv[n++] = (char *)a;
 	va_end(ap);
 	argv[n] = NULL;
@@ -311,18 +311,22 @@ static int git_logged(struct bisect_run *b, ...)
 	if (fd < 0)
 		return -1;
 	dprintf(fd, "$ git");
-	for (int i = 3; argv[i]; i++)
+	for (int i = BISECT_GIT_ARGC + 2; argv[i]; i++)
 		dprintf(fd, " %s", argv[i]);
 	dprintf(fd, "\n");
 	pid = exec_spawn(argv, &(struct spawn_opts){ .cpu = -1, .stdout_fd = fd, .stderr_fd = fd });
 	close(fd);
 	st = pid < 0 ? -1 : exec_wait(pid);
 	if (st != 0)
-		pr_warn("bisect: git %s %s failed (exit %d); see %s", argv[3], argv[4] ? argv[4] : "", st, log);
+		pr_warn("bisect: git %s %s failed (exit %d); see %s", argv[BISECT_GIT_ARGC + 2],
+			argv[BISECT_GIT_ARGC + 3] ? argv[BISECT_GIT_ARGC + 3] : "", st, log);
 	return st;
 }
 
-/* The good revision, measured once: every step compares with its runs. */
+/*
+ * The good revision's kernel, built once (or taken from the cache) and
+ * kept there: every step runs it in turn with its own.
+ */
 static int measure_good(struct bisect_run *b)
 {
 	char dir[PATH_MAX + 64], what[400];
@@ -447,7 +451,7 @@ static int check_bad(struct bisect_run *b)
 static int bisect_git_run(struct bisect_run *b)
 {
 	char state[PATH_MAX + 16], mid[64], log[PATH_MAX + 16];
-	char *argv[] = { "git", "-C", b->s.tree, "bisect", "run", b->s.self, "bisect-step", state, NULL };
+	char *argv[] = { BISECT_GIT_ARGV, "-C", b->s.tree, "bisect", "run", b->s.self, "bisect-step", state, NULL };
 	int fd, st;
 	pid_t pid;
 
@@ -558,7 +562,7 @@ int bisect_main(const struct bisect_opts *o)
 	struct bisect_run b = { 0 };
 	int ret;
 
-	if (check_usage(&b, o) < 0 || journal_check(false) < 0)
+	if (bisect_git_env() < 0 || check_usage(&b, o) < 0 || journal_check(false) < 0)
 		return EXIT_USAGE;
 	if (make_scratch(&b) < 0)
 		return EXIT_FAIL;

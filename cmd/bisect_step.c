@@ -242,8 +242,9 @@ int bisect_judge(const struct bisect_state *s, const char *dir, json_t *step)
 static int steps_estimate(const struct bisect_state *s, int k)
 {
 	char *refs = NULL, *vars = NULL, *save = NULL, *p;
-	char *argv[64] = { "git", "-C", (char *)s->tree, "rev-list", "--bisect-vars", "refs/bisect/bad", "--not" };
-	int n = 7, rest = -1;
+	char *argv[64] = { BISECT_GIT_ARGV, "-C", (char *)s->tree, "rev-list", "--bisect-vars", "refs/bisect/bad",
+			   "--not" };
+	int n = BISECT_GIT_ARGC + 6, rest = -1;
 
 	if (bisect_git(s->tree, &refs, NULL, "for-each-ref", "--format=%(refname)", "refs/bisect/", NULL) != 0) {
 		free(refs);

@@ -86,13 +86,31 @@ void bisect_state_free(struct bisect_state *s)
 
 /* ---- git ---- */
 
+int bisect_git_env(void)
+{
+	const char *c = getenv("GIT_CONFIG_COUNT");
+	char name[48], count[16];
+	long n = c && *c ? strtol(c, NULL, 10) : 0;
+
+	if (n < 0 || n > 10000)
+		n = 0;
+	fmt_buf(count, sizeof(count), "%ld", n + 1);
+	fmt_buf(name, sizeof(name), "GIT_CONFIG_KEY_%ld", n);
+	if (setenv(name, "gc.auto", 1) < 0)
+		return -1;
+	fmt_buf(name, sizeof(name), "GIT_CONFIG_VALUE_%ld", n);
+	if (setenv(name, "0", 1) < 0)
+		return -1;
+	return setenv("GIT_CONFIG_COUNT", count, 1);
+}
+
 static int git_va(const char *tree, char **out, char **err, va_list ap)
 {
-	char *argv[GIT_MAX_ARGS + 4] = { "git", "-C", (char *)tree };
-	int n = 3;
+	char *argv[GIT_MAX_ARGS + 8] = { BISECT_GIT_ARGV, "-C", (char *)tree };
+	int n = BISECT_GIT_ARGC + 2;
 	const char *a;
 
-	while ((a = va_arg(ap, const char *)) && n < GIT_MAX_ARGS)
+	while ((a = va_arg(ap, const char *)) && n < GIT_MAX_ARGS + BISECT_GIT_ARGC)
 		argv[n++] = (char *)a;
 	argv[n] = NULL;
 	return exec_run(NULL, argv, out, err);

@@ -41,7 +41,24 @@ int bisect_state_load(struct bisect_state *s, const char *path);
 void bisect_state_free(struct bisect_state *s);
 
 /*
- * git -C tree ARGS... (NULL-terminated): its exit status, or -1 when it
+ * How every git of a bisect starts: without its automatic gc, which git
+ * detaches and would leave packing the tree after the bisect. git passes
+ * -c on to the gits its children run (GIT_CONFIG_PARAMETERS), so this
+ * covers `git bisect run`'s steps too.
+ */
+#define BISECT_GIT_ARGV "git", "-c", "gc.auto=0"
+#define BISECT_GIT_ARGC 3
+
+/*
+ * The same for the gits the bisect's other children run (make's
+ * scripts/setlocalversion, ...): gc.auto=0 added to this process's
+ * environment (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n),
+ * after what it holds. 0 or -1.
+ */
+int bisect_git_env(void);
+
+/*
+ * git -c gc.auto=0 -C tree ARGS... (NULL-terminated): its exit status, or -1 when it
  * could not start. *out and *err (if given) get what it printed.
  */
 int bisect_git(const char *tree, char **out, char **err, ...) __attribute__((sentinel));

@@ -34,6 +34,7 @@ struct bisect_run {
 	char good_short[64], good_subject[256], bad_short[64], bad_subject[256];
 	char first_bad[64], first_bad_subject[256], outcome[512];
 	int candidates;                  /* revisions after good, up to bad */
+	json_t *suspects;                /* only skipped ones left: those git names, with their verdicts */
 	double t0;
 };
 
@@ -185,6 +186,7 @@ static int check_usage(struct bisect_run *b, const struct bisect_opts *o)
 	b->s.alpha = o->alpha;
 	b->s.repeat = o->repeat;
 	b->s.jobs = o->jobs;
+	b->s.no_cache = o->no_cache;
 	return 0;
 }
 
@@ -335,17 +337,18 @@ static int measure_good(struct bisect_run *b)
 
 	fmt_buf(dir, sizeof(dir), "%s/good-%s", b->s.out, b->good_short);
 	fmt_buf(what, sizeof(what), "the good revision, %s %.50s", b->good_short, b->good_subject);
-	fmt_buf(b->s.good_results, sizeof(b->s.good_results), "%s/results", dir);
 	step = json_pack("{s:i, s:s, s:s, s:s, s:s}", "step", 0, "sha", b->s.good, "short", b->good_short, "subject",
 			 b->good_subject, "dir", dir);
-	v = bisect_measure(&b->s, b->good_short, dir, what, step);
+	v = bisect_kernel(&b->s, dir, what, true, step, b->s.good_kernel, sizeof(b->s.good_kernel),
+			  b->s.good_release, sizeof(b->s.good_release));
 	if (v != BISECT_GOOD) {
 		if (v != BISECT_STOPPED)
-			fmt_buf(b->outcome, sizeof(b->outcome), "the good revision could not be measured (step 0)");
+			fmt_buf(b->outcome, sizeof(b->outcome), "the good revision's kernel could not be had (step 0)");
 		json_object_set_new(step, "verdict", json_string(v == BISECT_STOPPED ? "stopped" : "error"));
 		bisect_steps_append(b->s.out, step);
 		return v == BISECT_STOPPED ? -2 : -1;
 	}
+	fmt_buf(b->s.good_tree, sizeof(b->s.good_tree), "%s", json_string_value(json_object_get(step, "tree")));
 	json_object_set_new(step, "verdict", json_string("good"));
 	return bisect_steps_append(b->s.out, step);
 }
@@ -379,6 +382,47 @@ static int wait_git(struct bisect_run *b, pid_t pid)
 	}
 }
 
+/* A revision's verdict from the steps: the last step's on it, "bad (--bad)" or "untested". */
+static const char *verdict_of(json_t *steps, const char *sha, const char *bad)
+{
+	const char *v = NULL;
+	json_t *st;
+	size_t i;
+
+	json_array_foreach(steps, i, st) {
+		const char *s = json_string_value(json_object_get(st, "sha"));
+
+		if (i > 0 && s && !strcmp(s, sha))
+			v = json_string_value(json_object_get(st, "verdict"));
+	}
+	return v ? v : !strcmp(sha, bad) ? "bad (--bad)" : "untested";
+}
+
+/*
+ * Only skipped revisions left: the ones git says the first bad commit
+ * could be (the lines of hashes after "could be any of:"), each with its
+ * short hash, subject and verdict, into b->suspects.
+ */
+static void read_suspects(struct bisect_run *b, const char *text)
+{
+	const char *p = strstr(text, "The first bad commit could be any of:");
+	json_t *steps = bisect_steps_read(b->s.out);
+
+	b->suspects = json_array();
+	p = p ? strchr(p, '\n') : NULL;
+	while (p && strspn(p + 1, "0123456789abcdef") == 40 && (p[41] == '\n' || !p[41])) {
+		char sha[41], shortsha[64], subject[256];
+
+		fmt_buf(sha, sizeof(sha), "%.40s", p + 1);
+		if (bisect_describe(b->s.tree, sha, shortsha, sizeof(shortsha), subject, sizeof(subject)) == 0)
+			json_array_append_new(b->suspects,
+					      json_pack("{s:s, s:s, s:s, s:s}", "sha", sha, "short", shortsha,
+							"subject", subject, "verdict", verdict_of(steps, sha, b->s.bad)));
+		p = p[41] ? p + 41 : NULL;
+	}
+	json_decref(steps);
+}
+
 /* The first bad commit, from what git bisect run printed. */
 static void find_first_bad(struct bisect_run *b, int st)
 {
@@ -405,8 +449,11 @@ static void find_first_bad(struct bisect_run *b, int st)
 	b->first_bad[0] = '\0';
 	if (!*b->outcome) {
 		p = text ? strstr(text, "only 'skip'ped commits left") : NULL;
-		fmt_buf(b->outcome, sizeof(b->outcome), "%s (git bisect run exited %d; see git.log)",
-			p ? "only skipped commits are left" : "git bisect run did not name one", st);
+		if (p)
+			read_suspects(b, p);
+		fmt_buf(b->outcome, sizeof(b->outcome), "%s (git bisect run exited %d%s)",
+			p ? "only skipped revisions are left" : "git bisect run did not name one", st,
+			json_array_size(b->suspects) ? "" : "; see git.log");
 	}
 	free(text);
 }
@@ -495,7 +542,7 @@ static int write_report(struct bisect_run *b)
 		.scenarios = b->s.scenarios, .good_short = b->good_short, .good_subject = b->good_subject,
 		.bad_short = b->bad_short, .bad_subject = b->bad_subject,
 		.first_bad = *b->first_bad ? b->first_bad : NULL, .first_bad_subject = b->first_bad_subject,
-		.outcome = b->outcome, .total_s = mono_s() - b->t0,
+		.outcome = b->outcome, .suspects = b->suspects, .total_s = mono_s() - b->t0,
 	};
 	char path[PATH_MAX + 16];
 	json_t *steps = bisect_steps_read(b->s.out);
@@ -580,5 +627,6 @@ int bisect_main(const struct bisect_opts *o)
 	if (is_dir(b.s.scratch)) /* the journal could not be opened */
 		rm_rf(b.s.scratch);
 	bisect_state_free(&b.s);
+	json_decref(b.suspects);
 	return ret;
 }

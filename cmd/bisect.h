@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * `ipsecperf bisect`: find the commit that made a scenario slower. The
- * good revision is built and run first; then `git bisect run` runs
- * `ipsecperf bisect-step` (bisect_step.h) on each revision it picks, which
- * builds it, runs the scenarios and compares them with the good runs.
+ * good revision is built first (or its build taken from the cache,
+ * bisect_cache.h); then `git bisect run` runs `ipsecperf bisect-step`
+ * (bisect_step.h) on each revision it picks, which builds it, runs the
+ * scenarios on it and on the good revision in turn and compares the two.
  * The tree is left as it was found (`git bisect reset`), also after
  * Ctrl-C, and `ipsecperf cleanup` resets the bisect of a killed ipsecperf.
  */
 #ifndef IPSECPERF_BISECT_H
 #define IPSECPERF_BISECT_H
 
+#include <stdbool.h>
+
 struct bisect_opts {
 	const char *good, *bad;       /* revisions, as given */
 	const char *metric;           /* compare's name of the deciding metric */
 	double threshold, alpha;
 	int repeat, jobs;
+	bool no_cache;                /* build every revision, even one whose build is cached */
 	const char *build;            /* -O, or NULL: build in the tree */
 	const char *out;              /* -o, or NULL: results/bisect-<UTC time> */
 	char *const *run_opts;        /* options for every `run`, as argv */

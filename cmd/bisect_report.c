@@ -42,10 +42,10 @@ static const char *str(json_t *o, const char *key)
 
 /*
  * One step: a row per scenario, then its subject and the phases' times.
- * The good revision (step 0) shows its medians from ref, the figures of a
- * later step, as every step is compared with the same good runs.
+ * The good revision (step 0) has no row of figures: it is run with every
+ * later step, whose row has its medians from that step's run.
  */
-static void step_rows(FILE *f, json_t *st, json_t *ref)
+static void step_rows(FILE *f, json_t *st)
 {
 	json_t *figs = json_object_get(st, "figures"), *fg;
 	const char *verdict = str(st, "verdict");
@@ -56,7 +56,6 @@ static void step_rows(FILE *f, json_t *st, json_t *ref)
 	if (k == 0) {
 		snprintf(v0, sizeof(v0), "%s (--good)", verdict);
 		verdict = v0;
-		figs = ref;
 	}
 	snprintf(kb, sizeof(kb), "%d", k);
 	if (!json_array_size(figs))
@@ -65,53 +64,69 @@ static void step_rows(FILE *f, json_t *st, json_t *ref)
 	json_array_foreach(figs, i, fg) {
 		fprintf(f, "%4s %-12.12s %-12.12s %8s %8s %7s %7s%s%s\n", i ? "" : kb, i ? "" : str(st, "short"),
 			str(fg, "scenario"), num(b1, sizeof(b1), json_object_get(fg, "good"), "%.4g"),
-			k == 0 ? "-" : num(b2, sizeof(b2), json_object_get(fg, "this"), "%.4g"),
-			k == 0 ? "-" : num(b3, sizeof(b3), json_object_get(fg, "change_pct"), "%+.1f%%"),
-			k == 0 ? "-" : pval(b4, sizeof(b4), json_object_get(fg, "p")), i ? "" : "  ", i ? "" : verdict);
+			num(b2, sizeof(b2), json_object_get(fg, "this"), "%.4g"),
+			num(b3, sizeof(b3), json_object_get(fg, "change_pct"), "%+.1f%%"),
+			pval(b4, sizeof(b4), json_object_get(fg, "p")), i ? "" : "  ", i ? "" : verdict);
 	}
 	fprintf(f, "     %-46.46s  build %5s  run %5s\n", str(st, "subject"),
-		secs(t1, sizeof(t1), json_object_get(st, "build_s")), secs(t2, sizeof(t2), json_object_get(st, "run_s")));
-	if (json_string_value(json_object_get(st, "why")) && strcmp(str(st, "verdict"), "good") &&
-	    strcmp(str(st, "verdict"), "bad"))
+		json_is_true(json_object_get(st, "cached")) ? "cached"
+							    : secs(t1, sizeof(t1), json_object_get(st, "build_s")),
+		secs(t2, sizeof(t2), json_object_get(st, "run_s")));
+	if (json_string_value(json_object_get(st, "why")) && strcmp(str(st, "verdict"), "bad") &&
+	    (strcmp(str(st, "verdict"), "good") || !json_array_size(figs)))
 		fprintf(f, "     %.74s\n", str(st, "why"));
 }
 
-/* The figures of the first step that has some. */
-static json_t *first_figures(json_t *steps)
+/* The unit of the first figure of any step. */
+static const char *first_unit(json_t *steps)
 {
 	json_t *st;
 	size_t i;
 
 	json_array_foreach(steps, i, st)
 		if (json_array_size(json_object_get(st, "figures")))
-			return json_object_get(st, "figures");
+			return json_string_value(json_object_get(json_array_get(json_object_get(st, "figures"), 0),
+								 "unit"));
 	return NULL;
+}
+
+/* No first bad commit: why, and the revisions it may be when only skipped ones are left. */
+static void no_first_bad(FILE *f, const struct bisect_summary *b)
+{
+	json_t *c;
+	size_t i;
+
+	fprintf(f, "no first bad commit: %s\n", b->outcome ? b->outcome : "the bisect did not finish");
+	if (json_array_size(b->suspects))
+		fprintf(f, "it is one of these %zu:\n", json_array_size(b->suspects));
+	json_array_foreach(b->suspects, i, c)
+		fprintf(f, "  %-12.12s %-48.48s %.14s\n", str(c, "short"), str(c, "subject"), str(c, "verdict"));
 }
 
 int bisect_report(FILE *f, const struct bisect_summary *b, json_t *steps)
 {
 	char total[32];
-	json_t *ref = first_figures(steps), *st;
-	const char *u = json_string_value(json_object_get(json_array_get(ref, 0), "unit"));
+	const char *u = first_unit(steps);
+	json_t *st;
 	size_t i;
 
 	fprintf(f, "ipsecperf bisect: the %s of", b->metric);
 	json_array_foreach(b->scenarios, i, st)
 		fprintf(f, "%s %s", i ? "," : "", json_string_value(st));
 	fprintf(f, ", %d runs a revision.\n", b->repeat);
-	fprintf(f, "A revision is bad when it is worse than the good one by more than %g%%\n", b->threshold);
-	fprintf(f, "with p < %g (Mann-Whitney U, exact); figures are medians%s%s.\n", b->alpha, u ? " in " : "",
-		u ? u : "");
+	fprintf(f, "Each revision ran in turn with the good one, a boot each per run; it is\n");
+	fprintf(f, "bad when worse than the good one by more than %g%% with p < %g\n", b->threshold, b->alpha);
+	fprintf(f, "(Mann-Whitney U, exact); figures are medians%s%s.\n", u ? " in " : "", u ? u : "");
 	fprintf(f, "good: %s %s\nbad:  %s %s\n\n", b->good_short, b->good_subject, b->bad_short, b->bad_subject);
 	fprintf(f, "%4s %-12s %-12s %8s %8s %7s %7s  %s\n", "step", "commit", "scenario", "good", "this", "change",
 		"p", "verdict");
 	json_array_foreach(steps, i, st)
-		step_rows(f, st, ref);
+		step_rows(f, st);
 	fputc('\n', f);
 	if (b->first_bad)
 		fprintf(f, "first bad commit: %s %s\n", b->first_bad, b->first_bad_subject ? b->first_bad_subject : "");
 	else
-		fprintf(f, "no first bad commit: %s\n", b->outcome ? b->outcome : "the bisect did not finish");
+		no_first_bad(f, b);
 	format_duration(total, sizeof(total), b->total_s);
 	fprintf(f, "%zu step(s) after the good revision, in %s\n", json_array_size(steps) ? json_array_size(steps) - 1 : 0,
 		total);

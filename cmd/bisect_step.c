@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bisect_cache.h"
 #include "bisect_step.h"
 #include "clock.h"
 #include "exec.h"
@@ -56,10 +57,15 @@ static int phase(const struct bisect_state *s, char *const argv[], const char *d
 	return st;
 }
 
-static int build(const struct bisect_state *s, const char *shortsha, const char *dir, const char *what,
+static const char *build_dir(const struct bisect_state *s)
+{
+	return *s->build ? s->build : s->tree;
+}
+
+static int build(const struct bisect_state *s, const struct bisect_key *k, const char *dir, const char *what,
 		 json_t *step)
 {
-	char lv[64], jobs[16], log[PATH_MAX + 16], why[PATH_MAX + 128], took[32];
+	char jobs[16], log[PATH_MAX + 16], why[PATH_MAX + 128], took[32];
 	char *argv[16] = { (char *)s->self, "kernel", "build", (char *)s->tree };
 	int n = 4, st;
 	double secs = 0;
@@ -74,9 +80,9 @@ static int build(const struct bisect_state *s, const char *shortsha, const char 
 		argv[n++] = "-j";
 		argv[n++] = jobs;
 	}
-	fmt_buf(lv, sizeof(lv), "-bisect-%s", shortsha);
+	/* the release follows the tree, so that a cached build has the one a new build would */
 	argv[n++] = "--localversion";
-	argv[n++] = lv;
+	argv[n++] = (char *)k->localversion;
 	argv[n] = NULL;
 	fprintf(stderr, "bisect: %s: building\n", what);
 	st = phase(s, argv, dir, "build.log", 30 * 1000, &secs, &stopped, log, sizeof(log));
@@ -96,12 +102,69 @@ static int build(const struct bisect_state *s, const char *shortsha, const char 
 	return st == EXIT_USAGE || st < 0 ? BISECT_ERROR : BISECT_SKIP;
 }
 
-static int run(const struct bisect_state *s, const char *dir, const char *what, json_t *step)
+/* The build just made, kept in the cache; else (when keep is false) run from the build folder. */
+static int keep_build(const struct bisect_state *s, const struct bisect_key *k, const char *what, bool keep,
+		      json_t *step, char *kdir, size_t klen, char *release, size_t rlen)
 {
-	char *argv[MAX_ARGV] = { (char *)s->self, "run", "--testbed", "vm", "--kernel",
-				 (char *)(*s->build ? s->build : s->tree), "-o" };
+	char sha[64] = "", why[PATH_MAX + 256], p[PATH_MAX + 64];
+
+	bisect_git_line(s->tree, sha, sizeof(sha), "rev-parse", "HEAD", NULL);
+	if (bisect_cache_put(k, build_dir(s), sha, kdir, klen, release, rlen, why, sizeof(why)) == 0)
+		return BISECT_GOOD;
+	if (keep) {
+		pr_warn("bisect: %s: cannot keep its build in %s: %s", what, bisect_cache_dir(), why);
+		json_object_set_new(step, "why", json_string(why));
+		return BISECT_ERROR;
+	}
+	pr_warn("bisect: %s: cannot keep its build in %s (%s); it runs from %s", what, bisect_cache_dir(), why,
+		build_dir(s));
+	fmt_buf(kdir, klen, "%s", build_dir(s));
+	fmt_buf(p, sizeof(p), "%s/include/config/kernel.release", kdir);
+	return file_read_line(p, release, rlen) == 0 ? BISECT_GOOD : BISECT_SKIP;
+}
+
+int bisect_kernel(const struct bisect_state *s, const char *dir, const char *what, bool keep, json_t *step,
+		  char *kdir, size_t klen, char *release, size_t rlen)
+{
+	char tree[64], config[PATH_MAX + 16], why[PATH_MAX + 256];
+	struct bisect_key k;
+	int v;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		pr_warn("bisect: cannot create %s: %s", dir, strerror(errno));
+		return BISECT_ERROR;
+	}
+	fmt_buf(config, sizeof(config), "%s/.config", build_dir(s));
+	if (bisect_git_line(s->tree, tree, sizeof(tree), "rev-parse", "HEAD^{tree}", NULL) ||
+	    bisect_key_make(tree, config, &k) < 0)
+		return BISECT_ERROR;
+	json_object_set_new(step, "tree", json_string(tree));
+	v = s->no_cache ? 1 : bisect_cache_get(&k, kdir, klen, release, rlen, why, sizeof(why));
+	if (v == 2)
+		pr_warn("bisect: %s: a cached build was not taken: %s; building it again", what, why);
+	if (v == 0) {
+		fprintf(stderr, "bisect: %s: cached build of %.12s (%s)\n", what, tree, release);
+		json_object_set_new(step, "cached", json_true());
+	} else {
+		v = build(s, &k, dir, what, step);
+		if (v == BISECT_GOOD)
+			v = keep_build(s, &k, what, keep, step, kdir, klen, release, rlen);
+		if (v != BISECT_GOOD)
+			return v;
+		json_object_set_new(step, "cached", json_false());
+	}
+	json_object_set_new(step, "kernel", json_string(kdir));
+	json_object_set_new(step, "release", json_string(release));
+	return BISECT_GOOD;
+}
+
+int bisect_run_pair(const struct bisect_state *s, const char *kdir, const char *dir, const char *what,
+		    json_t *step)
+{
+	char *argv[MAX_ARGV] = { (char *)s->self, "run", "--testbed", "vm", "--kernel", (char *)s->good_kernel,
+				 "--kernel", (char *)kdir, "--interleave", "-o" };
 	char results[PATH_MAX + 16], repeat[16], log[PATH_MAX + 16], why[PATH_MAX + 128], took[32];
-	size_t i, n = 7;
+	size_t i, n = 10;
 	double secs = 0;
 	bool stopped;
 	int st;
@@ -117,8 +180,8 @@ static int run(const struct bisect_state *s, const char *dir, const char *what, 
 	for (i = 0; i < json_array_size(s->scenarios) && n < MAX_ARGV - 1; i++)
 		argv[n++] = (char *)json_string_value(json_array_get(s->scenarios, i));
 	argv[n] = NULL;
-	fprintf(stderr, "bisect: %s: running %zu scenario(s) x %d in the VM\n", what,
-		json_array_size(s->scenarios), s->repeat);
+	fprintf(stderr, "bisect: %s: running %zu scenario(s) x %d in the VM, in turn with the good revision\n",
+		what, json_array_size(s->scenarios), s->repeat);
 	st = phase(s, argv, dir, "run.log", 90 * 1000, &secs, &stopped, log, sizeof(log));
 	json_object_set_new(step, "run_s", json_real(round(secs * 10) / 10));
 	json_object_set_new(step, "results", json_string(results));
@@ -134,19 +197,6 @@ static int run(const struct bisect_state *s, const char *dir, const char *what, 
 	bisect_log_tail(log, 12);
 	json_object_set_new(step, "why", json_string(why));
 	return st == EXIT_USAGE || st < 0 ? BISECT_ERROR : BISECT_SKIP;
-}
-
-int bisect_measure(const struct bisect_state *s, const char *shortsha, const char *dir, const char *what,
-		   json_t *step)
-{
-	int ret;
-
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		pr_warn("bisect: cannot create %s: %s", dir, strerror(errno));
-		return BISECT_ERROR;
-	}
-	ret = build(s, shortsha, dir, what, step);
-	return ret == BISECT_GOOD ? run(s, dir, what, step) : ret;
 }
 
 /* The rows of the deciding metric from compare's JSON document. */
@@ -187,11 +237,12 @@ static int compare_text(const struct bisect_state *s, const char *dir, char *con
 	return pid < 0 ? -1 : exec_wait(pid);
 }
 
-int bisect_judge(const struct bisect_state *s, const char *dir, json_t *step)
+int bisect_judge(const struct bisect_state *s, const char *dir, const char *release, json_t *step)
 {
 	char thr[32], alpha[32], results[PATH_MAX + 16], path[PATH_MAX + 16];
 	char *argv[] = { (char *)s->self, "compare", "--metric", (char *)s->metric, "--threshold", thr, "--alpha",
-			 alpha, "-f", "json", (char *)s->good_results, results, NULL };
+			 alpha, "--base-kernel", (char *)s->good_release, "--new-kernel", (char *)release, "-f", "json",
+			 results, results, NULL };
 	char *out = NULL, *err = NULL;
 	json_t *doc, *fig;
 	int st, ret;
@@ -203,7 +254,7 @@ int bisect_judge(const struct bisect_state *s, const char *dir, json_t *step)
 	fmt_buf(path, sizeof(path), "%s/compare.json", dir);
 	if (out && file_write(path, out, strlen(out)) < 0)
 		pr_warn("bisect: cannot write %s", path);
-	argv[9] = "text";
+	argv[13] = "text";
 	compare_text(s, dir, argv);
 	doc = out ? json_loads(out, 0, NULL) : NULL;
 	fig = doc ? figures(doc) : json_array();
@@ -283,6 +334,27 @@ static void print_verdict(const char *what, int v, json_t *step)
 		fprintf(stderr, "bisect: %s: %s%s%s\n", what, verdict_name(v), why ? ": " : "", why ? why : "");
 }
 
+/* Build it (or take its build from the cache), run it in turn with the good revision, judge. */
+static int measure_step(const struct bisect_state *s, const char *dir, const char *what, json_t *step)
+{
+	char tree[64] = "", kdir[PATH_MAX], release[128];
+	int v;
+
+	if (bisect_git_line(s->tree, tree, sizeof(tree), "rev-parse", "HEAD^{tree}", NULL) == 0 &&
+	    !strcmp(tree, s->good_tree)) {
+		json_object_set_new(step, "tree", json_string(tree));
+		json_object_set_new(step, "why", json_string("the good revision's source tree: its kernel"));
+		return BISECT_GOOD;
+	}
+	bisect_cache_touch(s->good_kernel); /* in use: among the last entries kept */
+	v = bisect_kernel(s, dir, what, false, step, kdir, sizeof(kdir), release, sizeof(release));
+	if (v == BISECT_GOOD)
+		v = bisect_run_pair(s, kdir, dir, what, step);
+	if (v == BISECT_GOOD)
+		v = bisect_judge(s, dir, release, step);
+	return v;
+}
+
 int bisect_step_run(const struct bisect_state *s)
 {
 	char shortsha[64], subject[256], sha[64], dir[PATH_MAX + 64], what[400];
@@ -306,9 +378,7 @@ int bisect_step_run(const struct bisect_state *s)
 	fmt_buf(dir, sizeof(dir), "%s/step%d-%s", s->out, k, shortsha);
 	step = json_pack("{s:i, s:s, s:s, s:s, s:s}", "step", k, "sha", sha, "short", shortsha, "subject", subject,
 			 "dir", dir);
-	v = bisect_measure(s, shortsha, dir, what, step);
-	if (v == BISECT_GOOD)
-		v = bisect_judge(s, dir, step);
+	v = measure_step(s, dir, what, step);
 	if (v == BISECT_STOPPED) {
 		json_decref(step);
 		return 128 + (stop_signal() ? stop_signal() : SIGTERM);

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One revision of a bisect: build what is checked out in the tree
- * (`ipsecperf kernel build`, incremental), run the scenarios on it in the
- * VM (`ipsecperf run --testbed vm`), and compare its runs with the good
- * revision's (`ipsecperf compare`). Each phase's output is kept in the
- * step's folder (build.log, run.log, results/, compare.txt, compare.json).
+ * (`ipsecperf kernel build`, incremental) or take its build from the cache,
+ * run the scenarios on it and on the good revision's kernel in turn in the
+ * VM (`ipsecperf run --testbed vm --interleave`), and compare its runs with
+ * the good revision's of the same run (`ipsecperf compare`). Each phase's
+ * output is kept in the step's folder (build.log, run.log, results/,
+ * compare.txt, compare.json).
  */
 #ifndef IPSECPERF_BISECT_STEP_H
 #define IPSECPERF_BISECT_STEP_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "bisect_util.h"
 
@@ -22,22 +25,37 @@ enum bisect_outcome {
 };
 
 /*
- * Build and run the checked-out revision shortsha into dir (made here),
- * printing progress lines prefixed with what. The phases' times and, on
- * a failure, why go into step ("build_s", "run_s", "why"). BISECT_GOOD
- * when it was measured, BISECT_SKIP when it did not build or its runs
- * failed, BISECT_ERROR, or BISECT_STOPPED.
+ * The kernel of the revision checked out, into dir (made here), printing
+ * progress lines prefixed with what: its build from the cache
+ * (bisect_cache.h) when there is one and s->no_cache is not set, else
+ * built (`kernel build --localversion -bisect-<tree>`) and kept there.
+ * With keep, a build that cannot be kept is an error; else it runs from
+ * the build folder. kdir and release get the folder `run --kernel` takes
+ * and its release; step gets "tree", "cached", "kernel", "release",
+ * "build_s" and, on a failure, "why". BISECT_GOOD when there is a kernel,
+ * BISECT_SKIP when it did not build, BISECT_ERROR, or BISECT_STOPPED.
  */
-int bisect_measure(const struct bisect_state *s, const char *shortsha, const char *dir, const char *what,
-		   json_t *step);
+int bisect_kernel(const struct bisect_state *s, const char *dir, const char *what, bool keep, json_t *step,
+		  char *kdir, size_t klen, char *release, size_t rlen);
 
 /*
- * Compare dir/results with the good revision's: BISECT_GOOD, BISECT_BAD,
- * BISECT_SKIP (undecided: too few runs) or BISECT_ERROR. The figures of the
- * deciding metric go into step ("figures": scenario, good and this
- * revision's medians, change, p, regression).
+ * Run the scenarios on the good revision's kernel and kdir's in turn, one
+ * boot each per repeat (`run --testbed vm --kernel GOOD --kernel KDIR
+ * --interleave`), into dir/results: a drift of the host falls on both
+ * alike. BISECT_GOOD when they ran, BISECT_SKIP when the runs failed,
+ * BISECT_ERROR, or BISECT_STOPPED; step gets "run_s", "results", "why".
  */
-int bisect_judge(const struct bisect_state *s, const char *dir, json_t *step);
+int bisect_run_pair(const struct bisect_state *s, const char *kdir, const char *dir, const char *what,
+		    json_t *step);
+
+/*
+ * Compare release's runs in dir/results with the good revision's in the
+ * same run: BISECT_GOOD, BISECT_BAD, BISECT_SKIP (undecided: too few runs)
+ * or BISECT_ERROR. The figures of the deciding metric go into step
+ * ("figures": scenario, good and this revision's medians, change, p,
+ * regression).
+ */
+int bisect_judge(const struct bisect_state *s, const char *dir, const char *release, json_t *step);
 
 /*
  * A step on the revision checked out: measure, judge, print the verdict

@@ -24,11 +24,13 @@
 
 int bisect_state_save(const struct bisect_state *s, const char *path)
 {
-	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:O, s:O, s:I, s:I}",
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:b,"
+			      " s:O, s:O, s:I, s:I}",
 			      "tree", s->tree, "build", s->build, "out", s->out, "scratch", s->scratch, "self",
-			      s->self, "good", s->good, "bad", s->bad, "good_results", s->good_results, "metric",
-			      s->metric, "threshold", s->threshold, "alpha", s->alpha, "repeat", s->repeat, "jobs",
-			      s->jobs, "run_opts", s->run_opts, "scenarios", s->scenarios, "driver",
+			      s->self, "good", s->good, "bad", s->bad, "good_tree", s->good_tree, "good_kernel",
+			      s->good_kernel, "good_release", s->good_release, "metric", s->metric, "threshold",
+			      s->threshold, "alpha", s->alpha, "repeat", s->repeat, "jobs", s->jobs, "no_cache",
+			      s->no_cache, "run_opts", s->run_opts, "scenarios", s->scenarios, "driver",
 			      (json_int_t)s->driver, "driver_start", (json_int_t)s->driver_start);
 	int err = !j || json_dump_file(j, path, JSON_COMPACT) < 0;
 
@@ -58,7 +60,9 @@ int bisect_state_load(struct bisect_state *s, const char *path)
 	    copy_str(j, "out", s->out, sizeof(s->out)) || copy_str(j, "scratch", s->scratch, sizeof(s->scratch)) ||
 	    copy_str(j, "self", s->self, sizeof(s->self)) || copy_str(j, "good", s->good, sizeof(s->good)) ||
 	    copy_str(j, "bad", s->bad, sizeof(s->bad)) ||
-	    copy_str(j, "good_results", s->good_results, sizeof(s->good_results)) ||
+	    copy_str(j, "good_tree", s->good_tree, sizeof(s->good_tree)) ||
+	    copy_str(j, "good_kernel", s->good_kernel, sizeof(s->good_kernel)) ||
+	    copy_str(j, "good_release", s->good_release, sizeof(s->good_release)) ||
 	    copy_str(j, "metric", s->metric, sizeof(s->metric)) ||
 	    !json_is_array(json_object_get(j, "run_opts")) || !json_is_array(json_object_get(j, "scenarios"))) {
 		pr_warn("bisect-step: %s: %s", path, j ? "not a bisect's state" : e.text);
@@ -69,6 +73,7 @@ int bisect_state_load(struct bisect_state *s, const char *path)
 	s->alpha = json_number_value(json_object_get(j, "alpha"));
 	s->repeat = (int)json_integer_value(json_object_get(j, "repeat"));
 	s->jobs = (int)json_integer_value(json_object_get(j, "jobs"));
+	s->no_cache = json_is_true(json_object_get(j, "no_cache"));
 	s->run_opts = json_incref(json_object_get(j, "run_opts"));
 	s->scenarios = json_incref(json_object_get(j, "scenarios"));
 	s->driver = (pid_t)json_integer_value(json_object_get(j, "driver"));

@@ -25,10 +25,13 @@ struct bisect_state {
 	char scratch[PATH_MAX];      /* the program's copy, this state, the stop flag */
 	char self[PATH_MAX];         /* scratch/ipsecperf, the program every step runs */
 	char good[41], bad[41];      /* the revisions, as full hashes */
-	char good_results[PATH_MAX]; /* the good revision's results directory */
+	char good_tree[41];          /* the good revision's tree, a full hash */
+	char good_kernel[PATH_MAX];  /* its build, kept in the cache (bisect_cache.h): every step runs it too */
+	char good_release[128];      /* its release */
 	char metric[128];
 	double threshold, alpha;
 	int repeat, jobs;            /* jobs 0: `kernel build`'s default */
+	bool no_cache;               /* build every revision, even one in the cache */
 	json_t *run_opts;            /* options passed on to run, strings */
 	json_t *scenarios;           /* strings */
 	pid_t driver;                /* the bisect: a step stops when it is gone */

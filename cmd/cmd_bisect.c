@@ -13,24 +13,41 @@ static const char help_bisect[] =
 	"usage: ipsecperf bisect --good REV --bad REV [OPTIONS] TREE SCENARIO...\n"
 	"\n"
 	"Find the commit between REVs of the git kernel tree TREE that made\n"
-	"SCENARIO slower, with `git bisect run`. The good revision is built and\n"
-	"run first. Then each revision git picks is built incrementally\n"
+	"SCENARIO slower, with `git bisect run`. The good revision is built\n"
+	"first. Then each revision git picks is built incrementally\n"
 	"(`ipsecperf kernel build TREE -O BUILDDIR --localversion\n"
-	"-bisect-<hash>`), its SCENARIOs are run --repeat times in the VM\n"
-	"testbed (`ipsecperf run --testbed vm --kernel BUILDDIR`) and compared\n"
-	"with the good revision's runs (`ipsecperf compare`): it is bad when the\n"
-	"--metric is worse by more than --threshold with p < --alpha, good\n"
-	"otherwise, and skipped when it does not build, its runs fail or too few\n"
-	"runs succeed to decide. A progress line says which step of about how\n"
-	"many, the commit and the phase.\n"
+	"-bisect-<tree>`, <tree> 12 digits of its source tree's hash), and its\n"
+	"SCENARIOs are run --repeat times in the VM testbed in turn with the good\n"
+	"revision's (`ipsecperf run --testbed vm --kernel GOOD --kernel NEW\n"
+	"--interleave`: a boot of each kernel per run, so that a drift of the\n"
+	"host falls on both alike) and compared with them (`ipsecperf compare\n"
+	"--base-kernel --new-kernel`): it is bad when the --metric is worse by\n"
+	"more than --threshold with p < --alpha, good otherwise, and skipped when\n"
+	"it does not build, its runs fail or too few runs succeed to decide. A\n"
+	"progress line says which step of about how many, the commit and the\n"
+	"phase.\n"
+	"\n"
+	"Every build is kept in a cache, by its source tree (`git rev-parse\n"
+	"HEAD^{tree}`), the .config it was built from and the release scheme, in\n"
+	"$IPSECPERF_BISECT_CACHE (default /var/cache/ipsecperf/bisect-kernels):\n"
+	"bzImage, vmlinux, the modules, kernel.release, .config and System.map,\n"
+	"with a manifest of their SHA-256 sums, checked before a build is taken.\n"
+	"A revision whose build is there is not built again (\"cached build of\n"
+	"<tree>\"), so a bisect repeated costs only its runs. The last 16 builds\n"
+	"used are kept ($IPSECPERF_BISECT_CACHE_KEEP, 2 to 1000); each is about\n"
+	"the size of its bzImage, vmlinux and modules. --no-cache builds every\n"
+	"revision anew.\n"
 	"\n"
 	"It ends with the first bad commit and a table of every step: commit,\n"
-	"medians of the metric for the good revision and for it, change, p and\n"
-	"verdict, and the time of its build and its runs, plain text to paste\n"
-	"into a mail. The output folder keeps report.txt, steps.jsonl (one\n"
+	"medians of the metric for the good revision and for it in that step's\n"
+	"run, change, p and verdict, and the time of its build (or \"cached\")\n"
+	"and its runs, plain text to paste into a mail. When only skipped\n"
+	"revisions are left, it lists those the first bad commit may be, each\n"
+	"with its verdict. The output folder keeps report.txt, steps.jsonl (one\n"
 	"record per step), git.log and git-bisect.log (what git said; `git\n"
 	"bisect replay` takes the latter) and a folder per step: build.log,\n"
-	"run.log, results/ (a results directory), compare.txt and compare.json.\n"
+	"run.log, results/ (a results directory of both kernels), compare.txt\n"
+	"and compare.json.\n"
 	"\n"
 	"TREE must be the top of a git work tree with no uncommitted changes to\n"
 	"tracked files and no bisect going on; BUILDDIR (or TREE without -O)\n"
@@ -38,7 +55,8 @@ static const char help_bisect[] =
 	"keeps every step's build short. At the end, and after Ctrl-C or\n"
 	"SIGTERM, the tree is reset (`git bisect reset`: HEAD and branch as\n"
 	"they were) and the steps' processes are stopped; after a SIGKILL,\n"
-	"`ipsecperf cleanup` resets it. Bad usage changes nothing.\n";
+	"`ipsecperf cleanup` resets it. Every git it runs has `-c gc.auto=0`, so\n"
+	"no git is left packing the tree after it. Bad usage changes nothing.\n";
 
 static const char help_bisect_end[] =
 	"With n runs against n the exact Mann-Whitney test cannot go below\n"
@@ -46,8 +64,9 @@ static const char help_bisect_end[] =
 	"that cannot reach --alpha is refused.\n"
 	"\n"
 	"Exit status: 0 the first bad commit was found, 1 it was not (the good\n"
-	"revision could not be measured, only skipped revisions were left, a\n"
-	"step failed), 2 bad usage, 128+N stopped by signal N.\n";
+	"revision's kernel could not be had, only skipped revisions were left:\n"
+	"the report names them, a step failed), 2 bad usage, 128+N stopped by\n"
+	"signal N.\n";
 
 #define MAX_RUN_OPTS 32
 
@@ -88,6 +107,7 @@ static const struct opt_def bisect_opts[] = {
 	OPT_STR("build-dir", 'O', BA, o.build, "BUILDDIR", "build out of the tree, in BUILDDIR (make O=)"),
 	OPT_INT("jobs", 'j', BA, o.jobs, 1, 1024, "N", "make -j N (default: the CPUs online)"),
 	OPT_STR("output", 'o', BA, o.out, "DIR", "the output folder (default results/bisect-<UTC time>)"),
+	OPT_FLAG("no-cache", 0, BA, o.no_cache, "build every revision, even one whose build is cached (the new build replaces it)"),
 	OPT_CB("duration", 0, opt_duration, "S", "run's --duration: measured seconds per run"),
 	OPT_CB("omit", 0, opt_omit, "S", "run's --omit: seconds left out at the start of a run"),
 	OPT_CB_FLAG("no-probes", 0, opt_no_probes, "run's --no-probes: no kernel probes"),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * `ipsecperf bisect` without kernels: its report (80 columns, a row per
- * step and scenario with figures, p and verdict, the first bad commit),
+ * step and scenario with figures, p and verdict, the first bad commit, or
+ * the revisions it may be when only skipped ones are left),
  * and the journal record that resets a bisect: `git bisect reset` of the
  * bisect it started (back to the branch), never of another one, the
  * scratch folder removed, and a record naming some other folder refused.
@@ -88,6 +89,55 @@ static void report_rows(void **state)
 	json_decref(scen);
 }
 
+/*
+ * Only skipped revisions left: no first bad commit, why, and a line per
+ * revision git says it may be, with its verdict; the good revision's build
+ * taken from the cache says "cached" and has no figures of its own.
+ */
+static void report_only_skipped(void **state)
+{
+	json_t *steps = json_array(), *scen = json_pack("[s]", "esp-null");
+	json_t *sus = json_pack("[{s:s, s:s, s:s}, {s:s, s:s, s:s}]", "short", "f59694df6ccf", "subject",
+				"esp4: does not build", "verdict", "skip", "short", "942edade5303", "subject",
+				"esp4: busy-wait 100 us in every esp_output, and a subject longer than a row",
+				"verdict", "bad (--bad)");
+	struct bisect_summary b = {
+		.metric = "throughput", .threshold = 5, .alpha = 0.05, .repeat = 4, .scenarios = scen,
+		.good_short = "0123456789ab", .good_subject = "linux-source-6.12", .bad_short = "942edade5303",
+		.bad_subject = "esp4: busy-wait", .suspects = sus, .total_s = 60,
+		.outcome = "only skipped revisions are left (git bisect run exited 2)",
+	};
+	char *text = NULL, *save = NULL;
+	size_t len = 0;
+	int long_lines = 0, found = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	json_array_append_new(steps, step(0, "0123456789ab", "linux-source-6.12", "good", NULL));
+	json_object_set_new(json_array_get(steps, 0), "cached", json_true());
+	json_object_del(json_array_get(steps, 0), "run_s");
+	json_array_append_new(steps, step(1, "f59694df6ccf", "esp4: does not build", "skip", NULL));
+	assert_int_equal(bisect_report(f, &b, steps), 0);
+	fclose(f);
+	if (getenv("SHOW"))
+		fputs(text, stderr);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long_lines += strlen(line) > 80;
+		found += !strcmp(line, "   0 0123456789ab -                   -        -       -       -  good (--good)");
+		found += strstr(line, "linux-source-6.12") && strstr(line, "build cached  run     -") != NULL;
+		found += !strcmp(line, "no first bad commit: only skipped revisions are left (git bisect run exited 2)");
+		found += !strcmp(line, "it is one of these 2:");
+		found += !strncmp(line, "  f59694df6ccf esp4: does not build ", 36) && !strcmp(line + strlen(line) - 5, " skip");
+		found += !strncmp(line, "  942edade5303 esp4: busy-wait", 30) && strstr(line, " bad (--bad)") != NULL;
+	}
+	assert_int_equal(long_lines, 0);
+	assert_int_equal(found, 6);
+	free(text);
+	json_decref(steps);
+	json_decref(scen);
+	json_decref(sus);
+}
+
 static int sh(const char *cmd)
 {
 	return system(cmd);
@@ -140,6 +190,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_rows),
+		cmocka_unit_test(report_only_skipped),
 		cmocka_unit_test(undo_resets_its_own_bisect),
 	};
 

@@ -8,6 +8,12 @@ IPSECPERF="$TOP/build/ipsecperf"
 KSFT_SKIP=4
 TMP=$(mktemp -d /tmp/ipsecperf-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# Debian's python3 (make deps installs it), not a version manager's shim
+# that PATH may find first: a pyenv shim costs one to two seconds a call,
+# and the tests call python3 some hundreds of times.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	mkdir -p "$TMP/bin" && ln -s /usr/bin/python3 "$TMP/bin/python3" && PATH="$TMP/bin:$PATH"
+fi
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit $KSFT_SKIP; }

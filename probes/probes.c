@@ -95,7 +95,6 @@ struct probes *probes_open(void)
 {
 	struct probes *p = calloc(1, sizeof(*p));
 	const char *backend;
-	int err;
 
 	if (!p)
 		return NULL;
@@ -105,21 +104,36 @@ struct probes *probes_open(void)
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		probes_set_how(p, c, false, "not attached");
 	backend = getenv("IPSECPERF_PROBE_BACKEND");
+	p->raw_tp = backend && !strcmp(backend, "raw-tp");
 	if (backend && !strcmp(backend, "perf")) {
 		p->force_perf = true;
 		snprintf(p->nobpf, sizeof(p->nobpf), "BPF not used ($IPSECPERF_PROBE_BACKEND=perf)");
-		return p;
 	}
+	return p; /* the BPF object is loaded by probes_set_set, for the sets that run programs */
+}
+
+/*
+ * The BPF object, loaded once the set is known: --probe-set kernel runs
+ * no program, so it loads nothing (half a second of a guest's boot under
+ * TCG), and a set without the xmit program leaves all its variants out,
+ * so that a kernel that refuses the cheapest one (6.1: no
+ * bpf_rdonly_cast) does not verify the whole object twice.
+ */
+static void probes_load(struct probes *p, bool xmit)
+{
+	int err = 0;
+
+	p->load_tried = true;
 	/* the cheapest variant of the xmit program that this kernel accepts (ipsecperf.bpf.c) */
-	for (int v = backend && !strcmp(backend, "raw-tp") ? XMIT_RAW : XMIT_CAST; v <= XMIT_RAW; v++) {
+	for (int v = p->raw_tp || !xmit ? XMIT_RAW : XMIT_CAST; v <= XMIT_RAW; v++) {
 		p->skel = ipsecperf_bpf__open();
 		if (!p->skel) {
 			snprintf(p->nobpf, sizeof(p->nobpf), "cannot open the BPF object: %s", strerror(errno));
-			return p;
+			return;
 		}
-		bpf_program__set_autoload(p->skel->progs.xmit_cast, v == XMIT_CAST);
-		bpf_program__set_autoload(p->skel->progs.xmit_btf, v == XMIT_BTF);
-		bpf_program__set_autoload(p->skel->progs.xmit, v == XMIT_RAW);
+		bpf_program__set_autoload(p->skel->progs.xmit_cast, xmit && v == XMIT_CAST);
+		bpf_program__set_autoload(p->skel->progs.xmit_btf, xmit && v == XMIT_BTF);
+		bpf_program__set_autoload(p->skel->progs.xmit, xmit && v == XMIT_RAW);
 		p->xmit = v;
 		err = ipsecperf_bpf__load(p->skel);
 		if (!err || v == XMIT_RAW)
@@ -131,14 +145,13 @@ struct probes *probes_open(void)
 			 strerror(-err), err == -EPERM ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
 		ipsecperf_bpf__destroy(p->skel);
 		p->skel = NULL;
-		return p;
+		return;
 	}
 	if (p->ncpus <= 0) {
 		snprintf(p->nobpf, sizeof(p->nobpf), "cannot count the possible CPUs");
 		ipsecperf_bpf__destroy(p->skel);
 		p->skel = NULL;
 	}
-	return p;
 }
 
 static int keep_link(struct probes *p, struct bpf_link *l)
@@ -1106,8 +1119,11 @@ out_free:
 
 void probes_set_set(struct probes *p, enum probe_set set)
 {
-	if (p)
-		p->set = set;
+	if (!p)
+		return;
+	p->set = set;
+	if (set != PROBE_SET_KERNEL && !p->force_perf && !p->load_tried)
+		probes_load(p, set == PROBE_SET_ALL || set == PROBE_SET_TRACEPOINTS || p->list);
 }
 
 void probes_need_esp(struct probes *p, bool esp)
@@ -1208,7 +1224,7 @@ int probes_list(FILE *f, bool as_json)
 		return -1;
 	p->list = true;
 	p->esp = true; /* how the ESP programs would attach in an ESP scenario */
-	p->set = PROBE_SET_ESP;
+	probes_set_set(p, PROBE_SET_ESP);
 	probes_attach(p, NULL);
 	if (as_json) {
 		json_t *o = json_object();

@@ -58,6 +58,8 @@ struct probes {
 	bool xmit_bpf;               /* skbs and segments counted by a program (or the perf fallback) */
 	struct kcount kc;            /* the kernel's counters of the same */
 	enum { XMIT_CAST, XMIT_BTF, XMIT_RAW } xmit; /* which xmit program is loaded */
+	bool raw_tp;                 /* $IPSECPERF_PROBE_BACKEND=raw-tp: the raw xmit only */
+	bool load_tried;             /* the BPF object was loaded, or refused (once) */
 	struct anchors *anc;         /* inlined functions' places from the kernel's DWARF, or NULL */
 	bool anc_tried;              /* looked for them (once per probe set) */
 	char anc_why[512];           /* why there are none */

@@ -30,7 +30,9 @@ ktree_src() {
 
 # What `kernel config` writes follows its code (kbuild/kconfig.c's tables,
 # kbuild/kbuild.c's steps): a build folder configured by other code is
-# made anew, not rebuilt on top of the old objects.
+# configured again in place, and kbuild rebuilds what the options that
+# changed touch; one from before the fragment (defconfig, 3.7 GB) is
+# removed first.
 ktree_recipe() {
 	cat "$TOP/kbuild/kconfig.c" "$TOP/kbuild/kbuild.c" | sha256sum | cut -c1-16
 }
@@ -45,7 +47,7 @@ ktree_build() { # builddir localversion tree [configure: 1 for the base]
 	(
 		flock 9
 		if [ "$conf" = 1 ] && [ "$(cat "$out/.ipsecperf-recipe" 2> /dev/null)" != "$recipe" ]; then
-			rm -rf "$out"
+			[ -f "$out/ipsecperf-guest.config" ] || rm -rf "$out"
 			"$IPSECPERF" kernel config -q -O "$out" "$tree" >&2 || exit 1
 			echo "$recipe" > "$out/.ipsecperf-recipe"
 		fi
@@ -61,14 +63,14 @@ ktree_base() {
 
 # A variant of the base build: the source with PATCH applied and, after
 # it, scripts/config ARGS on the configuration; prints its build folder.
-# The source is a hard-linked copy of the base's (the files the patch
-# changes are written anew, so the base is untouched), its build/ folder a
-# copy of the base's, mtimes kept: only what the patch or the options
-# change is rebuilt (3-4 minutes, not half an hour). Cached: prepared
-# again only when PATCH, ARGS or the base build change. A build that
-# fails returns 1 with the build log's tail on stderr.
+# tools/kernel-tree-copy.sh makes it: the source hard-linked (the files
+# the patch changes written anew, so the base is untouched), its build/
+# folder a copy of the base's, mtimes kept: only what the patch or the
+# options change is rebuilt. Cached: prepared again only when PATCH, ARGS
+# or the base build change. A build that fails returns 1 with the build
+# log's tail on stderr.
 ktree_variant() { # name patchfile [scripts/config args...]
-	local name=$1 patch=$2 sum vsrc f
+	local name=$1 patch=$2 sum vsrc
 	shift 2
 	vsrc="$KTREE_CACHE/src/linux-6.12-$name"
 	ktree_base > /dev/null || return 1
@@ -77,22 +79,7 @@ ktree_variant() { # name patchfile [scripts/config args...]
 		sha256sum | cut -c1-16)
 	if [ "$(cat "$vsrc/build/.ipsecperf-variant" 2> /dev/null)" != "$sum" ]; then
 		rm -rf "$vsrc"
-		cp -al "$KSRC" "$vsrc" && rm -rf "$vsrc/build" || return 1
-		# break the hard links of the files the patch touches, then patch
-		for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch"); do
-			case $f in */../* | ../* | /*) echo "bad path in $patch: $f" >&2; return 1 ;; esac
-			[ -f "$vsrc/$f" ] && { cp "$vsrc/$f" "$vsrc/$f.new" && mv "$vsrc/$f.new" "$vsrc/$f" || return 1; }
-		done
-		[ ! -s "$patch" ] || patch -s -d "$vsrc" -p1 < "$patch" || return 1
-		# under the lock kernel build takes, so that no build writes the base
-		# meanwhile; again if a make that takes no lock (an older ipsecperf,
-		# or make itself) removed a temporary file under cp
-		for f in 1 2 3; do
-			rm -rf "$vsrc/build"
-			flock "$KBASE/ipsecperf-build.lock" cp -a "$KBASE" "$vsrc/build" && break
-			[ $f = 3 ] && return 1
-			sleep 10
-		done
+		bash "$TOP/tools/kernel-tree-copy.sh" "$KSRC" "$vsrc" "$patch" || return 1
 		if [ $# -gt 0 ]; then
 			"$vsrc/scripts/config" --file "$vsrc/build/.config" "$@" &&
 				make -s -C "$vsrc" O="$vsrc/build" olddefconfig > /dev/null || return 1

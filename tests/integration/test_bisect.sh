@@ -4,10 +4,19 @@
 # source with four commits on top, the second of which is the deliberate
 # slowdown of test_kernel_patched.sh (kernel-patches/esp4-busywait.patch,
 # a busy-wait in every esp_output); bisect --good BASE --bad C4 names that
-# commit, with a report row (medians, verdict, p-value) per step, and
-# leaves the tree as it found it: HEAD, branch and status as before, no
-# bisect in progress, nothing in TMPDIR or the journal folder. First,
-# Ctrl-C during a build: the same, and no make or qemu left.
+# commit, with a report row (medians, verdict, p-value) per step, each
+# step's runs interleaved with the good kernel's in one run (both
+# releases in its records), and leaves the tree as it found it: HEAD,
+# branch and status as before, no bisect in progress, nothing in TMPDIR
+# or the journal folder, no git, make or qemu running. First, Ctrl-C
+# during a build (--no-cache, so that there is one): the same. Last, a
+# side branch whose first commit breaks esp4.c and whose second (the bad
+# revision) mends it: that step does not build and is skipped, and only
+# skipped revisions are left: exit 1, the report names both.
+#
+# Every step's build is kept in the bisect cache ($KTREE_CACHE/bisect-kernels):
+# on a machine that ran this test before, the bisects build nothing
+# ("cached build of"), and cost their VM runs and the broken step's make.
 #
 # Cheap enough to run: the repository is the source hard-linked (cp -al)
 # with one commit, cached beside it; its build/ folder is a copy (cp -a,
@@ -32,7 +41,9 @@ delay=$(sed -n 's/^+.*udelay(\([0-9]*\));.*/\1/p' "$SLOW")
 exec 8> "$KTREE_CACHE/build.lock"
 flock 8
 
-git() { command git -c user.name=ipsecperf -c user.email=ipsecperf@localhost "$@"; }
+# no automatic gc: git would detach one to pack the fresh repository, and leave it running
+git() { command git -c gc.auto=0 -c user.name=ipsecperf -c user.email=ipsecperf@localhost "$@"; }
+export IPSECPERF_BISECT_CACHE="$KTREE_CACHE/bisect-kernels"
 # The repository: the source with one commit, made once (a minute or two).
 if [ "$(git -C "$REPO" log --format=%s --reverse 2> /dev/null | head -1)" != linux-source-6.12 ]; then
 	info "making $REPO (once)"
@@ -59,6 +70,11 @@ if [ "$(cat "$BUILD/.ipsecperf-bisect-base" 2> /dev/null)" != "$stamp" ]; then
 	rm -rf "$BUILD" "$BUILD.part"
 	# under the lock kernel build takes: no build writes the base meanwhile
 	flock "$kb/ipsecperf-build.lock" cp -a "$kb" "$BUILD.part" || fail "cp -a $kb $BUILD"
+	# objtool's and resolve_btfids' commands name the source and build
+	# folders by their paths: as they were, make would take them for
+	# changed, rebuild both tools and then every object that they process
+	find "$BUILD.part/tools" -name '.*.cmd' -exec sed -i "s|$KSRC/|$REPO/|g" {} + ||
+		fail "cannot move the tools' commands to $REPO"
 	mv "$BUILD.part" "$BUILD" && echo "$stamp" > "$BUILD/.ipsecperf-bisect-base" || fail "mv $BUILD.part"
 fi
 
@@ -73,7 +89,7 @@ commit() { # message: commit $esp.new as $esp
 git -C "$REPO" checkout -q -B "$BRANCH" "$base" || fail "cannot make branch $BRANCH"
 cleanup_repo() {
 	[ -e "$REPO/.git/BISECT_START" ] && git -C "$REPO" bisect reset > /dev/null 2>&1
-	git -C "$REPO" checkout -q -f base && git -C "$REPO" branch -q -D "$BRANCH"
+	git -C "$REPO" checkout -q -f base && git -C "$REPO" branch -q -D "$BRANCH" "$BRANCH-broken"
 }
 trap 'cleanup_repo; rm -rf "$TMP"' EXIT
 sed '1a /* bisect test: a harmless comment (1) */' "$REPO/$esp" > "$REPO/$esp.new"
@@ -85,6 +101,13 @@ c3=$(commit "esp4: a harmless comment (3)")
 sed '1a /* bisect test: a harmless comment (4) */' "$REPO/$esp" > "$REPO/$esp.new"
 c4=$(commit "esp4: a harmless comment (4)")
 info "good $base, bad $c4, the slowdown $c2"
+# A side branch: b1 does not build (esp4.c), b2, the bad revision, mends it.
+git -C "$REPO" checkout -q -B "$BRANCH-broken" "$base" || fail "cannot make branch $BRANCH-broken"
+sed '1a #error "bisect test: this revision does not build"' "$REPO/$esp" > "$REPO/$esp.new"
+b1=$(commit "esp4: does not build")
+sed '2d' "$REPO/$esp" > "$REPO/$esp.new"
+b2=$(commit "esp4: builds again")
+git -C "$REPO" checkout -q "$BRANCH" || fail "cannot check out $BRANCH"
 
 # The tree as a bisect must leave it.
 tree_state() {
@@ -110,10 +133,15 @@ in_repo() {
 }
 # 4 runs a revision reach p = 0.029 < 0.05; TCG is noisy, the slowdown large: 20%
 bisect_args=(bisect --good "$base" --bad "$c4" -O "$BUILD" --repeat 4 --threshold 20 --duration 2 --omit 1
-	"$REPO" esp-null)
+	--no-probes "$REPO" esp-null)
+# what no bisect may leave running: a build, a qemu of this test, a git or make in the repository
+left_running() {
+	pgrep -af "O=$BUILD|qemu-system.*$TMP" || true
+	in_repo
+}
 
 # Ctrl-C while the good revision builds: the tree reset, nothing left.
-"$IPSECPERF" "${bisect_args[@]}" -o "$TMP/stopped" > "$TMP/stop.out" 2> "$TMP/stop.err" &
+"$IPSECPERF" "${bisect_args[@]}" --no-cache -o "$TMP/stopped" > "$TMP/stop.out" 2> "$TMP/stop.err" &
 pid=$!
 for _ in $(seq 600); do
 	grep -q "building" "$TMP/stop.err" && break
@@ -132,7 +160,7 @@ cat "$TMP/stop.err" >&2
 [ $rc = 130 ] || fail "after SIGINT the bisect exited $rc, not 130"
 grep -q "stopped by signal 2; the tree is back at $BRANCH" "$TMP/stop.err" || fail "no stop message"
 sleep 1
-left=$(pgrep -af "O=$BUILD|qemu-system.*$TMP" || true; in_repo)
+left=$(left_running)
 [ -z "$left" ] || fail "after SIGINT, left running: $left"
 assert_tree "after SIGINT"
 
@@ -145,6 +173,8 @@ cat "$TMP/stderr" >&2
 cat "$TMP/stdout" >&2
 [ $rc = 0 ] || fail "bisect exited $rc"
 assert_tree "after the bisect"
+left=$(left_running)
+[ -z "$left" ] || fail "after the bisect, left running: $left"
 c2short=$(git -C "$REPO" rev-parse --short=12 "$c2")
 grep -q "^first bad commit: $c2short esp4: busy-wait $delay us in every esp_output\$" "$TMP/stdout" ||
 	fail "the bisect did not name $c2short"
@@ -152,11 +182,18 @@ cmp -s <(sed -n '/^ipsecperf bisect:/,$p' "$TMP/stdout" | sed '/^report and each
 	"$TMP/out/report.txt" || fail "report.txt is not the report printed"
 awk 'length > 80 { print; bad = 1 } END { exit bad }' "$TMP/out/report.txt" >&2 ||
 	fail "the report has lines over 80 columns"
-python3 - "$TMP/out" "$c1" "$c2" "$c3" "$c4" "$base" << 'PY' || fail "the steps are not right (above)"
+python3 - "$TMP/out" "$c1" "$c2" "$c3" "$c4" "$base" "$IPSECPERF_BISECT_CACHE" << 'PY' || fail "the steps are not right (above)"
 import json, os, sys
-out, c1, c2, c3, c4, base = sys.argv[1:]
+out, c1, c2, c3, c4, base, cache = sys.argv[1:]
 steps = [json.loads(l) for l in open(os.path.join(out, "steps.jsonl"))]
-assert steps[0]["step"] == 0 and steps[0]["sha"] == base and steps[0]["verdict"] == "good", steps[0]
+def kernel(s):  # a build from the cache (or made and kept there), its release following its tree
+    assert s["release"].endswith("-bisect-" + s["tree"][:12]), s
+    assert os.path.dirname(s["kernel"]) == cache and os.path.basename(s["kernel"]).startswith(s["tree"]), s
+    assert s["cached"] or os.path.exists(os.path.join(s["dir"], "build.log")), s
+    return "cached" if s["cached"] else f"built in {s['build_s']:.0f} s"
+g = steps[0]
+assert g["step"] == 0 and g["sha"] == base and g["verdict"] == "good" and "run_s" not in g, g
+print(f"  good revision: {kernel(g)}", file=sys.stderr)
 tested = steps[1:]
 assert 1 <= len(tested) <= 3, [s["short"] for s in tested]
 want = {c1: "good", c2: "bad", c3: "bad", c4: "bad"}
@@ -167,12 +204,19 @@ for s in tested:
     assert isinstance(f[0]["p"], float) and f[0]["good"] > 0 and f[0]["this"] > 0, f
     if s["verdict"] == "bad":
         assert f[0]["p"] < 0.05 and f[0]["change_pct"] < -20, f
-    for d in ("build.log", "run.log", "compare.txt", "results/runs.jsonl"):
+    for d in ("run.log", "compare.txt", "results/runs.jsonl"):
         assert os.path.exists(os.path.join(s["dir"], d)), (s["dir"], d)
+    built = kernel(s)
+    # one run of both kernels, booted in turn: good, this, good, this, ...
+    res = os.path.join(s["dir"], "results")
+    recs = [json.loads(l) for l in open(os.path.join(res, "runs.jsonl"))]
+    for rel in (g["release"], s["release"]):
+        assert sum(r["kernel"] == rel and r["status"] == "ok" for r in recs) == 4, (rel, recs)
+    boots = [v["release"] for v in json.load(open(os.path.join(res, "meta.json")))["vm"]]
+    assert boots == [g["release"], s["release"]] * 4, boots
     print(f"  step {s['step']} {s['short']} {s['verdict']}: {f[0]['good']:.4f} -> {f[0]['this']:.4f} Gbit/s "
-          f"({f[0]['change_pct']:+.1f}%), p {f[0]['p']:.4f}; build {s['build_s']:.0f} s, run {s['run_s']:.0f} s",
+          f"({f[0]['change_pct']:+.1f}%), p {f[0]['p']:.4f}; {built}, run {s['run_s']:.0f} s",
           file=sys.stderr)
-print(f"  good revision: build {steps[0]['build_s']:.0f} s, run {steps[0]['run_s']:.0f} s", file=sys.stderr)
 assert c2 in {s["sha"] for s in tested} or c3 in {s["sha"] for s in tested}
 PY
 # one report row per step, each with its verdict and p-value
@@ -181,4 +225,29 @@ n=$(wc -l < "$TMP/out/steps.jsonl")
 	"$TMP/out/report.txt")" = $((n - 1)) ] || fail "the report does not have a row with p and verdict per step"
 [ -s "$TMP/out/git-bisect.log" ] || fail "no git-bisect.log"
 info "bisect: $((n - 1)) steps after the good revision, $total s in all"
+
+# Only skipped revisions left: b1 does not build (git skips it), b2 is the bad revision.
+t0=$(date +%s)
+"$IPSECPERF" "${bisect_args[@]/#$c4/$b2}" -o "$TMP/skipped" > "$TMP/skipped.out" 2> "$TMP/skipped.err"
+rc=$?
+cat "$TMP/skipped.err" "$TMP/skipped.out" >&2
+[ $rc = 1 ] || fail "the bisect with only skipped revisions left exited $rc, not 1"
+assert_tree "after the bisect with only skipped revisions left"
+left=$(left_running)
+[ -z "$left" ] || fail "after the bisect with only skipped revisions left, left running: $left"
+b1short=$(git -C "$REPO" rev-parse --short=12 "$b1") b2short=$(git -C "$REPO" rev-parse --short=12 "$b2")
+grep -q "^bisect: the good revision, .*: cached build of " "$TMP/skipped.err" ||
+	fail "the good revision's build was not taken from the cache"
+grep -q "^git bisect skip $b1\$" "$TMP/skipped/git-bisect.log" || fail "git did not skip $b1short"
+assert_records --arg b1 "$b1" "$TMP/skipped/steps.jsonl" \
+	'len(rs) == 2 and rs[1]["sha"] == b1 and rs[1]["verdict"] == "skip" and
+	 rs[1]["why"].startswith("the build failed")' "the step on $b1short is not a skip for its build"
+grep -q "bisect test: this revision does not build" "$TMP/skipped/step1-$b1short/build.log" ||
+	fail "the build log of $b1short does not say why"
+grep -q "^no first bad commit: only skipped revisions are left (git bisect run exited 2)\$" "$TMP/skipped.out" &&
+	grep -q "^it is one of these 2:\$" "$TMP/skipped.out" &&
+	grep -qE "^  $b1short esp4: does not build +skip\$" "$TMP/skipped.out" &&
+	grep -qE "^  $b2short esp4: builds again +bad \(--bad\)\$" "$TMP/skipped.out" ||
+	fail "the report does not name $b1short and $b2short as what the first bad commit may be"
+info "bisect with only skipped revisions left: $(($(date +%s) - t0)) s"
 exit 0

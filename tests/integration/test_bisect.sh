@@ -131,8 +131,10 @@ in_repo() {
 		case $(readlink "$p/cwd" 2> /dev/null) in "$REPO" | "$REPO"/*) echo "${p#/proc/} $(tr '\0' ' ' < "$p/cmdline")" ;; esac
 	done
 }
-# 4 runs a revision reach p = 0.029 < 0.05; TCG is noisy, the slowdown large: 20%
-bisect_args=(bisect --good "$base" --bad "$c4" -O "$BUILD" --repeat 4 --threshold 20 --duration 2 --omit 1
+# 4 runs a revision reach p = 0.029 < 0.05. TCG on a busy machine is noisy even with the
+# kernels interleaved (a harmless commit measured -22% and +75% in two runs), the
+# slowdown large (-88%): 50%
+bisect_args=(bisect --good "$base" --bad "$c4" -O "$BUILD" --repeat 4 --threshold 50 --duration 2 --omit 1
 	--no-probes "$REPO" esp-null)
 # what no bisect may leave running: a build, a qemu of this test, a git or make in the repository
 left_running() {
@@ -203,7 +205,7 @@ for s in tested:
     assert len(f) == 1 and f[0]["scenario"] == "esp-null" and f[0]["metric"] == "throughput", f
     assert isinstance(f[0]["p"], float) and f[0]["good"] > 0 and f[0]["this"] > 0, f
     if s["verdict"] == "bad":
-        assert f[0]["p"] < 0.05 and f[0]["change_pct"] < -20, f
+        assert f[0]["p"] < 0.05 and f[0]["change_pct"] < -50, f
     for d in ("run.log", "compare.txt", "results/runs.jsonl"):
         assert os.path.exists(os.path.join(s["dir"], d)), (s["dir"], d)
     built = kernel(s)

@@ -24,9 +24,14 @@ die() {
 [ -f "$tree/Makefile" ] && [ -d "$tree/build" ] || { echo "kernel-tree-copy: $tree: not a tree with a build/ folder" >&2; exit 2; }
 [ ! -e "$copy" ] || { echo "kernel-tree-copy: $copy exists" >&2; exit 2; }
 tree=$(realpath "$tree")
-cp -al "$tree" "$copy" || die "cannot copy $tree to $copy"
-copy=$(realpath "$copy")
-rm -rf "$copy/build" "$copy/.ipsecperf-unpacked" || die "cannot empty $copy/build"
+mkdir "$copy" && copy=$(realpath "$copy") || die "cannot make $copy"
+# the source without its build folder, which a build may be writing (its
+# temporary files come and go): that is copied below, under its lock
+for e in "$tree"/* "$tree"/.[!.]*; do
+	[ -e "$e" ] || continue
+	case ${e##*/} in build | .ipsecperf-unpacked) continue ;; esac
+	cp -al "$e" "$copy/" || die "cannot copy $e to $copy"
+done
 if [ -n "$patch" ] && [ -s "$patch" ]; then
 	for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$patch"); do
 		case $f in */../* | ../* | /*) die "bad path in $patch: $f" ;; esac

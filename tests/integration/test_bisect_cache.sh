@@ -12,6 +12,8 @@
 #   again; only the last $IPSECPERF_BISECT_CACHE_KEEP entries used stay,
 #   and a half-made entry of a process that is gone is removed;
 # - e1 has the good revision's tree: judged good, neither built nor run;
+#   as the bad revision of a bisect from base, git names it untested and
+#   the bisect measures it: no worse, nothing to bisect (exit 1);
 # - b1 does not build: its step exits 125 and git skips it;
 # - then only skipped revisions are left: bisect exits 1 and its report
 #   names the two the first bad commit may be (b1 skip, b2 bad (--bad));
@@ -168,7 +170,17 @@ damaged symlink "vmlinux.new is not in its manifest"
 bisect whole
 grep -q "cached build of" "$TMP/whole.err" || { show whole; fail "the entry built again is not taken"; }
 
-# ---- the bound: the last KEEP entries used; half-made ones of a process gone removed
+# ---- the bad revision the good one's child: git names it untested, so the bisect
+# measures it; e1 has the good revision's tree: no worse, nothing to bisect
+PATH="$TMP/bin:$PATH" "$IPSECPERF" bisect --good "$base" --bad "$e1" -O "$BUILD" --repeat 4 --no-probes \
+	-o "$TMP/child" "$REPO" esp-null > "$TMP/child.out" 2> "$TMP/child.err"
+echo $? > "$TMP/child.rc"
+assert_left child
+[ "$(cat "$TMP/child.rc")" = 1 ] &&
+	grep -q "^no first bad commit: the bad revision is no worse than the good one: nothing to bisect\$" \
+		"$TMP/child.out" || { show child; fail "a bad revision no worse than the good one was not said so"; }
+
+a; half-made ones of a process gone removed
 for i in 1 2 3; do
 	mkdir "$TMP/cache/old$i" && touch -d "$i days ago" "$TMP/cache/old$i"
 done

@@ -37,7 +37,7 @@ usage() {
 	exit 2
 }
 out= work=
-while getopts "o:w:h" o; do
+while getopts ":o:w:h" o; do
 	case $o in
 	o) out=$OPTARG ;;
 	w) work=$OPTARG ;;

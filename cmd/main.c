@@ -106,7 +106,7 @@ static void usage(FILE *f, bool full)
 		      "  IPSECPERF_TEMPLATES    the chart templates' folder (likewise)\n"
 		      "  IPSECPERF_CACHE        the VM testbed's kernels\n"
 		      "                         (default /var/cache/ipsecperf/kernels)\n"
-		      "  IPSECPERF_BISECT_CACHE bisect's kernels, one a tree\n"
+		      "  IPSECPERF_BISECT_CACHE bisect's kernels, one per tree\n"
 		      "                         (default /var/cache/ipsecperf/bisect-kernels)\n"
 		      "  IPSECPERF_JOURNAL_DIR  the journals of runs (default /run/ipsecperf)\n"
 		      "  IPSECPERF_VM_*         the VM testbed's: _ACCEL, _TIMEOUT, _APPEND and\n"

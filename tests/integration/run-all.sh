@@ -16,9 +16,9 @@ for t in "$dir"/test_*.sh; do
 	[[ "$name" =~ $filter ]] || continue
 	start=$(date +%s)
 	printf '  TEST     %s\n' "$name"
-	# the tests that build kernels (a bisect step, a variant: 3-4 min each
+	# the tests that build kernels (a bisect step, a variant: 1-2 min each
 	# on 2 CPUs) get more room on a machine that has not built them yet
-	case $name in test_bisect | test_kernel_*) limit=1800 ;; *) limit=900 ;; esac
+	case $name in test_bisect | test_kernel_* | test_patch_to_verdict) limit=1800 ;; *) limit=900 ;; esac
 	timeout --kill-after=10 $limit bash "$t"
 	rc=$?
 	secs=$(($(date +%s) - start))

@@ -219,6 +219,25 @@ test: deps
 	$(MAKE) kernel-tree
 	$(MAKE) integration
 
+# `make check`: the tier to run after every change, within 5 minutes on 2
+# CPUs: the build, the unit tests, and the integration tests that need no
+# guest, kernel tree or peer (those that source vm_lib.sh, kernel_lib.sh
+# or peer_lib.sh) and are not in CHECK_SLOW: the Debian package, the fresh
+# Debian image and the package lists (test_deb, test_fresh_debian,
+# test_deps_cover), the build system's test that builds a second tree
+# (test_build), every option on all four testbeds (test_option_testbeds),
+# bisect's cache (test_bisect_cache), the HTML report in a browser
+# (test_report_html) and the tests' own assertions (test_asserts). A new
+# test joins it unless it is one of those. `make test` runs everything.
+CHECK_SLOW := test_deb test_fresh_debian test_deps_cover test_build test_option_testbeds test_bisect_cache \
+	test_report_html test_asserts
+CHECK_TESTS = $(filter-out $(CHECK_SLOW),$(basename $(notdir $(shell \
+	grep -L -E '^\. .*/(vm|kernel|peer)_lib\.sh' tests/integration/test_*.sh))))
+.PHONY: check
+check: all
+	$(MAKE) unit
+	@TEST_FILTER='^($(shell echo $(CHECK_TESTS) | tr ' ' '|'))$$' bash tests/integration/run-all.sh
+
 # The tests' kernel from source (tests/integration/kernel_lib.sh): built
 # once per machine, then only checked.
 kernel-tree: $(BUILD)/ipsecperf

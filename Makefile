@@ -219,7 +219,7 @@ test: deps
 	$(MAKE) kernel-tree
 	$(MAKE) integration
 
-# `make check`: the tier to run after every change, within 5 minutes on 2
+# `make check`: the tier to run after every change, meant to take 5 minutes on 2
 # CPUs: the build, the unit tests, and the integration tests that need no
 # guest, kernel tree or peer (those that source vm_lib.sh, kernel_lib.sh
 # or peer_lib.sh) and are not in CHECK_SLOW: the Debian package, the fresh

@@ -94,6 +94,7 @@ const struct kbase kbase[] = {
 	{ "PARAVIRT", "KVM_GUEST depends on it" },
 	{ "KVM_GUEST", "kvmclock and paravirtual spinlocks under KVM" },
 	{ "PCI", "virtio-net sits on qemu's PCI bus (vm-pair)" },
+	{ "PCI_MSI", "virtio-net's interrupts: without ACPI, INTx is not routed and the link crawls" },
 	{ "VIRTIO_MENU", "VIRTIO_PCI is inside it" },
 	{ "NETDEVICES", "VETH and VIRTIO_NET are inside it" },
 	{ "NET_CORE", "VETH and VIRTIO_NET are inside it" },

@@ -332,8 +332,11 @@ int kbuild_build(const struct kbuild *b)
 {
 	char why[512], p[4200], log[4200], rel[128] = "?", el[16];
 	double t0 = mono_s();
+	const char *const targets[] = { "bzImage", "modules", NULL };
 	const char *dir = kbuild_dir(b);
-	int lock, st;
+	struct make_argv m;
+	int lock, st = 0;
+	bool fresh;
 
 	if (kbuild_check(b, why, sizeof(why)) < 0) {
 		pr_warn("kernel build: %s", why);
@@ -350,7 +353,14 @@ int kbuild_build(const struct kbuild *b)
 	fmt_buf(log, sizeof(log), "%s/ipsecperf-build.log", dir);
 	if ((lock = lock_dir(dir, "kernel build")) < 0)
 		return EXIT_FAIL;
-	st = run_make(b, (const char *const[]){ "bzImage", "modules", NULL }, log, false, "kernel build");
+	make_argv(&m, b, targets);
+	fresh = kbuild_up_to_date(b, m.a);
+	if (!fresh) {
+		kbuild_stamp(b, m.a, false);
+		st = run_make(b, targets, log, false, "kernel build");
+		if (st == 0)
+			kbuild_stamp(b, m.a, true);
+	}
 	close(lock);
 	if (st < 0)
 		return EXIT_FAIL;
@@ -358,8 +368,11 @@ int kbuild_build(const struct kbuild *b)
 	fmt_buf(p, sizeof(p), "%s/include/config/kernel.release", dir);
 	file_read_line(p, rel, sizeof(rel));
 	fmt_buf(p, sizeof(p), "%s/modules.order", dir);
-	printf("kernel build: %s built in %s: release %s, %ld modules; log %s\n"
-	       "  boot it: ipsecperf run --testbed vm --kernel %s\n",
-	       dir, el, rel, count_lines(p), log, dir);
+	if (fresh)
+		printf("kernel build: %s is up to date (no file newer than its last build, checked in %s)", dir, el);
+	else
+		printf("kernel build: %s built in %s", dir, el);
+	printf(": release %s, %ld modules; log %s\n  boot it: ipsecperf run --testbed vm --kernel %s\n", rel,
+	       count_lines(p), log, dir);
 	return EXIT_OK;
 }

@@ -16,4 +16,14 @@ int kbuild_make(char *const argv[], const char *log_path, bool append, bool quie
 /* The last n lines of a log, to stderr, with non-printable bytes as '?'. */
 void kbuild_log_tail(const char *path, int n);
 
+/*
+ * Whether a build with make's argv would do nothing: the stamp of the last
+ * successful build matches argv and the environment, and no file of the
+ * tree or the build folder is newer than it.
+ */
+bool kbuild_up_to_date(const struct kbuild *b, char *const argv[]);
+
+/* After make: the stamp written (built) or removed. */
+void kbuild_stamp(const struct kbuild *b, char *const argv[], bool built);
+
 #endif

@@ -39,10 +39,18 @@ usage "merge into nothing" "no $TMP/o3/.config to merge into" kernel config --me
 usage "-j on show" "are for config and build" kernel show -j 2 "$kb"
 usage "--merge on build" "--merge is not an option of build" kernel build --merge -O "$kb" "$KSRC"
 
-# Ctrl-C stops make and every job it started; the log stays. The build's
+# Built, and nothing changed since: kernel build says so and runs no make
+"$P" kernel build -O "$kb" "$KSRC" > "$TMP/fresh.out" 2>&1 || { cat "$TMP/fresh.out" >&2; fail "a no-op build failed"; }
+grep -q "^kernel build: $kb is up to date (no file newer than its last build" "$TMP/fresh.out" ||
+	{ cat "$TMP/fresh.out" >&2; fail "a build with nothing to do did not say it was up to date"; }
+grep -q "make" "$kb/ipsecperf-built" || fail "no stamp of the last build in $kb"
+
+# Ctrl-C stops make and every job it started; the log stays. Without the
+# last build's stamp make runs (its no-op takes 20 s). The build's
 # processes carry a tag in their environment, so that only they are looked
 # for (other builds may run on this machine).
 tag="kernel-cli-$$"
+rm -f "$kb/ipsecperf-built"
 IPSECPERF_TEST_TAG=$tag "$P" kernel build -O "$kb" "$KSRC" > "$TMP/int.out" 2> "$TMP/int.err" &
 pid=$!
 for _ in $(seq 100); do pgrep -f "make .*$KSRC" > /dev/null && grep -qs "IPSECPERF_TEST_TAG=$tag" \
@@ -57,6 +65,7 @@ sleep 1
 left=$(grep -ls "IPSECPERF_TEST_TAG=$tag" /proc/[0-9]*/environ 2> /dev/null || true)
 [ -z "$left" ] || fail "an interrupted kernel build left: $(for f in $left; do tr '\0' ' ' < "${f%/environ}/cmdline"; echo; done)"
 [ -s "$kb/ipsecperf-build.log" ] || fail "the interrupted build's log is gone"
+[ -e "$kb/ipsecperf-built" ] && fail "an interrupted build left a stamp: the next would not run make"
 
 # --merge: a developer's .config that lacks some of what the testbed needs
 m="$TMP/merge"

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `kernel build`'s up-to-date check (kbuild/kbuild_fresh.c) on a small
+ * tree of its own: fresh only after a successful build's stamp, with the
+ * same make arguments and environment, and with no file of the tree or
+ * the build folder newer than the stamp; git's folder and the folders'
+ * own mtimes do not count; a stamp that is a symlink is never taken.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kbuild_int.h"
+
+static char root[64], tree[128], out[128];
+
+static void put(const char *dir, const char *name)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("x\n", f);
+	fclose(f);
+}
+
+/* Every file's mtime an hour back, as a build long done would leave them. */
+static void age(const char *dir, const char *name)
+{
+	char p[256];
+	struct timespec ts[2] = { { .tv_sec = time(NULL) - 3600 }, { .tv_sec = time(NULL) - 3600 } };
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/kbuild-fresh-XXXXXX");
+	assert_non_null(mkdtemp(root));
+	snprintf(tree, sizeof(tree), "%s/linux", root);
+	snprintf(out, sizeof(out), "%s/linux/build", root);
+	assert_int_equal(mkdir(tree, 0755), 0);
+	assert_int_equal(mkdir(out, 0755), 0);
+	put(tree, "Makefile");
+	put(out, "vmlinux");
+	age(tree, "Makefile");
+	age(out, "vmlinux");
+	unsetenv("KCFLAGS");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	return system(cmd);
+}
+
+static char *const argv_a[] = { "make", "-C", tree, "O=x", "-j2", "bzImage", NULL };
+static char *const argv_j8[] = { "make", "-C", tree, "O=x", "-j8", "bzImage", NULL };
+static char *const argv_lv[] = { "make", "-C", tree, "O=x", "-j2", "LOCALVERSION=-p", "bzImage", NULL };
+
+static void test_fresh(void **state)
+{
+	struct kbuild b = { .tree = tree, .out = out };
+
+	(void)state;
+	assert_false(kbuild_up_to_date(&b, argv_a)); /* never built */
+	kbuild_stamp(&b, argv_a, true);
+	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(kbuild_up_to_date(&b, argv_j8));   /* -j changes nothing built */
+	assert_false(kbuild_up_to_date(&b, argv_lv));  /* another release */
+	setenv("KCFLAGS", "-O1", 1);
+	assert_false(kbuild_up_to_date(&b, argv_a));   /* make reads it */
+	unsetenv("KCFLAGS");
+	assert_true(kbuild_up_to_date(&b, argv_a));
+
+	/* a new folder, a file in .git: make reads neither */
+	char git[160];
+	snprintf(git, sizeof(git), "%s/.git", tree);
+	assert_int_equal(mkdir(git, 0755), 0);
+	put(git, "index");
+	assert_true(kbuild_up_to_date(&b, argv_a));
+
+	put(tree, "esp4.c"); /* an edit in the tree */
+	assert_false(kbuild_up_to_date(&b, argv_a));
+	age(tree, "esp4.c");
+	assert_true(kbuild_up_to_date(&b, argv_a));
+	put(out, ".config"); /* menuconfig in the build folder */
+	assert_false(kbuild_up_to_date(&b, argv_a));
+	age(out, ".config");
+	assert_true(kbuild_up_to_date(&b, argv_a));
+
+	kbuild_stamp(&b, argv_a, false); /* a build started: until it ends, nothing is fresh */
+	assert_false(kbuild_up_to_date(&b, argv_a));
+}
+
+static void test_stamp_symlink(void **state)
+{
+	struct kbuild b = { .tree = tree, .out = out };
+	char stamp[160], real[160];
+
+	(void)state;
+	kbuild_stamp(&b, argv_a, true);
+	snprintf(stamp, sizeof(stamp), "%s/ipsecperf-built", out);
+	snprintf(real, sizeof(real), "%s/elsewhere", root);
+	assert_int_equal(rename(stamp, real), 0);
+	assert_int_equal(symlink(real, stamp), 0);
+	age(out, "ipsecperf-built");
+	assert_false(kbuild_up_to_date(&b, argv_a));
+	kbuild_stamp(&b, argv_a, true); /* O_NOFOLLOW: not written through the link */
+	struct stat st;
+	assert_int_equal(lstat(stamp, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_fresh, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stamp_symlink, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -50,17 +50,20 @@ static void stamp_text(char *const argv[], char *buf, size_t len)
 
 static struct timespec walk_since;
 static dev_t skip_dev;
-static ino_t skip_ino;
+static ino_t skip_ino, skip_dir;
 
-/* Files only, as make: a folder's mtime moves with any entry made in it, the stamp's own too. */
+/*
+ * Files, and folders but the stamp's own (writing the stamp moves its
+ * mtime): a folder's mtime moves when a file in it is removed or
+ * renamed, which make would notice by a missing prerequisite.
+ */
 static int newer_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-	(void)path;
 	if (type == FTW_D && !strcmp(path + ftw->base, ".git"))
 		return FTW_SKIP_SUBTREE; /* git's own bookkeeping: make never reads it */
-	if (type != FTW_F && type != FTW_SL)
+	if (type != FTW_F && type != FTW_SL && type != FTW_D)
 		return FTW_CONTINUE;
-	if (st->st_dev == skip_dev && st->st_ino == skip_ino)
+	if (st->st_dev == skip_dev && (st->st_ino == skip_ino || st->st_ino == skip_dir))
 		return FTW_CONTINUE;
 	if (st->st_mtim.tv_sec > walk_since.tv_sec ||
 	    (st->st_mtim.tv_sec == walk_since.tv_sec && st->st_mtim.tv_nsec >= walk_since.tv_nsec))
@@ -69,13 +72,14 @@ static int newer_cb(const char *path, const struct stat *st, int type, struct FT
 }
 
 /* 0 if no file below dir but the stamp is as new as the stamp; 1 if one is, -1 on a walk error. */
-static int newer_below(const char *dir, const struct stat *stamp)
+static int newer_below(const char *dir, const struct stat *stamp, const struct stat *stamp_dir)
 {
 	int r;
 
 	walk_since = stamp->st_mtim;
 	skip_dev = stamp->st_dev;
 	skip_ino = stamp->st_ino;
+	skip_dir = stamp_dir->st_ino;
 	r = nftw(dir, newer_cb, 32, FTW_PHYS | FTW_ACTIONRETVAL);
 	return r == FTW_STOP ? 1 : r == 0 ? 0 : -1;
 }
@@ -92,20 +96,24 @@ bool kbuild_up_to_date(const struct kbuild *b, char *const argv[])
 {
 	char stamp[4200], want[8192], *have;
 	const char *dir = kbuild_dir(b);
-	struct stat st;
+	struct stat st, dst;
 	size_t len;
 	bool fresh;
 
+	/* the image itself: a folder with its objects but no bzImage is not built */
+	fmt_buf(stamp, sizeof(stamp), "%s/arch/x86/boot/bzImage", dir);
+	if (!is_file(stamp))
+		return false;
 	fmt_buf(stamp, sizeof(stamp), "%s/%s", dir, STAMP);
-	if (lstat(stamp, &st) < 0 || !S_ISREG(st.st_mode))
+	if (lstat(stamp, &st) < 0 || !S_ISREG(st.st_mode) || stat(dir, &dst) < 0 || dst.st_dev != st.st_dev)
 		return false;
 	have = file_read(stamp, &len);
 	stamp_text(argv, want, sizeof(want));
 	fresh = have && !strcmp(have, want);
 	free(have);
 	if (fresh)
-		fresh = newer_below(b->tree, &st) == 0 && (!b->out || inside(b->out, b->tree) ||
-							     newer_below(b->out, &st) == 0);
+		fresh = newer_below(b->tree, &st, &dst) == 0 &&
+			(!b->out || inside(b->out, b->tree) || newer_below(b->out, &st, &dst) == 0);
 	return fresh;
 }
 

@@ -3,8 +3,9 @@
  * `kernel build`'s up-to-date check (kbuild/kbuild_fresh.c) on a small
  * tree of its own: fresh only after a successful build's stamp, with the
  * same make arguments and environment, and with no file of the tree or
- * the build folder newer than the stamp; git's folder and the folders'
- * own mtimes do not count; a stamp that is a symlink is never taken.
+ * the build folder newer than the stamp; git's folder and the
+ * mtime of the folder that holds the stamp does not count, a removed file
+ * does; a stamp that is a symlink is never taken.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,7 +22,7 @@
 
 #include "kbuild_int.h"
 
-static char root[64], tree[128], out[128];
+static char root[64], tree[128], out[128], git[160], boot[200];
 
 static void put(const char *dir, const char *name)
 {
@@ -47,17 +48,29 @@ static void age(const char *dir, const char *name)
 
 static int setup(void **state)
 {
+	char arch[200], x86[200];
+
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/kbuild-fresh-XXXXXX");
 	assert_non_null(mkdtemp(root));
 	snprintf(tree, sizeof(tree), "%s/linux", root);
 	snprintf(out, sizeof(out), "%s/linux/build", root);
-	assert_int_equal(mkdir(tree, 0755), 0);
-	assert_int_equal(mkdir(out, 0755), 0);
+	snprintf(git, sizeof(git), "%s/.git", tree);
+	snprintf(arch, sizeof(arch), "%s/arch", out);
+	snprintf(x86, sizeof(x86), "%s/arch/x86", out);
+	snprintf(boot, sizeof(boot), "%s/arch/x86/boot", out);
+	for (const char *const *d = (const char *const[]){ tree, out, git, arch, x86, boot, NULL }; *d; d++)
+		assert_int_equal(mkdir(*d, 0755), 0);
 	put(tree, "Makefile");
+	put(tree, "old.c");
 	put(out, "vmlinux");
+	put(boot, "bzImage");
 	age(tree, "Makefile");
+	age(tree, "old.c");
 	age(out, "vmlinux");
+	age(boot, "bzImage");
+	for (const char *const *d = (const char *const[]){ tree, out, git, arch, x86, boot, NULL }; *d; d++)
+		age(*d, "");
 	unsetenv("KCFLAGS");
 	return 0;
 }
@@ -90,20 +103,30 @@ static void test_fresh(void **state)
 	unsetenv("KCFLAGS");
 	assert_true(kbuild_up_to_date(&b, argv_a));
 
-	/* a new folder, a file in .git: make reads neither */
-	char git[160];
-	snprintf(git, sizeof(git), "%s/.git", tree);
-	assert_int_equal(mkdir(git, 0755), 0);
-	put(git, "index");
+	put(git, "index"); /* git's bookkeeping: make never reads it */
 	assert_true(kbuild_up_to_date(&b, argv_a));
 
-	put(tree, "esp4.c"); /* an edit in the tree */
+	put(tree, "Makefile"); /* an edit in the tree */
 	assert_false(kbuild_up_to_date(&b, argv_a));
-	age(tree, "esp4.c");
+	age(tree, "Makefile");
 	assert_true(kbuild_up_to_date(&b, argv_a));
 	put(out, ".config"); /* menuconfig in the build folder */
 	assert_false(kbuild_up_to_date(&b, argv_a));
 	age(out, ".config");
+	assert_true(kbuild_up_to_date(&b, argv_a));
+
+	char p[200];
+	snprintf(p, sizeof(p), "%s/old.c", tree); /* a file removed: its folder's mtime moved */
+	assert_int_equal(unlink(p), 0);
+	assert_false(kbuild_up_to_date(&b, argv_a));
+	age(tree, "");
+	assert_true(kbuild_up_to_date(&b, argv_a));
+	snprintf(p, sizeof(p), "%s/arch/x86/boot/bzImage", out); /* the image removed */
+	assert_int_equal(unlink(p), 0);
+	assert_false(kbuild_up_to_date(&b, argv_a));
+	put(boot, "bzImage");
+	age(boot, "bzImage");
+	age(boot, "");
 	assert_true(kbuild_up_to_date(&b, argv_a));
 
 	kbuild_stamp(&b, argv_a, false); /* a build started: until it ends, nothing is fresh */

@@ -134,7 +134,7 @@ in_repo() {
 # 4 runs a revision reach p = 0.029 < 0.05. TCG on a busy machine is noisy even with the
 # kernels interleaved (a harmless commit measured -22% and +75% in two runs), the
 # slowdown large (-88%): 50%
-bisect_args=(bisect --good "$base" --bad "$c4" -O "$BUILD" --repeat 4 --threshold 50 --duration 2 --omit 1
+bisect_args=(bisect --good "$base" --bad "$c4" -O "$BUILD" --repeat 4 --threshold 50 --duration 1 --omit 1
 	--no-probes "$REPO" esp-null)
 # what no bisect may leave running: a build, a qemu of this test, a git or make in the repository
 left_running() {

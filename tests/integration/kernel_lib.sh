@@ -37,11 +37,25 @@ ktree_recipe() {
 	cat "$TOP/kbuild/kconfig.c" "$TOP/kbuild/kbuild.c" | sha256sum | cut -c1-16
 }
 
+# A variant is a kernel to boot, never built on (a change to its patch
+# or its base makes it anew): once built, only what a boot reads stays
+# (docs/vm-testbed.md: the image, .config, the release, the modules and
+# their lists, vmlinux for the DWARF anchors), 150 MB of its 1.2 GB. Its
+# stamp is renewed, so that `kernel build` on it (the CI recipe's) still
+# finds it up to date.
+ktree_prune() { # builddir
+	[ -f "$1/ipsecperf-built" ] || return 0
+	find "$1" -type f ! -name '*.ko' ! -name 'modules.*' ! -name 'ipsecperf-*' ! -name '.ipsecperf-*' \
+		! -path "$1/arch/x86/boot/bzImage" ! -path "$1/.config" ! -path "$1/include/config/kernel.release" \
+		! -path "$1/vmlinux" ! -path "$1/System.map" ! -path "$1/Module.symvers" -delete &&
+		touch "$1/ipsecperf-built"
+}
+
 # Configure (once per recipe) and build (incrementally) BUILDDIR from the
 # source; prints BUILDDIR. Serialised: one kernel build at a time on the
-# machine.
-ktree_build() { # builddir localversion tree [configure: 1 for the base]
-	local out=$1 lv=$2 tree=$3 conf=${4:-0} recipe
+# machine. With prune=1, a variant's build is pruned (ktree_prune).
+ktree_build() { # builddir localversion tree [configure: 1 for the base] [prune]
+	local out=$1 lv=$2 tree=$3 conf=${4:-0} prune=${5:-0} recipe
 	ktree_src || return 1
 	recipe=$(ktree_recipe)
 	(
@@ -52,6 +66,9 @@ ktree_build() { # builddir localversion tree [configure: 1 for the base]
 			echo "$recipe" > "$out/.ipsecperf-recipe"
 		fi
 		"$IPSECPERF" kernel build ${lv:+--localversion "$lv"} -O "$out" "$tree" >&2 || exit 1
+		# link-vmlinux.sh's intermediate images (170 MB), made anew at each link
+		rm -f "$out/.tmp_vmlinux1" "$out/.tmp_vmlinux2"
+		[ "$prune" = 0 ] || ktree_prune "$out"
 	) 9> "$KTREE_CACHE/build.lock" || return 1
 	echo "$out"
 }
@@ -86,7 +103,7 @@ ktree_variant() { # name patchfile [scripts/config args...]
 		fi
 		echo "$sum" > "$vsrc/build/.ipsecperf-variant"
 	fi
-	ktree_build "$vsrc/build" "-$name" "$vsrc"
+	ktree_build "$vsrc/build" "-$name" "$vsrc" 0 1
 }
 
 # The base build and the busy-wait patch on it (esp4-busywait.patch), each

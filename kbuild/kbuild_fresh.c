@@ -16,12 +16,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "log.h"
 
 #define STAMP "ipsecperf-built"
@@ -30,9 +32,33 @@
 static const char *const make_env[] = { "ARCH", "CROSS_COMPILE", "LLVM", "CC", "HOSTCC", "KCFLAGS",
 					"KCPPFLAGS", "KAFLAGS", "KBUILD_BUILD_VERSION",
 					"KBUILD_BUILD_TIMESTAMP", "KBUILD_BUILD_USER", "KBUILD_BUILD_HOST",
-					"KBUILD_EXTRA_SYMBOLS", "PATH", NULL };
+					"KBUILD_EXTRA_SYMBOLS", NULL };
 
-/* The stamp's text: make's arguments but -j, then each variable above. */
+/*
+ * The programs that make it, as PATH finds them: the file a name resolves
+ * to and its mtime, so that another compiler or an upgraded one counts,
+ * and a PATH that only differs elsewhere (a folder of other programs
+ * first) does not.
+ */
+static const char *const make_tools[] = { "make", "gcc", "ld", "pahole", NULL };
+
+static size_t tools_text(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *const *t = make_tools; *t && n < len; t++) {
+		char found[PATH_MAX], real[PATH_MAX];
+		struct stat st;
+
+		if (exec_find(*t, found, sizeof(found)) < 0 || !realpath(found, real) || stat(real, &st) < 0)
+			n += (size_t)snprintf(buf + n, len - n, "%s: not found\n", *t);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s: %s %lld\n", *t, real, (long long)st.st_mtime);
+	}
+	return n;
+}
+
+/* The stamp's text: make's arguments but -j, each variable above, the tools. */
 static void stamp_text(char *const argv[], char *buf, size_t len)
 {
 	size_t n = 0;
@@ -46,6 +72,8 @@ static void stamp_text(char *const argv[], char *buf, size_t len)
 
 		n += (size_t)snprintf(buf + n, len - n, "%s=%s%s\n", *e, v ? "" : "(unset)", v ? v : "");
 	}
+	if (n < len)
+		tools_text(buf + n, len - n);
 }
 
 static struct timespec walk_since;

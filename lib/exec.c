@@ -228,24 +228,32 @@ void exec_print(FILE *f, const char *netns, char *const argv[])
 	fputc('\n', f);
 }
 
-int exec_have(const char *prog)
+int exec_find(const char *prog, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
 
-	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0;
+	if (strchr(prog, '/')) {
+		snprintf(out, len, "%s", prog);
+		return access(prog, X_OK) == 0 ? 0 : -1;
+	}
 	if (!path)
 		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, prog);
-		if (access(buf, X_OK) == 0)
-			return 1;
+		snprintf(out, len, "%.*s/%s", (int)n, path, prog);
+		if (access(out, X_OK) == 0)
+			return 0;
 		path += n + (path[n] == ':');
 	}
-	return 0;
+	return -1;
+}
+
+int exec_have(const char *prog)
+{
+	char buf[PATH_MAX];
+
+	return exec_find(prog, buf, sizeof(buf)) == 0;
 }
 
 int exec_in_dir(const char *dir, char *const argv[], char **out)

@@ -60,6 +60,9 @@ void exec_print(FILE *f, const char *netns, char *const argv[]);
 /* Is prog found in PATH (or, with a '/', executable as given)? */
 int exec_have(const char *prog);
 
+/* Where PATH finds prog (as execvp would), into out; 0, or -1 when nowhere. */
+int exec_find(const char *prog, char *out, size_t len);
+
 /*
  * Run argv (no shell) with the working directory dir (NULL: ours), its
  * output and errors appended to *out when out is given, else inherited.

@@ -34,7 +34,7 @@ ktree_src() {
 # changed touch; one from before the fragment (defconfig, 3.7 GB) is
 # removed first.
 ktree_recipe() {
-	cat "$TOP/kbuild/kconfig.c" "$TOP/kbuild/kbuild.c" | sha256sum | cut -c1-16
+	cat "$TOP/kbuild/kconfig.c" "$TOP/kbuild/kbuild.c" "$TOP/kbuild/kbuild_fresh.c" | sha256sum | cut -c1-16
 }
 
 # A variant is a kernel to boot, never built on (a change to its patch
@@ -91,10 +91,11 @@ ktree_variant() { # name patchfile [scripts/config args...]
 	shift 2
 	vsrc="$KTREE_CACHE/src/linux-6.12-$name"
 	ktree_base > /dev/null || return 1
-	# made again when the patch, the options or the base build changed
-	sum=$( { cat "$patch"; echo "$*"; cat "$KBASE/.config"; stat -c %Y "$KBASE/arch/x86/boot/bzImage"; } |
+	# made again when the patch, the options, the base build or the recipe
+	# changed, or when its build never ended (a pruned folder is not built on)
+	sum=$( { cat "$patch"; echo "$*"; cat "$KBASE/.config"; stat -c %Y "$KBASE/arch/x86/boot/bzImage"; ktree_recipe; } |
 		sha256sum | cut -c1-16)
-	if [ "$(cat "$vsrc/build/.ipsecperf-variant" 2> /dev/null)" != "$sum" ]; then
+	if [ "$(cat "$vsrc/build/.ipsecperf-variant" 2> /dev/null)" != "$sum" ] || [ ! -f "$vsrc/build/ipsecperf-built" ]; then
 		rm -rf "$vsrc"
 		bash "$TOP/tools/kernel-tree-copy.sh" "$KSRC" "$vsrc" "$patch" || return 1
 		if [ $# -gt 0 ]; then

@@ -2,7 +2,8 @@
 /*
  * `kernel build`'s up-to-date check (kbuild/kbuild_fresh.c) on a small
  * tree of its own: fresh only after a successful build's stamp, with the
- * same make arguments and environment, and with no file of the tree or
+ * same make arguments, environment and tools (by the files PATH finds,
+ * not PATH itself), and with no file of the tree or
  * the build folder newer than the stamp; git's folder and the
  * mtime of the folder that holds the stamp does not count, a removed file
  * does; a stamp that is a symlink is never taken.
@@ -101,6 +102,22 @@ static void test_fresh(void **state)
 	setenv("KCFLAGS", "-O1", 1);
 	assert_false(kbuild_up_to_date(&b, argv_a));   /* make reads it */
 	unsetenv("KCFLAGS");
+	assert_true(kbuild_up_to_date(&b, argv_a));
+
+	/* PATH: a folder of other programs first changes nothing, another gcc does */
+	char bin[160], path[4096], *old = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	snprintf(bin, sizeof(bin), "%s/bin", root);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	put(bin, "python3");
+	snprintf(path, sizeof(path), "%s:%s", bin, old);
+	setenv("PATH", path, 1);
+	assert_true(kbuild_up_to_date(&b, argv_a));
+	put(bin, "gcc");
+	snprintf(path, sizeof(path), "%s/gcc", bin);
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_false(kbuild_up_to_date(&b, argv_a));
+	setenv("PATH", old, 1);
+	free(old);
 	assert_true(kbuild_up_to_date(&b, argv_a));
 
 	put(git, "index"); /* git's bookkeeping: make never reads it */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "clock.h"
 #include "exec.h"
 #include "remote.h"
 #include "testbed_peer.h"
@@ -247,6 +248,178 @@ static void stat_busy(void **state)
 	assert_int_equal(peer_stat_busy_ticks("intr 1\n"), -1);
 }
 
+
+/* ---- the agent's run request ---- */
+
+static char *answer_of(int status, const char *out, size_t out_len, const char *err, size_t err_len)
+{
+	return peer_run_answer(&(struct peer_run_output){ .status = status, .out = out, .out_len = out_len,
+							   .err = err, .err_len = err_len });
+}
+
+/* Output that fits as bytes but not as JSON: the answer is measured encoded, and says it ran. */
+static void run_answer_measured_encoded(void **state)
+{
+	(void)state;
+	const char fill[] = { 1, '"', 0x1b };
+
+	for (size_t f = 0; f < sizeof(fill); f++) {
+		size_t n = f == 1 ? 24000 : 20000;
+		char *out = malloc(n + 1), *line;
+		json_t *r;
+
+		memset(out, fill[f], n);
+		out[n] = '\0';
+		line = answer_of(0, out, n, out, f == 1 ? n : 0);
+		assert_non_null(line);
+		assert_true(strlen(line) <= REMOTE_ANSWER_MAX);
+		r = json_loads(line, 0, NULL);
+		assert_non_null(r);
+		assert_true(json_is_false(json_object_get(r, "ok")));
+		assert_true(json_is_true(json_object_get(r, "ran")));
+		assert_true(json_is_true(json_object_get(r, "too_long")));
+		json_decref(r);
+		free(line);
+		free(out);
+	}
+}
+
+/* Output that fits is sent whole, and read back as it was. */
+static void run_answer_round_trip(void **state)
+{
+	(void)state;
+	char *line = answer_of(3, "out \"q\"\n", 8, "err\x01", 4), *out = NULL, *err = NULL;
+	json_t *r = json_loads(line, 0, NULL);
+
+	assert_int_equal(peer_run_result(r, &out, &err), 3);
+	assert_string_equal(out, "out \"q\"\n");
+	assert_string_equal(err, "err\x01");
+	free(out);
+	free(err);
+	json_decref(r);
+	free(line);
+}
+
+/* A NUL is not cut at: the output is not text, said so, and not sent. */
+static void run_answer_nul_not_cut(void **state)
+{
+	(void)state;
+	char *line = answer_of(0, "abc\0", 4, "", 0), *out = NULL, *err = NULL;
+	json_t *r = json_loads(line, 0, NULL);
+
+	assert_true(json_is_false(json_object_get(r, "ok")));
+	assert_true(json_is_true(json_object_get(r, "binary")));
+	assert_null(json_object_get(r, "out"));
+	assert_int_equal(peer_run_result(r, &out, &err), -1);
+	assert_non_null(strstr(err, "not text"));
+	free(out);
+	free(err);
+	json_decref(r);
+	free(line);
+	/* and a NUL inside an answer's string (an agent that sends one) is not taken as text either */
+	r = json_loads("{\"ok\":true,\"ran\":true,\"status\":0,\"out\":\"abc\\u0000\",\"err\":\"\"}", JSON_ALLOW_NUL, NULL);
+	assert_non_null(r);
+	assert_int_equal(peer_run_result(r, &out, &err), -1);
+	free(out);
+	free(err);
+	json_decref(r);
+}
+
+/* Only an answer that says the program did not run sends it to ssh; one that ran is never run again. */
+static void run_result_ran_or_not(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *answer;
+		int want;
+	} t[] = {
+		{ "{\"ok\":false,\"ran\":false,\"error\":\"run: not a command\"}", PEER_RUN_NOT_RUN },
+		{ "{\"ok\":false,\"error\":\"unknown request 'run'\"}", PEER_RUN_NOT_RUN },
+		{ "{\"ok\":false,\"ran\":true,\"status\":0,\"too_long\":true,\"error\":\"x\"}", -1 },
+		{ "{\"ok\":false,\"ran\":true,\"status\":137,\"timed_out\":true,\"error\":\"x\"}", -1 },
+		/* an agent from before "ran": too_long and binary came after running */
+		{ "{\"ok\":false,\"too_long\":true,\"error\":\"x\"}", -1 },
+		{ "{\"ok\":false,\"binary\":true,\"error\":\"x\"}", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *r = json_loads(t[i].answer, 0, NULL);
+		char *out = NULL, *err = NULL;
+
+		assert_int_equal(peer_run_result(r, &out, &err), t[i].want);
+		if (t[i].want == -1)
+			assert_string_equal(out, "");
+		free(out);
+		free(err);
+		json_decref(r);
+	}
+}
+
+static int allowed(const char *const *argv)
+{
+	int n = 0;
+	char why[400];
+
+	while (argv[n])
+		n++;
+	return peer_run_allowed((char *const *)argv, n, why, sizeof(why));
+}
+
+/* The agent runs what the peer testbed sends, and nothing that could be a shell. */
+static void run_allowed_list(void **state)
+{
+	(void)state;
+	static const char *const yes[][9] = {
+		{ "uname", "-r" }, { "printenv", "SSH_CONNECTION" }, { "iperf3", "--version" },
+		{ "timeout", "--version" }, { "ip", "-j", "addr", "show", "dev", "eth0" }, { "ethtool", "enp1s0" },
+		{ "ethtool", "-i", "eth0" }, { "ethtool", "-k", "eth0" },
+		{ "ethtool", "-K", "eth0", "tso", "off", "rx-gro-hw", "on" },
+		{ "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "cat", "/sys/class/net/eth0/mtu" },
+	};
+	static const char *const no[][9] = {
+		{ "sh", "-c", "id" }, { "bash" }, { "/bin/sh" }, { "uname" }, { "uname", "-r", "-a" },
+		{ "ip", "netns", "exec", "x", "sh" }, { "ip", "-j", "addr", "show", "dev", "-x" },
+		{ "ip", "-j", "addr", "show", "dev", "../x" }, { "ethtool", "--flash", "eth0", "fw" },
+		{ "ethtool", "-E", "eth0" }, { "ethtool", "-K", "eth0", "tso" }, { "ethtool", "-K", "eth0", "tso", "maybe" },
+		{ "ethtool", "-K", "eth0", "--x", "on" }, { "cat", "/etc/shadow" }, { "cat", "/proc/../etc/shadow" },
+		{ "cat", "/proc/net/tcp", "/root/.ssh/id_rsa" }, { "cat" }, { "timeout", "1", "sh" },
+		{ "iperf3", "-s", "--logfile", "/etc/passwd" }, { "printenv" }, { "" },
+	};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		assert_int_equal(allowed(yes[i]), 0);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (allowed(no[i]) != -1)
+			fail_msg("allowed: %s %s", no[i][0], no[i][1] ? no[i][1] : "");
+}
+
+/* exec_run_limited: a cap and a deadline end the program at once, and its children with it. */
+static void exec_limits_kill(void **state)
+{
+	(void)state;
+	struct exec_limits cap = { .max_out = 1000, .deadline_ms = 10000 }, soon = { .max_out = 0, .deadline_ms = 300 };
+	struct exec_result r;
+	double t0 = mono_s();
+	int st;
+
+	st = exec_run_limited(NULL, (char *[]){ "sh", "-c", "yes", NULL }, &cap, &r);
+	assert_true(r.too_long);
+	assert_false(r.timed_out);
+	assert_int_equal(r.out_len, 1000);
+	assert_int_equal(st, 128 + 9);
+	free(r.out);
+	free(r.err);
+	/* a child that keeps the pipes open after the program ended holds the read: the deadline ends both */
+	st = exec_run_limited(NULL, (char *[]){ "sh", "-c", "sleep 30 & printf 'a\\000b'", NULL }, &soon, &r);
+	assert_true(r.timed_out);
+	assert_int_equal(r.out_len, 3);
+	assert_memory_equal(r.out, "a\0b", 3);
+	assert_true(mono_s() - t0 < 5);
+	free(r.out);
+	free(r.err);
+	(void)st;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +433,12 @@ int main(void)
 		cmocka_unit_test(hex_decode),
 		cmocka_unit_test(request_take_wipes),
 		cmocka_unit_test(stat_busy),
+		cmocka_unit_test(run_answer_measured_encoded),
+		cmocka_unit_test(run_answer_round_trip),
+		cmocka_unit_test(run_answer_nul_not_cut),
+		cmocka_unit_test(run_result_ran_or_not),
+		cmocka_unit_test(run_allowed_list),
+		cmocka_unit_test(exec_limits_kill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -195,6 +195,10 @@ static void op_stream_bytes(void)
 {
 	bool running = ag.rx > 0 && waitpid(ag.rx, NULL, WNOHANG) == 0;
 
+	/* reaped (or gone): its pid is no longer ours to signal, and may be another process's soon */
+	if (!running)
+		ag.rx = -1;
+
 	answer(json_pack("{s:b, s:I, s:b, s:s}", "ok", 1, "bytes", (json_int_t)atomic_load(&ag.shm->bytes),
 			 "running", running, "error", ag.shm->err));
 }

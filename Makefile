@@ -263,13 +263,13 @@ $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c run/scenario.c lib/log.c
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c \
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c lib/log.c \
 		testbed/testbed_peer.h host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The peer agent's run answers: made as the agent makes them, read as the run reads them.
-$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c \
+$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c lib/log.c \
 		testbed/testbed_peer.h host/remote.h host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)

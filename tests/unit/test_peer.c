@@ -10,10 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "clock.h"
 #include "exec.h"
+#include "log.h"
 #include "remote.h"
 #include "testbed_peer.h"
 
@@ -420,6 +423,80 @@ static void exec_limits_kill(void **state)
 	(void)st;
 }
 
+/* ---- the peer's text is data ---- */
+
+static void clean_text(void **state)
+{
+	(void)state;
+	char a[] = "6.1\x1b]0;pwned\x07\x1b[31m\r\x7f\xc2\x9b" "2J\xff\xc3\xa9\tok\n";
+	char b[] = "line one\nline\ttwo";
+
+	msg_clean(a, false);
+	assert_string_equal(a, "6.1?]0;pwned??[31m????2J?\xc3\xa9\tok\n");
+	msg_clean(b, true);
+	assert_string_equal(b, "line one line two");
+	msg_clean(NULL, true);
+}
+
+/* Every string of the agent's answer is cleaned as it is read: kmsg, why, error, out. */
+static void session_answer_cleaned(void **state)
+{
+	(void)state;
+	struct remote_session s;
+	int p[2];
+	const char *line = "{\"ok\":true,\"kmsg\":\"\\u001b]0;x\\u0007\",\"a\":[{\"why\":\"\\u009b31m\"}]}\n";
+	json_t *r;
+
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], line, strlen(line)), (ssize_t)strlen(line));
+	s.from_fd = p[0];
+	s.to_fd = s.err_fd = -1;
+	r = remote_session_recv(&s, 1000);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "kmsg")), "?]0;x?");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r, "a"), 0), "why")),
+			    "??31m");
+	json_decref(r);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* What ssh brings back from the peer (its output and its stderr) is cleaned too; a stand-in ssh here. */
+static void remote_run_cleaned(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", path[64], *oldpath = getenv("PATH"), *saved, *out = NULL,
+	     *err = NULL;
+	struct host h = { .ssh_dest = "peer" };
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ssh", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nprintf '6.1\\033[2J\\n'; printf 'no\\033]0;t\\007\\n' >&2\n", f);
+	fclose(f);
+	chmod(path, 0755);
+	saved = strdup(oldpath ? oldpath : "/usr/bin:/bin");
+	setenv("PATH", dir, 1);
+	assert_int_equal(remote_run(&h, (char *[]){ "uname", "-r", NULL }, &out, &err), 0);
+	setenv("PATH", saved, 1);
+	assert_string_equal(out, "6.1?[2J\n");
+	assert_string_equal(err, "no?]0;t?\n");
+	/* ip -j's JSON may spell a control character as an escape: the parsed field is cleaned */
+	int mtu;
+	char st[16];
+
+	assert_int_equal(peer_parse_ip_link("[{\"mtu\":1500,\"operstate\":\"UP\\u001b[31m\"}]", &mtu, st, sizeof(st)), 0);
+	assert_string_equal(st, "UP?[31m");
+	unlink(path);
+	rmdir(dir);
+	free(saved);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +516,9 @@ int main(void)
 		cmocka_unit_test(run_result_ran_or_not),
 		cmocka_unit_test(run_allowed_list),
 		cmocka_unit_test(exec_limits_kill),
+		cmocka_unit_test(clean_text),
+		cmocka_unit_test(session_answer_cleaned),
+		cmocka_unit_test(remote_run_cleaned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

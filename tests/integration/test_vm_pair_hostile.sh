@@ -5,7 +5,10 @@
 # sender sends a record whose peer_kernel is not the release the host booted
 # as the receiver). The record is refused with a reason that says so, the
 # run exits 1, and both stand-ins, the namespace and the scratch folders
-# are gone. A well-formed record from the same stand-in is kept.
+# are gone. A well-formed record from the same stand-in is kept. The
+# receiver is held to the sender's limits: its results and record ports
+# are -serial null (nobody reads them), and a receiver that floods its
+# console fails the pair's runs with the reason while the sender still runs.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
@@ -36,10 +39,15 @@ def archive(path, release, peer):
 
 init = "ipsecperf-guest: init t=1.000\n"
 for name, rel, peer in (("rx", "6.1.0-standin-rx", None), ("liar", "6.1.0-standin-liar", "6.1.0-not-the-receiver"),
-                        ("honest", "6.1.0-standin-honest", "6.1.0-standin-rx")):
+                        ("honest", "6.1.0-standin-honest", "6.1.0-standin-rx"), ("floodrx", "6.1.0-standin-floodrx", None),
+                        ("slow", "6.1.0-standin-slow", "6.1.0-standin-floodrx")):
     d = os.path.join(guests, name)
     os.makedirs(d)
     image(d + "/bzImage", rel)
+    if name == "floodrx":
+        open(d + "/flood", "w").close()
+    if name == "slow":
+        open(d + "/delay", "w").write("4")
     if peer is None:
         open(d + "/console", "w").write(init + "ipsecperf-guest: receiver ready t=1.100\n")
         open(d + "/serve", "w").close()
@@ -70,4 +78,19 @@ for p in $(pgrep -f "^sleep 600$"); do
 	grep -qF "$TMP" "/proc/$p/environ" 2> /dev/null && fail "a stand-in receiver is left running"
 done
 assert_vm_clean "after the lying guest"
+[ "$(grep -cx null "$guests/rx/argv")" = 2 ] && grep -qx 'file:.*/console.log' "$guests/rx/argv" ||
+	{ cat "$guests/rx/argv" >&2; fail "the receiver's results and record ports are not -serial null"; }
+
+# a receiver that floods its console while the sender runs (4 s)
+out2="$TMP/out2"
+PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair \
+	--kernel "$guests/slow/bzImage" --peer-kernel "$guests/floodrx/bzImage" \
+	-t 1 -O 0 -r 1 -o "$out2" clear > "$TMP/stdout2" 2> "$TMP/stderr2"
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/stderr2" >&2; fail "a flooding receiver: run exited $rc, not 1"; }
+grep -q "the receiver: the guest wrote more than 64 MiB on its console" "$TMP/stderr2" ||
+	{ cat "$TMP/stderr2" >&2; fail "the receiver's flood is not named"; }
+assert_records "$out2/runs.jsonl" '[r["status"] for r in rs] == ["failed"] and "receiver" in rs[0]["reason"]' \
+	"the flooded pair's run is not failed with the reason"
+assert_vm_clean "after the flooding receiver"
 exit 0

@@ -1155,8 +1155,10 @@ static void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct bo
 			fmt_buf(b->why, sizeof(b->why), "the guest's raw files were not kept: %s", why);
 			t->refused = true;
 		}
+		/* a refused archive leaves nothing: not its timings either */
 		fmt_buf(name, sizeof(name), "vm-guest%s.json", d->boot_sfx);
-		if (t->g.info && guest_write_file(rawfd, name, t->g.info, t->g.info_len, why, sizeof(why)) < 0)
+		if (t->g.info && !t->refused &&
+		    guest_write_file(rawfd, name, t->g.info, t->g.info_len, why, sizeof(why)) < 0)
 			pr_warn("vm: %s: %s", d->rawrel, why);
 	}
 	if (rawfd >= 0)

@@ -26,7 +26,7 @@ assert_vm_clean() { # what
 	local left
 	left=$(ls -A "$TMPDIR" "$IPSECPERF_JOURNAL_DIR" 2> /dev/null | grep -v ':$' | grep . || true
 	       pgrep -af qemu-system | grep -F "$TMP" || true
-	       ip netns list | grep -E '^ipsecperf-[0-9]+-pair' || true)
+	       ip netns list | grep -E '^ipsecperf-[0-9]+-[0-9]+-pair' || true)
 	[ -z "$left" ] || fail "$1: left behind: $left"
 }
 

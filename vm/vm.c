@@ -714,9 +714,17 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 			json_decref(rec);
 			break;
 		}
-		const char *pk = json_string_value(json_object_get(rec, "peer_kernel"));
+		json_t *jpk = json_object_get(rec, "peer_kernel");
+		const char *pk = json_string_value(jpk);
 
-		if (peer_rel && pk && *pk && strcmp(pk, peer_rel)) {
+		/*
+		 * The receiver is the one the host booted: a record that names
+		 * another, or none (empty, or absent from a run that went ok), is
+		 * not taken. Only a run that failed before it reached the
+		 * receiver may say nothing of it.
+		 */
+		if (peer_rel && ((jpk && (!pk || strcmp(pk, peer_rel))) ||
+				 (!jpk && status && !strcmp(status, "ok")))) {
 			fmt_buf(why, whylen, "%s:%d: its peer_kernel is not the receiver's release %s", name, i + 1,
 				peer_rel);
 			json_decref(rec);

@@ -3,7 +3,7 @@
 # The vm-pair's sender guest is not trusted either: a stand-in qemu plays
 # both guests (the receiver says it is ready and waits to be stopped, the
 # sender sends a record whose peer_kernel is not the release the host booted
-# as the receiver). The record is refused with a reason that says so, the
+# as the receiver, or an empty one). The record is refused with a reason that says so, the
 # run exits 1, and both stand-ins, the namespace and the scratch folders
 # are gone. A well-formed record from the same stand-in is kept. The
 # receiver is held to the sender's limits: its results and record ports
@@ -40,7 +40,7 @@ def archive(path, release, peer):
 init = "ipsecperf-guest: init t=1.000\n"
 for name, rel, peer in (("rx", "6.1.0-standin-rx", None), ("liar", "6.1.0-standin-liar", "6.1.0-not-the-receiver"),
                         ("honest", "6.1.0-standin-honest", "6.1.0-standin-rx"), ("floodrx", "6.1.0-standin-floodrx", None),
-                        ("slow", "6.1.0-standin-slow", "6.1.0-standin-floodrx")):
+                        ("slow", "6.1.0-standin-slow", "6.1.0-standin-floodrx"), ("blank", "6.1.0-standin-blank", "")):
     d = os.path.join(guests, name)
     os.makedirs(d)
     image(d + "/bzImage", rel)
@@ -64,14 +64,15 @@ out="$TMP/out"
 PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair \
 	--kernel "$guests/liar/bzImage" --peer-kernel "$guests/rx/bzImage" \
 	--kernel "$guests/honest/bzImage" --peer-kernel "$guests/rx/bzImage" \
+	--kernel "$guests/blank/bzImage" --peer-kernel "$guests/rx/bzImage" \
 	-t 1 -O 0 -r 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
 rc=$?
 [ $rc = 1 ] || { cat "$TMP/stderr" >&2; fail "a lying sender guest: run exited $rc, not 1"; }
 grep -q "peer_kernel is not the receiver's release 6.1.0-standin-rx" "$TMP/stderr" ||
 	{ cat "$TMP/stderr" >&2; fail "the refusal does not say why"; }
 assert_records "$out/runs.jsonl" \
-	'sorted((r["kernel"], r["status"]) for r in rs) == [("6.1.0-standin-honest", "ok"), ("6.1.0-standin-liar", "failed")]' \
-	"the liar's run is not failed, or the honest one not kept"
+	'sorted((r["kernel"], r["status"]) for r in rs) == [("6.1.0-standin-blank", "failed"), ("6.1.0-standin-honest", "ok"), ("6.1.0-standin-liar", "failed")]' \
+	"the liar's run (or the one that names no receiver) is not failed, or the honest one not kept"
 assert_records "$out/runs.jsonl" 'all(r["testbed"] == "vm-pair" and r["vm"]["receiver"]["release"] == "6.1.0-standin-rx" for r in rs)' \
 	"records do not say vm-pair and the receiver the host booted"
 for p in $(pgrep -f "^sleep 600$"); do

@@ -609,7 +609,7 @@ int bisect_main(const struct bisect_opts *o)
 	struct bisect_run b = { 0 };
 	int ret;
 
-	if (bisect_git_env() < 0 || check_usage(&b, o) < 0 || journal_check(false) < 0)
+	if (bisect_git_env() < 0 || check_usage(&b, o) < 0 || journal_check(true) < 0)
 		return EXIT_USAGE;
 	if (make_scratch(&b) < 0)
 		return EXIT_FAIL;

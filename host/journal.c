@@ -160,11 +160,16 @@ static int write_line(int fd, json_t *rec)
 	return err;
 }
 
+/*
+ * Which file a record goes to: what outlives a reboot of this host (a
+ * change on the peer; a bisect, whose state is in the tree on disk) to
+ * the folder that outlives it too.
+ */
 static int file_for(json_t *undo)
 {
 	const char *kind = json_string_value(json_object_get(undo, "kind"));
 
-	return kind && !strcmp(kind, "remote-argv") ? J_PEER : J_HOST;
+	return kind && (!strcmp(kind, "remote-argv") || !strcmp(kind, "bisect")) ? J_PEER : J_HOST;
 }
 
 int journal_add(json_t *undo)

@@ -473,11 +473,33 @@ static void journal_locked_before_named(void **state)
 	assert_int_equal(journal_undo_all(), 0);
 }
 
+/* A bisect's record goes where it outlives a reboot: its state (the tree's BISECT_START) is on disk. */
+static void bisect_record_outlives_reboot(void **state)
+{
+	char *ls = NULL;
+
+	(void)state;
+	assert_int_equal(journal_open(false), 0);
+	assert_int_equal(journal_add(json_pack("{s:s, s:s, s:s, s:s}", "kind", "bisect", "tree", "/nonexistent",
+					       "original", "main", "scratch", "/nonexistent/ipsecperf-bisect.x")), 0);
+	int s = journal_last();
+
+	exec_run(NULL, (char *[]){ "sh", "-c", "grep -l '\"kind\":\"bisect\"' \"$IPSECPERF_JOURNAL_DIR\"/journal-* "
+				   "\"$IPSECPERF_JOURNAL_DIR\"/peer/journal-* 2>/dev/null", NULL }, &ls, NULL);
+	assert_non_null(ls);
+	assert_non_null(strstr(ls, "/peer/journal-"));
+	assert_null(strstr(ls, "/j/journal-"));
+	free(ls);
+	assert_int_equal(journal_cancel(s), 0);
+	assert_int_equal(journal_undo_all(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kinds_are_registered),
 		cmocka_unit_test_setup_teardown(journal_locked_before_named, jdir_setup, jdir_teardown),
+		cmocka_unit_test_setup_teardown(bisect_record_outlives_reboot, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(existing_policy_left_alone, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(refused_add_leaves_no_undo, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(amend_keeps_undo_order, jdir_setup, jdir_teardown),

@@ -269,8 +269,7 @@ $(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The peer agent's run answers: made as the agent makes them, read as the run reads them.
-$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c lib/log.c \
-		testbed/testbed_peer.h host/remote.h host/cpu.h
+$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c testbed/peer_run.c testbed/peer_run.h host/remote.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson

@@ -64,6 +64,7 @@
 #include "remote.h"
 #include "log.h"
 #include "peer_agent.h"
+#include "peer_run.h"
 #include "secret.h"
 #include "testbed_peer.h"
 #include "version.h"

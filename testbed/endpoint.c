@@ -9,8 +9,8 @@
 #include "files.h"
 #include "journal.h"
 #include "log.h"
+#include "peer_run.h"
 #include "remote.h"
-#include "testbed_peer.h"
 
 const char *ep_lost(const struct endpoint *e)
 {

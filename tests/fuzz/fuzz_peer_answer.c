@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the peer agent's run answers
- * (testbed/testbed_peer_parse.c): the input is what a program printed. Its
+ * (testbed/peer_run.c): the input is what a program printed. Its
  * first byte picks the exit status and the limits hit, the second how many
  * times the rest is repeated (so that the output reaches and passes what an
  * answer holds), the third where stdout ends and stderr begins. The answer
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "peer_run.h"
 #include "remote.h"
-#include "testbed_peer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "exec.h"
 #include "log.h"
+#include "peer_run.h"
 #include "remote.h"
 #include "testbed_peer.h"
 

@@ -60,16 +60,21 @@ PY
 
 standin_qemu "$guests" "$TMP/bin"
 
+# A vm-pair run of stand-ins (SENDER RECEIVER guest pairs) into OUT, which
+# must exit 1 (a guest refused) and say WHY on stderr (OUT.stderr).
+pair_run_refused() { # out why sender receiver [sender receiver ...]
+	local out=$1 why=$2 args=() rc
+	shift 2
+	while [ $# -ge 2 ]; do args+=(--kernel "$guests/$1/bzImage" --peer-kernel "$guests/$2/bzImage"); shift 2; done
+	PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair "${args[@]}" \
+		-t 1 -O 0 -r 1 -o "$out" clear > "$out.stdout" 2> "$out.stderr"
+	rc=$?
+	[ $rc = 1 ] || { cat "$out.stderr" >&2; fail "$why: run exited $rc, not 1"; }
+	grep -q "$why" "$out.stderr" || { cat "$out.stderr" >&2; fail "the refusal does not say: $why"; }
+}
+
 out="$TMP/out"
-PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair \
-	--kernel "$guests/liar/bzImage" --peer-kernel "$guests/rx/bzImage" \
-	--kernel "$guests/honest/bzImage" --peer-kernel "$guests/rx/bzImage" \
-	--kernel "$guests/blank/bzImage" --peer-kernel "$guests/rx/bzImage" \
-	-t 1 -O 0 -r 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
-rc=$?
-[ $rc = 1 ] || { cat "$TMP/stderr" >&2; fail "a lying sender guest: run exited $rc, not 1"; }
-grep -q "peer_kernel is not the receiver's release 6.1.0-standin-rx" "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "the refusal does not say why"; }
+pair_run_refused "$out" "peer_kernel is not the receiver's release 6.1.0-standin-rx" liar rx honest rx blank rx
 assert_records "$out/runs.jsonl" \
 	'sorted((r["kernel"], r["status"]) for r in rs) == [("6.1.0-standin-blank", "failed"), ("6.1.0-standin-honest", "ok"), ("6.1.0-standin-liar", "failed")]' \
 	"the liar's run (or the one that names no receiver) is not failed, or the honest one not kept"
@@ -84,13 +89,7 @@ assert_vm_clean "after the lying guest"
 
 # a receiver that floods its console while the sender runs (4 s)
 out2="$TMP/out2"
-PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair \
-	--kernel "$guests/slow/bzImage" --peer-kernel "$guests/floodrx/bzImage" \
-	-t 1 -O 0 -r 1 -o "$out2" clear > "$TMP/stdout2" 2> "$TMP/stderr2"
-rc=$?
-[ $rc = 1 ] || { cat "$TMP/stderr2" >&2; fail "a flooding receiver: run exited $rc, not 1"; }
-grep -q "the receiver: the guest wrote more than 64 MiB on its console" "$TMP/stderr2" ||
-	{ cat "$TMP/stderr2" >&2; fail "the receiver's flood is not named"; }
+pair_run_refused "$out2" "the receiver: the guest wrote more than 64 MiB on its console" slow floodrx
 assert_records "$out2/runs.jsonl" '[r["status"] for r in rs] == ["failed"] and "receiver" in rs[0]["reason"]' \
 	"the flooded pair's run is not failed with the reason"
 assert_vm_clean "after the flooding receiver"

@@ -24,10 +24,10 @@ static bool dev_ok(const char *s)
 	return true;
 }
 
-/* An ethtool -K feature name (tso, rx-gro-hw, ...). */
+/* An ethtool -K feature name (tso, rx-gro-hw, tx-udp_tnl-segmentation, ...). */
 static bool feature_ok(const char *s)
 {
-	return *s && *s != '-' && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-")];
+	return *s && *s != '-' && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-")];
 }
 
 /* A file under /proc or /sys by plain components: no "..", nothing a reader could turn elsewhere. */

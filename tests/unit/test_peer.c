@@ -373,11 +373,11 @@ static int allowed(const char *const *argv)
 static void run_allowed_list(void **state)
 {
 	(void)state;
-	static const char *const yes[][9] = {
+	static const char *const yes[][10] = {
 		{ "uname", "-r" }, { "printenv", "SSH_CONNECTION" }, { "iperf3", "--version" },
 		{ "timeout", "--version" }, { "ip", "-j", "addr", "show", "dev", "eth0" }, { "ethtool", "enp1s0" },
 		{ "ethtool", "-i", "eth0" }, { "ethtool", "-k", "eth0" },
-		{ "ethtool", "-K", "eth0", "tso", "off", "rx-gro-hw", "on" },
+		{ "ethtool", "-K", "eth0", "tso", "off", "rx-gro-hw", "on", "tx-udp_tnl-segmentation", "off" },
 		{ "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "cat", "/sys/class/net/eth0/mtu" },
 	};
 	static const char *const no[][9] = {

@@ -12,6 +12,9 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v git > /dev/null || skip "git missing"
+for p in make gcc flex bison bc pahole; do
+	command -v $p > /dev/null || skip "$p missing (make deps installs what a kernel build needs)"
+done
 export IPSECPERF_JOURNAL_DIR="$TMP/journal" IPSECPERF_BISECT_CACHE="$TMP/cache" TMPDIR="$TMP/scratch"
 mkdir -p "$TMPDIR"
 git() { command git -c gc.auto=0 -c user.name=ipsecperf -c user.email=ipsecperf@localhost "$@"; }

@@ -263,6 +263,12 @@ static int family_of(json_t *req)
 	return json_integer_value(json_object_get(req, "family")) == 6 ? AF_INET6 : AF_INET;
 }
 
+/* An answer to run that it did not run the program (the run may ask ssh), and why. */
+static void not_run(const char *why)
+{
+	answer(json_pack("{s:b, s:b, s:s}", "ok", 0, "ran", 0, "error", why));
+}
+
 /*
  * One program from an argv, if it is one the peer testbed runs
  * (peer_run_allowed), within PEER_RUN_DEADLINE_MS and with its output
@@ -280,21 +286,20 @@ static void op_run(json_t *req)
 	char why[400], *line;
 
 	if (!argv) {
-		answer(json_pack("{s:b, s:b, s:s}", "ok", 0, "ran", 0, "error", "run: \"argv\" is not a list of 1 to 63 words"));
+		not_run("run: \"argv\" is not a list of 1 to 63 words");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		argv[i] = (char *)json_string_value(json_array_get(ja, i));
 		if (!argv[i]) {
 			free(argv);
-			answer(json_pack("{s:b, s:b, s:s}", "ok", 0, "ran", 0, "error",
-					 "run: \"argv\" holds something that is not a string"));
+			not_run("run: \"argv\" holds something that is not a string");
 			return;
 		}
 	}
 	if (peer_run_allowed(argv, (int)n, why, sizeof(why)) < 0) {
 		free(argv);
-		answer(json_pack("{s:b, s:b, s:s}", "ok", 0, "ran", 0, "error", why));
+		not_run(why);
 		return;
 	}
 	int st = exec_run_limited(NULL, argv, &lim, &res);

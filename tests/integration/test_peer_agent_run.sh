@@ -17,7 +17,9 @@ mkdir -p "$TMP/bin"
 # ethtool's stand-in: what it prints follows the device it is asked about
 cat > "$TMP/bin/ethtool" << EOF
 #!/bin/bash
-case "\${@: -1}" in
+dev=\$1
+case \$1 in -i | -k | -K) dev=\$2 ;; esac
+case "\$dev" in
 status3) printf out; printf err >&2; exit 3 ;;
 esc) head -c 12000 /dev/zero | tr '\\000' '\\033' ;;
 ctl) head -c 20000 /dev/zero | tr '\\000' '\\001' ;;
@@ -85,5 +87,11 @@ EOF
 [ "$(cat "$TMP/changes")" = ran ] || fail "ethtool -K ran $(wc -l < "$TMP/changes") times, not once"
 # the hung program and its child were killed at the deadline (10 s), and the agent then saw its input end
 [ "$secs" -lt 20 ] || fail "the agent took $secs s: a hung program held it past its deadline"
-kill -0 "$(cat "$TMP/hang.pid")" 2> /dev/null && fail "the hung program's child outlived the agent's deadline"
+hang=$(cat "$TMP/hang.pid")
+for _ in $(seq 20); do # killed, it may stay a zombie a moment until it is reaped
+	[ -d "/proc/$hang" ] && [ "$(awk '{print $3}' "/proc/$hang/stat" 2> /dev/null)" != Z ] || break
+	sleep 0.1
+done
+[ -d "/proc/$hang" ] && [ "$(awk '{print $3}' "/proc/$hang/stat" 2> /dev/null)" != Z ] &&
+	fail "the hung program's child outlived the agent's deadline: $(cat "/proc/$hang/cmdline" | tr '\0' ' ')"
 exit 0

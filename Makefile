@@ -252,7 +252,7 @@ demo: demo-deps
 	$(BUILD)/ipsecperf run $(DEMO_ARGS) clear no-tso no-gso
 
 # `make fuzz`: the libFuzzer targets of tests/fuzz/ (results reader, scenario
-# reader, the peer agent's requests), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
+# reader, the peer agent's requests and run answers, the guest channel), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
 # process; corpora and crash inputs stay in build/fuzz/. Not part of `make test`.
 FUZZ_SECONDS ?= 600
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
@@ -267,8 +267,13 @@ $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c run/scenario.c lib/log.c
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c \
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c lib/log.c \
 		testbed/testbed_peer.h host/cpu.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
+# The peer agent's run answers: made as the agent makes them, read as the run reads them.
+$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c testbed/peer_run.c testbed/peer_run.h host/remote.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
@@ -285,6 +290,7 @@ $(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c testbed/guest_tar.c vm/guest_c
 FUZZ_TARGETS := results scenario
 FUZZ_TARGETS += peer_request
 FUZZ_TARGETS += guest
+FUZZ_TARGETS += peer_answer
 fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
 fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*

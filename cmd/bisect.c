@@ -21,6 +21,8 @@
 #include "exec.h"
 #include "files.h"
 #include "journal.h"
+#include "journal_dir.h"
+#include "kbuild.h"
 #include "log.h"
 #include "options.h"
 #include "scenario.h"
@@ -574,12 +576,11 @@ static int write_report(struct bisect_run *b)
 	return err ? -1 : 0;
 }
 
-/* After the checks: journal, output folder, the bisect, the report, the tree reset. */
-static int bisect_do(struct bisect_run *b)
+/* bisect_do's work, the build folder locked. */
+static int bisect_locked(struct bisect_run *b)
 {
 	int ret, undo;
 
-	signals_install();
 	if (journal_open(false) < 0 || journal_add(bisect_undo_record(b->s.tree, b->original, b->s.scratch)) < 0)
 		return EXIT_FAIL;
 	b->s.driver = getpid();
@@ -604,12 +605,32 @@ static int bisect_do(struct bisect_run *b)
 	return undo ? EXIT_FAIL : ret;
 }
 
+/*
+ * After the checks: the build folder's lock, journal, output folder, the
+ * bisect, the report, the tree reset. The lock is held from before the
+ * first checkout to after the reset, across the steps' builds and boots
+ * (their `kernel build` takes it as its own): a `kernel config` or
+ * `kernel build` of the same folder waits for the whole bisect.
+ */
+static int bisect_do(struct bisect_run *b)
+{
+	int ret, lock;
+
+	signals_install();
+	lock = kbuild_lock(*b->s.build ? b->s.build : b->s.tree, "bisect", true);
+	if (lock < 0)
+		return stop_requested() ? 128 + stop_signal() : EXIT_FAIL;
+	ret = bisect_locked(b);
+	close(lock);
+	return ret;
+}
+
 int bisect_main(const struct bisect_opts *o)
 {
 	struct bisect_run b = { 0 };
 	int ret;
 
-	if (bisect_git_env() < 0 || check_usage(&b, o) < 0 || journal_check(false) < 0)
+	if (bisect_git_env() < 0 || check_usage(&b, o) < 0 || journal_check(true) < 0)
 		return EXIT_USAGE;
 	if (make_scratch(&b) < 0)
 		return EXIT_FAIL;

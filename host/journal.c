@@ -60,14 +60,57 @@ int journal_check(bool peer)
 }
 
 /*
+ * A new file in dirfd for the journal, locked before anyone can see it:
+ * made unnamed (O_TMPFILE) and locked, then given its name. A journal
+ * visible before its lock could be taken for a dead run's by a `cleanup`
+ * in between, and unlinked. -1 with errno EOPNOTSUPP where the folder's
+ * file system has no O_TMPFILE.
+ */
+static int create_locked(int dirfd, const char *dir, char *name, size_t nlen, long long start, char *why,
+			 size_t len)
+{
+	char proc[64];
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_APPEND | O_CLOEXEC, 0600), rc = -1;
+
+	if (fd < 0) {
+		if (errno == EISDIR || errno == EOPNOTSUPP)
+			errno = EOPNOTSUPP;
+		snprintf(why, len, "cannot make a journal in %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(why, len, "cannot lock a new journal in %s: %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (int n = 0; n < 100 && rc < 0; n++) {
+		if (n)
+			snprintf(name, nlen, "journal-%d-%lld-%d.jsonl", (int)getpid(), start, n);
+		else
+			snprintf(name, nlen, "journal-%d-%lld.jsonl", (int)getpid(), start);
+		rc = linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW);
+		if (rc < 0 && errno != EEXIST)
+			break;
+	}
+	if (rc < 0) {
+		snprintf(why, len, "cannot name the journal %s/%s: %s", dir, name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * Make this process's journal file in folder `which`: journal-PID-START.jsonl,
- * with O_EXCL, so a journal that is there (a killed run's, whose pid we got
- * after a reboot with the same start time) is never opened, let alone emptied.
+ * never over a file that is there (a killed run's, whose pid we got after
+ * a reboot with the same start time is never opened, let alone emptied),
+ * and locked before it has its name (create_locked).
  */
 static int create_file(int which)
 {
 	const char *dir = jdir_of(which);
-	char why[PATH_MAX + 300], name[96];
+	char why[PATH_MAX + 300], name[96] = "";
 	long long start = proc_starttime(0);
 	int dirfd = jdir_open(dir, true, why, sizeof(why)), fd = -1;
 
@@ -75,18 +118,11 @@ static int create_file(int which)
 		pr_warn("journal: %s", why);
 		return -1;
 	}
-	for (int n = 0; n < 100 && fd < 0; n++) {
-		if (n)
-			snprintf(name, sizeof(name), "journal-%d-%lld-%d.jsonl", (int)getpid(), start, n);
-		else
-			snprintf(name, sizeof(name), "journal-%d-%lld.jsonl", (int)getpid(), start);
-		fd = jdir_openat(dirfd, dir, name, O_RDWR | O_APPEND | O_CREAT | O_EXCL, 0600, why, sizeof(why));
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	fd = create_locked(dirfd, dir, name, sizeof(name), start, why, sizeof(why));
 	/* the folder's entry on disk too (the peer folder is not a tmpfs) */
-	if (fd >= 0 && (flock(fd, LOCK_EX | LOCK_NB) < 0 || fsync(dirfd) < 0)) {
-		snprintf(why, sizeof(why), "cannot lock %s/%s: %s", dir, name, strerror(errno));
+	if (fd >= 0 && fsync(dirfd) < 0) {
+		snprintf(why, sizeof(why), "cannot sync %s: %s", dir, strerror(errno));
+		unlinkat(dirfd, name, 0);
 		close(fd);
 		fd = -1;
 	}
@@ -124,11 +160,16 @@ static int write_line(int fd, json_t *rec)
 	return err;
 }
 
+/*
+ * Which file a record goes to: what outlives a reboot of this host (a
+ * change on the peer; a bisect, whose state is in the tree on disk) to
+ * the folder that outlives it too.
+ */
 static int file_for(json_t *undo)
 {
 	const char *kind = json_string_value(json_object_get(undo, "kind"));
 
-	return kind && !strcmp(kind, "remote-argv") ? J_PEER : J_HOST;
+	return kind && (!strcmp(kind, "remote-argv") || !strcmp(kind, "bisect")) ? J_PEER : J_HOST;
 }
 
 int journal_add(json_t *undo)

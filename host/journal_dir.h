@@ -8,10 +8,11 @@
  * following a symlink.
  *
  * Two folders. Changes to this host are journaled in /run/ipsecperf: a
- * tmpfs, gone at a reboot as those changes are. Changes made on another
- * host (the peer testbed's) are journaled in /var/lib/ipsecperf/journal,
- * which outlives a reboot of this host, so `ipsecperf cleanup` can still
- * undo them on the peer afterwards. $IPSECPERF_JOURNAL_DIR moves the first
+ * tmpfs, gone at a reboot as those changes are. Changes that outlive a
+ * reboot of this host (the peer testbed's, made on another host; a
+ * bisect's, whose state is in the kernel tree on disk) are journaled in
+ * /var/lib/ipsecperf/journal, so `ipsecperf cleanup` can still undo them
+ * afterwards. $IPSECPERF_JOURNAL_DIR moves the first
  * (the tests use folders of their own); the second is then its "peer"
  * subfolder, unless $IPSECPERF_PEER_JOURNAL_DIR names one.
  */

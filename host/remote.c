@@ -168,6 +168,11 @@ int remote_run(const struct host *h, char *const argv[], char **out, char **err)
 	}
 	st = exec_run(NULL, a, out, err);
 	remote_argv_free(a);
+	/* the peer's text: it reaches the terminal and the results */
+	if (out)
+		msg_clean(*out, false);
+	if (err)
+		msg_clean(*err, false);
 	return st;
 }
 
@@ -338,6 +343,7 @@ static void session_lost(struct remote_session *s, const char *what)
 		ssize_t n = pread(s->err_fd, tail, sizeof(tail) - 1, from);
 
 		tail[n > 0 ? n : 0] = '\0';
+		msg_clean(tail, false); /* ssh's stderr holds the remote shell's too */
 		msg_trim(tail);
 	}
 	char *last = strrchr(tail, '\n');
@@ -381,6 +387,23 @@ int remote_session_send(struct remote_session *s, const char *line)
 	return 0;
 }
 
+/* Every string of an answer, cleaned (msg_clean) in place: the peer's text is data. */
+static void answer_clean(json_t *v, int depth)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	if (depth > 32)
+		return;
+	if (json_is_string(v))
+		msg_clean((char *)json_string_value(v), false);
+	json_object_foreach(v, key, m)
+		answer_clean(m, depth + 1);
+	json_array_foreach(v, i, m)
+		answer_clean(m, depth + 1);
+}
+
 json_t *remote_session_recv(struct remote_session *s, int timeout_ms)
 {
 	double deadline = mono_s() + timeout_ms / 1000.0;
@@ -401,6 +424,7 @@ json_t *remote_session_recv(struct remote_session *s, int timeout_ms)
 				session_lost(s, "the agent answered something that is not JSON");
 				return NULL;
 			}
+			answer_clean(r, 0);
 			if (s->ahead > 0) { /* the answer to a request sent ahead */
 				s->ahead--;
 				json_decref(r);

@@ -25,6 +25,13 @@
 #include "exec.h"
 
 #define REMOTE_MAX_OPTS 16
+/*
+ * A session's line buffer: the longest answer line it takes is
+ * REMOTE_LINE_MAX - 2 bytes and its newline (what the agent measures its
+ * answers against); a longer one loses the session.
+ */
+#define REMOTE_LINE_MAX 65536
+#define REMOTE_ANSWER_MAX (REMOTE_LINE_MAX - 2)
 
 struct host {
 	const char *ssh_dest;                    /* [user@]host */
@@ -86,7 +93,7 @@ int remote_undo_argv(json_t *r);
 struct remote_session {
 	pid_t pid;
 	int to_fd, from_fd, err_fd; /* err_fd: a memfd holding ssh's stderr */
-	char buf[65536];
+	char buf[REMOTE_LINE_MAX];
 	size_t len;
 	bool lost;
 	char lost_why[512];

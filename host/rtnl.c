@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "journal.h"
+#include "journal_dir.h"
 #include "log.h"
 #include "netns_call.h"
 #include "nlsock.h"
@@ -316,6 +317,11 @@ int rtnl_addr_add(const char *netns, const char *dev, const char *addr, int plen
 int rtnl_link_up(const char *netns, const char *dev, char *err, size_t errlen)
 {
 	return dev_request(netns, dev, NULL, 0, err, errlen);
+}
+
+void rtnl_netns_name(char *buf, size_t len, const char *role)
+{
+	snprintf(buf, len, "ipsecperf-%d-%lld-%s", (int)getpid(), proc_starttime(0), role);
 }
 
 json_t *rtnl_netns_record(const char *name)

@@ -51,6 +51,14 @@ int rtnl_addr_build(void *buf, unsigned int ifindex, const char *addr, int plen)
 int rtnl_link_up_build(void *buf, unsigned int ifindex);
 
 /*
+ * This run's namespace for role ("tx", "rx", "pair"): ipsecperf-PID-START-ROLE,
+ * START the process's start time (clock ticks since boot), so that a run
+ * that gets a killed run's pid never takes, or has its undo delete, that
+ * run's namespace.
+ */
+void rtnl_netns_name(char *buf, size_t len, const char *role);
+
+/*
  * The journal's "netns" record, undone by a process that may not be the
  * one that made it: {"kind": "netns", "name": NAME}. Only a plain name
  * starting "ipsecperf-" is deleted (the record is hostile input).

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -124,24 +125,43 @@ static int run_make(const struct kbuild *b, const char *const *targets, const ch
 }
 
 /*
- * One make at a time in a build folder: two would write the same objects.
- * Waits (saying so) for another ipsecperf's; Ctrl-C ends the wait.
- * Returns the lock's descriptor (closing it unlocks), or -1.
+ * The build folder's lock held by an ancestor (a bisect, for the builds
+ * of its steps): its descriptor, inherited and named in
+ * KBUILD_LOCK_ENV, on the very lock file p. A copy of it (closing the copy
+ * keeps the lock), or -1.
  */
-static int lock_dir(const char *dir, const char *what)
+static int inherited_lock(const char *p)
 {
-	char p[4200];
+	const char *e = getenv(KBUILD_LOCK_ENV);
+	struct stat a, b;
+	int fd = e && *e ? atoi(e) : -1;
+
+	if (fd < 3 || fstat(fd, &a) < 0 || stat(p, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
+	    flock(fd, LOCK_EX | LOCK_NB) < 0) /* the same open file: it holds the lock already */
+		return -1;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+int kbuild_lock(const char *dir, const char *what, bool for_children)
+{
+	char p[4200], num[16];
 	int fd;
 
 	fmt_buf(p, sizeof(p), "%s/ipsecperf-build.lock", dir);
-	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if ((fd = inherited_lock(p)) >= 0)
+		return fd;
+	fd = open(p, O_RDWR | O_CREAT | O_NOFOLLOW | (for_children ? 0 : O_CLOEXEC), 0644);
 	if (fd < 0) {
 		pr_warn("%s: cannot open %s: %s", what, p, strerror(errno));
 		return -1;
 	}
+	if (for_children) {
+		fmt_buf(num, sizeof(num), "%d", fd);
+		setenv(KBUILD_LOCK_ENV, num, 1);
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return fd;
-	pr_info("%s: another kernel config or build is running in %s; waiting for it", what, dir);
+	pr_info("%s: another kernel config, build or bisect is using %s; waiting for it", what, dir);
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR || stop_requested()) {
 			pr_warn("%s: stopped while waiting for the other build in %s", what, dir);
@@ -272,7 +292,7 @@ int kbuild_config(const struct kbuild *b)
 		pr_warn("kernel config: cannot make %s: %s", b->out, strerror(errno));
 		return EXIT_FAIL;
 	}
-	if ((lock = lock_dir(kbuild_dir(b), "kernel config")) < 0)
+	if ((lock = kbuild_lock(kbuild_dir(b), "kernel config", false)) < 0)
 		return EXIT_FAIL;
 	rc = config_steps(b, cfg);
 	close(lock);
@@ -351,7 +371,7 @@ int kbuild_build(const struct kbuild *b)
 	if (check_build_tools("kernel build") < 0)
 		return EXIT_FAIL;
 	fmt_buf(log, sizeof(log), "%s/ipsecperf-build.log", dir);
-	if ((lock = lock_dir(dir, "kernel build")) < 0)
+	if ((lock = kbuild_lock(dir, "kernel build", false)) < 0)
 		return EXIT_FAIL;
 	make_argv(&m, b, targets);
 	fresh = kbuild_up_to_date(b, m.a);

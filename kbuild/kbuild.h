@@ -38,6 +38,18 @@ const char *kbuild_dir(const struct kbuild *b);
  */
 int kbuild_config(const struct kbuild *b);
 
+/*
+ * One user of a build folder at a time: a make writes its objects, a
+ * bisect checks revisions out and boots what they build. Waits (saying
+ * so) for another ipsecperf's; Ctrl-C ends the wait. With for_children
+ * the lock is kept across exec and named in KBUILD_LOCK_ENV, so that the
+ * `kernel build` of a bisect's step takes it as its own instead of
+ * waiting for its ancestor. The lock's descriptor (closing it unlocks),
+ * or -1.
+ */
+#define KBUILD_LOCK_ENV "IPSECPERF_BUILD_LOCK_FD"
+int kbuild_lock(const char *dir, const char *what, bool for_children);
+
 /* `kernel build`: bzImage and modules. 0 built, 1 failed (the log's last lines printed), 2 bad usage. */
 int kbuild_build(const struct kbuild *b);
 

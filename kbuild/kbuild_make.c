@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,32 @@ static void stop_make(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/*
+ * The build's log, in a tree that may be another user's: never through a
+ * symbolic link, never a FIFO or a device, never a file that has another
+ * name too (a hard link to one of root's files); a new log replaces the
+ * name rather than truncating what it points to. The descriptor, or -1
+ * with errno.
+ */
+static int open_log(const char *path, bool append)
+{
+	struct stat st;
+	int fd;
+
+	if (!append && unlink(path) < 0 && errno != ENOENT)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : O_EXCL), 0644);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
 int kbuild_make(char *const argv[], const char *log_path, bool append, bool quiet, const char *what)
 {
 	struct make_watch w = { .start = mono_s(), .tty = !quiet && isatty(2) };
@@ -107,9 +134,10 @@ int kbuild_make(char *const argv[], const char *log_path, bool append, bool quie
 	w.shown = w.tty ? 0 : w.start;
 	if (quiet)
 		w.shown = 1e18;
-	w.log = open(log_path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
+	w.log = open_log(log_path, append);
 	if (w.log < 0) {
-		pr_warn("%s: cannot write %s: %s", what, log_path, strerror(errno));
+		pr_warn("%s: cannot write %s: %s", what, log_path,
+			errno == ELOOP || errno == EPERM ? "a link, or not a plain file: refused" : strerror(errno));
 		return -1;
 	}
 	if (pipe2(pfd, O_CLOEXEC) < 0) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "exec.h"
+#include "clock.h"
 #include "log.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,14 +123,22 @@ void exec_stop(pid_t pid, int grace_ms)
 	waitpid(pid, &st, 0);
 }
 
-/* Append everything readable from fd to a growing buffer. */
-static int slurp(int fd, char **buf, size_t *len, size_t *cap)
+/*
+ * Append what is readable from fd to a growing buffer, keeping at most cap
+ * bytes (0: no cap); what is past the cap is read and dropped, and over set.
+ * 1 while the stream is open, 0 at its end (or on an error).
+ */
+static int slurp(int fd, char **buf, size_t *len, size_t *cap, size_t max, bool *over)
 {
 	char tmp[4096];
 	ssize_t n = read(fd, tmp, sizeof(tmp));
 
 	if (n <= 0)
 		return n < 0 && errno == EINTR ? 1 : 0;
+	if (max && *len + n > max) {
+		*over = true;
+		n = *len < max ? (ssize_t)(max - *len) : 0;
+	}
 	if (*len + n + 1 > *cap) {
 		size_t ncap = (*cap ? *cap * 2 : 8192) + n;
 		char *nb = realloc(*buf, ncap);
@@ -144,16 +154,69 @@ static int slurp(int fd, char **buf, size_t *len, size_t *cap)
 	return 1;
 }
 
-int exec_run(const char *netns, char *const argv[], char **out, char **err)
+/* The child and whatever it started in its process group (exec_fork made one), killed. */
+static void kill_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL); /* in case it had not made its group yet */
+}
+
+/* Read the child's two pipes until both end, or a cap or the deadline stops it (killed then). */
+static void read_both(pid_t pid, int fds[2], const struct exec_limits *l, struct exec_result *r)
+{
+	struct pollfd pfd[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
+	char **bufs[2] = { &r->out, &r->err };
+	size_t *lens[2] = { &r->out_len, &r->err_len }, caps[2] = { 0, 0 };
+	double end = l && l->deadline_ms >= 0 ? mono_s() * 1000 + l->deadline_ms : -1;
+	int open_fds = 2;
+
+	while (open_fds) {
+		int wait_ms = end < 0 ? -1 : (int)(end - mono_s() * 1000);
+
+		if (end >= 0 && wait_ms <= 0) {
+			r->timed_out = true;
+			break;
+		}
+		int pr = poll(pfd, 2, wait_ms);
+
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			break;
+		for (int i = 0; i < 2; i++) {
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			if (!slurp(pfd[i].fd, bufs[i], lens[i], &caps[i], l ? l->max_out : 0, &r->too_long)) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;
+				open_fds--;
+			}
+		}
+		if (r->too_long)
+			break;
+	}
+	if (r->timed_out || r->too_long)
+		kill_group(pid);
+	for (int i = 0; i < 2; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
+}
+
+int exec_run_limited(const char *netns, char *const argv[], const struct exec_limits *l,
+		     struct exec_result *r)
 {
 	int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	struct spawn_opts o = { .netns = netns, .cpu = -1, .stdout_fd = -1, .stderr_fd = -1 };
-	char *bufs[2] = { NULL, NULL };
-	size_t lens[2] = { 0, 0 }, caps[2] = { 0, 0 };
 	pid_t pid;
 
-	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0)
+	memset(r, 0, sizeof(*r));
+	if (pipe2(po, O_CLOEXEC) < 0)
 		return -1;
+	if (pipe2(pe, O_CLOEXEC) < 0) {
+		close(po[0]);
+		close(po[1]);
+		return -1;
+	}
 	o.stdout_fd = po[1];
 	o.stderr_fd = pe[1];
 	pid = exec_spawn(argv, &o);
@@ -164,40 +227,31 @@ int exec_run(const char *netns, char *const argv[], char **out, char **err)
 		close(pe[0]);
 		return -1;
 	}
-	struct pollfd pfd[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-	int open_fds = 2;
-
-	while (open_fds) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (pfd[i].fd < 0 || !pfd[i].revents)
-				continue;
-			if (!slurp(pfd[i].fd, &bufs[i], &lens[i], &caps[i])) {
-				close(pfd[i].fd);
-				pfd[i].fd = -1;
-				open_fds--;
-			}
-		}
-	}
-	for (int i = 0; i < 2; i++)
-		if (pfd[i].fd >= 0)
-			close(pfd[i].fd);
+	read_both(pid, (int[]){ po[0], pe[0] }, l, r);
 
 	int status = exec_wait(pid);
 
-	for (int i = 0; i < 2; i++) {
-		char **dst = i ? err : out;
-
-		if (dst)
-			*dst = bufs[i] ? bufs[i] : strdup("");
-		else
-			free(bufs[i]);
-	}
+	if (!r->out)
+		r->out = strdup("");
+	if (!r->err)
+		r->err = strdup("");
 	return status;
+}
+
+int exec_run(const char *netns, char *const argv[], char **out, char **err)
+{
+	struct exec_result r;
+	int st = exec_run_limited(netns, argv, NULL, &r);
+
+	if (out)
+		*out = r.out;
+	else
+		free(r.out);
+	if (err)
+		*err = r.err;
+	else
+		free(r.err);
+	return st;
 }
 
 static void print_quoted(FILE *f, const char *s)

@@ -7,6 +7,7 @@
 #ifndef IPSECPERF_EXEC_H
 #define IPSECPERF_EXEC_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -40,6 +41,28 @@ pid_t exec_spawn(char *const argv[], const struct spawn_opts *o);
  * 128+signal when killed, or -1 when it could not be started.
  */
 int exec_run(const char *netns, char *const argv[], char **out, char **err);
+
+/* What a program run by exec_run_limited may print and how long it may take. */
+struct exec_limits {
+	size_t max_out;  /* bytes kept of stdout, and of stderr; 0: all */
+	int deadline_ms; /* -1: none */
+};
+
+struct exec_result {
+	char *out, *err;         /* malloc'd and NUL-terminated; they may hold NULs */
+	size_t out_len, err_len;
+	bool too_long;           /* a stream passed max_out */
+	bool timed_out;          /* the deadline passed */
+};
+
+/*
+ * exec_run within limits (NULL: none): a program that prints more than
+ * max_out on either stream, or outlives the deadline, is killed with its
+ * process group at once, and *r says which. The caller frees r->out and
+ * r->err (NULL only when it returns -1).
+ */
+int exec_run_limited(const char *netns, char *const argv[], const struct exec_limits *l,
+		     struct exec_result *r);
 
 /*
  * A change's exit status st as 0 or -1. errout (what the program wrote to

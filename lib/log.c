@@ -53,6 +53,43 @@ void msg_trim(char *s)
 		s[--n] = '\0';
 }
 
+/* The length of the UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
+		     s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+void msg_clean(char *s, bool one_line)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t n = s ? strlen(s) : 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_len(p + i, n - i);
+
+		if (!len || (len == 1 && ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7f)) ||
+		    (len == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f)) { /* C1: U+0080-U+009F (U+009B is a CSI) */
+			len = len ? len : 1;
+			memset(p + i, '?', len);
+		} else if (one_line && (p[i] == '\n' || p[i] == '\t')) {
+			p[i] = ' ';
+		}
+		i += len;
+	}
+}
+
 int msg_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -19,6 +19,14 @@ void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_trim(char *s);
 
 /*
+ * Make another host's text (s may be NULL) safe for a terminal and for
+ * the results: control characters (C0 but newline and tab, DEL, C1) and
+ * bytes that are not UTF-8 become '?', in place; with one_line, newlines
+ * and tabs become blanks too (a field of meta.json or a record).
+ */
+void msg_clean(char *s, bool one_line);
+
+/*
  * Write a message into err (as snprintf, errlen may be 0) and return -1,
  * for parsers that report into a caller's buffer: return msg_err(...).
  */

@@ -22,10 +22,10 @@
  *                             name), "esp" (the scenario has SAs), "cost"; their
  *                             window opens and closes with cpu-start and cpu-stop
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases)
- *   run                       one program ("argv", no shell) to its end: "status", "out",
+ *   run                       one program ("argv", no shell) of those the peer testbed
+ *                             runs (peer_run_allowed) to its end: "status", "out",
  *                             "err", as ssh would run it (endpoint.c), without an ssh
- *                             connection each; the session is the ssh user's own, so
- *                             it can do nothing ssh could not
+ *                             connection each; "ran" says whether it ran
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
  * journals its changes there as remote-argv records running this. It exits
@@ -61,8 +61,10 @@
 #include "exec.h"
 #include "load.h"
 #include "probes.h"
+#include "remote.h"
 #include "log.h"
 #include "peer_agent.h"
+#include "peer_run.h"
 #include "secret.h"
 #include "testbed_peer.h"
 #include "version.h"
@@ -80,10 +82,15 @@ static struct {
 	struct probes *probes;
 } ag = { .rx = -1 };
 
+/* One answer line; one longer than the run reads (REMOTE_ANSWER_MAX) becomes an error. */
 static void answer(json_t *o)
 {
 	char *s = json_dumps(o, JSON_COMPACT);
 
+	if (s && strlen(s) > REMOTE_ANSWER_MAX) {
+		free(s);
+		s = strdup("{\"ok\":false,\"error\":\"the answer is longer than the run reads\"}");
+	}
 	if (s) {
 		printf("%s\n", s);
 		fflush(stdout);
@@ -189,6 +196,10 @@ static void op_stream_bytes(void)
 {
 	bool running = ag.rx > 0 && waitpid(ag.rx, NULL, WNOHANG) == 0;
 
+	/* reaped (or gone): its pid is no longer ours to signal, and may be another process's soon */
+	if (!running)
+		ag.rx = -1;
+
 	answer(json_pack("{s:b, s:I, s:b, s:s}", "ok", 1, "bytes", (json_int_t)atomic_load(&ag.shm->bytes),
 			 "running", running, "error", ag.shm->err));
 }
@@ -252,46 +263,59 @@ static int family_of(json_t *req)
 	return json_integer_value(json_object_get(req, "family")) == 6 ? AF_INET6 : AF_INET;
 }
 
-/*
- * Each of out and err may take this much of the answer, whose line the run
- * reads into 64 KiB; longer, or not UTF-8 (not a JSON string), the answer
- * says "too_long" or "binary" and the run asks ssh instead.
- */
-#define AGENT_RUN_OUT_MAX (24 * 1024)
+/* An answer to run that it did not run the program (the run may ask ssh), and why. */
+static void not_run(const char *why)
+{
+	answer(json_pack("{s:b, s:b, s:s}", "ok", 0, "ran", 0, "error", why));
+}
 
+/*
+ * One program from an argv, if it is one the peer testbed runs
+ * (peer_run_allowed), within PEER_RUN_DEADLINE_MS and with its output
+ * capped as it is read; the answer is measured as it is sent
+ * (peer_run_answer) and says whether the program ran, so that the run asks
+ * ssh only for what did not.
+ */
 static void op_run(json_t *req)
 {
 	json_t *ja = json_object_get(req, "argv");
 	size_t n = json_array_size(ja);
 	char **argv = n && n < 64 ? calloc(n + 1, sizeof(*argv)) : NULL;
-	char *out = NULL, *err = NULL;
-	json_t *jo, *je;
-	int st;
+	struct exec_limits lim = { .max_out = REMOTE_ANSWER_MAX, .deadline_ms = PEER_RUN_DEADLINE_MS };
+	struct exec_result res;
+	char why[400], *line;
 
 	if (!argv) {
-		answer_err("run: \"argv\" is not a list of 1 to 63 words");
+		not_run("run: \"argv\" is not a list of 1 to 63 words");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		argv[i] = (char *)json_string_value(json_array_get(ja, i));
 		if (!argv[i]) {
 			free(argv);
-			answer_err("run: \"argv\" holds something that is not a string");
+			not_run("run: \"argv\" holds something that is not a string");
 			return;
 		}
 	}
-	st = exec_run(NULL, argv, &out, &err);
-	free(argv);
-	if ((out && strlen(out) > AGENT_RUN_OUT_MAX) || (err && strlen(err) > AGENT_RUN_OUT_MAX)) {
-		answer(json_pack("{s:b, s:s, s:b}", "ok", 0, "error", "run: more output than an answer holds", "too_long", 1));
-	} else if (!(jo = json_string(out ? out : "")) || !(je = json_string(err ? err : ""))) {
-		json_decref(jo);
-		answer(json_pack("{s:b, s:s, s:b}", "ok", 0, "error", "run: output that is not UTF-8 text", "binary", 1));
-	} else {
-		answer(json_pack("{s:b, s:i, s:o, s:o}", "ok", 1, "status", st, "out", jo, "err", je));
+	if (peer_run_allowed(argv, (int)n, why, sizeof(why)) < 0) {
+		free(argv);
+		not_run(why);
+		return;
 	}
-	free(out);
-	free(err);
+	int st = exec_run_limited(NULL, argv, &lim, &res);
+
+	free(argv);
+	line = peer_run_answer(&(struct peer_run_output){ .status = st, .out = res.out ?: "", .out_len = res.out_len,
+							   .err = res.err ?: "", .err_len = res.err_len,
+							   .too_long = res.too_long, .timed_out = res.timed_out });
+	free(res.out);
+	free(res.err);
+	if (line)
+		printf("%s\n", line);
+	else
+		answer_err("run: out of memory");
+	fflush(stdout);
+	free(line);
 }
 
 static void op_modules(void)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The records' builder, one for every testbed (matrix.h; docs/results-format.md). */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "cpu.h"
+#include "log.h"
 #include "matrix.h"
 
 json_t *record_new(const char *kind, const char *scenario, int repeat)
@@ -20,8 +22,14 @@ json_t *record_new(const char *kind, const char *scenario, int repeat)
 void record_status(json_t *rec, const char *status, const char *reason)
 {
 	json_object_set_new(rec, "status", json_string(status));
-	if (reason)
-		json_object_set_new(rec, "reason", json_string(reason));
+	if (reason) {
+		/* one line, and no control character: a reason may quote another host's stderr */
+		char *r = strdup(reason);
+
+		msg_clean(r, true);
+		json_object_set_new(rec, "reason", json_string(r ?: reason));
+		free(r);
+	}
 }
 
 int record_is(json_t *rec, const char *s)

@@ -9,6 +9,7 @@
 #include "files.h"
 #include "journal.h"
 #include "log.h"
+#include "peer_run.h"
 #include "remote.h"
 
 const char *ep_lost(const struct endpoint *e)
@@ -16,18 +17,11 @@ const char *ep_lost(const struct endpoint *e)
 	return e->lost ? e->lost(e->arg) : NULL;
 }
 
-/* A copy of a string of the agent's answer (NULL for none), for the caller to free. */
-static char *answer_text(json_t *r, const char *key)
-{
-	const char *v = json_string_value(json_object_get(r, key));
-
-	return strdup(v ? v : "");
-}
-
 /*
  * argv run by the peer's agent: its exit status, or 255 (as from ssh) when
- * the session died (the end then lost), or -2 when the agent would not run
- * it (an older agent, output too long): then ssh runs it.
+ * the session died (the end then lost), -1 when it ran but its output did
+ * not come (*err says why), or PEER_RUN_NOT_RUN when the agent did not run
+ * it (an older agent): then ssh runs it. A program that ran is never run twice.
  */
 static int agent_run(const struct endpoint *e, char *const argv[], char **out, char **err)
 {
@@ -40,7 +34,7 @@ static int agent_run(const struct endpoint *e, char *const argv[], char **out, c
 	line = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
 	if (!line)
-		return -2;
+		return PEER_RUN_NOT_RUN;
 	if (log_verbose > 1) {
 		fprintf(stderr, "ipsecperf: + by the agent on %s: ", e->host->ssh_dest);
 		exec_print(stderr, NULL, argv);
@@ -52,15 +46,7 @@ static int agent_run(const struct endpoint *e, char *const argv[], char **out, c
 			*err = strdup(ep_lost(e) ?: "the agent did not answer");
 		return 255;
 	}
-	if (!json_is_true(json_object_get(r, "ok")) || !json_is_integer(json_object_get(r, "status"))) {
-		json_decref(r);
-		return -2;
-	}
-	st = (int)json_integer_value(json_object_get(r, "status"));
-	if (out)
-		*out = answer_text(r, "out");
-	if (err)
-		*err = answer_text(r, "err");
+	st = peer_run_result(r, out, err);
 	json_decref(r);
 	return st;
 }
@@ -72,8 +58,8 @@ int ep_run(const struct endpoint *e, char *const argv[], char **out, char **err)
 	if (!ep_remote(e))
 		return exec_run(e->netns, argv, out, err);
 	/* the agent, when there is one: no ssh connection and remote shell per command */
-	st = e->agent ? agent_run(e, argv, out, err) : -2;
-	if (st != -2)
+	st = e->agent ? agent_run(e, argv, out, err) : PEER_RUN_NOT_RUN;
+	if (st != PEER_RUN_NOT_RUN)
 		return st;
 	st = remote_run(e->host, argv, out, err);
 	if (st == 255 && e->lose)

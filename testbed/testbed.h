@@ -27,8 +27,8 @@ struct testbed_config {
 
 struct testbed {
 	const char *kind;    /* "netns" */
-	char ns_tx[32];      /* sender's namespace */
-	char ns_rx[32];      /* receiver's namespace */
+	char ns_tx[64];      /* sender's namespace */
+	char ns_rx[64];      /* receiver's namespace */
 	char dev_tx[16];     /* sender's end of the link */
 	char dev_rx[16];
 	char addr_tx[64];    /* address without prefix length */

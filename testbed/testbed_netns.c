@@ -72,9 +72,9 @@ static void names(struct testbed *tb, const struct testbed_config *cfg)
 
 	memset(tb, 0, sizeof(*tb));
 	tb->kind = "netns";
-	/* unique per process, so parallel runs and leftovers never collide */
-	snprintf(tb->ns_tx, sizeof(tb->ns_tx), "ipsecperf-%d-tx", (int)getpid());
-	snprintf(tb->ns_rx, sizeof(tb->ns_rx), "ipsecperf-%d-rx", (int)getpid());
+	/* unique per process and its start, so parallel runs and leftovers never collide */
+	rtnl_netns_name(tb->ns_tx, sizeof(tb->ns_tx), "tx");
+	rtnl_netns_name(tb->ns_rx, sizeof(tb->ns_rx), "rx");
 	strcpy(tb->dev_tx, "ipp-tx");
 	strcpy(tb->dev_rx, "ipp-rx");
 	snprintf(tb->addr_tx, sizeof(tb->addr_tx), "%s", cfg->addr_tx);

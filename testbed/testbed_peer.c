@@ -143,6 +143,7 @@ static int check_end(struct peer *p, bool remote, struct end *e, const char *wan
 		}
 		snprintf(e->driver, sizeof(e->driver), "%s%s%s%s%s", drv, ver[0] ? " " : "", ver,
 			 fw[0] ? ", firmware " : "", fw);
+		msg_clean(e->driver, true);
 	}
 	free(out);
 	return 0;
@@ -266,14 +267,14 @@ static int check_peer_host(struct peer *p, char *why, size_t len)
 	free(out);
 	out = NULL;
 	if (ep_run(&p->ep_rx, (char *[]){ "uname", "-r", NULL }, &out, NULL) == 0)
-		snprintf(p->peer_kernel, sizeof(p->peer_kernel), "%s", trim(out));
+		snprintf(p->peer_kernel, sizeof(p->peer_kernel), "%.*s", (int)strcspn(trim(out), "\n"), out);
 	free(out);
 	out = NULL;
 	/* which addresses ssh itself uses: "client port server port", as sshd tells the session (the agent's too) */
 	if (ep_run(&p->ep_rx, (char *[]){ "printenv", "SSH_CONNECTION", NULL }, &out, NULL) == 0) {
 		char cli[64] = "", srv[64] = "";
 
-		snprintf(p->ssh_conn, sizeof(p->ssh_conn), "%s", trim(out));
+		snprintf(p->ssh_conn, sizeof(p->ssh_conn), "%.*s", (int)strcspn(trim(out), "\n"), out);
 		if (sscanf(p->ssh_conn, "%63s %*s %63s", cli, srv) == 2)
 			p->ssh_on_link = !strcmp(cli, p->addr_tx) || !strcmp(srv, p->addr_rx);
 	}

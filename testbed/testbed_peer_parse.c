@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "log.h"
 #include "testbed_peer.h"
 
 int peer_parse_ethtool(const char *text, struct link_info *li)
@@ -28,6 +29,7 @@ int peer_parse_ethtool(const char *text, struct link_info *li)
 			li->link = !strncmp(s + 15, "yes", 3);
 		else if (!strncmp(s, "Duplex: ", 8))
 			sscanf(s + 8, "%15s", li->duplex);
+		msg_clean(li->duplex, true);
 		line = strchr(line, '\n');
 		if (line)
 			line++;
@@ -57,6 +59,7 @@ int peer_parse_ip_link(const char *json, int *mtu, char *state, size_t len)
 		return -1;
 	*mtu = json_is_integer(json_object_get(l, "mtu")) ? (int)json_integer_value(json_object_get(l, "mtu")) : -1;
 	snprintf(state, len, "%s", json_string_value(json_object_get(l, "operstate")) ?: "UNKNOWN");
+	msg_clean(state, true); /* JSON escapes may spell a control character */
 	json_decref(l);
 	return *mtu > 0 ? 0 : -1;
 }
@@ -85,6 +88,7 @@ int peer_parse_ip_addr(const char *json, const char *family, const char *want, c
 			continue;
 		}
 		snprintf(addr, len, "%s", local);
+		msg_clean(addr, true);
 		if (prefix_len)
 			*prefix_len = (int)json_integer_value(json_object_get(a, "prefixlen"));
 		rc = 0;
@@ -167,3 +171,4 @@ void peer_json_wipe_frees(void)
 {
 	json_set_alloc_funcs(malloc, wipe_free);
 }
+

@@ -2,11 +2,16 @@
 /* Checks on what a VM guest sends back (guest_check.h). */
 #include "guest_check.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "guest_tar.h"
 #include "log.h"
 #include "results.h"
@@ -46,6 +51,26 @@ int guest_out_scan(const void *tar, size_t len, struct guest_out *g, char *why, 
 	return guest_tar_parse(tar, len, scan_one, g, why, whylen) < 0 ? -1 : 0;
 }
 
+/*
+ * The names the host writes beside the guest's raw files in raw/<release>/
+ * (vm.c's keep_raw): console[-receiver][-rN].log, vm-guest[-rN].json. A
+ * guest may not plant one for a later boot of the same kernel.
+ */
+bool guest_raw_name_reserved(const char *name)
+{
+	const char *p;
+
+	if (!strncmp(name, "console", 7))
+		p = name + 7 + (strncmp(name + 7, "-receiver", 9) ? 0 : 9);
+	else if (!strncmp(name, "vm-guest", 8))
+		p = name + 8;
+	else
+		return false;
+	if (!strncmp(p, "-r", 2) && p[2] >= '0' && p[2] <= '9')
+		p += 2 + strspn(p + 2, "0123456789");
+	return !strcmp(p, !strncmp(name, "console", 7) ? ".log" : ".json");
+}
+
 static int raw_one(const struct guest_tar_entry *e, void *ctx, char *why, size_t whylen)
 {
 	const char *pfx = GUEST_RUNDIR "/raw/", *rel;
@@ -54,6 +79,8 @@ static int raw_one(const struct guest_tar_entry *e, void *ctx, char *why, size_t
 	if (strncmp(e->path, pfx, strlen(pfx)))
 		return 0;
 	rel = e->path + strlen(pfx);
+	if (!strchr(rel, '/') && guest_raw_name_reserved(rel))
+		return msg_err(why, whylen, "%s is a name the host writes itself", rel);
 	if (!e->dir)
 		return guest_write_file(rawfd, rel, e->data, e->size, why, whylen);
 	fd = guest_open_dir(rawfd, rel, why, whylen);
@@ -63,9 +90,51 @@ static int raw_one(const struct guest_tar_entry *e, void *ctx, char *why, size_t
 	return 0;
 }
 
+/* Every entry of the staging folder sfd moved into rawfd, none over a name there; 0 or -1 with why. */
+static int stage_commit(int sfd, int rawfd, char *why, size_t whylen)
+{
+	DIR *d = fdopendir(dup(sfd));
+	struct dirent *de;
+	struct stat st;
+	int rc = 0;
+
+	if (!d)
+		return msg_err(why, whylen, "the staging folder: %s", strerror(errno));
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		rewinddir(d);
+		while (!rc && (de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			/* first every name checked, then moved: nothing moves unless all can */
+			if (!pass && fstatat(rawfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				rc = msg_err(why, whylen, "%s exists already", de->d_name);
+			else if (pass && renameat2(sfd, de->d_name, rawfd, de->d_name, RENAME_NOREPLACE) < 0)
+				rc = msg_err(why, whylen, "%s: %s", de->d_name, strerror(errno));
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
 int guest_out_raw(const void *tar, size_t len, int rawfd, char *why, size_t whylen)
 {
-	return guest_tar_parse(tar, len, raw_one, &rawfd, why, whylen) < 0 ? -1 : 0;
+	/* a blank: no name of the guest's (guest_name_ok) is this one */
+	char stage[48], path[96];
+	int sfd, rc;
+
+	fmt_buf(stage, sizeof(stage), ".staging %d", (int)getpid());
+	fmt_buf(path, sizeof(path), "/proc/self/fd/%d/%s", rawfd, stage);
+	rm_rf(path); /* a crashed run's */
+	if (mkdirat(rawfd, stage, 0755) < 0 ||
+	    (sfd = openat(rawfd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return msg_err(why, whylen, "a staging folder: %s", strerror(errno));
+	rc = guest_tar_parse(tar, len, raw_one, &sfd, why, whylen) < 0 ? -1 : 0;
+	if (!rc)
+		rc = stage_commit(sfd, rawfd, why, whylen);
+	close(sfd);
+	/* refused: nothing of the archive stays; taken: the folder is empty */
+	rm_rf(path);
+	return rc;
 }
 
 /* ---- JSON ---- */

@@ -10,6 +10,7 @@
 #define IPSECPERF_GUEST_CHECK_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define GUEST_JSON_DEPTH 16
@@ -30,9 +31,16 @@ int guest_out_scan(const void *tar, size_t len, struct guest_out *g, char *why, 
 
 /*
  * Write the archive's run/raw/ files under rawfd (guest_write_file: new
- * files only, 0644, no link followed). 0, or -1 with why.
+ * files only, 0644, no link followed), all or none: they are unpacked into
+ * a staging folder under rawfd and moved into place only once the whole
+ * archive is taken, none over a name that is there, none of the names
+ * the host writes itself (guest_raw_name_reserved). 0, or -1 with why and
+ * nothing written.
  */
 int guest_out_raw(const void *tar, size_t len, int rawfd, char *why, size_t whylen);
+
+/* console[-receiver][-rN].log and vm-guest[-rN].json: the host's own names in raw/<release>/. */
+bool guest_raw_name_reserved(const char *name);
 
 /*
  * Every string in v, object keys included, is free of control characters

@@ -264,8 +264,9 @@ static void build_argv(struct boot *b, struct qemu_argv *q)
 	fmt_buf(q->smp, sizeof(q->smp), "%d", b->fds ? 1 : nr_cpus());
 	build_append(q->append, sizeof(q->append));
 	fmt_buf(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
-	fmt_buf(q->ser[1], sizeof(q->ser[1]), "file:%s", b->tar_path);
-	fmt_buf(q->ser[2], sizeof(q->ser[2]), "file:%s", b->live_path);
+	/* a port nobody reads (the vm-pair receiver's results and records) goes nowhere: it cannot fill a disk */
+	fmt_buf(q->ser[1], sizeof(q->ser[1]), b->tar_path ? "file:%s" : "null", b->tar_path);
+	fmt_buf(q->ser[2], sizeof(q->ser[2]), b->live_path ? "file:%s" : "null", b->live_path);
 	for (const char *const *p = (const char *const[]){ "qemu-system-x86_64", "-accel",
 			b->kvm ? "kvm" : "tcg", "-cpu", b->kvm ? "host" : "max", "-m", "1024",
 			"-smp", q->smp, "-nodefaults", "-no-user-config", "-display", "none",
@@ -332,9 +333,9 @@ static bool serial_flood(struct boot *b)
 
 	if (fstat(b->con.fd, &st) == 0 && st.st_size > CONSOLE_MAX)
 		what = "console", max = CONSOLE_MAX;
-	else if (stat(b->tar_path, &st) == 0 && st.st_size > GUEST_TAR_MAX_STREAM)
+	else if (b->tar_path && stat(b->tar_path, &st) == 0 && st.st_size > GUEST_TAR_MAX_STREAM)
 		what = "results port", max = GUEST_TAR_MAX_STREAM;
-	else if (stat(b->live_path, &st) == 0 && st.st_size > LIVE_MAX)
+	else if (b->live_path && stat(b->live_path, &st) == 0 && st.st_size > LIVE_MAX)
 		what = "record port", max = LIVE_MAX;
 	if (!what)
 		return false;
@@ -351,8 +352,10 @@ static pid_t boot_start(struct boot *b, char **argv, int *qfd)
 	pid_t pid;
 
 	unlink(b->console_path);
-	unlink(b->tar_path);
-	unlink(b->live_path);
+	if (b->tar_path)
+		unlink(b->tar_path);
+	if (b->live_path)
+		unlink(b->live_path);
 	/* qemu opens the serial files itself; create the console first to follow it */
 	b->con.fd = open(b->console_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
 	*qfd = open(b->qlog_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -406,13 +409,31 @@ static int peer_start(struct boot *s)
 	return 0;
 }
 
-/* Has the receiver ended the run at t (panicked, exited, not booted in time)? Then s->why says so. */
+/*
+ * Has the receiver written more than the sender may (serial_flood)? Then
+ * s->why says so, and the pair's results are refused as a flooding
+ * sender's are.
+ */
+static bool peer_flood(struct boot *s)
+{
+	struct boot *p = s->peer;
+
+	if (!serial_flood(p))
+		return false;
+	fmt_buf(s->why, sizeof(s->why), "the receiver: %s", p->why);
+	s->flood = s->peer_fault = true;
+	return true;
+}
+
+/* Has the receiver ended the run at t (panicked, flooded, exited, not booted in time)? Then s->why says so. */
 static bool peer_failed(struct boot *s, double t)
 {
 	struct boot *p = s->peer;
 	int st;
 
 	console_poll(&p->con, t);
+	if (peer_flood(s))
+		return true;
 	if (p->con.panic)
 		fmt_buf(s->why, sizeof(s->why), "the receiver's kernel panicked: %s", p->con.panic_line);
 	else if (waitpid(p->pid, &st, WNOHANG) == p->pid)
@@ -435,6 +456,9 @@ static void peer_stop(struct boot *s, double t)
 		exec_stop(p->pid, 2000);
 	p->pid = -1;
 	console_poll(&p->con, t);
+	/* what it wrote after the last look (the sender may have ended first) */
+	if (p->con.fd >= 0 && !s->flood)
+		peer_flood(s);
 	if (p->con.fd >= 0)
 		close(p->con.fd);
 	p->con.fd = -1;
@@ -690,9 +714,17 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 			json_decref(rec);
 			break;
 		}
-		const char *pk = json_string_value(json_object_get(rec, "peer_kernel"));
+		json_t *jpk = json_object_get(rec, "peer_kernel");
+		const char *pk = json_string_value(jpk);
 
-		if (peer_rel && pk && *pk && strcmp(pk, peer_rel)) {
+		/*
+		 * The receiver is the one the host booted: a record that names
+		 * another, or none (empty, or absent from a run that went ok), is
+		 * not taken. Only a run that failed before it reached the
+		 * receiver may say nothing of it.
+		 */
+		if (peer_rel && ((jpk && (!pk || strcmp(pk, peer_rel))) ||
+				 (!jpk && status && !strcmp(status, "ok")))) {
 			fmt_buf(why, whylen, "%s:%d: its peer_kernel is not the receiver's release %s", name, i + 1,
 				peer_rel);
 			json_decref(rec);
@@ -771,6 +803,9 @@ static void keep_console(int rawfd, const char *src, const char *name)
 	if (fd >= 0 && fstat(fd, &st) == 0) {
 		max = st.st_size < CONSOLE_MAX ? (size_t)st.st_size : CONSOLE_MAX;
 		buf = malloc(max + 1);
+		if (st.st_size > CONSOLE_MAX)
+			pr_warn("vm: %s: the guest wrote %lld bytes; its first %ld MiB are kept", name,
+				(long long)st.st_size, CONSOLE_MAX >> 20);
 	}
 	while (buf && n < max && ((got = read(fd, buf + n, max - n)) > 0 || (got < 0 && errno == EINTR)))
 		n += got > 0 ? got : 0;
@@ -979,8 +1014,8 @@ static void boot_init_pair(struct boot *b, struct boot *rx, const struct vm_work
 	rx->bios = b->bios;
 	rx->initrd = w->rx.initrd;
 	rx->console_path = w->rx.con;
-	rx->tar_path = w->rx.tar;
-	rx->live_path = w->rx.live;
+	rx->tar_path = NULL; /* the receiver sends no results: its ports are -serial null */
+	rx->live_path = NULL;
 	rx->qlog_path = w->rx.qlog;
 	rx->con.fd = -1;
 	rx->pid = -1;
@@ -1128,8 +1163,10 @@ static void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct bo
 			fmt_buf(b->why, sizeof(b->why), "the guest's raw files were not kept: %s", why);
 			t->refused = true;
 		}
+		/* a refused archive leaves nothing: not its timings either */
 		fmt_buf(name, sizeof(name), "vm-guest%s.json", d->boot_sfx);
-		if (t->g.info && guest_write_file(rawfd, name, t->g.info, t->g.info_len, why, sizeof(why)) < 0)
+		if (t->g.info && !t->refused &&
+		    guest_write_file(rawfd, name, t->g.info, t->g.info_len, why, sizeof(why)) < 0)
 			pr_warn("vm: %s: %s", d->rawrel, why);
 	}
 	if (rawfd >= 0)

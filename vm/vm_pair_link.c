@@ -68,7 +68,7 @@ int pair_link_make(struct pair_link *l, bool dry_run)
 
 	memset(l->fd, -1, sizeof(l->fd));
 	l->seq = 0;
-	snprintf(l->netns, sizeof(l->netns), "ipsecperf-%d-pair", (int)getpid());
+	rtnl_netns_name(l->netns, sizeof(l->netns), "pair");
 	if (dry_run) {
 		print_dry(l);
 		return 0;

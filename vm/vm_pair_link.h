@@ -15,7 +15,7 @@ enum { PAIR_TX, PAIR_RX };
 enum { PAIR_LINK, PAIR_CTL };
 
 struct pair_link {
-	char netns[40];
+	char netns[64];
 	int fd[2][2];   /* [guest][PAIR_LINK or PAIR_CTL]: the tap fds qemu gets as 3 and 4 */
 	int seq;        /* the namespace's journal record, 0: none */
 };

@@ -47,6 +47,12 @@ wait_for_netns() { # pid timeout_s
 	return 1
 }
 
+# The name of run PID's namespace for ROLE (tx, rx, pair):
+# ipsecperf-PID-START-ROLE, START the run's start time; empty when there is none.
+run_netns() { # pid role
+	ip netns list | awk '{print $1}' | grep -E "^ipsecperf-$1-[0-9]+-$2\$" | head -1
+}
+
 # A 2 s clear run of an installed program PROG into OUT, from /, so that
 # only the installed data can serve it: exit 0, status ok, no namespace of
 # its own left (others' runs may share the host, so only its pid's count),

@@ -27,12 +27,12 @@ info "a netns run of clear, no-gso and tcp-md5: $(execs iperf3) iperf3, 0 ip, 0 
 
 # --dry-run: the commands, as before
 "$IPSECPERF" run --dry-run -r 1 no-gso > "$TMP/dry" 2>&1 || fail "dry-run failed"
-for re in '^ip netns add ipsecperf-[0-9]*-tx$' \
-	'^ip link add ipp-tx netns ipsecperf-[0-9]*-tx type veth peer name ipp-rx netns ipsecperf-[0-9]*-rx$' \
-	'^ip -n ipsecperf-[0-9]*-rx addr add 198.18.0.2/24 dev ipp-rx$' \
-	'^ip -n ipsecperf-[0-9]*-rx link set lo up$' \
-	'^ip netns exec ipsecperf-[0-9]*-tx ethtool -K ipp-tx tso off gso off gro on$' \
-	'^ip netns del ipsecperf-[0-9]*-tx$'; do
+for re in '^ip netns add ipsecperf-[0-9]*-[0-9]*-tx$' \
+	'^ip link add ipp-tx netns ipsecperf-[0-9]*-[0-9]*-tx type veth peer name ipp-rx netns ipsecperf-[0-9]*-[0-9]*-rx$' \
+	'^ip -n ipsecperf-[0-9]*-[0-9]*-rx addr add 198.18.0.2/24 dev ipp-rx$' \
+	'^ip -n ipsecperf-[0-9]*-[0-9]*-rx link set lo up$' \
+	'^ip netns exec ipsecperf-[0-9]*-[0-9]*-tx ethtool -K ipp-tx tso off gso off gro on$' \
+	'^ip netns del ipsecperf-[0-9]*-[0-9]*-tx$'; do
 	grep -q "$re" "$TMP/dry" || { cat "$TMP/dry" >&2; fail "dry-run does not print /$re/"; }
 done
 info "dry-run prints the ip and ethtool commands"

@@ -33,7 +33,7 @@ pid=$!
 addr=""
 if wait_for_netns $pid 20; then
 	for _ in $(seq 100); do
-		addr=$(ip -n "ipsecperf-$pid-tx" -o -4 addr show 2> /dev/null | awk '$2 != "lo" {print $4}')
+		addr=$(ip -n "$(run_netns $pid tx)" -o -4 addr show 2> /dev/null | awk '$2 != "lo" {print $4}')
 		[ -n "$addr" ] && break
 		sleep 0.05
 	done

@@ -1,38 +1,97 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The peer agent's "run" request (run/peer_agent.c): one program from an
-# argv, no shell, its exit status and output in the answer, as ssh would
-# give them. What the answer cannot carry (output past its cap, output that
-# is not UTF-8) and what is not an argv are said, never sent half: the run
-# then asks ssh (testbed/endpoint.c). The agent is started here on a pipe,
-# as ssh starts it on the peer.
+# argv, no shell, and only one the peer testbed runs (ip, ethtool, iperf3
+# and timeout --version, uname -r, printenv SSH_CONNECTION, cat of /proc
+# and /sys); its exit status and output in the answer, as ssh would give
+# them. Every answer line fits what the run reads (64 KiB), measured as
+# sent: output whose JSON escapes make it too long, output with a NUL or
+# not UTF-8, a program past the agent's deadline are said, never sent
+# half, and the answer says the program ran (the run then does not run it
+# again through ssh). An argv it does not run is refused without running.
+# The agent is started here on a pipe, as ssh starts it on the peer, with
+# stand-ins for the programs first on its PATH.
 . "$(dirname "$0")/lib.sh"
 
-cat > "$TMP/req" <<'EOF'
-{"op":"run","argv":["sh","-c","printf out; printf err >&2; exit 3"]}
-{"op":"run","argv":["printf","\\377\\376"]}
-{"op":"run","argv":["sh","-c","yes | head -c 30000"]}
+mkdir -p "$TMP/bin"
+# ethtool's stand-in: what it prints follows the device it is asked about
+cat > "$TMP/bin/ethtool" << EOF
+#!/bin/bash
+dev=\$1
+case \$1 in -i | -k | -K) dev=\$2 ;; esac
+case "\$dev" in
+status3) printf out; printf err >&2; exit 3 ;;
+esc) head -c 12000 /dev/zero | tr '\\000' '\\033' ;;
+ctl) head -c 20000 /dev/zero | tr '\\000' '\\001' ;;
+quotes) head -c 24000 /dev/zero | tr '\\000' '"'; head -c 24000 /dev/zero | tr '\\000' '"' >&2 ;;
+nul) printf 'abc\\000' ;;
+binary) printf '\\377\\376' ;;
+flood) exec yes ;;
+hang) sleep 60 & echo \$! > "$TMP/hang.pid"; sleep 60 ;;
+change) echo ran >> "$TMP/changes" ;;
+esac
+EOF
+chmod +x "$TMP/bin/ethtool"
+
+cat > "$TMP/req" << EOF
+{"op":"run","argv":["ethtool","status3"]}
+{"op":"run","argv":["ethtool","binary"]}
+{"op":"run","argv":["ethtool","esc"]}
+{"op":"run","argv":["ethtool","ctl"]}
+{"op":"run","argv":["ethtool","quotes"]}
+{"op":"run","argv":["ethtool","nul"]}
+{"op":"run","argv":["ethtool","flood"]}
 {"op":"run","argv":[]}
 {"op":"run","argv":["echo",7]}
 {"op":"run","argv":"echo hi"}
-{"op":"run","argv":["/nonexistent/program"]}
-{"op":"run","argv":["printenv","IPSECPERF_AGENT_RUN_TEST"]}
+{"op":"run","argv":["sh","-c","touch $TMP/shell-ran"]}
+{"op":"run","argv":["ip","netns","exec","x","touch","$TMP/shell-ran"]}
+{"op":"run","argv":["cat","/proc/../$TMP/req"]}
+{"op":"run","argv":["ethtool","-K","change","tso","off"]}
+{"op":"run","argv":["printenv","SSH_CONNECTION"]}
+{"op":"run","argv":["ethtool","hang"]}
 EOF
-IPSECPERF_AGENT_RUN_TEST=inherited timeout --kill-after=5 30 "$IPSECPERF" peer-agent < "$TMP/req" \
-	> "$TMP/ans" 2> "$TMP/err" || fail "the agent exited $? at the end of its input: $(cat "$TMP/err")"
-[ "$(wc -l < "$TMP/ans")" = 8 ] || { cat "$TMP/ans" >&2; fail "not one answer a request"; }
-python3 - "$TMP/ans" <<'EOF' || fail "the agent's answers to run are not as they should be"
+start=$(date +%s)
+SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/bin:$PATH" timeout --kill-after=5 40 \
+	"$IPSECPERF" peer-agent < "$TMP/req" > "$TMP/ans" 2> "$TMP/err" ||
+	fail "the agent exited $? at the end of its input: $(cat "$TMP/err")"
+secs=$(($(date +%s) - start))
+[ "$(wc -l < "$TMP/ans")" = 16 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
+python3 - "$TMP/ans" << 'EOF' || fail "the agent's answers to run are not as they should be"
 import json, sys
-a = [json.loads(l) for l in open(sys.argv[1])]
+lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
+for i, l in enumerate(lines):
+    if len(l) > 65534:
+        sys.exit("answer %d is %d bytes: longer than the run reads" % (i + 1, len(l)))
+a = [json.loads(l) for l in lines]
 def want(i, cond, what):
     if not cond:
-        sys.exit("answer %d (%s): %s" % (i + 1, what, a[i]))
-want(0, a[0]["ok"] and a[0]["status"] == 3 and a[0]["out"] == "out" and a[0]["err"] == "err", "status, out and err")
-want(1, not a[1]["ok"] and a[1].get("binary") is True and "out" not in a[1], "not UTF-8: said, not sent")
-want(2, not a[2]["ok"] and a[2].get("too_long") is True and "out" not in a[2], "too long: said, not sent")
-for i in (3, 4, 5):
-    want(i, not a[i]["ok"] and "argv" in a[i]["error"], "not an argv of strings")
-want(6, a[6]["ok"] and a[6]["status"] not in (0, 255), "a program that is not there")
-want(7, a[7]["ok"] and a[7]["status"] == 0 and a[7]["out"] == "inherited\n", "the session's environment")
+        sys.exit("answer %d (%s): %.300s" % (i + 1, what, a[i]))
+want(0, a[0]["ok"] and a[0]["ran"] and a[0]["status"] == 3 and a[0]["out"] == "out" and a[0]["err"] == "err",
+     "status, out and err")
+want(1, not a[1]["ok"] and a[1]["ran"] and a[1].get("binary") is True and "out" not in a[1], "not UTF-8: said, not sent")
+for i, what in ((2, "12,000 ESC"), (3, "20,000 \\001"), (4, "24,000 quotes on each stream"), (6, "endless output")):
+    want(i, not a[i]["ok"] and a[i]["ran"] and a[i].get("too_long") is True and "out" not in a[i],
+         what + ": too long once encoded, said, not sent")
+want(5, not a[5]["ok"] and a[5]["ran"] and a[5].get("binary") is True and "out" not in a[5], "a NUL: not cut at")
+for i in (7, 8, 9):
+    want(i, not a[i]["ok"] and a[i]["ran"] is False and "argv" in a[i]["error"], "not an argv of strings")
+for i in (10, 11, 12):
+    want(i, not a[i]["ok"] and a[i]["ran"] is False and "not a command the peer testbed runs" in a[i]["error"],
+         "a program the testbed does not run: refused")
+want(13, a[13]["ok"] and a[13]["status"] == 0, "ethtool -K")
+want(14, a[14]["ok"] and a[14]["out"] == "198.18.8.1 40000 198.18.8.2 22\n", "the session's environment")
+want(15, not a[15]["ok"] and a[15]["ran"] and a[15].get("timed_out") is True, "past the deadline: killed, said")
 EOF
+[ -e "$TMP/shell-ran" ] && fail "a refused argv ran"
+[ "$(cat "$TMP/changes")" = ran ] || fail "ethtool -K ran $(wc -l < "$TMP/changes") times, not once"
+# the hung program and its child were killed at the deadline (10 s), and the agent then saw its input end
+[ "$secs" -lt 20 ] || fail "the agent took $secs s: a hung program held it past its deadline"
+hang=$(cat "$TMP/hang.pid")
+for _ in $(seq 20); do # killed, it may stay a zombie a moment until it is reaped
+	[ -d "/proc/$hang" ] && [ "$(awk '{print $3}' "/proc/$hang/stat" 2> /dev/null)" != Z ] || break
+	sleep 0.1
+done
+[ -d "/proc/$hang" ] && [ "$(awk '{print $3}' "/proc/$hang/stat" 2> /dev/null)" != Z ] &&
+	fail "the hung program's child outlived the agent's deadline: $(cat "/proc/$hang/cmdline" | tr '\0' ' ')"
 exit 0

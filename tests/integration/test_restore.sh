@@ -47,7 +47,7 @@ ours_gone() { # pid what
 # The processes in a run's namespaces (iperf3, or the stream's receiver and sender).
 children=""
 note_children() { # pid
-	children="$(ip netns pids "ipsecperf-$1-tx" 2> /dev/null) $(ip netns pids "ipsecperf-$1-rx" 2> /dev/null)"
+	children="$(ip netns pids "$(run_netns "$1" tx)" 2> /dev/null) $(ip netns pids "$(run_netns "$1" rx)" 2> /dev/null)"
 }
 
 host_snapshot > "$TMP/before"
@@ -94,6 +94,10 @@ pid=$!
 wait_for_netns $pid 10 || fail "SIGKILL: the run did not start"
 sleep 2
 note_children $pid
+# named by pid and start time: a later run with this pid is another name, and cleanup's undo never takes its namespace
+start=$(awk '{print $22}' "/proc/$pid/stat")
+[ "$(run_netns $pid tx)" = "ipsecperf-$pid-$start-tx" ] && [ "$(run_netns $pid rx)" = "ipsecperf-$pid-$start-rx" ] ||
+	fail "the run's namespaces are not named by its pid and start time $start: $(ip netns list | grep "^ipsecperf-$pid-" | tr '\n' ' ')"
 kill -KILL $pid
 wait $pid 2> /dev/null
 ls "$IPSECPERF_JOURNAL_DIR"/journal-$pid-*.jsonl > /dev/null 2>&1 || fail "SIGKILL: no journal left to clean up"
@@ -113,13 +117,15 @@ assert_same_snapshot "$TMP/before" "$TMP/after" "after SIGKILL and cleanup"
 pid=$!
 wait_for_netns $pid 10 || fail "SIGKILL in no-gso: the run did not start"
 for _ in $(seq 100); do # the load runs once the offloads are set
-	[ -n "$(ip netns pids "ipsecperf-$pid-rx" 2> /dev/null)" ] && break
+	[ -n "$(ip netns pids "$(run_netns $pid rx)" 2> /dev/null)" ] && break
 	sleep 0.1
 done
 note_children $pid
 kill -KILL $pid
 wait $pid 2> /dev/null
-k="ipsecperf-$pid"
+k=$(run_netns $pid tx)
+k=${k%-tx}
+[ -n "$k" ] || fail "SIGKILL in no-gso: no namespace of run $pid"
 trap 'ip netns del "$k-tx" 2> /dev/null; ip netns del "$k-rx" 2> /dev/null; rm -rf "$TMP"' EXIT
 j=$(ls "$IPSECPERF_JOURNAL_DIR"/journal-$pid-*.jsonl) || fail "SIGKILL in no-gso: no journal"
 python3 - "$j" "$k" << 'PY' || fail "SIGKILL in no-gso: the journal's records are not the netlink ones (above)"

@@ -34,8 +34,8 @@ keys=0
 for _ in $(seq 30); do
 	sleep 0.2
 	# counts only: ss would print the key itself
-	tx=$(ip netns exec "ipsecperf-$pid-tx" ss -tnie state established 2> /dev/null | grep -c 'md5keys:')
-	rx=$(ip netns exec "ipsecperf-$pid-rx" ss -tnie state established 2> /dev/null | grep -c 'md5keys:')
+	tx=$(ip netns exec "$(run_netns $pid tx)" ss -tnie state established 2> /dev/null | grep -c 'md5keys:')
+	rx=$(ip netns exec "$(run_netns $pid rx)" ss -tnie state established 2> /dev/null | grep -c 'md5keys:')
 	if [ "${tx:-0}" -ge 1 ] && [ "${rx:-0}" -ge 1 ]; then
 		keys=1
 		break

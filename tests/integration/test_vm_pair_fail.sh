@@ -33,7 +33,7 @@ expect_exit2 "--peer-kernel on vm" '^ipsecperf: run: --peer-kernel is for the vm
 
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --dry-run -q clear > "$TMP/dry" 2>&1 ||
 	{ cat "$TMP/dry" >&2; fail "--dry-run exited $?"; }
-grep -q '^ip netns add ipsecperf-[0-9]*-pair$' "$TMP/dry" || { cat "$TMP/dry" >&2; fail "--dry-run: no namespace"; }
+grep -q '^ip netns add ipsecperf-[0-9]*-[0-9]*-pair$' "$TMP/dry" || { cat "$TMP/dry" >&2; fail "--dry-run: no namespace"; }
 grep -q 'tuntap add dev ipp-rx-link mode tap vnet_hdr$' "$TMP/dry" || fail "--dry-run: no tap"
 [ "$(grep -c '^qemu-system-x86_64 .*-netdev tap,id=link,fd=3 ' "$TMP/dry")" = 2 ] || fail "--dry-run: not two qemus on taps"
 assert_pair_clean "after bad usage and --dry-run"
@@ -61,7 +61,7 @@ assert_pair_clean "after the receiver's panic"
 "$IPSECPERF" run -q --testbed vm-pair --kernel "$k61" -t 60 -r 1 -o "$TMP/killed" clear > /dev/null 2>&1 &
 pid=$!
 for _ in $(seq 300); do
-	[ "$(pgrep -f "qemu-system.*$TMP" | wc -l)" = 2 ] && ip netns list | grep -q "ipsecperf-$pid-pair" && break
+	[ "$(pgrep -f "qemu-system.*$TMP" | wc -l)" = 2 ] && ip netns list | grep -qE "ipsecperf-$pid-[0-9]+-pair" && break
 	sleep 0.2
 done
 [ "$(pgrep -f "qemu-system.*$TMP" | wc -l)" = 2 ] || fail "the two guests did not start"

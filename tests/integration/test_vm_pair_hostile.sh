@@ -3,9 +3,12 @@
 # The vm-pair's sender guest is not trusted either: a stand-in qemu plays
 # both guests (the receiver says it is ready and waits to be stopped, the
 # sender sends a record whose peer_kernel is not the release the host booted
-# as the receiver). The record is refused with a reason that says so, the
+# as the receiver, or an empty one). The record is refused with a reason that says so, the
 # run exits 1, and both stand-ins, the namespace and the scratch folders
-# are gone. A well-formed record from the same stand-in is kept.
+# are gone. A well-formed record from the same stand-in is kept. The
+# receiver is held to the sender's limits: its results and record ports
+# are -serial null (nobody reads them), and a receiver that floods its
+# console fails the pair's runs with the reason while the sender still runs.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
@@ -36,10 +39,15 @@ def archive(path, release, peer):
 
 init = "ipsecperf-guest: init t=1.000\n"
 for name, rel, peer in (("rx", "6.1.0-standin-rx", None), ("liar", "6.1.0-standin-liar", "6.1.0-not-the-receiver"),
-                        ("honest", "6.1.0-standin-honest", "6.1.0-standin-rx")):
+                        ("honest", "6.1.0-standin-honest", "6.1.0-standin-rx"), ("floodrx", "6.1.0-standin-floodrx", None),
+                        ("slow", "6.1.0-standin-slow", "6.1.0-standin-floodrx"), ("blank", "6.1.0-standin-blank", "")):
     d = os.path.join(guests, name)
     os.makedirs(d)
     image(d + "/bzImage", rel)
+    if name == "floodrx":
+        open(d + "/flood", "w").close()
+    if name == "slow":
+        open(d + "/delay", "w").write("4")
     if peer is None:
         open(d + "/console", "w").write(init + "ipsecperf-guest: receiver ready t=1.100\n")
         open(d + "/serve", "w").close()
@@ -52,22 +60,37 @@ PY
 
 standin_qemu "$guests" "$TMP/bin"
 
+# A vm-pair run of stand-ins (SENDER RECEIVER guest pairs) into OUT, which
+# must exit 1 (a guest refused) and say WHY on stderr (OUT.stderr).
+pair_run_refused() { # out why sender receiver [sender receiver ...]
+	local out=$1 why=$2 args=() rc
+	shift 2
+	while [ $# -ge 2 ]; do args+=(--kernel "$guests/$1/bzImage" --peer-kernel "$guests/$2/bzImage"); shift 2; done
+	PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair "${args[@]}" \
+		-t 1 -O 0 -r 1 -o "$out" clear > "$out.stdout" 2> "$out.stderr"
+	rc=$?
+	[ $rc = 1 ] || { cat "$out.stderr" >&2; fail "$why: run exited $rc, not 1"; }
+	grep -q "$why" "$out.stderr" || { cat "$out.stderr" >&2; fail "the refusal does not say: $why"; }
+}
+
 out="$TMP/out"
-PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=tcg "$IPSECPERF" run -q --testbed vm-pair \
-	--kernel "$guests/liar/bzImage" --peer-kernel "$guests/rx/bzImage" \
-	--kernel "$guests/honest/bzImage" --peer-kernel "$guests/rx/bzImage" \
-	-t 1 -O 0 -r 1 -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr"
-rc=$?
-[ $rc = 1 ] || { cat "$TMP/stderr" >&2; fail "a lying sender guest: run exited $rc, not 1"; }
-grep -q "peer_kernel is not the receiver's release 6.1.0-standin-rx" "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "the refusal does not say why"; }
+pair_run_refused "$out" "peer_kernel is not the receiver's release 6.1.0-standin-rx" liar rx honest rx blank rx
 assert_records "$out/runs.jsonl" \
-	'sorted((r["kernel"], r["status"]) for r in rs) == [("6.1.0-standin-honest", "ok"), ("6.1.0-standin-liar", "failed")]' \
-	"the liar's run is not failed, or the honest one not kept"
+	'sorted((r["kernel"], r["status"]) for r in rs) == [("6.1.0-standin-blank", "failed"), ("6.1.0-standin-honest", "ok"), ("6.1.0-standin-liar", "failed")]' \
+	"the liar's run (or the one that names no receiver) is not failed, or the honest one not kept"
 assert_records "$out/runs.jsonl" 'all(r["testbed"] == "vm-pair" and r["vm"]["receiver"]["release"] == "6.1.0-standin-rx" for r in rs)' \
 	"records do not say vm-pair and the receiver the host booted"
 for p in $(pgrep -f "^sleep 600$"); do
 	grep -qF "$TMP" "/proc/$p/environ" 2> /dev/null && fail "a stand-in receiver is left running"
 done
 assert_vm_clean "after the lying guest"
+[ "$(grep -cx null "$guests/rx/argv")" = 2 ] && grep -qx 'file:.*/console.log' "$guests/rx/argv" ||
+	{ cat "$guests/rx/argv" >&2; fail "the receiver's results and record ports are not -serial null"; }
+
+# a receiver that floods its console while the sender runs (4 s)
+out2="$TMP/out2"
+pair_run_refused "$out2" "the receiver: the guest wrote more than 64 MiB on its console" slow floodrx
+assert_records "$out2/runs.jsonl" '[r["status"] for r in rs] == ["failed"] and "receiver" in rs[0]["reason"]' \
+	"the flooded pair's run is not failed with the reason"
+assert_vm_clean "after the flooding receiver"
 exit 0

@@ -26,7 +26,7 @@ assert_vm_clean() { # what
 	local left
 	left=$(ls -A "$TMPDIR" "$IPSECPERF_JOURNAL_DIR" 2> /dev/null | grep -v ':$' | grep . || true
 	       pgrep -af qemu-system | grep -F "$TMP" || true
-	       ip netns list | grep -E '^ipsecperf-[0-9]+-pair' || true)
+	       ip netns list | grep -E '^ipsecperf-[0-9]+-[0-9]+-pair' || true)
 	[ -z "$left" ] || fail "$1: left behind: $left"
 }
 
@@ -59,7 +59,9 @@ DEB612='linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64'
 # what the folder of the image holds onto the serial files (console, tar,
 # live) and exits, as a guest that ran and stopped; with a file "flood" it
 # floods the console, with "serve" it stays (a vm-pair receiver) until it
-# is stopped. Any other kernel goes to the real qemu.
+# is stopped, with "delay" it waits that many seconds before it exits. It
+# leaves its argv, one word a line, in the folder's "argv". Any other
+# kernel goes to the real qemu.
 standin_qemu() { # guests bindir
 	local real
 	real=$(command -v qemu-system-x86_64)
@@ -78,6 +80,7 @@ done
 case "\$kernel" in
 "$1"/*)
 	d=\$(dirname "\$kernel")
+	printf '%s\\n' "\$@" > "\$d/argv"
 	cp "\$d/console" "\${serial[0]}"
 	[ -f "\$d/tar" ] && cp "\$d/tar" "\${serial[1]}"
 	[ -f "\$d/live" ] && cp "\$d/live" "\${serial[2]}"
@@ -86,6 +89,7 @@ case "\$kernel" in
 		exec sleep 600
 	fi
 	[ -f "\$d/serve" ] && exec sleep 600
+	[ -f "\$d/delay" ] && sleep "\$(cat "\$d/delay")"
 	exit 0 ;;
 esac
 exec "$real" "\$@"

@@ -5,6 +5,7 @@
  * checks on guest.json, meta.json and records (vm/guest_check.c).
  * Archives are built here byte by byte, good ones and hostile ones.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -484,6 +485,71 @@ static void test_scan_and_raw(void **state)
 	free(t.buf);
 }
 
+/* How many entries dir holds (besides . and ..). */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* A refused archive leaves nothing of itself, and no guest writes a name the host keeps for a later boot. */
+static void test_raw_all_or_nothing(void **state)
+{
+	static const char *const reserved[] = { "console.log", "console-r2.log", "console-receiver-r3.log",
+						"vm-guest.json", "vm-guest-r12.json", "console-receiver.log" };
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", err[300];
+	struct tarbuf t = { 0 };
+	int dfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	/* good files, then one that breaks the archive (a file twice): the good ones do not stay */
+	add(&t, "./run/raw/", '5', NULL);
+	add(&t, "./run/raw/clear-r1-iperf3-client.json", '0', "{}");
+	add(&t, "./run/raw/sub/", '5', NULL);
+	add(&t, "./run/raw/sub/x", '0', "x");
+	add(&t, "./run/raw/clear-r1-iperf3-client.json", '0', "{}");
+	add_end(&t);
+	assert_int_equal(guest_out_raw(t.buf, t.len, dfd, err, sizeof(err)), -1);
+	assert_int_equal(entries(dir), 0);
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		char path[300];
+
+		t.len = 0;
+		snprintf(path, sizeof(path), "./run/raw/%s", reserved[i]);
+		add(&t, "./run/raw/clear-r2-stream.json", '0', "{}");
+		add(&t, path, '0', "planted");
+		add_end(&t);
+		assert_true(guest_raw_name_reserved(reserved[i]));
+		assert_int_equal(guest_out_raw(t.buf, t.len, dfd, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "a name the host writes"));
+		assert_int_equal(entries(dir), 0);
+	}
+	/* names alike but not the host's are the guest's own (a scenario may be called console) */
+	assert_false(guest_raw_name_reserved("console-r1-iperf3-client.err"));
+	assert_false(guest_raw_name_reserved("vm-guest-r1-stream.json"));
+	assert_false(guest_raw_name_reserved("console-r.log"));
+	/* a whole archive is moved in, and nothing of the staging is left */
+	t.len = 0;
+	add(&t, "./run/raw/sub/", '5', NULL);
+	add(&t, "./run/raw/sub/x", '0', "x");
+	add(&t, "./run/raw/clear-r1-stream.json", '0', "{}");
+	add_end(&t);
+	assert_int_equal(guest_out_raw(t.buf, t.len, dfd, err, sizeof(err)), 0);
+	assert_int_equal(entries(dir), 2);
+	close(dfd);
+	assert_int_equal(rm_rf(dir), 0);
+	free(t.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_scan_and_raw),
+		cmocka_unit_test(test_raw_all_or_nothing),
 	};
 
 	umask(022);

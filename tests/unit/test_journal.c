@@ -13,6 +13,7 @@
  *   and gone.
  * Each test has a journal folder of its own (IPSECPERF_JOURNAL_DIR).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/xfrm.h>
@@ -26,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -426,10 +430,76 @@ static void kinds_are_registered(void **state)
 	json_decref(r);
 }
 
+/*
+ * flock() as the code under test calls it (this definition comes before
+ * libc's): it notes whether the file being locked is already visible by
+ * name in the journal folder. A journal seen there unlocked could be taken
+ * by a concurrent `cleanup` for a dead run's, and unlinked.
+ */
+static bool journal_seen_unlocked, journal_locked;
+
+int flock(int fd, int op)
+{
+	struct stat fs, ds;
+	struct dirent *de;
+	DIR *d;
+
+	if (op == (LOCK_EX | LOCK_NB) && fstat(fd, &fs) == 0 && (d = opendir(jdir))) {
+		while ((de = readdir(d))) {
+			char path[600];
+
+			snprintf(path, sizeof(path), "%s/%s", jdir, de->d_name);
+			if (!strncmp(de->d_name, "journal-", 8) && stat(path, &ds) == 0 && ds.st_ino == fs.st_ino &&
+			    ds.st_dev == fs.st_dev)
+				journal_seen_unlocked = true;
+		}
+		closedir(d);
+		journal_locked = true;
+	}
+	return (int)syscall(SYS_flock, fd, op);
+}
+
+static void journal_locked_before_named(void **state)
+{
+	(void)state;
+	journal_seen_unlocked = journal_locked = false;
+	assert_int_equal(journal_open(false), 0);
+	assert_true(journal_locked);
+	assert_false(journal_seen_unlocked);
+	/* and it is there, by its name, for cleanup after a crash */
+	char *text = own_journal();
+
+	free(text);
+	assert_int_equal(journal_undo_all(), 0);
+}
+
+/* A bisect's record goes where it outlives a reboot: its state (the tree's BISECT_START) is on disk. */
+static void bisect_record_outlives_reboot(void **state)
+{
+	char *ls = NULL;
+
+	(void)state;
+	assert_int_equal(journal_open(false), 0);
+	assert_int_equal(journal_add(json_pack("{s:s, s:s, s:s, s:s}", "kind", "bisect", "tree", "/nonexistent",
+					       "original", "main", "scratch", "/nonexistent/ipsecperf-bisect.x")), 0);
+	int s = journal_last();
+
+	exec_run(NULL, (char *[]){ "sh", "-c", "grep -l '\"kind\":\"bisect\"' \"$IPSECPERF_JOURNAL_DIR\"/journal-* "
+				   "\"$IPSECPERF_JOURNAL_DIR\"/peer/journal-* 2>/dev/null", NULL }, &ls, NULL);
+	assert_non_null(ls);
+	assert_non_null(strstr(ls, "/peer/journal-"));
+	assert_null(strstr(ls, "/j/journal-"));
+	free(ls);
+	assert_int_equal(journal_cancel(s), 0);
+	assert_int_equal(journal_undo_all(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(kinds_are_registered),
+		cmocka_unit_test_setup_teardown(journal_locked_before_named, jdir_setup, jdir_teardown),
+		cmocka_unit_test_setup_teardown(bisect_record_outlives_reboot, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(existing_policy_left_alone, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(refused_add_leaves_no_undo, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(amend_keeps_undo_order, jdir_setup, jdir_teardown),

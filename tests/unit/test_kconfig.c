@@ -17,6 +17,7 @@
 
 #include "files.h"
 #include "kbuild.h"
+#include "kbuild_int.h"
 #include "kconfig.h"
 #include "log.h"
 #include "scenario.h"
@@ -169,6 +170,35 @@ static void report_names_costs(void **state)
 	kconfig_free(&kc);
 }
 
+/* The build's log in a tree another user may own: a symbolic or hard link to another file is refused, that file untouched. */
+static void build_log_never_through_a_link(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", victim[128], log[128], *text;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(log, sizeof(log), "%s/ipsecperf-build.log", dir);
+	assert_int_equal(file_write(victim, "root's\n", 7), 0);
+	for (int append = 0; append < 2; append++) {
+		for (int hard = 0; hard < 2; hard++) {
+			unlink(log);
+			assert_int_equal(hard ? link(victim, log) : symlink(victim, log), 0);
+			kbuild_make((char *[]){ "echo", "from make", NULL }, log, append, true, "test");
+			text = file_read(victim, NULL);
+			assert_string_equal(text, "root's\n");
+			free(text);
+		}
+	}
+	/* a plain log of its own is written */
+	unlink(log);
+	assert_int_equal(kbuild_make((char *[]){ "echo", "from make", NULL }, log, false, true, "test"), 0);
+	text = file_read(log, NULL);
+	assert_non_null(strstr(text, "from make"));
+	free(text);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +207,7 @@ int main(void)
 		cmocka_unit_test(tcp_auth_options),
 		cmocka_unit_test(offload_must_stay_a_module),
 		cmocka_unit_test(report_names_costs),
+		cmocka_unit_test(build_log_never_through_a_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

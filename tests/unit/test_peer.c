@@ -10,9 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "clock.h"
 #include "exec.h"
+#include "log.h"
+#include "peer_run.h"
 #include "remote.h"
 #include "testbed_peer.h"
 
@@ -247,6 +252,252 @@ static void stat_busy(void **state)
 	assert_int_equal(peer_stat_busy_ticks("intr 1\n"), -1);
 }
 
+
+/* ---- the agent's run request ---- */
+
+static char *answer_of(int status, const char *out, size_t out_len, const char *err, size_t err_len)
+{
+	return peer_run_answer(&(struct peer_run_output){ .status = status, .out = out, .out_len = out_len,
+							   .err = err, .err_len = err_len });
+}
+
+/* Output that fits as bytes but not as JSON: the answer is measured encoded, and says it ran. */
+static void run_answer_measured_encoded(void **state)
+{
+	(void)state;
+	const char fill[] = { 1, '"', 0x1b };
+
+	for (size_t f = 0; f < sizeof(fill); f++) {
+		size_t n = f == 1 ? 24000 : 20000;
+		char *out = malloc(n + 1), *line;
+		json_t *r;
+
+		memset(out, fill[f], n);
+		out[n] = '\0';
+		line = answer_of(0, out, n, out, f == 1 ? n : 0);
+		assert_non_null(line);
+		assert_true(strlen(line) <= REMOTE_ANSWER_MAX);
+		r = json_loads(line, 0, NULL);
+		assert_non_null(r);
+		assert_true(json_is_false(json_object_get(r, "ok")));
+		assert_true(json_is_true(json_object_get(r, "ran")));
+		assert_true(json_is_true(json_object_get(r, "too_long")));
+		json_decref(r);
+		free(line);
+		free(out);
+	}
+}
+
+/* Output that fits is sent whole, and read back as it was. */
+static void run_answer_round_trip(void **state)
+{
+	(void)state;
+	char *line = answer_of(3, "out \"q\"\n", 8, "err\x01", 4), *out = NULL, *err = NULL;
+	json_t *r = json_loads(line, 0, NULL);
+
+	assert_int_equal(peer_run_result(r, &out, &err), 3);
+	assert_string_equal(out, "out \"q\"\n");
+	assert_string_equal(err, "err\x01");
+	free(out);
+	free(err);
+	json_decref(r);
+	free(line);
+}
+
+/* A NUL is not cut at: the output is not text, said so, and not sent. */
+static void run_answer_nul_not_cut(void **state)
+{
+	(void)state;
+	char *line = answer_of(0, "abc\0", 4, "", 0), *out = NULL, *err = NULL;
+	json_t *r = json_loads(line, 0, NULL);
+
+	assert_true(json_is_false(json_object_get(r, "ok")));
+	assert_true(json_is_true(json_object_get(r, "binary")));
+	assert_null(json_object_get(r, "out"));
+	assert_int_equal(peer_run_result(r, &out, &err), -1);
+	assert_non_null(strstr(err, "not text"));
+	free(out);
+	free(err);
+	json_decref(r);
+	free(line);
+	/* and a NUL inside an answer's string (an agent that sends one) is not taken as text either */
+	r = json_loads("{\"ok\":true,\"ran\":true,\"status\":0,\"out\":\"abc\\u0000\",\"err\":\"\"}", JSON_ALLOW_NUL, NULL);
+	assert_non_null(r);
+	assert_int_equal(peer_run_result(r, &out, &err), -1);
+	free(out);
+	free(err);
+	json_decref(r);
+}
+
+/* Only an answer that says the program did not run sends it to ssh; one that ran is never run again. */
+static void run_result_ran_or_not(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *answer;
+		int want;
+	} t[] = {
+		{ "{\"ok\":false,\"ran\":false,\"error\":\"run: not a command\"}", PEER_RUN_NOT_RUN },
+		{ "{\"ok\":false,\"error\":\"unknown request 'run'\"}", PEER_RUN_NOT_RUN },
+		{ "{\"ok\":false,\"ran\":true,\"status\":0,\"too_long\":true,\"error\":\"x\"}", -1 },
+		{ "{\"ok\":false,\"ran\":true,\"status\":137,\"timed_out\":true,\"error\":\"x\"}", -1 },
+		/* an agent from before "ran": too_long and binary came after running */
+		{ "{\"ok\":false,\"too_long\":true,\"error\":\"x\"}", -1 },
+		{ "{\"ok\":false,\"binary\":true,\"error\":\"x\"}", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *r = json_loads(t[i].answer, 0, NULL);
+		char *out = NULL, *err = NULL;
+
+		assert_int_equal(peer_run_result(r, &out, &err), t[i].want);
+		if (t[i].want == -1)
+			assert_string_equal(out, "");
+		free(out);
+		free(err);
+		json_decref(r);
+	}
+}
+
+static int allowed(const char *const *argv)
+{
+	int n = 0;
+	char why[400];
+
+	while (argv[n])
+		n++;
+	return peer_run_allowed((char *const *)argv, n, why, sizeof(why));
+}
+
+/* The agent runs what the peer testbed sends, and nothing that could be a shell. */
+static void run_allowed_list(void **state)
+{
+	(void)state;
+	static const char *const yes[][10] = {
+		{ "uname", "-r" }, { "printenv", "SSH_CONNECTION" }, { "iperf3", "--version" },
+		{ "timeout", "--version" }, { "ip", "-j", "addr", "show", "dev", "eth0" }, { "ethtool", "enp1s0" },
+		{ "ethtool", "-i", "eth0" }, { "ethtool", "-k", "eth0" },
+		{ "ethtool", "-K", "eth0", "tso", "off", "rx-gro-hw", "on", "tx-udp_tnl-segmentation", "off" },
+		{ "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "cat", "/sys/class/net/eth0/mtu" },
+	};
+	static const char *const no[][9] = {
+		{ "sh", "-c", "id" }, { "bash" }, { "/bin/sh" }, { "uname" }, { "uname", "-r", "-a" },
+		{ "ip", "netns", "exec", "x", "sh" }, { "ip", "-j", "addr", "show", "dev", "-x" },
+		{ "ip", "-j", "addr", "show", "dev", "../x" }, { "ethtool", "--flash", "eth0", "fw" },
+		{ "ethtool", "-E", "eth0" }, { "ethtool", "-K", "eth0", "tso" }, { "ethtool", "-K", "eth0", "tso", "maybe" },
+		{ "ethtool", "-K", "eth0", "--x", "on" }, { "cat", "/etc/shadow" }, { "cat", "/proc/../etc/shadow" },
+		{ "cat", "/proc/net/tcp", "/root/.ssh/id_rsa" }, { "cat" }, { "timeout", "1", "sh" },
+		{ "iperf3", "-s", "--logfile", "/etc/passwd" }, { "printenv" }, { "" },
+	};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		assert_int_equal(allowed(yes[i]), 0);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (allowed(no[i]) != -1)
+			fail_msg("allowed: %s %s", no[i][0], no[i][1] ? no[i][1] : "");
+}
+
+/* exec_run_limited: a cap and a deadline end the program at once, and its children with it. */
+static void exec_limits_kill(void **state)
+{
+	(void)state;
+	struct exec_limits cap = { .max_out = 1000, .deadline_ms = 10000 }, soon = { .max_out = 0, .deadline_ms = 300 };
+	struct exec_result r;
+	double t0 = mono_s();
+	int st;
+
+	st = exec_run_limited(NULL, (char *[]){ "sh", "-c", "yes", NULL }, &cap, &r);
+	assert_true(r.too_long);
+	assert_false(r.timed_out);
+	assert_int_equal(r.out_len, 1000);
+	assert_int_equal(st, 128 + 9);
+	free(r.out);
+	free(r.err);
+	/* a child that keeps the pipes open after the program ended holds the read: the deadline ends both */
+	st = exec_run_limited(NULL, (char *[]){ "sh", "-c", "sleep 30 & printf 'a\\000b'", NULL }, &soon, &r);
+	assert_true(r.timed_out);
+	assert_int_equal(r.out_len, 3);
+	assert_memory_equal(r.out, "a\0b", 3);
+	assert_true(mono_s() - t0 < 5);
+	free(r.out);
+	free(r.err);
+	(void)st;
+}
+
+/* ---- the peer's text is data ---- */
+
+static void clean_text(void **state)
+{
+	(void)state;
+	char a[] = "6.1\x1b]0;pwned\x07\x1b[31m\r\x7f\xc2\x9b" "2J\xff\xc3\xa9\tok\n";
+	char b[] = "line one\nline\ttwo";
+
+	msg_clean(a, false);
+	assert_string_equal(a, "6.1?]0;pwned??[31m????2J?\xc3\xa9\tok\n");
+	msg_clean(b, true);
+	assert_string_equal(b, "line one line two");
+	msg_clean(NULL, true);
+}
+
+/* Every string of the agent's answer is cleaned as it is read: kmsg, why, error, out. */
+static void session_answer_cleaned(void **state)
+{
+	(void)state;
+	struct remote_session s;
+	int p[2];
+	const char *line = "{\"ok\":true,\"kmsg\":\"\\u001b]0;x\\u0007\",\"a\":[{\"why\":\"\\u009b31m\"}]}\n";
+	json_t *r;
+
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], line, strlen(line)), (ssize_t)strlen(line));
+	s.from_fd = p[0];
+	s.to_fd = s.err_fd = -1;
+	r = remote_session_recv(&s, 1000);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "kmsg")), "?]0;x?");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(r, "a"), 0), "why")),
+			    "??31m");
+	json_decref(r);
+	close(p[0]);
+	close(p[1]);
+}
+
+/* What ssh brings back from the peer (its output and its stderr) is cleaned too; a stand-in ssh here. */
+static void remote_run_cleaned(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", path[64], *oldpath = getenv("PATH"), *saved, *out = NULL,
+	     *err = NULL;
+	struct host h = { .ssh_dest = "peer" };
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ssh", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nprintf '6.1\\033[2J\\n'; printf 'no\\033]0;t\\007\\n' >&2\n", f);
+	fclose(f);
+	chmod(path, 0755);
+	saved = strdup(oldpath ? oldpath : "/usr/bin:/bin");
+	setenv("PATH", dir, 1);
+	assert_int_equal(remote_run(&h, (char *[]){ "uname", "-r", NULL }, &out, &err), 0);
+	setenv("PATH", saved, 1);
+	assert_string_equal(out, "6.1?[2J\n");
+	assert_string_equal(err, "no?]0;t?\n");
+	/* ip -j's JSON may spell a control character as an escape: the parsed field is cleaned */
+	int mtu;
+	char st[16];
+
+	assert_int_equal(peer_parse_ip_link("[{\"mtu\":1500,\"operstate\":\"UP\\u001b[31m\"}]", &mtu, st, sizeof(st)), 0);
+	assert_string_equal(st, "UP?[31m");
+	unlink(path);
+	rmdir(dir);
+	free(saved);
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +511,15 @@ int main(void)
 		cmocka_unit_test(hex_decode),
 		cmocka_unit_test(request_take_wipes),
 		cmocka_unit_test(stat_busy),
+		cmocka_unit_test(run_answer_measured_encoded),
+		cmocka_unit_test(run_answer_round_trip),
+		cmocka_unit_test(run_answer_nul_not_cut),
+		cmocka_unit_test(run_result_ran_or_not),
+		cmocka_unit_test(run_allowed_list),
+		cmocka_unit_test(exec_limits_kill),
+		cmocka_unit_test(clean_text),
+		cmocka_unit_test(session_answer_cleaned),
+		cmocka_unit_test(remote_run_cleaned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "log.h"
 #include "provenance.h"
+#include "results.h"
 #include "until_ci.h"
 
 const char help_compare[] =
@@ -125,6 +126,33 @@ static int simulation(const struct compare_args *a, int noperands)
 				      a->o.threshold) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
+/*
+ * One directory of several kernels: the command that compares two of them;
+ * 0 after that line, -1 when dir does not hold two kernels.
+ */
+static int one_dir_hint(const char *dir)
+{
+	struct results r;
+	char err[1024];
+	const char **kernels = NULL;
+	int nk = 0, ret = -1;
+
+	if (results_dir_expected("compare", dir) < 0)
+		return 0;
+	if (results_load(dir, &r, err, sizeof(err)) < 0) {
+		pr_warn("compare: %s", err);
+		return 0;
+	}
+	if (results_kernels(&r, &kernels, &nk) == 0 && nk >= 2) {
+		pr_warn("compare: %s holds %d kernels; compare two of them with: ipsecperf compare --base-kernel %s --new-kernel %s %s %s",
+			dir, nk, kernels[0], kernels[1], dir, dir);
+		ret = 0;
+	}
+	free(kernels);
+	results_free(&r);
+	return ret;
+}
+
 /* BASE NEW, or BASE... -- NEW...: the number of BASE directories, or -1 after one line. */
 static int split_sides(int n, char **dirs)
 {
@@ -133,6 +161,8 @@ static int split_sides(int n, char **dirs)
 	while (nbase < n && strcmp(dirs[nbase], "--"))
 		nbase++;
 	if (nbase == n) {
+		if (n == 1 && one_dir_hint(dirs[0]) == 0)
+			return -1;
 		if (n != 2) {
 			pr_warn("compare: two results directories expected; usage: ipsecperf compare [OPTIONS] BASE NEW, or BASE... -- NEW...");
 			return -1;
@@ -167,6 +197,8 @@ static int cmd_compare(int argc, char **argv)
 		goto out;
 	/* the NEW side starts after the "--", if there is one */
 	sep = !strcmp(argv[first + nbase], "--");
+	if (results_dirs_expected("compare", n, argv + first) < 0)
+		goto out;
 	ret = compare_run(&a.o, argv + first, nbase, argv + first + nbase + sep, n - nbase - sep);
 out:
 	for (int i = 0; i < a.ncopies; i++)

@@ -8,6 +8,7 @@
 #include "profile.h"
 #include "provenance.h"
 #include "report.h"
+#include "results.h"
 
 static const char help_report[] =
 	"usage: ipsecperf report [OPTIONS] DIR...\n"
@@ -80,6 +81,8 @@ static int cmd_report(int argc, char **argv)
 		pr_warn("report: no results directory given; usage: ipsecperf report [OPTIONS] DIR...");
 		return EXIT_USAGE;
 	}
+	if (results_dirs_expected("report", argc - first, argv + first) < 0)
+		return EXIT_USAGE;
 	o = (struct report_opts){ .format = report_formats[a.format], .output = a.output, .charts = a.charts,
 				  .allow = a.allow, .side_by_side = a.side_by_side };
 	return report_run(&o, argv + first, argc - first);
@@ -140,6 +143,8 @@ static int cmd_report_profile(int argc, char **argv)
 		pr_warn("report: no results directory given; usage: ipsecperf report --profile [--base SCENARIO] DIR...");
 		return EXIT_USAGE;
 	}
+	if (results_dirs_expected("report", argc - first, argv + first) < 0)
+		return EXIT_USAGE;
 	a.o.json = a.format == 1;
 	return report_profile_run(&a.o, argv + first, argc - first);
 }

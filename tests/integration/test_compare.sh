@@ -75,7 +75,8 @@ expect 0 '^kernel k1 -> k2' --base-kernel k1 --new-kernel k2 "$TMP/two" "$TMP/tw
 grep -q '^note: all runs of k1 came before or after all runs of k2' "$TMP/out" ||
 	{ cat "$TMP/out" >&2; fail "no note on kernels run in sequence"; }
 expect 2 "no runs of kernel 'k9'" --base-kernel k9 "$TMP/two" "$TMP/two"
-expect 2 'ipsecperf: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
+expect 2 'ipsecperf: compare: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
+expect 2 "compare: $TMP/two holds 2 kernels; compare two of them with: ipsecperf compare --base-kernel k1 --new-kernel k2 $TMP/two $TMP/two" "$TMP/two"
 expect 2 'two results directories expected' "$TMP/base"
 expect 2 '--metric bogus: no such metric' --metric bogus "$TMP/base" "$TMP/aa"
 expect 2 "--threshold takes a number from 0 to 1000, not 'x'" --threshold x "$TMP/base" "$TMP/aa"

@@ -149,9 +149,20 @@ expect_bad "torn, then more" "$TMP/trunc/runs.jsonl:$n: not a JSON object" "$TMP
 cp -r "$TMP/a" "$TMP/v2"
 sed -i '7s/"version": 1/"version": 2/' "$TMP/v2/runs.jsonl"
 expect_bad "version" "$TMP/v2/runs.jsonl:7: unknown record version 2" "$TMP/v2"
-expect_bad "missing dir" "$TMP/nope: No such file or directory" "$TMP/nope"
+# not a results directory: said with the command's name, from a folder with no results/
+cd "$TMP"
+expect_bad "missing dir" "report: $TMP/nope: No such file or directory; there is none under results/ either" "$TMP/nope"
 mkdir "$TMP/empty"
-expect_bad "no meta" "$TMP/empty/meta.json: No such file" "$TMP/empty"
+expect_bad "no meta" "report: $TMP/empty: not a results directory \\(no meta.json\\); there is none under results/" "$TMP/empty"
+# a folder that is not one names the newest results directory under results/ (from here)
+mkdir -p "$TMP/cwd/results/old" "$TMP/cwd/docs"
+cp -r "$TMP/a" "$TMP/cwd/results/20990101T000000-netns-run"
+touch -d '2000-01-01' "$TMP/cwd/results/20990101T000000-netns-run/meta.json"
+cp -r "$TMP/a" "$TMP/cwd/results/new"
+cd "$TMP/cwd"
+expect_bad "not results" \
+	"report: docs: not a results directory \\(no meta.json\\); the newest under results/ is results/new: ipsecperf report results/new$" docs
+cd "$TOP"
 expect_bad "format" "report: --format pdf: not a format" -f pdf "$TMP/a"
 expect_bad "no dir" "report: no results directory given" -f text
 exit 0

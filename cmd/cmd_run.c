@@ -519,13 +519,15 @@ static int cmd_run(int argc, char **argv)
 		raise(stop_signal());
 		return 128 + stop_signal();
 	}
-	ret = ctx.cfg.dry_run ? EXIT_OK : run_report(&ctx, res.dir, failed, undo_failures);
+	if (ctx.cfg.dry_run && failed)
+		pr_warn("run: --dry-run: the run could not start (said above)");
+	ret = ctx.cfg.dry_run ? (failed ? EXIT_USAGE : EXIT_OK) : run_report(&ctx, res.dir, failed, undo_failures);
 	json_decref(concurrent);
 	json_decref(ctx.overhead);
 	return ret;
 }
 
 const struct command command_run = {
-	.name = "run", .fn = cmd_run, .help = help_run, .opts = run_opts,
+	.name = "run", .fn = cmd_run, .help = help_run, .opts = run_opts, .help_end = help_run_end,
 	.summary = "run a scenario matrix on a testbed and write a results directory",
 };

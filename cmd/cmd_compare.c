@@ -48,7 +48,14 @@ static const char help_compare_end[] =
 	"Kernels are paired by name; when each side has exactly one kernel, those\n"
 	"two are paired. Runs whose status is not ok are left out and counted.\n"
 	"With n = 3 against 3 the exact Mann-Whitney test cannot go below\n"
-	"p = 0.10, so nothing can be called significant: use --repeat 5 or more.\n";
+	"p = 0.10, so nothing can be called significant: use --repeat 5 (run's\n"
+	"default) or more.\n"
+	"\n"
+	"examples:\n"
+	"  ipsecperf compare results/BASE results/NEW\n"
+	"  ipsecperf compare --base-kernel 6.1.0-57-cloud-amd64 \\\n"
+	"      --new-kernel 6.12.117+deb12-cloud-amd64 results/DIR results/DIR\n"
+	"  ipsecperf compare -f junit -m throughput A1 A2 -- B1 B2 > compare.xml\n";
 
 #define MAX_METRICS 64
 

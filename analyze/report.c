@@ -217,6 +217,10 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 			snprintf(kv[n].val, sizeof(kv[0].val), "(not recorded)");
 	}
 	n++;
+	if (m->probe_set) {
+		kv[n].key = "probes";
+		snprintf(kv[n++].val, sizeof(kv[0].val), "%s (--probe-set; docs/probes.md)", m->probe_set);
+	}
 	kv[n].key = "tool";
 	snprintf(kv[n++].val, sizeof(kv[0].val), "ipsecperf %s",
 		 m->tool_version ? m->tool_version : "(version not recorded)");

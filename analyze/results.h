@@ -77,6 +77,7 @@ struct results_meta {
 	int cpu_count;
 	double duration_s;          /* per run, as asked on the command line */
 	int repeat;
+	char *probe_set;            /* params.probe_set: run --probe-set, or "none" (--no-probes) */
 	char **kernels;             /* as listed in meta.json */
 	int nkernels;
 	bool has_omit;

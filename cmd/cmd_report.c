@@ -18,7 +18,8 @@ static const char help_report[] =
 	"runs of one kernel and scenario from several DIRs (one per CI job or\n"
 	"machine) are pooled, but only if they were measured alike (host, CPU,\n"
 	"testbed, accelerator, duration, warm-up, load, scenario definition,\n"
-	"--profile, tool versions: see `ipsecperf help compare`); else exit 2.\n"
+	"--profile, probe set, tool versions: see `ipsecperf help compare`);\n"
+	"else exit 2.\n"
 	"Every figure carries n (ok runs), the median and its spread: min-max,\n"
 	"a 95% confidence interval of the mean (Student t) and the coefficient of\n"
 	"variation (CV). A scenario whose CV exceeds 5% gets a warning.\n";

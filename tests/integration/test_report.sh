@@ -55,6 +55,14 @@ for want in '^Kernels side by side' '^  K2 = 6.12.43\+deb12-cloud-amd64 \(accele
 	grep -qE -e "$want" "$TMP/side" || { cat "$TMP/side" >&2; fail "side by side lacks /$want/"; }
 done
 "$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
+# --summary: the provenance and the summary table, the start of the full report, and nothing after it
+"$IPSECPERF" report --summary "$TMP/netns" > "$TMP/summary" || fail "--summary: exit $?"
+"$IPSECPERF" report "$TMP/netns" | head -n "$(wc -l < "$TMP/summary")" | cmp -s - "$TMP/summary" ||
+	{ diff "$TMP/summary" "$TMP/netns.txt" >&2; fail "--summary is not the report's first part"; }
+grep -q '^host ' "$TMP/summary" && grep -qE '^clear +[0-9]' "$TMP/summary" || { cat "$TMP/summary" >&2; fail "--summary lacks the provenance or the table"; }
+grep -q '^Spread' "$TMP/summary" && fail "--summary has the spread tables"
+[ "$(wc -l < "$TMP/summary")" -lt "$(wc -l < "$TMP/netns.txt")" ] || fail "--summary is the whole report"
+expect_exit2 "--summary -f md" "report: --summary is a text report of its own: not with -f" "$IPSECPERF" report --summary -f md "$TMP/netns"
 
 # charts and the html page
 if command -v gnuplot > /dev/null; then

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reader of a results directory (DESIGN.md, "Results directory"): meta.json
+ * Reader of a results directory (docs/results-format.md): meta.json
  * and runs.jsonl, parsed with jansson. A malformed record is rejected with
  * "FILE:LINE: why"; nothing is guessed. Unknown keys are ignored.
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write a synthetic results directory (DESIGN.md's contract) for the report
+"""Write a synthetic results directory (docs/results-format.md's contract) for the report
 and compare tests: no root, no network, deterministic for a seed.
 
 usage: synth_results.py DIR [--seed N] [--kernels a,b] [--scenarios x,y]

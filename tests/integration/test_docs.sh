@@ -66,6 +66,9 @@ for f in sys.argv[2:]:
     spans = re.findall(r"`([^`\n]+)`", text)
     code = spans + re.findall(r"^(?:    |\t)(.*)$", text, re.M)
     for c in code:
+        if c.strip().startswith("ipsecperf:"):
+            continue  # a message the program prints, not a command
+        c = re.sub(r"(^|\s)#\s.*$", "", c)  # a shell comment
         for m in re.finditer(r"(?:^|[\s(;&|])(?:\S*/)?ipsecperf((?:\s+-v)*)\s+([a-z][a-z-]*)([^;&|#]*)", c):
             cmd, rest = m.group(2), m.group(3)
             if cmd not in known:

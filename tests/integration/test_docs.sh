@@ -8,8 +8,9 @@
 # - every command the docs show is one the program has (and kernel's
 #   actions), every option they give it is one it has, and every scenario
 #   they give run is one of `ipsecperf list`;
-# - the README's sample and peer-testbed.md's mail are what the program
-#   prints for the committed examples they name;
+# - the README's sample, peer-testbed.md's mail and docs/example.md's
+#   reports and comparisons are what the program prints for the committed
+#   examples they name;
 # - the docs and the code's comments stand alone: every path the docs
 #   name under the tree's folders exists, and nothing cites an issue
 #   number, DESIGN.md or the people who measured.
@@ -154,5 +155,27 @@ python3 - "$TMP/mail" "$TMP/want" << 'EOF' || fail "peer-testbed.md's mail does 
 import sys
 mail, want = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 sys.exit(0 if want in mail and "testbed   peer" in want else 1)
+EOF
+# docs/example.md: each code block under a command of report or compare on
+# a committed example is what that command prints (tools/worked-example.sh)
+python3 - "$IPSECPERF" "$TOP" << 'EOF' >&2 || fail "docs/example.md is not what the program prints (above; tools/worked-example.sh)"
+import re, subprocess, sys
+prog, top = sys.argv[1], sys.argv[2]
+lines = open(top + "/docs/example.md").read().split("\n")
+bad, checked = [], 0
+for i, l in enumerate(lines):
+    m = re.search(r"`ipsecperf ((?:report|compare) [^`]*results/examples/[^`]*)`", l)
+    if not m or "-c DIR" in m.group(1) or "-f " in m.group(1):
+        continue
+    j = next((k for k in range(i + 1, min(i + 5, len(lines))) if lines[k] == "```"), None)
+    if j is None:
+        continue
+    end = lines.index("```", j + 1)
+    out = subprocess.run([prog] + m.group(1).split(), cwd=top, capture_output=True, text=True).stdout
+    checked += 1
+    if "\n".join(lines[j + 1:end]) + "\n" != out:
+        bad.append("docs/example.md:%d: `ipsecperf %s` prints otherwise now" % (i + 1, m.group(1)))
+print("\n".join(bad))
+sys.exit(1 if bad or checked < 4 else 0)
 EOF
 exit 0

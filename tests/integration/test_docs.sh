@@ -178,4 +178,18 @@ for i, l in enumerate(lines):
 print("\n".join(bad))
 sys.exit(1 if bad or checked < 4 else 0)
 EOF
+# docs/compare.md's refusal: the command and what it prints, as it is
+python3 - "$IPSECPERF" "$TOP" << 'EOF' >&2 || fail "docs/compare.md's sample is not what compare prints (above)"
+import re, subprocess, sys
+prog, top = sys.argv[1], sys.argv[2]
+text = open(top + "/docs/compare.md").read()
+m = re.search(r"^    \$ ipsecperf (compare (?:.*\\\n)*.*)\n((?:    ipsecperf: .*\n)+)", text, re.M)
+if not m:
+    sys.exit("docs/compare.md: no `$ ipsecperf compare` sample followed by its messages")
+argv = re.sub(r"\\\n\s*", " ", m.group(1)).split()
+want = "".join(l[4:] + "\n" for l in m.group(2).splitlines())
+got = subprocess.run([prog] + argv, cwd=top, capture_output=True, text=True).stderr
+if got != want:
+    sys.exit("docs/compare.md: `ipsecperf %s` prints\n%s" % (" ".join(argv), got))
+EOF
 exit 0

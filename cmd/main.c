@@ -174,8 +174,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--version")) {
 			return cmd_version(0, NULL);
 		} else {
-			pr_warn("unknown option '%s' before the command; a command's own options go after it: ipsecperf COMMAND %s (see `ipsecperf help`)",
-				argv[i], argv[i]);
+			const struct command *later = NULL;
+
+			for (int j = i + 1; j < argc && !later; j++)
+				later = command_find(argv[j]);
+			pr_warn("unknown option '%s' before the command; a command's own options go after it: ipsecperf %s %s (see `ipsecperf help%s%s`)",
+				argv[i], later ? later->name : "COMMAND", argv[i], later ? " " : "", later ? later->name : "");
 			return EXIT_USAGE;
 		}
 	}

@@ -24,7 +24,7 @@ expect_exit2 "scenario typo" "^ipsecperf: run: unknown scenario 'esp-nul'; did y
 	"$IPSECPERF" run esp-nul
 expect_exit2 "no near name" "^ipsecperf: 'frobnicate' is not a command; see" "$IPSECPERF" frobnicate
 expect_exit2 "option before the command" \
-	"^ipsecperf: unknown option '-t' before the command; a command's own options go after it: ipsecperf COMMAND -t" \
+	"^ipsecperf: unknown option '-t' before the command; a command's own options go after it: ipsecperf run -t \(see \`ipsecperf help run\`\)" \
 	"$IPSECPERF" -t 5 run clear
 
 # -v after the command, and --time: a dry run's iperf3 command

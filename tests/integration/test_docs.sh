@@ -72,6 +72,8 @@ for f in sys.argv[2:]:
         c = re.sub(r"(^|\s)#\s.*$", "", c)  # a shell comment
         for m in re.finditer(r"(?:^|[\s(;&|])(?:\S*/)?ipsecperf((?:\s+-v)*)\s+([a-z][a-z-]*)([^;&|#]*)", c):
             cmd, rest = m.group(2), m.group(3)
+            if cmd not in known and subprocess.run([prog, "help", cmd], capture_output=True).returncode == 0:
+                known[cmd] = opts(helptext(cmd, "--help"))  # a hidden one: bisect-step, guest
             if cmd not in known:
                 bad.append("%s: `ipsecperf %s` is not a command: %s" % (f, cmd, c.strip()[:80]))
                 continue

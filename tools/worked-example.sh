@@ -60,8 +60,11 @@ netns_examples() {
 		"$IPSECPERF" report --summary "$a"
 		echo '```'
 		echo
-		echo 'The same run again a few minutes later, and the two compared (exit'
-		echo "status $rc): on one kernel and one host, no change should be significant."
+		echo 'The same run again a few minutes later, nothing changed in between,'
+		echo "and the two compared (exit status $rc). What compare flags here is the"
+		echo "host's own drift between the two runs: on a shared 2-CPU machine it"
+		echo 'can pass 5%, which is why a gate wants a quiet host and, between'
+		echo 'kernels, runs interleaved (docs/compare.md, docs/vm-testbed.md).'
 		echo
 		echo '```'
 		echo "\$ ipsecperf compare $a $b"

@@ -30,7 +30,7 @@ expect_exit2 "option before the command" \
 # -v after the command, and --time: a dry run's iperf3 command
 "$IPSECPERF" run --dry-run -q clear -v --time 3 -r 1 > "$TMP/dry" 2> "$TMP/dry.err" ||
 	{ cat "$TMP/dry.err" >&2; fail "run ... -v --time 3: exit $?"; }
-grep -qE '^iperf3 -c [0-9.]+ .*-t 3 ' "$TMP/dry" || { cat "$TMP/dry" >&2; fail "--time 3 is not iperf3's -t 3"; }
+grep -qE ' iperf3 -c [0-9.]+ .*-t 3 ' "$TMP/dry" || { cat "$TMP/dry" >&2; fail "--time 3 is not iperf3's -t 3"; }
 "$IPSECPERF" run --dry-run -q --ti 3 -r 1 clear > /dev/null 2>&1 && fail "--ti, a prefix of the alias --time, was taken"
 
 # the defaults: every scenario of a bare run, the repeat count on the page

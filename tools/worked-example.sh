@@ -95,19 +95,21 @@ peer_examples() {
 mail_example() { # dir summary-file
 	t=$(mktemp)
 	{
+		echo
 		echo '    To: netdev@vger.kernel.org'
 		echo '    Subject: [RFC] esp4: what ESP costs one TCP stream (ipsecperf, two hosts)'
-		echo '    '
+		echo
 		echo '    <One paragraph: the question, what changed between the runs, and'
 		echo '    what the figures say.>'
-		echo '    '
+		echo
 		echo '    Set-up: <NIC, driver and firmware on each end (ethtool -i), link'
 		echo '    speed, MTU, ring and coalescing settings, CPU model and frequency'
 		echo '    policy of both hosts, IRQ and CPU pinning>.'
-		echo '    '
+		echo
 		sed 's/^/    /; s/ *$//' "$2"
-		echo '    '
+		echo
 		echo "    Records and raw iperf3 output: <a link to $1>"
+		echo
 	} > "$t"
 	fill docs/peer-testbed.md mail "$t"
 	rm -f "$t"

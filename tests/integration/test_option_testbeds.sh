@@ -166,8 +166,12 @@ while IFS=$'\t' read -r name short arg testbeds where; do
 		grep -qE -- "$pat" "$TOP/tests/integration/$proof" "$TOP/tests/integration/"*lib.sh ||
 			fail "$name on $tb: $proof does not use $name"
 		[[ $tb == vm* ]] && [ -z "$KERNEL" ] && continue
-		# shellcheck disable=SC2046
-		timeout 60 "$IPSECPERF" run $(base "$tb") $(needs "$opt" "$tb") "$name" "${val[@]}" clear \
+		# --kernel itself: not twice the same kernel (a dry run with a kernel
+		# left out could not start as asked)
+		args=$(base "$tb")
+		[ "$opt" = kernel ] && args=${args/--kernel $KERNEL/}
+		# shellcheck disable=SC2046,SC2086
+		timeout 60 "$IPSECPERF" run $args $(needs "$opt" "$tb") "$name" "${val[@]}" clear \
 			> "$TMP/out" 2> "$TMP/err" < /dev/null
 		rc=$?
 		# the peer is never reached (ProxyCommand=false): a dry run that parsed the

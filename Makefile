@@ -11,7 +11,7 @@
 #   VMLINUX_BTF=/sys/kernel/btf/vmlinux   BTF to generate vmlinux.h from
 #   SANITIZE=1        build with ASan and UBSan (into build/; changed flags remake every object)
 #   V=1               show the full commands
-#   DEMO_ARGS=...     options for `make demo` (default: 10 s, 3 repeats)
+#   DEMO_ARGS=...     options for `make demo` (default: 5 s; run's default repeats and scenarios)
 #   TEST_FILTER=...   run only integration tests whose name matches this extended regex ('a|b': either; $$ for $)
 #   PREFIX=/usr/local where `make install` puts the program (DESTDIR=... stages it)
 
@@ -20,7 +20,7 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 SANITIZE ?=
-DEMO_ARGS ?= --duration 10 --repeat 3
+DEMO_ARGS ?= --duration 5
 TEST_FILTER ?=
 
 BUILD := build
@@ -249,7 +249,7 @@ kernel-tree: $(BUILD)/ipsecperf
 
 demo: demo-deps
 	$(MAKE) -j$(NPROC) all
-	$(BUILD)/ipsecperf run $(DEMO_ARGS) clear no-tso no-gso
+	$(BUILD)/ipsecperf run $(DEMO_ARGS)
 
 # `make fuzz`: the libFuzzer targets of tests/fuzz/ (results reader, scenario
 # reader, the peer agent's requests and run answers, the guest channel), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one

@@ -105,6 +105,8 @@ void compare_dir_line(const struct side *s, int i, char *buf, size_t len)
 	if (o < len && prov_dir_value(s->src, &s->r, i, PROV_PROFILE, prof, sizeof(prof)) &&
 	    strcmp(prof, "off"))
 		o += snprintf(buf + o, len - o, ", --profile %s", prof);
+	if (o < len && m->probe_set)
+		o += snprintf(buf + o, len - o, ", probes %s", m->probe_set);
 	if (o < len)
 		snprintf(buf + o, len - o, "; ipsecperf %s; %s",
 			 m->tool_version ? m->tool_version : "(version not recorded)",

@@ -13,7 +13,8 @@ static const char *const names[PROV_NFIELDS] = {
 	[PROV_HOST] = "host", [PROV_CPU_MODEL] = "cpu_model", [PROV_CPU_COUNT] = "cpu_count",
 	[PROV_TESTBED] = "testbed", [PROV_ACCEL] = "accel", [PROV_DURATION] = "duration",
 	[PROV_OMIT] = "omit", [PROV_LOAD] = "load", [PROV_SCENARIO] = "scenario",
-	[PROV_PROFILE] = "profile", [PROV_TOOL] = "tool_version", [PROV_IPERF3] = "iperf3_version",
+	[PROV_PROFILE] = "profile", [PROV_PROBES] = "probe_set", [PROV_TOOL] = "tool_version",
+	[PROV_IPERF3] = "iperf3_version",
 };
 
 const char *prov_field_name(enum prov_field f)
@@ -130,6 +131,7 @@ const char *prov_value(const struct prov_src *p, const char *scenario, enum prov
 	case PROV_TESTBED: v = m->testbed; break;
 	case PROV_TOOL: v = m->tool_version; break;
 	case PROV_IPERF3: v = m->iperf3_version; break;
+	case PROV_PROBES: v = m->probe_set; break;
 	case PROV_CPU_COUNT:
 		if (m->cpu_count <= 0)
 			return NULL;

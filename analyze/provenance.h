@@ -3,7 +3,8 @@
  * Were two sets of runs measured alike? The fields of a results directory
  * (and of its records) that change what a run measures: the host, its CPU,
  * the testbed and the guest's accelerator, the run's duration and warm-up,
- * the load, the scenario's definition, --profile and the tools' versions.
+ * the load, the scenario's definition, --profile, the probe set and the
+ * tools' versions.
  * compare checks its two sides with it, and compare and report check the
  * directories they pool.
  */
@@ -18,7 +19,7 @@
 
 enum prov_field {
 	PROV_HOST, PROV_CPU_MODEL, PROV_CPU_COUNT, PROV_TESTBED, PROV_ACCEL, PROV_DURATION,
-	PROV_OMIT, PROV_LOAD, PROV_SCENARIO, PROV_PROFILE, PROV_TOOL, PROV_IPERF3, PROV_NFIELDS
+	PROV_OMIT, PROV_LOAD, PROV_SCENARIO, PROV_PROFILE, PROV_PROBES, PROV_TOOL, PROV_IPERF3, PROV_NFIELDS
 };
 
 /* The name --allow-mismatch takes: "host", "cpu_model", ..., "iperf3_version". */

@@ -217,6 +217,10 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 			snprintf(kv[n].val, sizeof(kv[0].val), "(not recorded)");
 	}
 	n++;
+	if (m->probe_set) {
+		kv[n].key = "probes";
+		snprintf(kv[n++].val, sizeof(kv[0].val), "%s (--probe-set; docs/probes.md)", m->probe_set);
+	}
 	kv[n].key = "tool";
 	snprintf(kv[n++].val, sizeof(kv[0].val), "ipsecperf %s",
 		 m->tool_version ? m->tool_version : "(version not recorded)");
@@ -594,11 +598,18 @@ static void text_until_ci(FILE *f, const struct report *rep)
 	}
 }
 
-int report_text(FILE *f, const struct report *rep)
+int report_summary(FILE *f, const struct report *rep)
 {
 	text_header(f, rep);
 	fprintf(f, "Throughput (receiver) and cycles per byte, median and min-max\n\n");
 	if (summary_tables(f, &rep->all) < 0)
+		return -1;
+	return ferror(f) ? -1 : 0;
+}
+
+int report_text(FILE *f, const struct report *rep)
+{
+	if (report_summary(f, rep) < 0)
 		return -1;
 	text_spread(f, rep);
 	text_counters(f, rep);
@@ -1407,7 +1418,8 @@ static int report_write(const struct report_opts *o, const struct report *rep, c
 	int ret;
 
 	if (!strcmp(o->format, "text"))
-		return write_to(o->output, o->side_by_side ? text_side_by_side : report_text, rep);
+		return write_to(o->output, o->summary ? report_summary : o->side_by_side ? text_side_by_side : report_text,
+				rep);
 	if (!strcmp(o->format, "md") || !strcmp(o->format, "markdown"))
 		return write_to(o->output, report_markdown, rep);
 	if (!strcmp(o->format, "csv"))

@@ -40,6 +40,7 @@ struct report_opts {
 	const char *charts;  /* draw the charts there too, or NULL */
 	unsigned allow;      /* provenance fields that may differ in a pool */
 	bool side_by_side;   /* text: the kernels side by side too */
+	bool summary;        /* text: the provenance and the summary table only (a mail) */
 };
 
 /* The report on DIRs as o says; an exit status (2: bad usage or input, said). */
@@ -57,6 +58,8 @@ void report_free(struct report *rep);
 int report_check_pool(struct report *rep, unsigned allow);
 
 int report_text(FILE *f, const struct report *rep);
+/* The text report's provenance and summary table only: what goes into a mail. */
+int report_summary(FILE *f, const struct report *rep);
 int report_markdown(FILE *f, const struct report *rep);
 int report_csv(FILE *f, const struct report *rep);
 int report_json(FILE *f, const struct report *rep);

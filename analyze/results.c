@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -945,6 +946,7 @@ int results_parse_meta(const char *name, const char *buf, size_t len, struct res
 	m->testbed = as_text(&mc, get_key(&mc, root, "testbed"));
 	m->iperf3_version = as_text(&mc, find_key(&mc, root, KEYS("iperf3_version", "iperf3")));
 	m->created = as_text(&mc, find_key(&mc, root, KEYS("created", "start", "started", "date")));
+	m->probe_set = as_text(&mc, find_key(&mc, root, KEYS("probe_set")));
 	v = find_key(&mc, root, KEYS("duration_s", "duration"));
 	if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1e9)
 		m->duration_s = json_number_value(v);
@@ -970,6 +972,7 @@ void results_meta_free(struct results_meta *m)
 	free(m->testbed);
 	free(m->iperf3_version);
 	free(m->created);
+	free(m->probe_set);
 	for (int i = 0; i < m->nkernels; i++)
 		free(m->kernels[i]);
 	free(m->kernels);
@@ -1006,6 +1009,63 @@ int results_check_dir(const char *dir, char *err, size_t errlen)
 	return fail(err, errlen,
 		    "%s: the directory's name holds a control character (%s); a name is data: rename the directory",
 		    results_printable(dir, shown, sizeof(shown)), bad_char_what(dir, p, what, sizeof(what)));
+}
+
+int results_newest(const char *parent, char *out, size_t len)
+{
+	DIR *d = opendir(parent);
+	struct dirent *e;
+	struct timespec best = { 0, 0 };
+	bool found = false;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char meta[PATH_MAX];
+		struct stat st;
+
+		if (e->d_name[0] == '.' || !results_name_ok(e->d_name))
+			continue;
+		snprintf(meta, sizeof(meta), "%s/%s/meta.json", parent, e->d_name);
+		if (lstat(meta, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (found && (st.st_mtim.tv_sec < best.tv_sec ||
+			      (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec <= best.tv_nsec)))
+			continue;
+		best = st.st_mtim;
+		found = true;
+		snprintf(out, len, "%s/%s", parent, e->d_name);
+	}
+	closedir(d);
+	return found ? 0 : -1;
+}
+
+int results_dir_expected(const char *cmd, const char *dir)
+{
+	char meta[PATH_MAX], newest[PATH_MAX], shown[256];
+	const char *what = "not a results directory (no meta.json)";
+	struct stat st;
+
+	snprintf(meta, sizeof(meta), "%s/meta.json", dir);
+	if (lstat(meta, &st) == 0 || results_bad_char(dir, strlen(dir)))
+		return 0; /* the loader says what is wrong with it */
+	if (stat(dir, &st) < 0)
+		what = strerror(errno);
+	results_printable(dir, shown, sizeof(shown));
+	if (results_newest("results", newest, sizeof(newest)) == 0)
+		pr_warn("%s: %s: %s; the newest under results/ is %s: ipsecperf %s %s", cmd, shown, what, newest, cmd,
+			newest);
+	else
+		pr_warn("%s: %s: %s; there is none under results/ either: `ipsecperf run` makes one", cmd, shown, what);
+	return -1;
+}
+
+int results_dirs_expected(const char *cmd, int n, char *const *dirs)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(dirs[i], "--") && results_dir_expected(cmd, dirs[i]) < 0)
+			return -1;
+	return 0;
 }
 
 int results_load(const char *dir, struct results *r, char *err, size_t errlen)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reader of a results directory (DESIGN.md, "Results directory"): meta.json
+ * Reader of a results directory (docs/results-format.md): meta.json
  * and runs.jsonl, parsed with jansson. A malformed record is rejected with
  * "FILE:LINE: why"; nothing is guessed. Unknown keys are ignored.
  *
@@ -77,6 +77,7 @@ struct results_meta {
 	int cpu_count;
 	double duration_s;          /* per run, as asked on the command line */
 	int repeat;
+	char *probe_set;            /* params.probe_set: run --probe-set, or "none" (--no-probes) */
 	char **kernels;             /* as listed in meta.json */
 	int nkernels;
 	bool has_omit;
@@ -158,6 +159,21 @@ const char *results_printable(const char *s, char *buf, size_t len);
 
 /* May s be a file name on its own? [A-Za-z0-9._+-], not "." or "..". */
 bool results_name_ok(const char *s);
+
+/*
+ * The newest results directory in parent (one holding a regular meta.json,
+ * by its time), as parent/NAME in out: 0, or -1 when there is none.
+ */
+int results_newest(const char *parent, char *out, size_t len);
+
+/*
+ * A command's check of a DIR operand before it loads it: 0 when dir holds
+ * a meta.json; else -1 after one line that says dir is not a results
+ * directory and names the newest one under results/ (run's default).
+ */
+int results_dir_expected(const char *cmd, const char *dir);
+/* The same for each of n operands (a "--" between them passed over): 0, or -1 after the first line. */
+int results_dirs_expected(const char *cmd, int n, char *const *dirs);
 
 /* -1 with the reason in err if the path dir holds a control character. */
 int results_check_dir(const char *dir, char *err, size_t errlen);

@@ -26,7 +26,7 @@ int summary_tables(FILE *f, const struct results *r);
 /* The CV warnings for throughput and cycles per byte; returns how many. */
 int summary_cv_warnings(FILE *f, const struct results *r);
 
-/* ---- formatting helpers shared by the report writers ---- */
+/* ---- formatting shared by the report writers ---- */
 
 /* Decimals that give about 4 significant digits for v (0..6). */
 int fmt_decimals(double v);

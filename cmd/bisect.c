@@ -138,9 +138,19 @@ static int check_build(struct bisect_run *b, const struct bisect_opts *o)
 		return -1;
 	}
 	fmt_buf(config, sizeof(config), "%s/.config", o->build ? b->s.build : b->s.tree);
+	/* without -O, TREE/build as `run --kernel TREE` finds it (kernel config -O TREE/build TREE) */
+	if (!o->build && !is_file(config)) {
+		fmt_buf(config, sizeof(config), "%s/build/.config", b->s.tree);
+		if (is_file(config))
+			fmt_buf(b->s.build, sizeof(b->s.build), "%s/build", b->s.tree);
+	}
 	if (!is_file(config)) {
-		pr_warn("bisect: %s has no .config; configure and build it once first: ipsecperf kernel config %s%s%s",
-			o->build ? b->s.build : b->s.tree, b->s.tree, o->build ? " -O " : "", o->build ? b->s.build : "");
+		if (o->build)
+			pr_warn("bisect: %s has no .config; configure and build it once first: ipsecperf kernel config -O %s %s",
+				b->s.build, b->s.build, b->s.tree);
+		else
+			pr_warn("bisect: neither %s nor %s/build has a .config; configure and build it once first: ipsecperf kernel config -O %s/build %s",
+				b->s.tree, b->s.tree, b->s.tree, b->s.tree);
 		return -1;
 	}
 	return 0;

@@ -8,6 +8,7 @@
 #include "bisect_step.h"
 #include "commands.h"
 #include "log.h"
+#include "run.h"
 
 static const char help_bisect[] =
 	"usage: ipsecperf bisect --good REV --bad REV [OPTIONS] TREE SCENARIO...\n"
@@ -50,8 +51,9 @@ static const char help_bisect[] =
 	"and compare.json.\n"
 	"\n"
 	"TREE must be the top of a git work tree with no uncommitted changes to\n"
-	"tracked files and no bisect going on; BUILDDIR (or TREE without -O)\n"
-	"must hold the .config of `ipsecperf kernel config`, and a first build\n"
+	"tracked files and no bisect going on; BUILDDIR (without -O: TREE, or\n"
+	"TREE/build as `run --kernel TREE` finds it) must hold the .config of\n"
+	"`ipsecperf kernel config`, and a first build\n"
 	"keeps every step's build short. At the end, and after Ctrl-C or\n"
 	"SIGTERM, the tree is reset (`git bisect reset`: HEAD and branch as\n"
 	"they were) and the steps' processes are stopped; after a SIGKILL,\n"
@@ -103,7 +105,7 @@ static const struct opt_def bisect_opts[] = {
 		"the metric that decides: throughput (default), cycles_per_byte (or cpb), or a counter's name"),
 	OPT_DOUBLE("threshold", 0, BA, o.threshold, 0, 1000, "PCT", "bad means worse by more than PCT percent (default 5)"),
 	OPT_DOUBLE("alpha", 0, BA, o.alpha, 1e-9, 0.5, "P", "significance level (default 0.05)"),
-	OPT_INT("repeat", 'r', BA, o.repeat, 1, 1000, "N", "runs of each scenario per revision (default 5)"),
+	OPT_INT("repeat", 'r', BA, o.repeat, 1, 1000, "N", "runs of each scenario per revision (default " RUN_DEFAULT_REPEAT_S ", as run)"),
 	OPT_STR("build-dir", 'O', BA, o.build, "BUILDDIR", "build out of the tree, in BUILDDIR (make O=)"),
 	OPT_INT("jobs", 'j', BA, o.jobs, 1, 1024, "N", "make -j N (default: the CPUs online)"),
 	OPT_STR("output", 'o', BA, o.out, "DIR", "the output folder (default results/bisect-<UTC time>)"),
@@ -119,7 +121,7 @@ static const struct opt_def bisect_opts[] = {
 
 static int cmd_bisect(int argc, char **argv)
 {
-	struct bisect_args a = { .o = { .metric = "throughput", .threshold = 5, .alpha = 0.05, .repeat = 5 } };
+	struct bisect_args a = { .o = { .metric = "throughput", .threshold = 5, .alpha = 0.05, .repeat = RUN_DEFAULT_REPEAT } };
 	int first = options_parse("bisect", bisect_opts, 0, argc, argv, &a);
 
 	if (first < 0)

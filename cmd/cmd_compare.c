@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "log.h"
 #include "provenance.h"
+#include "results.h"
 #include "until_ci.h"
 
 const char help_compare[] =
@@ -26,12 +27,12 @@ const char help_compare[] =
 	"\n"
 	"First compare checks that the runs were measured alike: the same host,\n"
 	"CPU model and count, testbed, accelerator, duration, warm-up, load,\n"
-	"scenario definitions, --profile, ipsecperf and iperf3 versions. Each\n"
-	"field that differs is one note, and compare stops (exit 2) unless the\n"
-	"field is allowed with --allow-mismatch. BASE and NEW holding the same\n"
-	"runs is an error too. The fields' names: host, cpu_model, cpu_count,\n"
-	"testbed, accel, duration, omit, load, scenario, profile, tool_version,\n"
-	"iperf3_version.\n"
+	"scenario definitions, --profile, the probe set, ipsecperf and iperf3\n"
+	"versions. Each field that differs is one note, and compare stops (exit\n"
+	"2) unless the field is allowed with --allow-mismatch. BASE and NEW\n"
+	"holding the same runs is an error too. The fields' names: host,\n"
+	"cpu_model, cpu_count, testbed, accel, duration, omit, load, scenario,\n"
+	"profile, probe_set, tool_version, iperf3_version.\n"
 	"\n"
 	"Exit status 1 when a selected metric is worse by more than the threshold\n"
 	"with p < alpha (a regression), 0 when none is, 2 for bad usage or input\n"
@@ -47,7 +48,14 @@ static const char help_compare_end[] =
 	"Kernels are paired by name; when each side has exactly one kernel, those\n"
 	"two are paired. Runs whose status is not ok are left out and counted.\n"
 	"With n = 3 against 3 the exact Mann-Whitney test cannot go below\n"
-	"p = 0.10, so nothing can be called significant: use --repeat 5 or more.\n";
+	"p = 0.10, so nothing can be called significant: use --repeat 5 (run's\n"
+	"default) or more.\n"
+	"\n"
+	"examples:\n"
+	"  ipsecperf compare results/BASE results/NEW\n"
+	"  ipsecperf compare --base-kernel 6.1.0-57-cloud-amd64 \\\n"
+	"      --new-kernel 6.12.117+deb12-cloud-amd64 results/DIR results/DIR\n"
+	"  ipsecperf compare -f junit -m throughput A1 A2 -- B1 B2 > compare.xml\n";
 
 #define MAX_METRICS 64
 
@@ -125,6 +133,33 @@ static int simulation(const struct compare_args *a, int noperands)
 				      a->o.threshold) < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
+/*
+ * One directory of several kernels: the command that compares two of them;
+ * 0 after that line, -1 when dir does not hold two kernels.
+ */
+static int one_dir_hint(const char *dir)
+{
+	struct results r;
+	char err[1024];
+	const char **kernels = NULL;
+	int nk = 0, ret = -1;
+
+	if (results_dir_expected("compare", dir) < 0)
+		return 0;
+	if (results_load(dir, &r, err, sizeof(err)) < 0) {
+		pr_warn("compare: %s", err);
+		return 0;
+	}
+	if (results_kernels(&r, &kernels, &nk) == 0 && nk >= 2) {
+		pr_warn("compare: %s holds %d kernels; compare two of them with: ipsecperf compare --base-kernel %s --new-kernel %s %s %s",
+			dir, nk, kernels[0], kernels[1], dir, dir);
+		ret = 0;
+	}
+	free(kernels);
+	results_free(&r);
+	return ret;
+}
+
 /* BASE NEW, or BASE... -- NEW...: the number of BASE directories, or -1 after one line. */
 static int split_sides(int n, char **dirs)
 {
@@ -133,6 +168,8 @@ static int split_sides(int n, char **dirs)
 	while (nbase < n && strcmp(dirs[nbase], "--"))
 		nbase++;
 	if (nbase == n) {
+		if (n == 1 && one_dir_hint(dirs[0]) == 0)
+			return -1;
 		if (n != 2) {
 			pr_warn("compare: two results directories expected; usage: ipsecperf compare [OPTIONS] BASE NEW, or BASE... -- NEW...");
 			return -1;
@@ -167,6 +204,8 @@ static int cmd_compare(int argc, char **argv)
 		goto out;
 	/* the NEW side starts after the "--", if there is one */
 	sep = !strcmp(argv[first + nbase], "--");
+	if (results_dirs_expected("compare", n, argv + first) < 0)
+		goto out;
 	ret = compare_run(&a.o, argv + first, nbase, argv + first + nbase + sep, n - nbase - sep);
 out:
 	for (int i = 0; i < a.ncopies; i++)

@@ -320,5 +320,5 @@ static int cmd_kernel(int argc, char **argv)
 
 const struct command command_kernel = {
 	.name = "kernel", .fn = cmd_kernel, .help = help_kernel, .opts = kernel_opts,
-	.summary = "fetch and list kernels for the VM testbed",
+	.summary = "kernels for the VM testbeds: fetch, list, show, config, build",
 };

@@ -8,6 +8,7 @@
 #include "profile.h"
 #include "provenance.h"
 #include "report.h"
+#include "results.h"
 
 static const char help_report[] =
 	"usage: ipsecperf report [OPTIONS] DIR...\n"
@@ -17,7 +18,8 @@ static const char help_report[] =
 	"runs of one kernel and scenario from several DIRs (one per CI job or\n"
 	"machine) are pooled, but only if they were measured alike (host, CPU,\n"
 	"testbed, accelerator, duration, warm-up, load, scenario definition,\n"
-	"--profile, tool versions: see `ipsecperf help compare`); else exit 2.\n"
+	"--profile, probe set, tool versions: see `ipsecperf help compare`);\n"
+	"else exit 2.\n"
 	"Every figure carries n (ok runs), the median and its spread: min-max,\n"
 	"a 95% confidence interval of the mean (Student t) and the coefficient of\n"
 	"variation (CV). A scenario whose CV exceeds 5% gets a warning.\n";
@@ -33,6 +35,7 @@ static const char help_report_end[] =
 	"\n"
 	"examples:\n"
 	"  ipsecperf report results/20261129T190000-netns-demo\n"
+	"  ipsecperf report --summary results/DIR     # for a netdev mail\n"
 	"  ipsecperf report -f html -o report.html -c charts/ results/A results/B\n";
 
 /* md and markdown are one format */
@@ -42,7 +45,7 @@ struct report_args {
 	int format;
 	const char *output, *charts;
 	unsigned allow;
-	bool side_by_side, profile;
+	bool side_by_side, profile, summary;
 };
 
 static int opt_allow(void *arg, const char *val)
@@ -59,6 +62,8 @@ static const struct opt_def report_opts[] = {
 		"also draw the charts with gnuplot into DIR (new, or empty; no symlink): PNG and SVG, with their data files and scripts to re-plot"),
 	OPT_CB("allow-mismatch", 0, opt_allow, "FIELD,...",
 	       "pool although these fields differ (the names of `ipsecperf help compare`, or all)"),
+	OPT_FLAG("summary", 's', RA, summary,
+		 "text: the provenance and the summary table only, what belongs in a mail (docs/peer-testbed.md)"),
 	OPT_FLAG("side-by-side", 0, RA, side_by_side, "text: also the kernels side by side, as `run` prints it after a VM matrix of several kernels"),
 	OPT_FLAG("profile", 0, RA, profile,
 		 "instead: the CPU profiles of `run --profile`, top functions per scenario and their difference against a base (`ipsecperf report --profile --help`; docs/profiling.md)"),
@@ -80,8 +85,14 @@ static int cmd_report(int argc, char **argv)
 		pr_warn("report: no results directory given; usage: ipsecperf report [OPTIONS] DIR...");
 		return EXIT_USAGE;
 	}
+	if (a.summary && (a.format != 0 || a.side_by_side)) {
+		pr_warn("report: --summary is a text report of its own: not with %s", a.side_by_side ? "--side-by-side" : "-f");
+		return EXIT_USAGE;
+	}
+	if (results_dirs_expected("report", argc - first, argv + first) < 0)
+		return EXIT_USAGE;
 	o = (struct report_opts){ .format = report_formats[a.format], .output = a.output, .charts = a.charts,
-				  .allow = a.allow, .side_by_side = a.side_by_side };
+				  .allow = a.allow, .side_by_side = a.side_by_side, .summary = a.summary };
 	return report_run(&o, argv + first, argc - first);
 }
 
@@ -140,6 +151,8 @@ static int cmd_report_profile(int argc, char **argv)
 		pr_warn("report: no results directory given; usage: ipsecperf report --profile [--base SCENARIO] DIR...");
 		return EXIT_USAGE;
 	}
+	if (results_dirs_expected("report", argc - first, argv + first) < 0)
+		return EXIT_USAGE;
 	a.o.json = a.format == 1;
 	return report_profile_run(&a.o, argv + first, argc - first);
 }

@@ -36,14 +36,15 @@
 static const char help_run[] =
 	"usage: ipsecperf run [OPTIONS] [SCENARIO...]\n"
 	"\n"
-	"Run each SCENARIO (default: clear no-tso no-gso) --repeat times for\n"
-	"--duration seconds of one TCP stream, on a testbed made for the run and\n"
-	"removed after it, and write a results directory:\n"
+	"Run each SCENARIO (default: " RUN_DEFAULT_SCENARIOS ") --repeat\n"
+	"times for --duration seconds of one TCP stream, on a testbed made for\n"
+	"the run and removed after it, and write a results directory:\n"
 	"  meta.json   provenance: version, command, host, CPU, kernel, iperf3\n"
 	"  runs.jsonl  one record per run, appended as each run ends\n"
 	"  raw/        what iperf3 printed\n"
 	"then print a summary. A SCENARIO is a name from `ipsecperf list` or a\n"
-	"path to a scenario file (docs/scenarios.md).\n"
+	"path to a scenario file (docs/scenarios.md). One this host cannot run\n"
+	"(esp-null on a kernel without ESP) is skipped, saying why.\n"
 	"\n"
 	"The netns testbed is two network namespaces, ipsecperf-PID-tx and\n"
 	"ipsecperf-PID-rx, joined by a veth pair (ipp-tx 198.18.0.1/24 and\n"
@@ -79,7 +80,20 @@ static const char help_run[] =
 	"refuses it on another (exit 2).\n"
 	"\n"
 	"Needs root. Exit status: 0 every run ok or skipped, 1 a run failed,\n"
-	"2 bad usage or input, 128+N after signal N.\n";
+	"2 bad usage or input, or a --dry-run that could not start (a kernel\n"
+	"not there, a peer not reached), 128+N after signal N.\n";
+
+static const char help_run_end[] =
+	"examples:\n"
+	"  ipsecperf run                   # clear no-tso no-gso esp-null, netns\n"
+	"  ipsecperf run -t 5 -r 10 clear esp-null esp-gcm\n"
+	"  ipsecperf run --testbed vm --kernel debian:linux-image-6.1.0-57-cloud-amd64 \\\n"
+	"      --kernel ~/linux --interleave clear esp-null\n"
+	"  ipsecperf run --testbed peer --peer root@10.0.0.2 --dev eth1 \\\n"
+	"      --peer-dev eth1 clear no-gso esp-null\n"
+	"  ipsecperf run --dry-run esp-null   # the commands, changing nothing\n"
+	"\n"
+	"Then `ipsecperf report DIR` and `ipsecperf compare BASE NEW`.\n";
 
 struct run_ctx {
 	struct run_config cfg;
@@ -226,26 +240,28 @@ static int opt_no_wait(void *arg, const char *val)
 #define RC struct run_ctx
 
 static const struct opt_def run_opts[] = {
-	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10)", .marks = ALL | PAIR | GUEST),
-	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | PAIR | GUEST),
-	/* the vm host gives each boot its own --repeat and --repeat-from (--interleave) */
-	OPT_INT("repeat", 'r', RC, cfg.repeat, 1, 1000, "N", "runs per scenario (default 3)", .marks = ALL | PAIR),
-	OPT_STR("output", 'o', RC, cfg.outdir, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)", .marks = ALL | PAIR),
-	OPT_CB("tag", 0, opt_tag, "TAG", "name part of the default directory (default run)", .marks = ALL | PAIR),
-	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR),
+	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR, .group = "what runs"),
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
-	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | PAIR | GUEST),
+	/* the scenario files are copied into the guest: this host's folder means nothing there */
+	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
+	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
+	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10; --time, iperf3's name, too)", .marks = ALL | PAIR | GUEST, .alias = "time", .group = "how long"),
+	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | PAIR | GUEST),
+	/* the vm host gives each boot its own --repeat and --repeat-from (--interleave) */
+	OPT_INT("repeat", 'r', RC, cfg.repeat, 1, 1000, "N", "runs per scenario (default " RUN_DEFAULT_REPEAT_S ": the fewest with which compare can call a change significant)", .marks = ALL | PAIR),
+	OPT_INT("repeat-from", 0, RC, cfg.repeat_from, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)", .marks = ALL | PAIR),
+	OPT_FLAG("interleave", 0, RC, cfg.interleave, "boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md", .marks = OPT_VM | PAIR),
+	/* the vm and peer matrices bound their time by --repeat; not there yet */
+	OPT_CB("until-ci", 0, opt_until_ci, "PCT", "repeat each scenario until the 95% interval of its median throughput is narrower than PCT% of it (at least 6 runs; --max-repeat)", .marks = OPT_NETNS),
+	OPT_INT("max-repeat", 0, RC, cfg.max_repeat, 6, 1000, "N", "the most runs per scenario --until-ci makes (default 30)", .marks = OPT_NETNS),
+	/* a guest's kernel is its own: no other run there to wait for, and the vm host changes nothing host-wide */
+	OPT_CB_FLAG("no-wait", 0, opt_no_wait, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)", .marks = OPT_NETNS | OPT_PEER),
+	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | PAIR | GUEST, .group = "testbeds"),
 	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | PAIR | GUEST),
 	/* the peer's addresses are its devices' own, with their own prefix lengths */
 	OPT_INT("prefix-len", 0, RC, cfg.prefix_len, 8, 128, "N", "prefix length of both addresses (default 24)", .marks = OPT_NETNS | OPT_VM | GUEST),
 	OPT_INT("port", 0, RC, cfg.port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | PAIR | GUEST),
-	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
-	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL | PAIR),
-	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | PAIR | GUEST),
-	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR | GUEST),
-	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
-	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_STR("peer", 0, RC, cfg.peer, "[USER@]HOST", "the receiving host, reached with ssh", .marks = OPT_PEER),
 	OPT_STR("dev", 0, RC, cfg.dev, "IF", "this host's end of the link", .marks = OPT_PEER),
 	OPT_STR("peer-dev", 0, RC, cfg.peer_dev, "IF", "the peer's end of the link", .marks = OPT_PEER),
@@ -253,18 +269,16 @@ static const struct opt_def run_opts[] = {
 	OPT_STR("peer-ipsecperf", 0, RC, cfg.peer_ipsecperf, "PATH", "ipsecperf on the peer, for its agent (default: the installed one, in the peer's PATH)", .marks = OPT_PEER),
 	OPT_INT("cpu-tx", 0, RC, cfg.cpu_tx, 0, 4095, "N", "pin the sender to CPU N (docs/peer-testbed.md)", .marks = OPT_PEER),
 	OPT_INT("cpu-rx", 0, RC, cfg.cpu_rx, 0, 4095, "N", "pin the receiver on the peer to CPU N", .marks = OPT_PEER),
+	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | PAIR | GUEST, .group = "probes"),
+	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR | GUEST),
+	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
+	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
 	/* the peer's agent samples nothing yet */
 	OPT_CB_FLAG("profile", 0, opt_profile, "sample call chains in the measured window (perf, cpu-clock); docs/profiling.md", .marks = OPT_NETNS | OPT_VM | GUEST),
 	OPT_INT("profile-hz", 0, RC, cfg.profile_hz, 1, 10000, "HZ", "--profile's samples per second per CPU (default 99)", .marks = OPT_NETNS | OPT_VM | GUEST),
-	OPT_FLAG("interleave", 0, RC, cfg.interleave, "boot every kernel once per repeat, in turn (K1 K2 K1 K2 ...); docs/vm-testbed.md", .marks = OPT_VM | PAIR),
-	OPT_INT("repeat-from", 0, RC, cfg.repeat_from, 1, 1000000, "N", "number the repeats from N (default 1; --interleave gives it to each guest)", .marks = ALL | PAIR),
-	/* the scenario files are copied into the guest: this host's folder means nothing there */
-	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
-	/* a guest's kernel is its own: no other run there to wait for, and the vm host changes nothing host-wide */
-	OPT_CB_FLAG("no-wait", 0, opt_no_wait, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)", .marks = OPT_NETNS | OPT_PEER),
-	/* the vm and peer matrices bound their time by --repeat; not there yet */
-	OPT_CB("until-ci", 0, opt_until_ci, "PCT", "repeat each scenario until the 95% interval of its median throughput is narrower than PCT% of it (at least 6 runs; --max-repeat)", .marks = OPT_NETNS),
-	OPT_INT("max-repeat", 0, RC, cfg.max_repeat, 6, 1000, "N", "the most runs per scenario --until-ci makes (default 30)", .marks = OPT_NETNS),
+	OPT_STR("output", 'o', RC, cfg.outdir, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)", .marks = ALL | PAIR, .group = "output"),
+	OPT_CB("tag", 0, opt_tag, "TAG", "name part of the default directory (default run)", .marks = ALL | PAIR),
+	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL | PAIR),
 	OPT_END,
 };
 
@@ -374,15 +388,15 @@ static int check_options(struct run_ctx *ctx)
 	return 0;
 }
 
-/* The scenarios named (default: clear no-tso no-gso), each once. */
+/* The scenarios named (default: RUN_DEFAULT_SCENARIOS), each once. */
 static int load_scenarios(struct run_config *c, int n, char *const *names)
 {
-	static char *const default_matrix[] = { "clear", "no-tso", "no-gso" };
+	static char *const default_matrix[] = { "clear", "no-tso", "no-gso", "esp-null" };
 	char err[1024];
 
 	if (!n) {
 		names = default_matrix;
-		n = 3;
+		n = sizeof(default_matrix) / sizeof(default_matrix[0]);
 	}
 	c->scenarios = calloc(n, sizeof(*c->scenarios));
 	if (!c->scenarios) {
@@ -410,7 +424,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	int first;
 
 	*ctx = (struct run_ctx){ 0 };
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = 3, .repeat_from = 1, .testbed = "netns",
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .testbed = "netns",
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
 				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .port = 5201, .argc = argc, .argv = argv,
 				  .opts = run_opts };
@@ -519,13 +533,15 @@ static int cmd_run(int argc, char **argv)
 		raise(stop_signal());
 		return 128 + stop_signal();
 	}
-	ret = ctx.cfg.dry_run ? EXIT_OK : run_report(&ctx, res.dir, failed, undo_failures);
+	if (ctx.cfg.dry_run && failed)
+		pr_warn("run: --dry-run: the run could not start (said above)");
+	ret = ctx.cfg.dry_run ? (failed ? EXIT_USAGE : EXIT_OK) : run_report(&ctx, res.dir, failed, undo_failures);
 	json_decref(concurrent);
 	json_decref(ctx.overhead);
 	return ret;
 }
 
 const struct command command_run = {
-	.name = "run", .fn = cmd_run, .help = help_run, .opts = run_opts,
+	.name = "run", .fn = cmd_run, .help = help_run, .opts = run_opts, .help_end = help_run_end,
 	.summary = "run a scenario matrix on a testbed and write a results directory",
 };

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "log.h"
+#include "suggest.h"
 #include "undo_kinds.h"
 #include "version.h"
 
@@ -46,6 +47,18 @@ static const struct command *command_find(const char *name)
 		if (!strcmp((*c)->name, name))
 			return *c;
 	return NULL;
+}
+
+/* "; did you mean 'run'?" for a mistyped command, or "" */
+static void command_hint(const char *name, char *buf, size_t len)
+{
+	struct suggest s;
+
+	suggest_init(&s, name);
+	for (const struct command *const *c = commands; *c; c++)
+		if (!(*c)->hidden)
+			suggest_try(&s, (*c)->name);
+	suggest_hint(&s, buf, len);
 }
 
 int command_help(const struct command *cmd)
@@ -88,7 +101,8 @@ static void usage(FILE *f, bool full)
 		      "throughput and cycles per byte with their spread, reports for a\n"
 		      "netdev mail, and a verdict when one kernel is compared with another.\n"
 		      "\noptions:\n"
-		      "  -v, --verbose   more messages (twice: the VM guest's too)\n"
+		      "  -v, --verbose   more messages (twice: the VM guest's too); also\n"
+		      "                  taken after the command\n"
 		      "  -h, --help      this page\n"
 		      "  --version       print the version\n", f);
 	fprintf(f, "\ncommands:\n");
@@ -128,7 +142,10 @@ static int cmd_help(int argc, char **argv)
 	}
 	c = command_find(argv[1]);
 	if (!c) {
-		pr_warn("help: no command '%s'; `ipsecperf help` lists them", argv[1]);
+		char hint[64];
+
+		command_hint(argv[1], hint, sizeof(hint));
+		pr_warn("help: no command '%s'%s; `ipsecperf help` lists them", argv[1], hint);
 		return EXIT_USAGE;
 	}
 	return command_help(c);
@@ -157,7 +174,12 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--version")) {
 			return cmd_version(0, NULL);
 		} else {
-			pr_warn("unknown option '%s'; see `ipsecperf help`", argv[i]);
+			const struct command *later = NULL;
+
+			for (int j = i + 1; j < argc && !later; j++)
+				later = command_find(argv[j]);
+			pr_warn("unknown option '%s' before the command; a command's own options go after it: ipsecperf %s %s (see `ipsecperf help%s%s`)",
+				argv[i], later ? later->name : "COMMAND", argv[i], later ? " " : "", later ? later->name : "");
 			return EXIT_USAGE;
 		}
 	}
@@ -167,7 +189,10 @@ int main(int argc, char **argv)
 	}
 	c = command_find(argv[i]);
 	if (!c) {
-		pr_warn("'%s' is not a command; see `ipsecperf help`", argv[i]);
+		char hint[64];
+
+		command_hint(argv[i], hint, sizeof(hint));
+		pr_warn("'%s' is not a command%s; see `ipsecperf help`", argv[i], hint);
 		return EXIT_USAGE;
 	}
 	if (c->mode_flag && command_has(argc - i, argv + i, c->mode_flag))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * CPU accounting for one measured interval (DESIGN.md, "cycles per byte"):
+ * CPU accounting for one measured interval (docs/methodology.md, "Cycles per byte"):
  * cycles from the PMU's cycle counter on every CPU where the kernel offers
  * one, otherwise busy CPU time from /proc/stat times the TSC frequency
  * ("estimated"). Busy time is also kept per CPU, so that the CPU the sender

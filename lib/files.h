@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small file helpers that several parts of ipsecperf share. */
+/* Small file functions that several parts of ipsecperf share. */
 #ifndef IPSECPERF_FILES_H
 #define IPSECPERF_FILES_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Messages: "ipsecperf: <what>: <why>" on stderr, as DESIGN.md asks. */
+/* Messages: "ipsecperf: <what>: <why>" on stderr, one line each. */
 #ifndef IPSECPERF_LOG_H
 #define IPSECPERF_LOG_H
 
@@ -32,7 +32,6 @@ void msg_clean(char *s, bool one_line);
  */
 int msg_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Exit statuses of DESIGN.md. */
 /*
  * snprintf for paths and messages whose truncation is harmless or checked
  * by the caller (the result is the same as snprintf's); a function of its
@@ -40,6 +39,7 @@ int msg_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((forma
  */
 int fmt_buf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Exit statuses of every command (docs/user-guide.md). */
 enum {
 	EXIT_OK = 0,
 	EXIT_FAIL = 1,  /* a run failed, or compare found a regression */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "suggest.h"
 
 const char *const opt_text_json[] = { "text", "json", NULL };
 
@@ -59,26 +60,51 @@ static bool takes_value(const struct opt_def *d)
 	return d->type != OPT_T_FLAG && d->type != OPT_T_CB_FLAG;
 }
 
-/* The option of "--NAME" (len chars of name): exact, else a unique prefix. */
+/* Why "--NAME" is no option: ambiguous, or unknown with the closest name. */
+static void say_unknown_long(const char *cmd, const struct opt_def *defs, const char *name, size_t len, int n)
+{
+	char word[SUGGEST_MAX_LEN + 1], hint[SUGGEST_MAX_LEN + 32] = "";
+	struct suggest s;
+
+	if (!n) {
+		snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) ? len : sizeof(word) - 1), name);
+		suggest_init(&s, word);
+		for (const struct opt_def *d = defs; d->name; d++)
+			suggest_try(&s, d->name);
+		if (suggest_best(&s))
+			snprintf(hint, sizeof(hint), "; did you mean '--%s'?", suggest_best(&s));
+	}
+	pr_warn("%s: %s option '--%.*s'%s; see `ipsecperf %s --help`", cmd, n ? "ambiguous" : "unknown",
+		shown_len(name), name, hint, cmd);
+}
+
+/* The option of "--NAME" (len chars of name): exact (or its alias), else a unique prefix. */
 static const struct opt_def *find_long(const char *cmd, const struct opt_def *defs, const char *name, size_t len)
 {
 	const struct opt_def *found = NULL;
 	int n = 0;
 
+	for (const struct opt_def *d = defs; d->name; d++)
+		if ((strlen(d->name) == len && !strncmp(d->name, name, len)) ||
+		    (d->alias && strlen(d->alias) == len && !strncmp(d->alias, name, len)))
+			return d;
 	for (const struct opt_def *d = defs; d->name; d++) {
 		if (strncmp(d->name, name, len))
 			continue;
-		if (strlen(d->name) == len)
-			return d;
 		found = d;
 		n++;
 	}
 	if (n == 1)
 		return found;
 	if (cmd)
-		pr_warn("%s: %s option '--%.*s'; see `ipsecperf %s --help`", cmd, n ? "ambiguous" : "unknown",
-			shown_len(name), name, cmd);
+		say_unknown_long(cmd, defs, name, len, n);
 	return NULL;
+}
+
+/* The program's -v/--verbose, given after the command: taken as before it. */
+static bool is_global(const char *arg)
+{
+	return !strcmp(arg, "-v") || !strcmp(arg, "--verbose");
 }
 
 static const struct opt_def *find_short(const struct opt_def *defs, char c)
@@ -244,6 +270,12 @@ static int walk(struct walk *w, int argc, char **argv)
 			if (w->operands)
 				w->operands[w->noperands] = i;
 			w->noperands++;
+			i++;
+			continue;
+		}
+		if (is_global(a) && !(a[1] == '-' ? find_long(NULL, w->defs, a + 2, strlen(a + 2)) : find_short(w->defs, 'v'))) {
+			if (w->cmd) /* parsing, not walking an argv parsed before */
+				log_verbose++;
 			i++;
 			continue;
 		}

@@ -15,7 +15,8 @@
  *	};
  *
  * A field of the wrong type is a compile error (_Generic). The parser takes
- * GNU order: options may follow operands, "--" ends them.
+ * GNU order: options may follow operands, "--" ends them. The program's
+ * own -v/--verbose is taken among any command's options too.
  */
 #ifndef IPSECPERF_OPTIONS_H
 #define IPSECPERF_OPTIONS_H
@@ -58,6 +59,8 @@ struct opt_def {
 	const char *arg;   /* metavariable for the help page */
 	const char *help;
 	unsigned marks;    /* OPT_NETNS ... OPT_GUEST */
+	const char *alias; /* another long name, taken only whole (run's --time, iperf3's name) */
+	const char *group; /* the help page's heading over this option and the next, or NULL */
 };
 
 #define OPT_FIELD_(st, f, T) _Generic(((st *)0)->f, T: offsetof(st, f))

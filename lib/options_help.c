@@ -61,10 +61,15 @@ static void wrap(FILE *f, const char *text, int col, int at)
 
 void options_help(FILE *f, const struct opt_def *defs)
 {
-	fputs("\noptions:\n", f);
+	/* a table in groups: one heading each, "options - what runs:" (tools/help2roff.awk) */
+	if (!defs->group)
+		fputs("\noptions:\n", f);
 	for (const struct opt_def *o = defs; o->name; o++) {
 		char left[96], text[512], where[64];
 		int n;
+
+		if (o->group)
+			fprintf(f, "\noptions - %s:\n", o->group);
 
 		if (o->short_name)
 			n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Keys out of core dumps (DESIGN.md: keys are never printed or stored).
+ * Keys out of core dumps (keys are never printed or stored: docs/security.md).
  * While a key is held the process is not dumpable (PR_SET_DUMPABLE 0), so
  * that no copy of it reaches a core file: not the key's own buffer, nor
  * the copies that cannot live anywhere else (a netlink message on the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Types shared by ipsecperf.bpf.c and its loader (probes.c): the counter
- * slots and the per-SA key. Counter names as DESIGN.md fixes them are in
+ * slots and the per-SA key. Counter names as docs/probes.md gives them are in
  * probes.c, slot for slot.
  */
 #ifndef IPSECPERF_PROBES_SHARED_H

@@ -17,7 +17,7 @@
 
 struct probes;
 
-/* Counter names of DESIGN.md, by slot. */
+/* Counter names (docs/probes.md), by slot. */
 extern const char *const probe_counter_names[IPP_NR_COUNTERS];
 
 /* Open and load the BPF programs. Never NULL: without BPF every counter says why. */
@@ -42,7 +42,7 @@ int probes_stats_enable(struct probes *p);
  *   default      the kernel's own counters for skbs and segments (device
  *                statistics, Tcp SNMP) and the SAs'; BPF only where a
  *                scenario cuts GSO in software (skb_segment, tcp_gso_segment:
- *                a run per superpacket). Meets issue 18's 0.98 target;
+ *                a run per superpacket). Meets the probes' 0.98 target;
  *   esp          default and the ESP programs (esp_output, esp_output_tail,
  *                the transport output, both memmoves, kmalloc/kfree), in
  *                ESP scenarios only: about 12 runs per ESP packet;

@@ -17,6 +17,7 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "probes.h"
 #include "results.h"
 #include "version.h"
 
@@ -228,6 +229,10 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 		"scenarios", scen, "params", "duration_s", cfg->duration_s, "omit_s", cfg->omit_s,
 		"repeat", cfg->repeat, "addresses", json_pack("[s, s]", cfg->addr_tx, cfg->addr_rx),
 		"tsc_hz", tsc_hz(), "machine", u.machine);
+	/* the probe set changes what a run costs and counts: compare and report check it */
+	if (res->meta)
+		json_object_set_new(json_object_get(res->meta, "params"), "probe_set",
+				    json_string(cfg->no_probes ? "none" : probe_set_names[cfg->probe_set]));
 	if (res->meta && cfg->until_ci > 0) /* adaptive repeats: the rule, next to --repeat */
 		json_object_set_new(json_object_get(res->meta, "params"), "until_ci",
 				    json_pack("{s:f, s:i}", "target_pct", cfg->until_ci, "max_repeat", cfg->max_repeat));

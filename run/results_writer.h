@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The results directory (DESIGN.md): meta.json, runs.jsonl with one record
- * appended (and fsync'd) as each run ends, and raw/ for what the tools print.
+ * The results directory (docs/results-format.md): meta.json, runs.jsonl
+ * with one record appended (and fsync'd) as each run ends, and raw/ for
+ * what the tools print.
  */
 #ifndef IPSECPERF_RESULTS_WRITER_H
 #define IPSECPERF_RESULTS_WRITER_H

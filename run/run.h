@@ -12,6 +12,16 @@ struct opt_def;
 
 #define RUN_MAX_KERNELS 8
 #define RUN_MAX_SSH_OPTS 16
+/*
+ * The one default repeat count (run, bisect, make demo): with 5 runs
+ * against 5 the exact Mann-Whitney test's smallest p is 0.0079, so compare
+ * can call a change significant at alpha 0.05; 3 against 3 never can
+ * (p >= 0.10). docs/methodology.md says more.
+ */
+#define RUN_DEFAULT_REPEAT 5
+#define RUN_DEFAULT_REPEAT_S "5"
+/* The scenarios of a bare `run`: the study's clear, no-tso and no-gso, and ESP. */
+#define RUN_DEFAULT_SCENARIOS "clear no-tso no-gso esp-null"
 
 struct run_config {
 	/* load */

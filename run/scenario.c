@@ -15,6 +15,7 @@
 
 #include "files.h"
 #include "log.h"
+#include "suggest.h"
 #include "options.h"
 
 /* Scenario files are a few hundred bytes; this bounds what a wrong file costs. */
@@ -412,12 +413,20 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 	if (access(path, R_OK) == 0)
 		return scenario_load(path, sc, err, errlen);
 
-	/* unknown: say what there is */
-	size_t off = snprintf(err, errlen, "unknown scenario '%s'; known:", name);
+	/* unknown: the closest name, and what there is */
+	struct suggest sg;
+	char hint[SUGGEST_MAX_LEN + 32];
 
 	names_in_dir(&names, &n);
 	if (n > 1)
 		qsort(names, n, sizeof(*names), cmp_str);
+	suggest_init(&sg, name);
+	for (int i = 0; i < n; i++)
+		suggest_try(&sg, names[i]);
+	suggest_hint(&sg, hint, sizeof(hint));
+
+	size_t off = snprintf(err, errlen, "unknown scenario '%s'%s; known:", name, hint);
+
 	for (int i = 0; i < n; i++) {
 		if (off < errlen)
 			off += snprintf(err + off, errlen - off, " %s", names[i]);

@@ -356,7 +356,7 @@ static void peer_meta(struct peer *p, json_t *meta, const struct end *me, const 
 							  p->have_agent, "agent_why", p->no_agent_why));
 }
 
-/* Deliverable 3 of issue 7: both ends checked before the first run; provenance into meta.json. */
+/* Both ends checked before the first run; provenance into meta.json. */
 static int peer_checks(struct peer *p, json_t *meta, char *why, size_t len)
 {
 	const struct testbed_config *c = &p->cfg;

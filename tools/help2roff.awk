@@ -8,7 +8,8 @@
 #   docdir    where the guides (docs/*.md) are installed
 #
 # The help text's shape: "usage:" lines first (SYNOPSIS), then paragraphs;
-# a line "name:" in lower case alone is a heading (options:, examples:);
+# a line "name:" in lower case alone is a heading (options:, examples:),
+# and "options - GROUP:" a subheading of OPTIONS (run's groups);
 # under options:, commands: and environment:, an indented "TAG  text" line
 # starts an item, and deeper lines continue it; other indented lines, and
 # lines with columns (three spaces inside), are kept as they are. A line
@@ -85,8 +86,16 @@ function flush() {
 
 function heading(s) {
 	flush()
-	print (mode ? ".SS " : ".SH ") toupper(esc(s))
-	section = s
+	if (s ~ /^options - / && !mode) {
+		if (!options_sh)
+			print ".SH OPTIONS"
+		options_sh = 1
+		print ".SS " toupper(esc(substr(s, 11)))
+		section = "options"
+	} else {
+		print (mode ? ".SS " : ".SH ") toupper(esc(s))
+		section = s
+	}
 	para = 0
 }
 

@@ -1,21 +1,126 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Regenerate the worked example (docs/example.md, docs/example/) from a
-# results directory committed under results/examples/, with ipsecperf
-# itself: the text report, the charts, the HTML page, and a comparison of
-# two of its kernels.
+# The committed examples and the docs made from them, with ipsecperf
+# itself. Three kinds:
 #
-# With three more arguments, a second section: a patched kernel against
-# its base, from the results directory of docs/vm-testbed.md's CI recipe;
-# with three more, a third: tools/patch-to-verdict.sh's run of the
-# per-CPU tmp buffer patch.
-#
-# usage: tools/worked-example.sh results/examples/DIR BASE_KERNEL NEW_KERNEL \
+#   tools/worked-example.sh netns
+#       two netns runs of the default scenarios, minutes apart, into
+#       results/examples/<UTC>-netns-sample and -netns-again, each with its
+#       report.txt; the README's sample (report --summary of the first, and
+#       compare of the two) between its "sample" markers.
+#   tools/worked-example.sh peer
+#       a peer run between two network namespaces (the tests' fixture,
+#       tests/integration/peer_lib.sh: a test sshd, the agent) into
+#       results/examples/<UTC>-peer-namespaces with its report.txt; the mail
+#       at the end of docs/peer-testbed.md between its "mail" markers.
+#   tools/worked-example.sh results/examples/DIR BASE_KERNEL NEW_KERNEL \
 #            [results/examples/PATCHED_DIR BASE_RELEASE PATCHED_RELEASE
 #            [results/examples/PERCPU_DIR BASE_RELEASE PERCPU_RELEASE]]
+#       docs/example.md and docs/example/ from committed VM runs: the text
+#       report, the charts, the HTML page, and a comparison of two of its
+#       kernels; with three more arguments a patched kernel against its base
+#       (docs/vm-testbed.md's CI recipe), with three more the per-CPU tmp
+#       buffer patch (tools/patch-to-verdict.sh).
+#
+# The netns and peer kinds need root; DURATION (default 2) and REPEAT
+# (default: run's) change their runs.
 set -eu
 cd "$(dirname "$0")/.."
 IPSECPERF=${IPSECPERF:-build/ipsecperf}
+
+# Replace the lines between "<!-- NAME begin -->" and "<!-- NAME end -->" of FILE with TEXTFILE.
+fill() { # file name textfile
+	awk -v name="$2" -v text="$3" '
+		$0 == "<!-- " name " begin -->" { print; while ((getline l < text) > 0) print l; skip = 1; found++; next }
+		$0 == "<!-- " name " end -->" { skip = 0 }
+		!skip { print }
+		END { if (found != 1) { print "worked-example.sh: no \"" name "\" markers" > "/dev/stderr"; exit 1 } }
+	' "$1" > "$1.new" && mv "$1.new" "$1"
+}
+
+# A run of the default scenarios into results/examples/<UTC>-TAG; its path.
+sample_run() { # tag [run options...]
+	tag=$1
+	shift
+	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-$tag
+	"$IPSECPERF" run -q -t "${DURATION:-2}" ${REPEAT:+-r "$REPEAT"} -o "$d" "$@" > /dev/null || [ $? = 1 ]
+	"$IPSECPERF" report "$d" > "$d/report.txt"
+	echo "$d"
+}
+
+netns_examples() {
+	a=$(sample_run netns-sample)
+	b=$(sample_run netns-again)
+	t=$(mktemp)
+	rc=0
+	"$IPSECPERF" compare "$a" "$b" > "$t.cmp" || rc=$?
+	{
+		echo '```'
+		echo "\$ ipsecperf report --summary $a"
+		"$IPSECPERF" report --summary "$a"
+		echo '```'
+		echo
+		echo 'The same run again a few minutes later, nothing changed in between,'
+		echo "and the two compared (exit status $rc). What compare flags here is the"
+		echo "host's own drift between the two runs: on a shared 2-CPU machine it"
+		echo 'can pass 5%, which is why a gate wants a quiet host and, between'
+		echo 'kernels, runs interleaved (docs/compare.md, docs/vm-testbed.md).'
+		echo
+		echo '```'
+		echo "\$ ipsecperf compare $a $b"
+		cat "$t.cmp"
+		echo '```'
+	} > "$t"
+	fill README.md sample "$t"
+	rm -f "$t" "$t.cmp"
+	echo "$a and $b written, README.md's sample filled"
+}
+
+peer_examples() {
+	exec bash -c '
+		set -u
+		. tests/integration/lib.sh
+		. tests/integration/peer_lib.sh
+		peer_setup
+		d=results/examples/$(date -u +%Y%m%dT%H%M%S)-peer-namespaces
+		ip netns exec "$PEER_NS_L" "$IPSECPERF" run -q "${PEER_ARGS[@]}" --cpu-tx 0 --cpu-rx 1 \
+			-t "${DURATION:-2}" ${REPEAT:+-r "$REPEAT"} -o "$d" > /dev/null || [ $? = 1 ] || fail "the peer run failed"
+		"$IPSECPERF" report "$d" > "$d/report.txt"
+		"$IPSECPERF" report --summary "$d" > "$TMP/summary"
+		sh tools/worked-example.sh mail "$d" "$TMP/summary"
+	'
+}
+
+# The mail of docs/peer-testbed.md, filled from a peer run.
+mail_example() { # dir summary-file
+	t=$(mktemp)
+	{
+		echo
+		echo '    To: netdev@vger.kernel.org'
+		echo '    Subject: [RFC] esp4: what ESP costs one TCP stream (ipsecperf, two hosts)'
+		echo
+		echo '    <One paragraph: the question, what changed between the runs, and'
+		echo '    what the figures say.>'
+		echo
+		echo '    Set-up: <NIC, driver and firmware on each end (ethtool -i), link'
+		echo '    speed, MTU, ring and coalescing settings, CPU model and frequency'
+		echo '    policy of both hosts, IRQ and CPU pinning>.'
+		echo
+		sed 's/^/    /; s/ *$//' "$2"
+		echo
+		echo "    Records and raw iperf3 output: <a link to $1>"
+		echo
+	} > "$t"
+	fill docs/peer-testbed.md mail "$t"
+	rm -f "$t"
+	echo "$1 written, docs/peer-testbed.md's mail filled"
+}
+
+case ${1:-} in
+netns) netns_examples; exit 0 ;;
+peer) peer_examples ;;
+mail) mail_example "$2" "$3"; exit 0 ;;
+esac
 dir=$1 base=$2 new=$3
 out=docs/example
 charts=$(mktemp -d /tmp/ipsecperf-example.XXXXXX)
@@ -51,7 +156,7 @@ patched_section() { # dir base new
 
 # A patched kernel against its base
 
-The mission's own case: a kernel tree with a patch on top, built by
+The case ipsecperf is made for: a kernel tree with a patch on top, built by
 ipsecperf, measured against the same tree without it. The tree is
 Debian's linux-source-6.12 (6.12.117), configured and built by
 \`ipsecperf kernel config\` and \`kernel build\` (docs/vm-testbed.md,

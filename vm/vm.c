@@ -1285,7 +1285,7 @@ int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
 		  const char *resultsdir, struct vm_stats *out)
 {
 	struct vm_kernel k;
-	int ok = vm_kernel_resolve(kernel_spec, &k) == 0;
+	int ok = vm_kernel_resolve_fetch(kernel_spec, &k, !cfg->dry_run) == 0;
 
 	return vm_run_resolved(cfg, kernel_spec, ok ? &k : NULL, NULL, resultsdir, out);
 }

@@ -54,6 +54,8 @@ const char *vm_cache_dir(void);
  * cached, .deb files unpacked. Returns 0, or -1 after printing why.
  */
 int vm_kernel_resolve(const char *spec, struct vm_kernel *k);
+/* The same; with fetch false a debian: spec not in the cache is an error, not a download (--dry-run). */
+int vm_kernel_resolve_fetch(const char *spec, struct vm_kernel *k, bool fetch);
 
 /*
  * Whether a debian:PACKAGE or FILE.deb spec has a name the cache can take

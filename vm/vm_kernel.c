@@ -369,14 +369,18 @@ static int cached_package(const char *pkg, char *dir, size_t dirlen)
 	return best ? 0 : -1;
 }
 
-/* debian:PACKAGE: the cached unpack, fetched first when there is none. */
-static int resolve_debian(const char *spec, struct vm_kernel *k)
+/* debian:PACKAGE: the cached unpack, fetched first when there is none (and fetch allows). */
+static int resolve_debian(const char *spec, struct vm_kernel *k, bool fetch)
 {
 	char dir[PATH_MAX], pkg[200];
 
 	package_name(spec + 7, pkg, sizeof(pkg));
-	if (cached_package(pkg, dir, sizeof(dir)) < 0 &&
-	    vm_kernel_fetch(pkg, dir, sizeof(dir)) < 0)
+	if (cached_package(pkg, dir, sizeof(dir)) < 0 && !fetch) {
+		pr_warn("kernel %s: not in the cache (%s), and a dry run downloads nothing: `ipsecperf kernel fetch %s` first",
+			spec, vm_cache_dir(), spec);
+		return -1;
+	}
+	if (cached_package(pkg, dir, sizeof(dir)) < 0 && vm_kernel_fetch(pkg, dir, sizeof(dir)) < 0)
 		return -1;
 	if (resolve_unpacked(dir, k) < 0) {
 		pr_warn("kernel %s: %s holds no boot/vmlinuz-* with lib/modules; remove it and fetch again",
@@ -477,13 +481,13 @@ static int resolve_image(const char *spec, struct vm_kernel *k)
 	return 0;
 }
 
-static int resolve_spec(const char *spec, struct vm_kernel *k)
+static int resolve_spec(const char *spec, struct vm_kernel *k, bool fetch)
 {
 	size_t n = strlen(spec);
 
 	fmt_buf(k->spec, sizeof(k->spec), "%s", spec);
 	if (!strncmp(spec, "debian:", 7))
-		return resolve_debian(spec, k);
+		return resolve_debian(spec, k, fetch);
 	if (n > 4 && !strcmp(spec + n - 4, ".deb") && is_file(spec))
 		return resolve_deb(spec, k);
 	if (is_dir(spec))
@@ -493,10 +497,15 @@ static int resolve_spec(const char *spec, struct vm_kernel *k)
 
 int vm_kernel_resolve(const char *spec, struct vm_kernel *k)
 {
+	return vm_kernel_resolve_fetch(spec, k, true);
+}
+
+int vm_kernel_resolve_fetch(const char *spec, struct vm_kernel *k, bool fetch)
+{
 	memset(k, 0, sizeof(*k));
 	if (!spec) /* never; said so for GCC, whose UBSan build warns of a null %s */
 		return -1;
-	if (resolve_spec(spec, k) < 0)
+	if (resolve_spec(spec, k, fetch) < 0)
 		return -1;
 	/* a kernel that is not a tree: the DWARF of Debian's -dbg package of its release, if installed here */
 	if (!*k->vmlinux && plain_name_ok(k->release, sizeof(k->release) - 1)) {

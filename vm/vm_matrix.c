@@ -28,7 +28,7 @@ static int resolve_kernels(const struct run_config *cfg, struct vm_kernel *ks, b
 	int n = 0;
 
 	for (int i = 0; i < cfg->nkernels && !stop_requested(); i++) {
-		ok[i] = vm_kernel_resolve(cfg->kernels[i], &ks[i]) == 0;
+		ok[i] = vm_kernel_resolve_fetch(cfg->kernels[i], &ks[i], !cfg->dry_run) == 0;
 		/* records and raw/ are keyed by uname -r: two kernels need two names */
 		for (int j = 0; ok[i] && j < i; j++) {
 			if (!ok[j] || left_out[j] || strcmp(ks[j].release, ks[i].release))
@@ -59,7 +59,7 @@ static int resolve_peers(const struct run_config *cfg, const struct vm_kernel *k
 			continue;
 		if (!cfg->npeer_kernels)
 			pks[i] = ks[i];
-		else if (vm_kernel_resolve(cfg->peer_kernels[i], &pks[i]) < 0)
+		else if (vm_kernel_resolve_fetch(cfg->peer_kernels[i], &pks[i], !cfg->dry_run) < 0)
 			ok[i] = false, n++;
 	}
 	return n;

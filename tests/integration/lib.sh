@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared helpers for the integration tests: sourced, never run.
+# Shared functions for the integration tests: sourced, never run.
 # A test exits 0 (pass), 1 (fail) or 4 (skip), as kernel selftests do.
 
 set -u

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write a synthetic results directory (DESIGN.md's contract) for the report
+"""Write a synthetic results directory (docs/results-format.md's contract) for the report
 and compare tests: no root, no network, deterministic for a seed.
 
 usage: synth_results.py DIR [--seed N] [--kernels a,b] [--scenarios x,y]
@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--profile", type=int, default=0)
     ap.add_argument("--tool-version", default="synthetic")
     ap.add_argument("--iperf3-version", default="iperf 3.12")
+    ap.add_argument("--probe-set", default="default")
     ap.add_argument("--old", action="store_true")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
@@ -71,7 +72,8 @@ def main():
             "host": a.host, "cpu_model": a.cpu_model, "cpu_count": a.cpu_count,
             "testbed": testbed,
             "kernels": [{"release": k} for k in kernels], "iperf3_version": a.iperf3_version,
-            "params": {"duration_s": a.duration, "omit_s": a.omit, "repeat": a.repeat}}
+            "params": {"duration_s": a.duration, "omit_s": a.omit, "repeat": a.repeat,
+                       "probe_set": a.probe_set}}
     if not a.old:
         meta["scenarios"] = [{"name": s, "file": "/synth/%s.ini" % s,
                               "text": scenario_text(s, defines.get(s, []))} for s in scen]
@@ -81,6 +83,7 @@ def main():
             meta["vm"] = [{"release": k, "accel": a.accel} for k in kernels]
     else:
         del meta["params"]["omit_s"]
+        del meta["params"]["probe_set"]
     with open(os.path.join(a.dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     seq = 0

@@ -75,7 +75,8 @@ expect 0 '^kernel k1 -> k2' --base-kernel k1 --new-kernel k2 "$TMP/two" "$TMP/tw
 grep -q '^note: all runs of k1 came before or after all runs of k2' "$TMP/out" ||
 	{ cat "$TMP/out" >&2; fail "no note on kernels run in sequence"; }
 expect 2 "no runs of kernel 'k9'" --base-kernel k9 "$TMP/two" "$TMP/two"
-expect 2 'ipsecperf: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
+expect 2 'ipsecperf: compare: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
+expect 2 "compare: $TMP/two holds 2 kernels; compare two of them with: ipsecperf compare --base-kernel k1 --new-kernel k2 $TMP/two $TMP/two" "$TMP/two"
 expect 2 'two results directories expected' "$TMP/base"
 expect 2 '--metric bogus: no such metric' --metric bogus "$TMP/base" "$TMP/aa"
 expect 2 "--threshold takes a number from 0 to 1000, not 'x'" --threshold x "$TMP/base" "$TMP/aa"
@@ -134,6 +135,7 @@ check_field omit --omit 3
 check_field load --load esp-null=stream
 check_field scenario --define esp-null:esp-gso=on
 check_field profile --profile 99
+check_field probe_set --probe-set esp
 check_field tool_version --tool-version v2.0
 check_field iperf3_version --iperf3-version "iperf 3.16"
 # accel: two VM runs, TCG against KVM
@@ -165,7 +167,8 @@ synth "$TMP/old1" --old --seed 1 --testbed vm
 synth "$TMP/old2" --old --seed 2 --testbed vm
 expect 0 'verdict: no regression' "$TMP/old1" "$TMP/old2"
 for want in "note: scenario is not recorded in base $TMP/old1 for scenario clear: not checked\." \
-	"note: accel is not recorded in base $TMP/old1: not checked\." "testbed vm \(accelerator not recorded\)"; do
+	"note: accel is not recorded in base $TMP/old1: not checked\." "testbed vm \(accelerator not recorded\)" \
+	"note: probe_set is not recorded in base $TMP/old1: not checked\."; do
 	tr '\n' ' ' < "$TMP/out" | tr -s ' ' | grep -qE "$want" || { cat "$TMP/out" >&2; fail "old: lacks /$want/"; }
 done
 

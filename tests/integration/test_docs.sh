@@ -5,8 +5,15 @@
 #   the committed examples (vm, profiles) and a fresh netns run (with
 #   --probe-cost, --probe-overhead, a failed and a skipped scenario) hold;
 # - the user guide's command table lists every command of `ipsecperf help`;
-# - every option the docs give to an ipsecperf command is one it has;
-# - the README points at the docs inside the project, not outside it.
+# - every command the docs show is one the program has (and kernel's
+#   actions), every option they give it is one it has, and every scenario
+#   they give run is one of `ipsecperf list`;
+# - the README's sample, peer-testbed.md's mail and docs/example.md's
+#   reports and comparisons are what the program prints for the committed
+#   examples they name;
+# - the docs and the code's comments stand alone: every path the docs
+#   name under the tree's folders exists, and nothing cites an issue
+#   number, DESIGN.md or the people who measured.
 . "$(dirname "$0")/lib.sh"
 
 page="$TOP/docs/results-format.md"
@@ -42,6 +49,15 @@ def opts(text):
 
 cmds = re.findall(r"^  ([a-z][a-z-]*) ", helptext("help"), re.M)
 known = {c: opts(helptext(c, "--help")) for c in cmds}
+scenarios = {l.split()[0] for l in helptext("list").splitlines() if l.strip()}
+takes_value = {"--time"}
+for line in helptext("run", "--list-options").splitlines():
+    f = line.split("\t")
+    if f[2] != "-":
+        takes_value.add(f[0])
+        if f[1] != "-":
+            takes_value.add(f[1])
+kernel_actions = {"fetch", "list", "show", "config", "build"}
 known["report"] |= opts(helptext("report", "--profile", "--help"))
 top = opts(helptext("help"))
 every = set().union(top, *known.values())
@@ -51,8 +67,26 @@ for f in sys.argv[2:]:
     spans = re.findall(r"`([^`\n]+)`", text)
     code = spans + re.findall(r"^(?:    |\t)(.*)$", text, re.M)
     for c in code:
+        if c.strip().startswith("ipsecperf:"):
+            continue  # a message the program prints, not a command
+        c = re.sub(r"(^|\s)#\s.*$", "", c)  # a shell comment
         for m in re.finditer(r"(?:^|[\s(;&|])(?:\S*/)?ipsecperf((?:\s+-v)*)\s+([a-z][a-z-]*)([^;&|#]*)", c):
             cmd, rest = m.group(2), m.group(3)
+            if cmd not in known and subprocess.run([prog, "help", cmd], capture_output=True).returncode == 0:
+                known[cmd] = opts(helptext(cmd, "--help"))  # a hidden one: bisect-step, guest
+            if cmd not in known:
+                bad.append("%s: `ipsecperf %s` is not a command: %s" % (f, cmd, c.strip()[:80]))
+                continue
+            words = rest.split()
+            if cmd == "kernel" and words and re.match(r"^[a-z]+$", words[0]) and words[0] not in kernel_actions:
+                bad.append("%s: `ipsecperf kernel %s` is no action of kernel: %s" % (f, words[0], c.strip()[:80]))
+            skip = False
+            for w in words if cmd == "run" else []:
+                if skip or w.startswith("-"):
+                    skip = not skip and w in takes_value
+                    continue
+                if re.match(r"^[a-z][a-z0-9-]*$", w) and w not in scenarios:
+                    bad.append("%s: `ipsecperf run` has no scenario %s: %s" % (f, w, c.strip()[:80]))
             for o in re.findall(r"(?<![\w/=.-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?=[\s=,)\]]|$)", rest):
                 if cmd in known and o not in known[cmd] and o not in top:
                     bad.append("%s: `ipsecperf %s` has no %s: %s" % (f, cmd, o, c.strip()[:80]))
@@ -67,4 +101,97 @@ EOF
 grep -q 'docs/results-format.md' "$TOP/README.md" || fail "the README does not point at docs/results-format.md"
 grep -n 'shared folder\|/work/shared\|DESIGN\.md\|reference/' "$TOP/README.md" "$TOP"/docs/*.md >&2 &&
 	fail "the docs point at a file outside the project (above)"
+# the tree stands alone: no issue numbers, no DESIGN.md, no talk of who
+# measured, in the docs or in the code's comments (docs/security.md, the
+# journal's files and the vm guest archive's are being reworked apart)
+(cd "$TOP" && git ls-files 2> /dev/null) | grep -E '\.(c|h|sh|py|awk|md)$|^Makefile$' |
+	grep -v -E '^docs/security\.md$|journal|guest_check\.h|guest_tar\.h|^tests/integration/test_docs\.sh$' |
+	(cd "$TOP" && xargs grep -n -i -E 'issue #?[0-9]+|DESIGN\.md|other engineers?.s|other helpers|what is owed|other sessions') >&2 &&
+	fail "the tree names issues, DESIGN.md or who measured (above)"
+
+# every path the docs name under the tree's folders is in the tree
+python3 - "$TOP" << 'EOF' >&2 || fail "the docs name files that are not in the tree (above)"
+import glob, os, re, sys
+top = sys.argv[1]
+dirs = "docs|tools|tests|results|scenarios|analyze|cmd|lib|run|vm|host|probes|testbed|kbuild|debian"
+bad = []
+pages = [os.path.join(top, "README.md"), os.path.join(top, "results", "README.md")] + sorted(glob.glob(os.path.join(top, "docs", "*.md")))
+for f in pages:
+    for n, line in enumerate(open(f), 1):
+        for m in re.finditer(r"(?<![\w/.~$-])((?:%s)/[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*)" % dirs, line):
+            p = m.group(1).rstrip(".,:;")
+            # files of the tree by their kind, and the committed examples; not
+            # /lib/modules or a guest's run/ folder, nor placeholders (results/DIR)
+            if not re.search(r"\.(c|h|sh|py|md|awk|gp|patch|ini|bash-completion)$|^results/examples/", p):
+                continue
+            if os.path.exists(os.path.join(top, p)) or re.search(r"[A-Z]{2,}|X\.Y\.Z|PID|<", p):
+                continue
+            bad.append("%s:%d: %s" % (os.path.relpath(f, top), n, p))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+
+# the README's sample and peer-testbed.md's mail: the program's own output
+# for the committed examples they name
+between() { # file marker
+	awk -v m="$2" '$0 == "<!-- " m " end -->" { on = 0 } on { print } $0 == "<!-- " m " begin -->" { on = 1 }' "$1"
+}
+block() { # file command-prefix: the lines after "$ PREFIX..." up to the code block's end
+	awk -v p="\$ $2" 'index($0, p) == 1 { on = 1; next } on && /^```$/ { exit } on' "$1"
+}
+between "$TOP/README.md" sample > "$TMP/sample"
+a=$(sed -n 's/^\$ ipsecperf report --summary //p' "$TMP/sample")
+[ -n "$a" ] && [ -f "$TOP/$a/meta.json" ] || fail "the README's sample names no committed results directory ('$a')"
+(cd "$TOP" && "$IPSECPERF" report --summary "$a") > "$TMP/want"
+block "$TMP/sample" "ipsecperf report --summary" | diff - "$TMP/want" >&2 ||
+	fail "the README's sample is not what report --summary prints for $a (tools/worked-example.sh netns)"
+read -r _ _ _ ca cb < <(grep '^\$ ipsecperf compare ' "$TMP/sample") || fail "the README's sample has no compare"
+(cd "$TOP" && "$IPSECPERF" compare "$ca" "$cb") > "$TMP/want"
+block "$TMP/sample" "ipsecperf compare" | diff - "$TMP/want" >&2 ||
+	fail "the README's compare is not what compare prints for $ca $cb"
+between "$TOP/docs/peer-testbed.md" mail | sed 's/^    //' > "$TMP/mail"
+p=$(sed -n 's/^Records and raw iperf3 output: <a link to \(.*\)>$/\1/p' "$TMP/mail")
+[ -n "$p" ] && [ -f "$TOP/$p/meta.json" ] || fail "peer-testbed.md's mail names no committed results directory ('$p')"
+(cd "$TOP" && "$IPSECPERF" report --summary "$p") | sed 's/ *$//' > "$TMP/want"
+python3 - "$TMP/mail" "$TMP/want" << 'EOF' || fail "peer-testbed.md's mail does not hold report --summary of $p (tools/worked-example.sh peer)"
+import sys
+mail, want = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+sys.exit(0 if want in mail and "testbed   peer" in want else 1)
+EOF
+# docs/example.md: each code block under a command of report or compare on
+# a committed example is what that command prints (tools/worked-example.sh)
+python3 - "$IPSECPERF" "$TOP" << 'EOF' >&2 || fail "docs/example.md is not what the program prints (above; tools/worked-example.sh)"
+import re, subprocess, sys
+prog, top = sys.argv[1], sys.argv[2]
+lines = open(top + "/docs/example.md").read().split("\n")
+bad, checked = [], 0
+for i, l in enumerate(lines):
+    m = re.search(r"`ipsecperf ((?:report|compare) [^`]*results/examples/[^`]*)`", l)
+    if not m or "-c DIR" in m.group(1) or "-f " in m.group(1):
+        continue
+    j = next((k for k in range(i + 1, min(i + 5, len(lines))) if lines[k] == "```"), None)
+    if j is None:
+        continue
+    end = lines.index("```", j + 1)
+    out = subprocess.run([prog] + m.group(1).split(), cwd=top, capture_output=True, text=True).stdout
+    checked += 1
+    if "\n".join(lines[j + 1:end]) + "\n" != out:
+        bad.append("docs/example.md:%d: `ipsecperf %s` prints otherwise now" % (i + 1, m.group(1)))
+print("\n".join(bad))
+sys.exit(1 if bad or checked < 4 else 0)
+EOF
+# docs/compare.md's refusal: the command and what it prints, as it is
+python3 - "$IPSECPERF" "$TOP" << 'EOF' >&2 || fail "docs/compare.md's sample is not what compare prints (above)"
+import re, subprocess, sys
+prog, top = sys.argv[1], sys.argv[2]
+text = open(top + "/docs/compare.md").read()
+m = re.search(r"^    \$ ipsecperf (compare (?:.*\\\n)*.*)\n((?:    ipsecperf: .*\n)+)", text, re.M)
+if not m:
+    sys.exit("docs/compare.md: no `$ ipsecperf compare` sample followed by its messages")
+argv = re.sub(r"\\\n\s*", " ", m.group(1)).split()
+want = "".join(l[4:] + "\n" for l in m.group(2).splitlines())
+got = subprocess.run([prog] + argv, cwd=top, capture_output=True, text=True).stderr
+if got != want:
+    sys.exit("docs/compare.md: `ipsecperf %s` prints\n%s" % (" ".join(argv), got))
+EOF
 exit 0

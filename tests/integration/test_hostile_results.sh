@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# A results directory from someone else is data (issue 12, item 2). A
+# A results directory from someone else is data. A
 # control character in a kernel name, a scenario name, a tag or any other
 # string the reports use is refused: exit 2, one line naming the file, the
 # line and the field, and nothing is written or run (no output file, no

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The netns testbed is set up through netlink (issue 13, item 3): a run of
+# The netns testbed is set up through netlink: a run of
 # clear, no-gso and tcp-md5 starts no `ip` and no `ethtool` (strace counts
 # every execve of the run and its children: iperf3 is there, so the count
 # can see programs). (test_restore.sh checks the journal's netlink records

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Run options have their effect on the netns testbed (issue 13: accepted and
+# Run options have their effect on the netns testbed (accepted and
 # effective, or refused; test_option_testbeds.sh names this test for them).
 # One short real run combines them and each is checked where it shows:
 #   --tag            the default folder results/<UTC>-netns-<tag>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Run options have their effect on the peer testbed (issue 13; named for
+# Run options have their effect on the peer testbed (named for
 # them by test_option_testbeds.sh). The devices get a second address each;
 # one real peer run gives them, and each option is checked where it shows:
 #   --addr-tx/-rx    the iperf3 client's JSON: local and remote host

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Run options have their effect on the VM testbed (issue 13; named for them
+# Run options have their effect on the VM testbed (named for them
 # by test_option_testbeds.sh): the options the guest gets must reach it and
 # act there, and the host's own must act on the host. A stock Debian 6.1
 # kernel, 1 s runs. One boot combines the probe options and the network:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The peer testbed with real ssh (issue 7): a namespace plays the peer host
+# The peer testbed with real ssh: a namespace plays the peer host
 # with its own sshd, another plays this host; ipsecperf runs clear and
 # tcp-md5 across the veth between them. Checks the records, that both ends
 # are as they were, and a lost connection: sshd killed mid-run fails the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The peer testbed works in its hosts' own namespaces, beside what others
-# made there (issue 12, item 4):
+# made there:
 # - an xfrm policy with the selector of one of the run's, already there on
 #   this host or on the peer, skips the scenario naming it, and is still
 #   there after the run and after `ipsecperf cleanup`;

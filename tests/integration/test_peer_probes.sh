@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The probe options work on the peer testbed as on netns (issue 13: they
+# The probe options work on the peer testbed as on netns (they
 # were silently ignored there): --probe-overhead makes each repeat twice,
 # with and without the probes on both hosts; --probe-cost puts probe_cost
 # and probe_cost_receiver (runs and ns counted by each kernel) in the

@@ -5,7 +5,7 @@
 # GSO effect seen from the kernel's own counters (the default set: no-gso
 # hands one segment per skb to the device, clear hands superpackets) and
 # from net:net_dev_start_xmit (--probe-set all), and the two against each
-# other (issue 18); probe --list agrees; the ESP programs left out of clear
+# other; probe --list agrees; the ESP programs left out of clear
 # scenarios.
 # Then the same with the raw tracepoint instead of the BTF-typed one, and
 # through the fallback without BPF (tracefs events counted

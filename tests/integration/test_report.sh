@@ -55,6 +55,14 @@ for want in '^Kernels side by side' '^  K2 = 6.12.43\+deb12-cloud-amd64 \(accele
 	grep -qE -e "$want" "$TMP/side" || { cat "$TMP/side" >&2; fail "side by side lacks /$want/"; }
 done
 "$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
+# --summary: the provenance and the summary table, the start of the full report, and nothing after it
+"$IPSECPERF" report --summary "$TMP/netns" > "$TMP/summary" || fail "--summary: exit $?"
+"$IPSECPERF" report "$TMP/netns" | head -n "$(wc -l < "$TMP/summary")" | cmp -s - "$TMP/summary" ||
+	{ diff "$TMP/summary" "$TMP/netns.txt" >&2; fail "--summary is not the report's first part"; }
+grep -q '^host ' "$TMP/summary" && grep -qE '^clear +[0-9]' "$TMP/summary" || { cat "$TMP/summary" >&2; fail "--summary lacks the provenance or the table"; }
+grep -q '^Spread' "$TMP/summary" && fail "--summary has the spread tables"
+[ "$(wc -l < "$TMP/summary")" -lt "$(wc -l < "$TMP/netns.txt")" ] || fail "--summary is the whole report"
+expect_exit2 "--summary -f md" "report: --summary is a text report of its own: not with -f" "$IPSECPERF" report --summary -f md "$TMP/netns"
 
 # charts and the html page
 if command -v gnuplot > /dev/null; then
@@ -149,9 +157,20 @@ expect_bad "torn, then more" "$TMP/trunc/runs.jsonl:$n: not a JSON object" "$TMP
 cp -r "$TMP/a" "$TMP/v2"
 sed -i '7s/"version": 1/"version": 2/' "$TMP/v2/runs.jsonl"
 expect_bad "version" "$TMP/v2/runs.jsonl:7: unknown record version 2" "$TMP/v2"
-expect_bad "missing dir" "$TMP/nope: No such file or directory" "$TMP/nope"
+# not a results directory: said with the command's name, from a folder with no results/
+cd "$TMP"
+expect_bad "missing dir" "report: $TMP/nope: No such file or directory; there is none under results/ either" "$TMP/nope"
 mkdir "$TMP/empty"
-expect_bad "no meta" "$TMP/empty/meta.json: No such file" "$TMP/empty"
+expect_bad "no meta" "report: $TMP/empty: not a results directory \\(no meta.json\\); there is none under results/" "$TMP/empty"
+# a folder that is not one names the newest results directory under results/ (from here)
+mkdir -p "$TMP/cwd/results/old" "$TMP/cwd/docs"
+cp -r "$TMP/a" "$TMP/cwd/results/20990101T000000-netns-run"
+touch -d '2000-01-01' "$TMP/cwd/results/20990101T000000-netns-run/meta.json"
+cp -r "$TMP/a" "$TMP/cwd/results/new"
+cd "$TMP/cwd"
+expect_bad "not results" \
+	"report: docs: not a results directory \\(no meta.json\\); the newest under results/ is results/new: ipsecperf report results/new$" docs
+cd "$TOP"
 expect_bad "format" "report: --format pdf: not a format" -f pdf "$TMP/a"
 expect_bad "no dir" "report: no results directory given" -f text
 exit 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The host restored exactly (issue 3): a snapshot of what a run can change
+# The host restored exactly: a snapshot of what a run can change
 # (namespaces, links, ethtool -k of every host device, ip xfrm state and
 # policy, the sysctls near the path, loaded modules) is the same before and
 # after a run that succeeds, one that fails, one stopped by SIGINT, one by

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Counters on a kernel that inlines the functions they anchor in (issue 14,
-# deliverable 6). The 6.12 tree built from source (defconfig) inlines
+# Counters on a kernel that inlines the functions they anchor in. The 6.12
+# tree built from source (defconfig) inlines
 # xfrm4_transport_output and xfrm_outer_mode_output into their caller, so
 # kallsyms has neither; the host reads the tree's vmlinux DWARF and hands
 # the guest the anchors (docs/probes.md, "Inlined functions"). esp-null for

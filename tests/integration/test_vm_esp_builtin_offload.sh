@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# esp-null means ESP without GSO on every kernel (issue 14, item 7), on
+# esp-null means ESP without GSO on every kernel, on
 # linux-source-6.12 built from source in the VM testbed, with probes:
 #  - CONFIG_INET_ESP_OFFLOAD=y (a variant of the base build, made once by
 #    kernel_lib.sh and cached next to it): esp4_offload cannot be unloaded, so esp-null is

@@ -9,7 +9,7 @@
 #                 and esp_output is not called at all.
 # Both: kmalloc_esp_output == kfree_esp_output == esp_output_tail over the
 # load, and every counter attached (none unavailable); in no-gso, the ESP
-# programs not attached at all (issue 18: only ESP scenarios get them).
+# programs not attached at all (only ESP scenarios get them).
 # With --probe-set all, xmit through the BTF tracepoint (bpf_rdonly_cast
 # where the kernel has it, 6.12), and its counts against the kernel's own
 # (device statistics, Tcp OutSegs + RetransSegs): whole load exact for

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the VM testbed's tests (test_vm*.sh): sourced after lib.sh.
+# Functions for the VM testbed's tests (test_vm*.sh): sourced after lib.sh.
 # Kernels come from Debian's archive through `ipsecperf kernel fetch` and
 # stay in its cache ($IPSECPERF_CACHE, default /var/cache/ipsecperf/kernels),
 # so only the first run downloads them.

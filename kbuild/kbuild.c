@@ -348,6 +348,23 @@ static long count_lines(const char *path)
 	return n;
 }
 
+/*
+ * link-vmlinux.sh leaves the images of its kallsyms passes, 170 MB that
+ * no one reads and that it makes anew at every link: without them a
+ * build folder of `kernel config`'s configuration stays under 1 GB.
+ */
+static void drop_link_images(const char *dir)
+{
+	for (const char *const *n = (const char *const[]){ ".tmp_vmlinux1", ".tmp_vmlinux2", NULL }; *n; n++) {
+		char p[4200];
+		struct stat st;
+
+		fmt_buf(p, sizeof(p), "%s/%s", dir, *n);
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(p);
+	}
+}
+
 int kbuild_build(const struct kbuild *b)
 {
 	char why[512], p[4200], log[4200], rel[128] = "?", el[16];
@@ -378,8 +395,10 @@ int kbuild_build(const struct kbuild *b)
 	if (!fresh) {
 		kbuild_stamp(b, m.a, false);
 		st = run_make(b, targets, log, false, "kernel build");
-		if (st == 0)
+		if (st == 0) {
+			drop_link_images(dir);
 			kbuild_stamp(b, m.a, true);
+		}
 	}
 	close(lock);
 	if (st < 0)

@@ -66,8 +66,6 @@ ktree_build() { # builddir localversion tree [configure: 1 for the base] [prune]
 			echo "$recipe" > "$out/.ipsecperf-recipe"
 		fi
 		"$IPSECPERF" kernel build ${lv:+--localversion "$lv"} -O "$out" "$tree" >&2 || exit 1
-		# link-vmlinux.sh's intermediate images (170 MB), made anew at each link
-		rm -f "$out/.tmp_vmlinux1" "$out/.tmp_vmlinux2"
 		[ "$prune" = 0 ] || ktree_prune "$out"
 	) 9> "$KTREE_CACHE/build.lock" || return 1
 	echo "$out"

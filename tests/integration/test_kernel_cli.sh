@@ -44,6 +44,9 @@ usage "--merge on build" "--merge is not an option of build" kernel build --merg
 grep -q "^kernel build: $kb is up to date (no file newer than its last build" "$TMP/fresh.out" ||
 	{ cat "$TMP/fresh.out" >&2; fail "a build with nothing to do did not say it was up to date"; }
 grep -q "make" "$kb/ipsecperf-built" || fail "no stamp of the last build in $kb"
+for f in .tmp_vmlinux1 .tmp_vmlinux2; do
+	[ -e "$kb/$f" ] && fail "the build left link-vmlinux.sh's $f"
+done
 
 # Ctrl-C stops make and every job it started; the log stays. Without the
 # last build's stamp make runs (its no-op takes 20 s). The build's

@@ -24,7 +24,9 @@ mkdir -p "$TMPDIR"
 # the vm-pair's namespace (its bridges; the taps go with the qemus).
 assert_vm_clean() { # what
 	local left
-	left=$(ls -A "$TMPDIR" "$IPSECPERF_JOURNAL_DIR" 2> /dev/null | grep -v ':$' | grep . || true
+	# the journal folder's own subfolders (peer/: the durable journals
+	# of the peer and of bisect) may stay; no journal may
+	left=$(ls -A "$TMPDIR" 2> /dev/null; find "$IPSECPERF_JOURNAL_DIR" -mindepth 1 ! -type d 2> /dev/null
 	       pgrep -af qemu-system | grep -F "$TMP" || true
 	       ip netns list | grep -E '^ipsecperf-[0-9]+-[0-9]+-pair' || true)
 	[ -z "$left" ] || fail "$1: left behind: $left"

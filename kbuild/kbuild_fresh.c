@@ -123,7 +123,7 @@ static bool inside(const char *path, const char *dir)
 bool kbuild_up_to_date(const struct kbuild *b, char *const argv[])
 {
 	char stamp[4200], want[8192], *have;
-	const char *dir = kbuild_dir(b);
+	const char *dir = (b->out ? b->out : b->tree);
 	struct stat st, dst;
 	size_t len;
 	bool fresh;
@@ -151,7 +151,7 @@ void kbuild_stamp(const struct kbuild *b, char *const argv[], bool built)
 	size_t len;
 	int fd;
 
-	fmt_buf(stamp, sizeof(stamp), "%s/%s", kbuild_dir(b), STAMP);
+	fmt_buf(stamp, sizeof(stamp), "%s/%s", (b->out ? b->out : b->tree), STAMP);
 	if (!built) {
 		if (unlink(stamp) < 0 && errno != ENOENT)
 			pr_warn("kernel build: cannot remove %s: %s", stamp, strerror(errno));

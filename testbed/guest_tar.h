@@ -2,7 +2,7 @@
 /*
  * The host's own reader of the tar stream a VM guest sends back on its
  * serial port (vm_guest.h), in place of `tar -x` run as root: a guest is
- * not trusted (DESIGN.md, house rules), so its archive is data.
+ * not trusted (docs/security.md), so its archive is data.
  *
  * Only regular files and folders are taken. Every path is relative and
  * each of its components a plain name ([A-Za-z0-9._+-], not "." or "..");

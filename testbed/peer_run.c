@@ -205,5 +205,5 @@ int peer_run_result(json_t *r, char **out, char **err)
 		*err = strdup(json_string_value(json_object_get(r, "error")) ?: "run: the agent did not send the output");
 	if (out)
 		*out = strdup("");
-	return -1;
+	return json_is_true(json_object_get(r, "too_long")) ? PEER_RUN_TOO_LONG : -1;
 }

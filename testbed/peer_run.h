@@ -41,11 +41,14 @@ struct peer_run_output {
 char *peer_run_answer(const struct peer_run_output *o);
 
 #define PEER_RUN_NOT_RUN (-2)
+#define PEER_RUN_TOO_LONG (-3)
 /*
  * A run answer read: the exit status, with *out and *err (malloc'd; NULL
  * pointers skip them); PEER_RUN_NOT_RUN when the agent did not run the
  * program (an agent without the request, or an argv it does not run: ssh
- * may); -1 when it ran but its output did not come, *err saying why.
+ * may); -1 when it ran but its output did not come, *err saying why;
+ * PEER_RUN_TOO_LONG likewise, when the output was more than an answer
+ * holds (a read may be made again over ssh: endpoint.c).
  */
 int peer_run_result(json_t *r, char **out, char **err);
 

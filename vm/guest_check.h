@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the host takes from a VM guest, checked as data (DESIGN.md: a guest
+ * What the host takes from a VM guest, checked as data (docs/security.md: a guest
  * is not trusted). The guest's /out arrives as a tar (guest_tar.h) holding
  * guest.json, run/runs.jsonl, run/meta.json and run/raw/...; its records
  * also arrive one by one on a serial port. All checks here are pure: they

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The journal is root's and undoes only what its run did (issue 12, item 4):
+# The journal is root's and undoes only what its run did:
 # - a journal folder another user can write (1777, or nobody's) is refused
 #   by `run` and `cleanup` with one line and exit 2, and what a journal
 #   planted there says is never run;

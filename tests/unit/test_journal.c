@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Undoing only what this run did (issue 12, item 4), piece by piece:
+ * Undoing only what this run did, piece by piece:
  * - an xfrm policy that is there before the run is named and left alone,
  *   through the journal's undo too; one the run made is undone; an add the
  *   kernel refused leaves no undo behind (root, in a private namespace);

@@ -242,7 +242,7 @@ case $res in /*) ;; *) res=/root/ipsecperf/$res ;; esac
 assert_records "$root$res/runs.jsonl" \
 	'[(r["scenario"], r["status"]) for r in rs][:3] == [("clear", "ok"), ("no-tso", "ok"), ("no-gso", "ok")] and
 	 len(rs) == 4 and rs[3]["scenario"] == "esp-null" and (rs[3]["status"] == "ok" or
-	 (rs[3]["status"] == "skipped" and rs[3].get("reason")))' \
+	 (rs[3]["status"] == "skipped" and bool(rs[3].get("reason"))))' \
 	"the demo's runs are not clear, no-tso and no-gso, each once and ok, then esp-null ok or skipped with its reason"
 # what the demo installed: DEMO_PKGS, nothing from make deps alone
 installed() { chroot "$root" dpkg-query -W -f '${Status}' "$1" 2> /dev/null | grep -q 'install ok installed'; }

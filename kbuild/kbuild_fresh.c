@@ -93,8 +93,10 @@ static int newer_cb(const char *path, const struct stat *st, int type, struct FT
 		return FTW_CONTINUE;
 	if (st->st_dev == skip_dev && (st->st_ino == skip_ino || st->st_ino == skip_dir))
 		return FTW_CONTINUE;
+	/* newer, as make and find -newer count it: the file system's clock ticks
+	 * coarsely, and make's last files often share the stamp's mtime */
 	if (st->st_mtim.tv_sec > walk_since.tv_sec ||
-	    (st->st_mtim.tv_sec == walk_since.tv_sec && st->st_mtim.tv_nsec >= walk_since.tv_nsec))
+	    (st->st_mtim.tv_sec == walk_since.tv_sec && st->st_mtim.tv_nsec > walk_since.tv_nsec))
 		return FTW_STOP;
 	return FTW_CONTINUE;
 }

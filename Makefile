@@ -13,6 +13,7 @@
 #   V=1               show the full commands
 #   DEMO_ARGS=...     options for `make demo` (default: 5 s; run's default repeats and scenarios)
 #   TEST_FILTER=...   run only integration tests whose name matches this extended regex ('a|b': either; $$ for $)
+#   TEST_JOBS=2       integration tests run at once (default 2; 1 on one CPU, or to read a run in order)
 #   PREFIX=/usr/local where `make install` puts the program (DESTDIR=... stages it)
 
 CC ?= cc
@@ -22,6 +23,7 @@ VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 SANITIZE ?=
 DEMO_ARGS ?= --duration 5
 TEST_FILTER ?=
+TEST_JOBS ?=
 
 BUILD := build
 OBJDIR := $(BUILD)/obj
@@ -211,7 +213,7 @@ unit: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do echo "  UNIT     $$t"; $$t || fail=1; done; exit $$fail
 
 integration: $(BUILD)/ipsecperf
-	@TEST_FILTER='$(TEST_FILTER)' bash tests/integration/run-all.sh
+	@TEST_FILTER='$(TEST_FILTER)' TEST_JOBS='$(TEST_JOBS)' bash tests/integration/run-all.sh
 
 # The build and the unit tests' binaries on every CPU (half the time on 2)
 NPROC := $(shell nproc 2>/dev/null || echo 1)
@@ -240,7 +242,7 @@ CHECK_TESTS = $(filter-out $(CHECK_SLOW),$(basename $(notdir $(shell \
 check:
 	$(MAKE) -j$(NPROC) all $(UNIT_BINS)
 	$(MAKE) unit
-	@TEST_FILTER='^($(shell echo $(CHECK_TESTS) | tr ' ' '|'))$$' bash tests/integration/run-all.sh
+	@TEST_FILTER='^($(shell echo $(CHECK_TESTS) | tr ' ' '|'))$$' TEST_JOBS='$(TEST_JOBS)' bash tests/integration/run-all.sh
 
 # The tests' kernel from source (tests/integration/kernel_lib.sh): built
 # once per machine, then only checked.

@@ -21,15 +21,59 @@ info() { echo "  $*" >&2; }
 
 [ "$(id -u)" = 0 ] || skip "needs root"
 
+# run-all.sh runs two tests at once, each with its own
+# $IPSECPERF_TEST_LANE in its environment, inherited by all it starts. The
+# lane of a process is the one in its environment or in its nearest
+# ancestor's (an ssh session's shell has none, its sshd has); empty when
+# none has one or the process is gone.
+lane_of() { # pid
+	local p=$1 l
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		l=$(tr '\0' '\n' 2> /dev/null < "/proc/$p/environ" | sed -n 's/^IPSECPERF_TEST_LANE=//p' | head -1)
+		[ -n "$l" ] && { echo "$l"; return; }
+		p=$(ps -o ppid= -p "$p" 2> /dev/null | tr -d ' ')
+	done
+}
+
+# Whether what PID made is out of this test's sight: PID belongs to the
+# test running beside this one, or PID is gone and so is what it made
+# (PATH: its namespace or journal, made and removed while we looked).
+# Never when no test runs beside this one.
+not_ours() { # pid [path]
+	[ -n "${IPSECPERF_TEST_LANE:-}" ] || return 1
+	local l
+	l=$(lane_of "$1")
+	[ -n "$l" ] && [ "$l" != "$IPSECPERF_TEST_LANE" ] && return 0
+	[ -e "/proc/$1" ] && return 1
+	[ -n "${2:-}" ] && [ -e "$2" ] && return 1
+	return 0
+}
+
 # What a run must leave as it found it: namespaces, the host's links,
-# and the processes a run starts.
+# and the processes a run starts; what the test beside it has (not_ours)
+# is left out.
 snapshot() {
-	{
-		echo "## netns"; ip netns list | sort
-		echo "## links"; ip -o link show | sed 's/^[0-9]*: //' | cut -d' ' -f1-3 | sort
-		echo "## processes"; ps -eo comm= | grep -E '^(iperf3|ipsecperf|qemu-system)' | sort
-		echo "## journals"; ls "${IPSECPERF_JOURNAL_DIR:-/run/ipsecperf}" 2>/dev/null | grep journal- || true
-	}
+	local jdir=${IPSECPERF_JOURNAL_DIR:-/run/ipsecperf} line name pid
+	echo "## netns"
+	ip netns list | while read -r line; do
+		name=${line%% *}
+		pid=$(echo "$name" | sed -nE 's/^ipsecperf-(peertest-)?([0-9]+)-.*/\2/p')
+		[ -n "$pid" ] && not_ours "$pid" "/run/netns/$name" && continue
+		echo "$line"
+	done | sort
+	echo "## links"; ip -o link show | sed 's/^[0-9]*: //' | cut -d' ' -f1-3 | sort
+	echo "## processes"
+	ps -eo pid=,comm= | while read -r pid name; do
+		[[ "$name" =~ ^(iperf3|ipsecperf|qemu-system) ]] || continue
+		not_ours "$pid" && continue
+		echo "$name"
+	done | sort
+	echo "## journals"
+	ls "$jdir" 2> /dev/null | grep journal- | while read -r name; do
+		pid=$(echo "$name" | sed -nE 's/^journal-([0-9]+)-.*/\1/p')
+		[ -n "$pid" ] && not_ours "$pid" "$jdir/$name" && continue
+		echo "$name"
+	done
 }
 
 assert_same_snapshot() { # before-file after-file what

@@ -5,6 +5,9 @@
 # apt; the installed program's version, doctor, a 2 s clear run from
 # /usr/share/ipsecperf, man ipsecperf-run, its completion; then purged,
 # and every file dpkg -L listed is gone.
+#
+# run-all: alone (it installs a package on this host, which the tests
+# beside it would see, and holds dpkg's lock)
 . "$(dirname "$0")/lib.sh"
 
 for t in dpkg-buildpackage dh lintian apt-get man; do

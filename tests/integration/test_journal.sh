@@ -44,13 +44,15 @@ rc=$?
 [ -e "$pwned" ] && fail "cleanup ran a journal planted in a folder of nobody's"
 
 # a run refuses such a folder before it changes anything
-ip netns list | grep -c . > "$TMP/ns.before"
+snapshot > "$TMP/ns.before"
 IPSECPERF_JOURNAL_DIR="$pub" "$IPSECPERF" run --quiet -t 1 -O 0 -r 1 -o "$TMP/pubrun" clear \
 	> "$TMP/pubrun.out" 2> "$TMP/pubrun.err"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$TMP/pubrun.err")" = 1 ] && grep -q 'journal folder .* refused' "$TMP/pubrun.err" ||
 	{ cat "$TMP/pubrun.err" >&2; fail "run with a 1777 journal folder: exit $rc, or not one clear line"; }
 [ -e "$TMP/pubrun" ] && fail "run with a refused journal folder made its results directory"
+snapshot > "$TMP/ns.after"
+assert_same_snapshot "$TMP/ns.before" "$TMP/ns.after" "run with a refused journal folder"
 ls "$pub" | grep -qv '^journal-4242-1.jsonl$' && fail "run with a refused journal folder wrote into it"
 info "folders: 1777 and nobody's refused by cleanup and run, one line, exit 2, nothing run"
 

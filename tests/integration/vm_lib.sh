@@ -28,7 +28,7 @@ assert_vm_clean() { # what
 	# of the peer and of bisect) may stay; no journal may
 	left=$(ls -A "$TMPDIR" 2> /dev/null; find "$IPSECPERF_JOURNAL_DIR" -mindepth 1 ! -type d 2> /dev/null
 	       pgrep -af qemu-system | grep -F "$TMP" || true
-	       ip netns list | grep -E '^ipsecperf-[0-9]+-[0-9]+-pair' || true)
+	       snapshot | grep -E '^ipsecperf-[0-9]+-[0-9]+-pair' || true)
 	[ -z "$left" ] || fail "$1: left behind: $left"
 }
 
@@ -36,6 +36,16 @@ assert_vm_clean() { # what
 # name matches the extended regex $1 (the cached one if there is one),
 # fetching it when needed; skip when it cannot be had.
 vm_kernel() { # regex
+	local fd rc
+	# one fetch at a time: run-all.sh runs two tests at once, and two
+	# that want the same kernel on a new machine would both fetch it
+	mkdir -p /run/lock && exec {fd}> /run/lock/ipsecperf-tests-kernel-fetch && flock "$fd"
+	vm_kernel_unlocked "$1"
+	rc=$?
+	exec {fd}>&-
+	return $rc
+}
+vm_kernel_unlocked() { # regex
 	local cached pkg
 	cached=$("$IPSECPERF" kernel list | awk '{print $1}' | sed 's/^debian://' |
 		grep -E "^$1\$" | sort -V | tail -1)

@@ -51,6 +51,17 @@ ktree_prune() { # builddir
 		touch "$1/ipsecperf-built"
 }
 
+# vmlinux.o (350 MB), the whole kernel in one relocatable object, is read
+# by the link and by modpost only, and made again from vmlinux.a by every
+# build that changes an object: the tests' builds always change one
+# (a variant's patch, a bisect step) or find everything up to date
+# without make. Removed after a build; the stamp is renewed, so that the
+# removal does not count as a change.
+ktree_drop_vmlinux_o() { # builddir
+	[ -f "$1/vmlinux.o" ] && [ -f "$1/ipsecperf-built" ] || return 0
+	rm -f "$1/vmlinux.o" && touch "$1/ipsecperf-built"
+}
+
 # Configure (once per recipe) and build (incrementally) BUILDDIR from the
 # source; prints BUILDDIR. Serialised: one kernel build at a time on the
 # machine. With prune=1, a variant's build is pruned (ktree_prune).
@@ -67,6 +78,7 @@ ktree_build() { # builddir localversion tree [configure: 1 for the base] [prune]
 		fi
 		"$IPSECPERF" kernel build ${lv:+--localversion "$lv"} -O "$out" "$tree" >&2 || exit 1
 		[ "$prune" = 0 ] || ktree_prune "$out"
+		ktree_drop_vmlinux_o "$out"
 	) 9> "$KTREE_CACHE/build.lock" || return 1
 	echo "$out"
 }

@@ -37,7 +37,10 @@ SLOW="$TOP/tests/integration/kernel-patches/esp4-busywait.patch"
 delay=$(sed -n 's/^+.*udelay(\([0-9]*\));.*/\1/p' "$SLOW")
 [ -n "$delay" ] || fail "no udelay in $SLOW"
 
-# The builds of the bisect's steps, one kernel build at a time (kernel_lib.sh)
+# The repository and the build folder are made under kernel_lib.sh's lock,
+# as its kernels are; the bisects after them need it no more (their builds
+# are in the repository's own build folder, under bisect's own lock), so
+# that the tests beside this one get their kernels meanwhile.
 exec 8> "$KTREE_CACHE/build.lock"
 flock 8
 
@@ -77,6 +80,9 @@ if [ "$(cat "$BUILD/.ipsecperf-bisect-base" 2> /dev/null)" != "$stamp" ]; then
 		fail "cannot move the tools' commands to $REPO"
 	mv "$BUILD.part" "$BUILD" && echo "$stamp" > "$BUILD/.ipsecperf-bisect-base" || fail "mv $BUILD.part"
 fi
+ktree_drop_vmlinux_o "$BUILD"
+flock -u 8
+exec 8>&-
 
 # Four commits on a fresh branch; files are written anew, never in place
 # (the repository's files are hard links of the source's).

@@ -77,7 +77,7 @@ static inline bool run_in_vm(const struct run_config *c)
 	return c->testbed && (!strcmp(c->testbed, "vm") || !strcmp(c->testbed, "vm-pair"));
 }
 
-/* The vm-pair testbed: two guests over a virtio-net link (vm/vm_pair.c)? */
+/* The vm-pair testbed: two guests over a virtio-net link (vm/vm_pair.h)? */
 static inline bool run_vm_pair(const struct run_config *c)
 {
 	return c->testbed && !strcmp(c->testbed, "vm-pair");

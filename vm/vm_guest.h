@@ -23,7 +23,7 @@
 #define GUEST_ANCHORS "/etc/ipsecperf-anchors"
 
 /*
- * The vm-pair testbed (vm_pair.c): each guest's config has a "pair" object
+ * The vm-pair testbed (vm_pair.h): each guest's config has a "pair" object
  * (its role, its devices' MACs and addresses); the ssh keys and sshd's
  * config are in GUEST_PAIR_DIR. The devices are renamed to these names.
  */

@@ -96,7 +96,9 @@ info "a bad TEST_JOBS or TEST_FILTER: one line, exit 2"
 # snapshot() beside another lane: a stand-in "ipsecperf" (sleep under that
 # name) in each lane, and a namespace named after each one's pid
 cp "$(command -v sleep)" "$TMP/ipsecperf"
-export IPSECPERF_TEST_LANE="this-$$" IPSECPERF_JOURNAL_DIR="$TMP/journal"
+# this test's own lane when run-all.sh gave it one (the shell's environment
+# as /proc shows it, which an export does not change), else one of its own
+export IPSECPERF_TEST_LANE="${IPSECPERF_TEST_LANE:-this-$$}" IPSECPERF_JOURNAL_DIR="$TMP/journal"
 mkdir -p "$IPSECPERF_JOURNAL_DIR"
 IPSECPERF_TEST_LANE="other-$$" "$TMP/ipsecperf" 60 &
 other=$!

@@ -367,7 +367,7 @@ static void drop_link_images(const char *dir)
 
 int kbuild_build(const struct kbuild *b)
 {
-	char why[512], p[4200], log[4200], rel[128] = "?", el[16];
+	char why[4400], p[4200], log[4200], rel[128] = "?", el[16];
 	double t0 = mono_s();
 	const char *const targets[] = { "bzImage", "modules", NULL };
 	const char *dir = kbuild_dir(b);
@@ -391,8 +391,9 @@ int kbuild_build(const struct kbuild *b)
 	if ((lock = kbuild_lock(dir, "kernel build", false)) < 0)
 		return EXIT_FAIL;
 	make_argv(&m, b, targets);
-	fresh = kbuild_up_to_date(b, m.a);
+	fresh = kbuild_up_to_date(b, m.a, why, sizeof(why));
 	if (!fresh) {
+		pr_info("kernel build: make runs: %s", why);
 		kbuild_stamp(b, m.a, false);
 		st = run_make(b, targets, log, false, "kernel build");
 		if (st == 0) {

@@ -79,6 +79,7 @@ static void stamp_text(char *const argv[], char *buf, size_t len)
 static struct timespec walk_since;
 static dev_t skip_dev;
 static ino_t skip_ino, skip_dir;
+static char newer_path[PATH_MAX]; /* the first newer file the walk met */
 
 /*
  * Files, and folders but the stamp's own (writing the stamp moves its
@@ -96,8 +97,10 @@ static int newer_cb(const char *path, const struct stat *st, int type, struct FT
 	/* newer, as make and find -newer count it: the file system's clock ticks
 	 * coarsely, and make's last files often share the stamp's mtime */
 	if (st->st_mtim.tv_sec > walk_since.tv_sec ||
-	    (st->st_mtim.tv_sec == walk_since.tv_sec && st->st_mtim.tv_nsec > walk_since.tv_nsec))
+	    (st->st_mtim.tv_sec == walk_since.tv_sec && st->st_mtim.tv_nsec > walk_since.tv_nsec)) {
+		snprintf(newer_path, sizeof(newer_path), "%s", path);
 		return FTW_STOP;
+	}
 	return FTW_CONTINUE;
 }
 
@@ -122,29 +125,43 @@ static bool inside(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && path[n] == '/' && !strstr(path + n, "/..");
 }
 
-bool kbuild_up_to_date(const struct kbuild *b, char *const argv[])
+bool kbuild_up_to_date(const struct kbuild *b, char *const argv[], char *why, size_t len)
 {
 	char stamp[4200], want[8192], *have;
 	const char *dir = (b->out ? b->out : b->tree);
 	struct stat st, dst;
-	size_t len;
-	bool fresh;
+	size_t n;
+	bool same;
+	int r;
 
 	/* the image itself: a folder with its objects but no bzImage is not built */
 	fmt_buf(stamp, sizeof(stamp), "%s/arch/x86/boot/bzImage", dir);
-	if (!is_file(stamp))
+	if (!is_file(stamp)) {
+		fmt_buf(why, len, "no %s", stamp);
 		return false;
+	}
 	fmt_buf(stamp, sizeof(stamp), "%s/%s", dir, STAMP);
-	if (lstat(stamp, &st) < 0 || !S_ISREG(st.st_mode) || stat(dir, &dst) < 0 || dst.st_dev != st.st_dev)
+	if (lstat(stamp, &st) < 0 || !S_ISREG(st.st_mode) || stat(dir, &dst) < 0 || dst.st_dev != st.st_dev) {
+		fmt_buf(why, len, "no %s (no build here ended)", stamp);
 		return false;
-	have = file_read(stamp, &len);
+	}
+	have = file_read(stamp, &n);
 	stamp_text(argv, want, sizeof(want));
-	fresh = have && !strcmp(have, want);
+	same = have && !strcmp(have, want);
 	free(have);
-	if (fresh)
-		fresh = newer_below(b->tree, &st, &dst) == 0 &&
-			(!b->out || inside(b->out, b->tree) || newer_below(b->out, &st, &dst) == 0);
-	return fresh;
+	if (!same) {
+		fmt_buf(why, len, "the make arguments, build environment or tools differ from the last build's");
+		return false;
+	}
+	newer_path[0] = '\0';
+	r = newer_below(b->tree, &st, &dst);
+	if (r == 0 && b->out && !inside(b->out, b->tree))
+		r = newer_below(b->out, &st, &dst);
+	if (r == 1)
+		fmt_buf(why, len, "%s is newer than the last build", newer_path);
+	else if (r < 0)
+		fmt_buf(why, len, "cannot read every file of %s: %s", dir, strerror(errno));
+	return r == 0;
 }
 
 void kbuild_stamp(const struct kbuild *b, char *const argv[], bool built)

@@ -21,7 +21,7 @@ void kbuild_log_tail(const char *path, int n);
  * successful build matches argv and the environment, and no file of the
  * tree or the build folder is newer than it.
  */
-bool kbuild_up_to_date(const struct kbuild *b, char *const argv[]);
+bool kbuild_up_to_date(const struct kbuild *b, char *const argv[], char *why, size_t len);
 
 /* After make: the stamp written (built) or removed. */
 void kbuild_stamp(const struct kbuild *b, char *const argv[], bool built);

@@ -48,16 +48,22 @@ for f in .tmp_vmlinux1 .tmp_vmlinux2; do
 	[ -e "$kb/$f" ] && fail "the build left link-vmlinux.sh's $f"
 done
 
-# Ctrl-C stops make and every job it started; the log stays. Without the
-# last build's stamp make runs (its no-op takes 20 s). The build's
-# processes carry a tag in their environment, so that only they are looked
-# for (other builds may run on this machine).
+# Ctrl-C stops make and every job it started; the log stays. On a copy of
+# the base (tools/kernel-tree-copy.sh: seconds), never the base itself:
+# the tests beside this one boot it, and a build stopped there would leave
+# it without its stamp, to be made again. Without the last build's stamp
+# make runs (its no-op takes 20 s). The build's processes carry a tag in
+# their environment, so that only they are looked for (other builds may
+# run on this machine).
+kc="$KTREE_CACHE/src/linux-6.12-kcli-$$"
+trap 'rm -rf "$kc" "$TMP"' EXIT
+bash "$TOP/tools/kernel-tree-copy.sh" "$KSRC" "$kc" || fail "cannot copy $KSRC to $kc"
 tag="kernel-cli-$$"
-rm -f "$kb/ipsecperf-built"
-IPSECPERF_TEST_TAG=$tag "$P" kernel build -O "$kb" "$KSRC" > "$TMP/int.out" 2> "$TMP/int.err" &
+rm -f "$kc/build/ipsecperf-built"
+IPSECPERF_TEST_TAG=$tag "$P" kernel build -O "$kc/build" "$kc" > "$TMP/int.out" 2> "$TMP/int.err" &
 pid=$!
-for _ in $(seq 100); do pgrep -f "make .*$KSRC" > /dev/null && grep -qs "IPSECPERF_TEST_TAG=$tag" \
-	$(pgrep -f "make .*$KSRC" | sed 's|.*|/proc/&/environ|') && break; sleep 0.1; done
+for _ in $(seq 100); do pgrep -f "make .*$kc" > /dev/null && grep -qs "IPSECPERF_TEST_TAG=$tag" \
+	$(pgrep -f "make .*$kc" | sed 's|.*|/proc/&/environ|') && break; sleep 0.1; done
 sleep 2
 kill -INT $pid
 wait $pid
@@ -67,8 +73,11 @@ grep -q 'kernel build: stopped' "$TMP/int.err" || { cat "$TMP/int.err" >&2; fail
 sleep 1
 left=$(grep -ls "IPSECPERF_TEST_TAG=$tag" /proc/[0-9]*/environ 2> /dev/null || true)
 [ -z "$left" ] || fail "an interrupted kernel build left: $(for f in $left; do tr '\0' ' ' < "${f%/environ}/cmdline"; echo; done)"
-[ -s "$kb/ipsecperf-build.log" ] || fail "the interrupted build's log is gone"
-[ -e "$kb/ipsecperf-built" ] && fail "an interrupted build left a stamp: the next would not run make"
+[ -s "$kc/build/ipsecperf-build.log" ] || fail "the interrupted build's log is gone"
+[ -e "$kc/build/ipsecperf-built" ] && fail "an interrupted build left a stamp: the next would not run make"
+grep -q 'kernel build: make runs: .*ipsecperf-built (no build here ended)' "$TMP/int.err" ||
+	{ cat "$TMP/int.err" >&2; fail "the build did not say why make runs"; }
+rm -rf "$kc"
 
 # --merge: a developer's .config that lacks some of what the testbed needs
 m="$TMP/merge"

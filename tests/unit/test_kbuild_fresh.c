@@ -99,21 +99,31 @@ static char *const argv_a[] = { "make", "-C", tree, "O=x", "-j2", "bzImage", NUL
 static char *const argv_j8[] = { "make", "-C", tree, "O=x", "-j8", "bzImage", NULL };
 static char *const argv_lv[] = { "make", "-C", tree, "O=x", "-j2", "LOCALVERSION=-p", "bzImage", NULL };
 
+/* kbuild_up_to_date, its reason kept in why */
+static char why[4400];
+static bool up(const struct kbuild *b, char *const argv[])
+{
+	why[0] = '\0';
+	return kbuild_up_to_date(b, argv, why, sizeof(why));
+}
+
 static void test_fresh(void **state)
 {
 	struct kbuild b = { .tree = tree, .out = out };
 
 	(void)state;
-	assert_false(kbuild_up_to_date(&b, argv_a)); /* never built */
+	assert_false(up(&b, argv_a)); /* never built */
+	assert_non_null(strstr(why, "ipsecperf-built (no build here ended)"));
 	kbuild_stamp(&b, argv_a, true);
 	stamp_back();
-	assert_true(kbuild_up_to_date(&b, argv_a));
-	assert_true(kbuild_up_to_date(&b, argv_j8));   /* -j changes nothing built */
-	assert_false(kbuild_up_to_date(&b, argv_lv));  /* another release */
+	assert_true(up(&b, argv_a));
+	assert_true(up(&b, argv_j8));   /* -j changes nothing built */
+	assert_false(up(&b, argv_lv));  /* another release */
 	setenv("KCFLAGS", "-O1", 1);
-	assert_false(kbuild_up_to_date(&b, argv_a));   /* make reads it */
+	assert_false(up(&b, argv_a));   /* make reads it */
+	assert_non_null(strstr(why, "build environment"));
 	unsetenv("KCFLAGS");
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 
 	/* PATH: a folder of other programs first changes nothing, another gcc does */
 	char bin[160], path[4096], *old = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
@@ -122,43 +132,45 @@ static void test_fresh(void **state)
 	put(bin, "python3");
 	snprintf(path, sizeof(path), "%s:%s", bin, old);
 	setenv("PATH", path, 1);
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 	put(bin, "gcc");
 	snprintf(path, sizeof(path), "%s/gcc", bin);
 	assert_int_equal(chmod(path, 0755), 0);
-	assert_false(kbuild_up_to_date(&b, argv_a));
+	assert_false(up(&b, argv_a));
 	setenv("PATH", old, 1);
 	free(old);
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 
 	put(git, "index"); /* git's bookkeeping: make never reads it */
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 
-	put(tree, "Makefile"); /* an edit in the tree */
-	assert_false(kbuild_up_to_date(&b, argv_a));
+	put(tree, "Makefile"); /* an edit in the tree, named as the reason */
+	assert_false(up(&b, argv_a));
+	assert_non_null(strstr(why, "/Makefile is newer than the last build"));
 	age(tree, "Makefile");
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 	put(out, ".config"); /* menuconfig in the build folder */
-	assert_false(kbuild_up_to_date(&b, argv_a));
+	assert_false(up(&b, argv_a));
 	age(out, ".config");
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 
 	char p[200];
 	snprintf(p, sizeof(p), "%s/old.c", tree); /* a file removed: its folder's mtime moved */
 	assert_int_equal(unlink(p), 0);
-	assert_false(kbuild_up_to_date(&b, argv_a));
+	assert_false(up(&b, argv_a));
 	age(tree, "");
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 	snprintf(p, sizeof(p), "%s/arch/x86/boot/bzImage", out); /* the image removed */
 	assert_int_equal(unlink(p), 0);
-	assert_false(kbuild_up_to_date(&b, argv_a));
+	assert_false(up(&b, argv_a));
+	assert_non_null(strstr(why, "arch/x86/boot/bzImage"));
 	put(boot, "bzImage");
 	age(boot, "bzImage");
 	age(boot, "");
-	assert_true(kbuild_up_to_date(&b, argv_a));
+	assert_true(up(&b, argv_a));
 
 	kbuild_stamp(&b, argv_a, false); /* a build started: until it ends, nothing is fresh */
-	assert_false(kbuild_up_to_date(&b, argv_a));
+	assert_false(up(&b, argv_a));
 }
 
 static void test_stamp_symlink(void **state)
@@ -173,7 +185,7 @@ static void test_stamp_symlink(void **state)
 	assert_int_equal(rename(stamp, real), 0);
 	assert_int_equal(symlink(real, stamp), 0);
 	age(out, "ipsecperf-built");
-	assert_false(kbuild_up_to_date(&b, argv_a));
+	assert_false(up(&b, argv_a));
 	kbuild_stamp(&b, argv_a, true); /* O_NOFOLLOW: not written through the link */
 	struct stat st;
 	assert_int_equal(lstat(stamp, &st), 0);

@@ -13,7 +13,7 @@
 #   V=1               show the full commands
 #   DEMO_ARGS=...     options for `make demo` (default: 5 s; run's default repeats and scenarios)
 #   TEST_FILTER=...   run only integration tests whose name matches this extended regex ('a|b': either; $$ for $)
-#   TEST_JOBS=2       integration tests run at once (default 2; 1 on one CPU, or to read a run in order)
+#   TEST_JOBS=3       integration tests run at once (default: CPUs + 1, at most 4; 1 runs them in turn)
 #   PREFIX=/usr/local where `make install` puts the program (DESTDIR=... stages it)
 
 CC ?= cc

@@ -6,9 +6,11 @@
 # each with a time bound that only catches hangs, and print a closing line
 # "N passed, N failed, N skipped".
 #
-# $TEST_JOBS tests run at once (default: 2, or 1 on one CPU). Most of a
-# test's time is a guest under TCG or a run's fixed duration, one CPU or
-# none, so two at a time take little more than half the time on 2 CPUs.
+# $TEST_JOBS tests run at once (default: one more than the CPUs, at most
+# 4). Much of a test's time is a run's fixed duration, a timeout or a
+# guest's I/O, when its CPU idles: on 2 CPUs three at a time took 8% less
+# than two (docs/testing.md). Not more than 4: each guest takes 1 GiB, a
+# vm-pair test two.
 # A test shares the host with another only in what it cannot see:
 # lib.sh's snapshot() leaves out what belongs to the other test running
 # beside it ($IPSECPERF_TEST_LANE, below). A test whose header says
@@ -24,7 +26,7 @@ pass=0 failed=0 skipped=0 failures=""
 filter=${TEST_FILTER:-}
 [[ "" =~ $filter ]]
 [ $? = 2 ] && { echo "run-all.sh: TEST_FILTER '$filter' is not an extended regex" >&2; exit 2; }
-jobs=${TEST_JOBS:-$(($(nproc) > 1 ? 2 : 1))}
+jobs=${TEST_JOBS:-$(($(nproc) < 4 ? $(nproc) + 1 : 4))}
 [[ "$jobs" =~ ^[1-9][0-9]?$ ]] || { echo "run-all.sh: TEST_JOBS '$jobs' is not a number from 1 to 99" >&2; exit 2; }
 times=${TEST_TIMES:-/var/cache/ipsecperf/test-times}
 logs=$(mktemp -d /tmp/ipsecperf-run-all.XXXXXX) || exit 1

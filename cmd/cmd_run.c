@@ -271,6 +271,8 @@ static const struct opt_def run_opts[] = {
 	OPT_INT("cpu-rx", 0, RC, cfg.cpu_rx, 0, 4095, "N", "pin the receiver on the peer to CPU N", .marks = OPT_PEER),
 	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | PAIR | GUEST, .group = "probes"),
 	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR | GUEST),
+	/* the vm host gives each boot its own (--interleave: the first round's) */
+	OPT_INT("count-repeats", 0, RC, cfg.count_repeats, 0, 1000, "N", "runs per scenario with SAs that count with the ESP programs attached, kept out of the throughput figures (default 1; 0: none); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR),
 	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
 	/* the peer's agent samples nothing yet */
@@ -424,7 +426,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	int first;
 
 	*ctx = (struct run_ctx){ 0 };
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .testbed = "netns",
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .testbed = "netns",
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
 				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .port = 5201, .argc = argc, .argv = argv,
 				  .opts = run_opts };

@@ -10,6 +10,7 @@
 
 #include "ipsec.h"
 #include "journal.h"
+#include "link_mtu.h"
 #include "load.h"
 #include "matrix.h"
 #include "offload.h"
@@ -54,7 +55,11 @@ static int netns_apply(void *arg, const struct scenario *sc, char *why, size_t l
 
 	if (journal_dry_run())
 		printf("# scenario %s: %s\n", sc->name, sc->description);
-	rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, &ol, why, len);
+	rc = link_mtu_apply(&n->tb.ep_tx, sc->mtu, "", why, len);
+	if (rc == 0)
+		rc = link_mtu_apply(&n->tb.ep_rx, sc->mtu, "", why, len);
+	if (rc == 0)
+		rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, &ol, why, len);
 	if (rc == 0)
 		rc = offload_apply(n->tb.ns_rx, n->tb.dev_rx, &ol, why, len);
 	if (rc == 0 && !journal_dry_run())

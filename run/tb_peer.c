@@ -14,6 +14,7 @@
 #include "cpu.h"
 #include "ipsec.h"
 #include "journal.h"
+#include "link_mtu.h"
 #include "load.h"
 #include "log.h"
 #include "matrix.h"
@@ -298,7 +299,11 @@ static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, 
 		printf("# scenario %s: %s\n", sc->name, sc->description);
 	else if ((rc = scenario_possible(p, sc, why, len)))
 		return rc;
-	rc = offload_apply(NULL, p->cfg.dev, &ol, why, len);
+	rc = link_mtu_apply(&p->ep_tx, sc->mtu, "", why, len);
+	if (rc == 0)
+		rc = link_mtu_apply(&p->ep_rx, sc->mtu, " on the peer", why, len);
+	if (rc == 0)
+		rc = offload_apply(NULL, p->cfg.dev, &ol, why, len);
 	if (rc == 0) {
 		rc = offload_apply_via(&remote, p->cfg.peer_dev, &ol, why, len);
 		if (rc != 0 && !p->lost && strncmp(why, "the peer", 8)) {

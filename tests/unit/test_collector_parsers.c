@@ -51,6 +51,12 @@ static void scenario_good(void **state)
 	assert_string_equal(sc.offloads[2].feature, "rx-gro-list");
 	assert_false(sc.offloads[2].on);
 	assert_non_null(strstr(sc.text, "[offload]"));
+	assert_int_equal(sc.mtu, 0);
+	scenario_free(&sc);
+	unlink(p);
+	p = write_tmp("mtu.ini", "[scenario]\ndescription = d\n[link]\nmtu = 9000\n");
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.mtu, 9000);
 	scenario_free(&sc);
 	unlink(p);
 }
@@ -79,6 +85,11 @@ static void scenario_errors(void **state)
 	expect_error("[scenario]\nload = netperf\n", ":2: load must be iperf3 or stream");
 	expect_error("[scenario]\n", "description is missing");
 	expect_error("[scenario\n", ":1: syntax error");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 67\n", ":4: mtu must be a whole number from 68 to 65535, not '67'");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 65536\n", ":4: mtu must be a whole number");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 9000x\n", ":4: mtu must be a whole number");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 1500\nmtu = 9000\n", ":5: mtu set twice");
+	expect_error("[scenario]\ndescription = x\n[link]\nmt = 1500\n", ":4: unknown key 'mt' in [link]");
 }
 
 static void expect_load_error(const char *path, const char *want)

@@ -362,7 +362,7 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 	return 0;
 }
 
-/* What compare checks for comparability: the load, the guest's accelerator, --profile. */
+/* What compare checks for comparability: the load, the guest's accelerator, --profile, --flows; and the purpose. */
 static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
 {
 	json_t *prof = json_object_get(o, "profile");
@@ -378,6 +378,16 @@ static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
 	    get_str(c, json_object_get(o, "vm"), "accel", false, &s) < 0)
 		return -1;
 	rec->accel = xstrdup(s);
+	if (get_str(c, o, "purpose", false, &s) < 0)
+		return -1;
+	if (s && strcmp(s, "count"))
+		return bad(c, "unknown purpose '%.40s' (count, or no purpose for a throughput run)", s);
+	rec->counting = s != NULL;
+	json_t *flows = json_object_get(o, "flows");
+
+	if (flows && (!json_is_integer(flows) || json_integer_value(flows) < 1 || json_integer_value(flows) > 1024))
+		return bad(c, "\"flows\" must be a whole number from 1 to 1024");
+	rec->flows = flows ? (int)json_integer_value(flows) : 1;
 	if (json_is_object(prof)) {
 		rec->profiled = true;
 		if (get_num(c, prof, "hz", false, &has, &rec->profile_hz) < 0)
@@ -459,11 +469,6 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 	rec->cycles_estimated = method && !strcmp(method, "estimated");
 	if (parse_record_setup(c, o, rec) < 0)
 		return -1;
-	if (get_str(c, o, "purpose", false, &s) < 0)
-		return -1;
-	if (s && strcmp(s, "count"))
-		return bad(c, "unknown purpose '%.40s' (count, or no purpose for a throughput run)", s);
-	rec->counting = s != NULL;
 	return parse_counters(c, o, rec);
 }
 

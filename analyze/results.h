@@ -60,6 +60,7 @@ struct run_record {
 	double profile_hz;          /* its samples per second, 0 if not recorded */
 	int source;                 /* the results_merge() that brought it, from 0 */
 	bool counting;              /* "purpose": "count": its counters only, never its throughput or cycles */
+	int flows;                  /* TCP flows at once ("flows", run --flows): 1 if absent */
 };
 
 /* A guest kernel's accelerator, from meta.json's kernels[].vm or vm[]. */

@@ -240,6 +240,7 @@ static int opt_no_wait(void *arg, const char *val)
 #define RC struct run_ctx
 
 static const struct opt_def run_opts[] = {
+	OPT_INT("flows", 0, RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only); docs/load.md", .marks = OPT_NETNS | OPT_PEER, .group = "what runs"),
 	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR, .group = "what runs"),
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
@@ -426,7 +427,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	int first;
 
 	*ctx = (struct run_ctx){ 0 };
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .testbed = "netns",
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .flows = 1, .testbed = "netns",
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
 				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .port = 5201, .argc = argc, .argv = argv,
 				  .opts = run_opts };

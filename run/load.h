@@ -16,12 +16,25 @@
 #include "scenario.h"
 #include "testbed.h"
 
+/* The most flows one load runs at once (--flows). */
+#define LOAD_MAX_FLOWS 16
+
+/* One flow of a load of several (--flows). */
+struct load_flow {
+	int port;
+	int cpu_tx, cpu_rx;    /* where its sender and receiver were pinned, -1: not */
+	uint64_t bytes;
+	double throughput_bps;
+};
+
 struct load_result {
 	double duration_s;     /* measured seconds, as the receiver counted them */
 	uint64_t bytes;        /* bytes received in the measured seconds */
 	double throughput_bps; /* receiver bits per second */
 	double sender_bps;
 	long long retransmits; /* -1: unknown */
+	int nflows;            /* flows[] filled: 0 for a load of one flow */
+	struct load_flow flows[LOAD_MAX_FLOWS];
 	char error[256];       /* why the load failed, when it did */
 };
 
@@ -35,7 +48,11 @@ struct load_params {
 	void (*tick)(void *arg);             /* about every 200 ms while running */
 	void *arg;
 	const struct scenario *sc; /* which load, and its [tcp-auth]; NULL: iperf3 */
+	int flows;                 /* --flows: TCP flows at once, on ports port.. port + flows - 1 (0 or 1: one) */
 };
+
+/* Jain's fairness index of the flows' throughputs (1: all equal, 1/n: one took all). Unit-tested. */
+double load_fairness(const struct load_flow *f, int n);
 
 int load_iperf3(const struct load_params *p, struct load_result *r);
 

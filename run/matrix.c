@@ -121,7 +121,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 
 	struct load_params lp = {
 		.duration_s = c->duration_s, .omit_s = c->omit_s, .port = c->port, .raw_prefix = prefix,
-		.window = measure_window, .tick = measure_tick, .arg = &w, .sc = sc,
+		.window = measure_window, .tick = measure_tick, .arg = &w, .sc = sc, .flows = c->flows,
 	};
 
 	ops->run_begin(m->tb, rec);
@@ -226,7 +226,7 @@ static void dry_run_load(struct matrix *m, const struct scenario *sc)
 {
 	struct load_result lr;
 	struct load_params lp = { .duration_s = m->cfg->duration_s, .omit_s = m->cfg->omit_s,
-				  .port = m->cfg->port, .sc = sc };
+				  .port = m->cfg->port, .sc = sc, .flows = m->cfg->flows };
 
 	m->ops->load(m->tb, sc, &lp, &lr);
 }
@@ -337,6 +337,13 @@ static void run_scenario(struct matrix *m, int s)
 	int mark = journal_mark();
 	char why[1024] = "";
 	int rc = lost ? -1 : ops->apply(m->tb, sc, why, sizeof(why));
+
+	/* the built-in stream is one connection */
+	if (rc == 0 && m->cfg->flows > 1 && strcmp(sc->load, "iperf3")) {
+		rc = 1;
+		snprintf(why, sizeof(why), "--flows %d: the built-in stream (load = %s) runs one flow; iperf3 runs several",
+			 m->cfg->flows, sc->load);
+	}
 
 	if ((lost = ops->lost ? ops->lost(m->tb) : NULL))
 		snprintf(why, sizeof(why), "%.250s", lost);

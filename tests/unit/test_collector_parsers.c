@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The collector's parsers and arithmetic: scenario files, ethtool -k,
  * iperf3 -J, /proc/net/tcp, /proc/stat, option ranges. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +192,20 @@ static void ethtool_parse(void **state)
 	assert_int_equal(offload_parse("", f, 16), 0);
 }
 
+/* Jain's index: 1 for equal flows, 1/n when one flow took everything. */
+static void flows_fairness(void **state)
+{
+	struct load_flow f[3] = { { .throughput_bps = 5 }, { .throughput_bps = 5 }, { .throughput_bps = 5 } };
+
+	(void)state;
+	assert_true(fabs(load_fairness(f, 3) - 1.0) < 1e-12);
+	f[1].throughput_bps = f[2].throughput_bps = 0;
+	assert_true(fabs(load_fairness(f, 3) - 1.0 / 3) < 1e-12);
+	f[1].throughput_bps = 15; /* 5 and 15: (20)^2 / (3 * 250) */
+	assert_true(fabs(load_fairness(f, 3) - 400.0 / 750) < 1e-12);
+	assert_true(load_fairness(f, 0) == 0);
+}
+
 static void iperf3_json(void **state)
 {
 	struct load_result r;
@@ -374,7 +389,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scenario_good),   cmocka_unit_test(scenario_errors),
 		cmocka_unit_test(scenario_unknown_name), cmocka_unit_test(ethtool_parse),
-		cmocka_unit_test(scenario_hostile_files),
+		cmocka_unit_test(scenario_hostile_files), cmocka_unit_test(flows_fairness),
 		cmocka_unit_test(iperf3_json),     cmocka_unit_test(proc_net_tcp),
 		cmocka_unit_test(proc_stat),       cmocka_unit_test(metrics),
 		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),

@@ -189,6 +189,19 @@ static int opt_probe_set(void *arg, const char *val)
 	return 0;
 }
 
+static int opt_direction(void *arg, const char *val)
+{
+	struct run_ctx *ctx = arg;
+
+	for (int d = 0; d < 3; d++)
+		if (!strcmp(val, load_direction_names[d])) {
+			ctx->cfg.direction = d;
+			return 0;
+		}
+	pr_warn("run: --direction takes tx, rx or both, not '%s'", val);
+	return -1;
+}
+
 static int opt_profile(void *arg, const char *val)
 {
 	struct run_config *c = &((struct run_ctx *)arg)->cfg;
@@ -241,6 +254,7 @@ static int opt_no_wait(void *arg, const char *val)
 
 static const struct opt_def run_opts[] = {
 	OPT_INT("flows", 0, RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only); docs/load.md", .marks = OPT_NETNS | OPT_PEER, .group = "what runs"),
+	OPT_CB("direction", 0, opt_direction, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER),
 	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR, .group = "what runs"),
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
@@ -361,6 +375,10 @@ static int check_options(struct run_ctx *ctx)
 {
 	struct run_config *c = &ctx->cfg;
 
+	if (c->direction == LOAD_BOTH && 2 * c->flows > LOAD_MAX_FLOWS) {
+		pr_warn("run: --direction both runs each flow both ways: at most %d --flows", LOAD_MAX_FLOWS / 2);
+		return -1;
+	}
 	if (c->max_repeat && !c->until_ci) {
 		pr_warn("run: --max-repeat bounds --until-ci; without it use --repeat");
 		return -1;

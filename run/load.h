@@ -8,6 +8,7 @@
 #ifndef IPSECPERF_LOAD_H
 #define IPSECPERF_LOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -16,7 +17,11 @@
 #include "scenario.h"
 #include "testbed.h"
 
-/* The most flows one load runs at once (--flows). */
+/* Who sends (--direction): the sending end (tx), the receiving end (rx), or each flow both ways. */
+enum load_direction { LOAD_TX, LOAD_RX, LOAD_BOTH };
+extern const char *const load_direction_names[3];
+
+/* The most flows one load runs at once (--flows; twice as many with --direction both). */
 #define LOAD_MAX_FLOWS 16
 
 /* One flow of a load of several (--flows). */
@@ -25,6 +30,7 @@ struct load_flow {
 	int cpu_tx, cpu_rx;    /* where its sender and receiver were pinned, -1: not */
 	uint64_t bytes;
 	double throughput_bps;
+	bool back;             /* sent by the receiving end (--direction rx, both) */
 };
 
 struct load_result {
@@ -34,6 +40,7 @@ struct load_result {
 	double sender_bps;
 	long long retransmits; /* -1: unknown */
 	int nflows;            /* flows[] filled: 0 for a load of one flow */
+	int direction;         /* enum load_direction: who sent */
 	struct load_flow flows[LOAD_MAX_FLOWS];
 	char error[256];       /* why the load failed, when it did */
 };
@@ -49,6 +56,7 @@ struct load_params {
 	void *arg;
 	const struct scenario *sc; /* which load, and its [tcp-auth]; NULL: iperf3 */
 	int flows;                 /* --flows: TCP flows at once, on ports port.. port + flows - 1 (0 or 1: one) */
+	enum load_direction direction; /* --direction: who sends (both: each flow each way) */
 };
 
 /* Jain's fairness index of the flows' throughputs (1: all equal, 1/n: one took all). Unit-tested. */

@@ -131,6 +131,7 @@ char *raw_read(const char *prefix, const char *suffix)
 
 /* One flow of an iperf3 load: its server at rx, its client at tx, on its own port. */
 struct iperf3_flow {
+	const struct endpoint *tx, *rx; /* the load's, or swapped (--direction rx, both) */
 	int port, cpu_tx, cpu_rx;
 	int fd[4];       /* raw/: the server's stdout and stderr, the client's */
 	char raw[4][48]; /* their names */
@@ -185,10 +186,10 @@ static int listening(const struct endpoint *e, pid_t server, int port)
 }
 
 /* Did the server's ssh end (status 255)? Then the peer is lost. */
-static void server_ended(struct iperf3_run *x, struct iperf3_flow *f, const char *what)
+static void server_ended(struct iperf3_flow *f, const char *what)
 {
-	if (ep_remote(x->rx) && WIFEXITED(f->srv_status) && WEXITSTATUS(f->srv_status) == 255 && x->rx->lose)
-		x->rx->lose(x->rx->arg, what);
+	if (ep_remote(f->rx) && WIFEXITED(f->srv_status) && WEXITSTATUS(f->srv_status) == 255 && f->rx->lose)
+		f->rx->lose(f->rx->arg, what);
 }
 
 /* The server of flow f stopped before it listened: why, from its stderr. */
@@ -200,8 +201,8 @@ static int server_stopped(struct iperf3_run *x, struct iperf3_flow *f)
 	while (n && (e[n - 1] == '\n' || e[n - 1] == ' ' || e[n - 1] == '\r'))
 		e[--n] = '\0';
 	f->server = -1;
-	server_ended(x, f, "the ssh connection running the iperf3 server ended");
-	snprintf(why, sizeof(why), "the iperf3 server%s stopped: %.200s", ep_remote(x->rx) ? " on the peer" : "",
+	server_ended(f, "the ssh connection running the iperf3 server ended");
+	snprintf(why, sizeof(why), "the iperf3 server%s stopped: %.200s", ep_remote(f->rx) ? " on the peer" : "",
 		 n ? e : "no message (see raw/)");
 	free(e);
 	return fail(x, why);
@@ -210,22 +211,22 @@ static int server_stopped(struct iperf3_run *x, struct iperf3_flow *f)
 /* Start flow f's server and wait (5 s at most) until it listens. */
 static int server_start(struct iperf3_run *x, struct iperf3_flow *f, char *const argv[])
 {
-	const char *where = ep_remote(x->rx) ? " on the peer" : "";
+	const char *where = ep_remote(f->rx) ? " on the peer" : "";
 	char why[300];
 
 	/* a shared host may have the port taken; a namespace made for the run has not */
-	if (ep_remote(x->rx) && listening(x->rx, -1, f->port) != 0)
+	if (ep_remote(f->rx) && listening(f->rx, -1, f->port) != 0)
 		return fail(x, "the port is in use on the peer (or its /proc/net/tcp is unreadable); give another --port");
-	f->server = ep_spawn(x->rx, argv, f->cpu_rx, f->fd[0], f->fd[1]);
+	f->server = ep_spawn(f->rx, argv, f->cpu_rx, f->fd[0], f->fd[1]);
 	if (f->server < 0) {
-		snprintf(why, sizeof(why), "cannot start %s: %s", ep_remote(x->rx) ? "ssh" : "iperf3", strerror(errno));
+		snprintf(why, sizeof(why), "cannot start %s: %s", ep_remote(f->rx) ? "ssh" : "iperf3", strerror(errno));
 		return fail(x, why);
 	}
 	/* on the peer each look is an ssh: fewer; here 5 ms, so the client starts that much sooner */
-	int step = ep_remote(x->rx) ? 100 : 5;
+	int step = ep_remote(f->rx) ? 100 : 5;
 
 	for (int t = 0;; t += step) {
-		int l = listening(x->rx, f->server, f->port);
+		int l = listening(f->rx, f->server, f->port);
 
 		if (l == 1)
 			return 0;
@@ -259,7 +260,7 @@ static void sleep_or_exit(int pidfd, int ms)
 /* The one-off servers exit after the test (on the peer, their ssh with them): 10 s at most. */
 static void server_wait(struct iperf3_run *x)
 {
-	int ms = ep_remote(x->rx) ? 100 : 5;
+	int ms = ep_remote(x->rx) || ep_remote(x->tx) ? 100 : 5;
 
 	for (int k = 0; k < x->n; k++) {
 		struct iperf3_flow *f = &x->f[k];
@@ -267,7 +268,7 @@ static void server_wait(struct iperf3_run *x)
 		for (int i = 0; i < 10000 / ms && f->server > 0; i++) {
 			if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server) {
 				f->server = -1;
-				server_ended(x, f, "the ssh connection running the iperf3 server was lost");
+				server_ended(f, "the ssh connection running the iperf3 server was lost");
 			} else {
 				sleep_ms_or_stop(ms);
 			}
@@ -326,7 +327,7 @@ static int client_run(struct iperf3_run *x, char **const argv)
 	for (int k = 0; k < x->n; k++) {
 		struct iperf3_flow *f = &x->f[k];
 
-		f->client = ep_spawn(x->tx, argv + k * IPERF3_ARGV, f->cpu_tx, f->fd[2], f->fd[3]);
+		f->client = ep_spawn(f->tx, argv + k * IPERF3_ARGV, f->cpu_tx, f->fd[2], f->fd[3]);
 		if (f->client < 0) {
 			snprintf(why, sizeof(why), "cannot start iperf3: %s", strerror(errno));
 			return fail(x, why);
@@ -357,13 +358,19 @@ static int flow_cpu(const struct endpoint *e, int k, int n)
 	return e->cpu + 2 * (n - 1) < cpu_count() ? e->cpu + 2 * k : e->cpu;
 }
 
-/* Flow k: its port, CPUs and raw files' names (one flow: the names of before). */
+/*
+ * Flow k: its ends (--direction rx: every flow from the receiving end;
+ * both: the odd ones), port, CPUs and raw files' names (one flow: the
+ * names of before).
+ */
 static void flow_init(struct iperf3_run *x, int k)
 {
 	struct iperf3_flow *f = &x->f[k];
+	bool back = x->p->direction == LOAD_RX || (x->p->direction == LOAD_BOTH && k % 2);
+	const struct endpoint *tx = back ? x->rx : x->tx, *rx = back ? x->tx : x->rx;
 
-	*f = (struct iperf3_flow){ .port = x->p->port + k, .cpu_tx = flow_cpu(x->tx, k, x->n),
-				   .cpu_rx = flow_cpu(x->rx, k, x->n), .server = -1, .client = -1, .status = -1,
+	*f = (struct iperf3_flow){ .tx = tx, .rx = rx, .port = x->p->port + k, .cpu_tx = flow_cpu(tx, k, x->n),
+				   .cpu_rx = flow_cpu(rx, k, x->n), .server = -1, .client = -1, .status = -1,
 				   .srv_status = -1 };
 	for (int i = 0; i < 4; i++) {
 		if (x->n == 1)
@@ -394,15 +401,17 @@ static int flows_result(struct iperf3_run *x)
 		r->retransmits = r->retransmits < 0 || one.retransmits < 0 ? -1 : r->retransmits + one.retransmits;
 		if (x->n > 1)
 			r->flows[r->nflows++] = (struct load_flow){ .port = f->port, .cpu_tx = f->cpu_tx, .cpu_rx = f->cpu_rx,
-								    .bytes = one.bytes, .throughput_bps = one.throughput_bps };
+								    .bytes = one.bytes, .throughput_bps = one.throughput_bps,
+								    .back = f->tx != x->tx };
 	}
+	r->direction = x->p->direction;
 	return 0;
 }
 
 int load_iperf3(const struct load_params *p, struct load_result *r)
 {
 	const struct endpoint *tx = p->tx, *rx = p->rx;
-	struct iperf3_run x = { .p = p, .tx = tx, .rx = rx, .r = r, .n = p->flows > 1 ? p->flows : 1 };
+	struct iperf3_run x = { .p = p, .tx = tx, .rx = rx, .r = r, .n = (p->flows > 1 ? p->flows : 1) * (p->direction == LOAD_BOTH ? 2 : 1) };
 	char port[LOAD_MAX_FLOWS][16], dur[16], omit[16], bound[16], cpu_rx[LOAD_MAX_FLOWS][16], cpu_tx[LOAD_MAX_FLOWS][16];
 	char *srv[LOAD_MAX_FLOWS * IPERF3_ARGV], *cli[LOAD_MAX_FLOWS * IPERF3_ARGV];
 	int err = -1, k;
@@ -417,6 +426,8 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 	snprintf(bound, sizeof(bound), "%d", p->omit_s + p->duration_s + 60);
 	for (k = 0; k < x.n; k++) {
 		flow_init(&x, k);
+		tx = x.f[k].tx;
+		rx = x.f[k].rx;
 		snprintf(port[k], sizeof(port[k]), "%d", x.f[k].port);
 		snprintf(cpu_rx[k], sizeof(cpu_rx[k]), "%d", x.f[k].cpu_rx);
 		snprintf(cpu_tx[k], sizeof(cpu_tx[k]), "%d", x.f[k].cpu_tx);
@@ -431,9 +442,9 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 	}
 	if (journal_dry_run()) {
 		for (k = 0; k < x.n; k++)
-			ep_print(stdout, rx, srv + k * IPERF3_ARGV);
+			ep_print(stdout, x.f[k].rx, srv + k * IPERF3_ARGV);
 		for (k = 0; k < x.n; k++)
-			ep_print(stdout, tx, cli + k * IPERF3_ARGV);
+			ep_print(stdout, x.f[k].tx, cli + k * IPERF3_ARGV);
 		return 0;
 	}
 	for (k = 0; k < x.n && server_start(&x, &x.f[k], srv + k * IPERF3_ARGV) == 0; k++)

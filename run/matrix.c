@@ -122,6 +122,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	struct load_params lp = {
 		.duration_s = c->duration_s, .omit_s = c->omit_s, .port = c->port, .raw_prefix = prefix,
 		.window = measure_window, .tick = measure_tick, .arg = &w, .sc = sc, .flows = c->flows,
+		.direction = c->direction,
 	};
 
 	ops->run_begin(m->tb, rec);
@@ -226,7 +227,8 @@ static void dry_run_load(struct matrix *m, const struct scenario *sc)
 {
 	struct load_result lr;
 	struct load_params lp = { .duration_s = m->cfg->duration_s, .omit_s = m->cfg->omit_s,
-				  .port = m->cfg->port, .sc = sc, .flows = m->cfg->flows };
+				  .port = m->cfg->port, .sc = sc, .flows = m->cfg->flows,
+				  .direction = m->cfg->direction };
 
 	m->ops->load(m->tb, sc, &lp, &lr);
 }
@@ -338,11 +340,11 @@ static void run_scenario(struct matrix *m, int s)
 	char why[1024] = "";
 	int rc = lost ? -1 : ops->apply(m->tb, sc, why, sizeof(why));
 
-	/* the built-in stream is one connection */
-	if (rc == 0 && m->cfg->flows > 1 && strcmp(sc->load, "iperf3")) {
+	/* the built-in stream is one connection, from the sending end */
+	if (rc == 0 && (m->cfg->flows > 1 || m->cfg->direction) && strcmp(sc->load, "iperf3")) {
 		rc = 1;
-		snprintf(why, sizeof(why), "--flows %d: the built-in stream (load = %s) runs one flow; iperf3 runs several",
-			 m->cfg->flows, sc->load);
+		snprintf(why, sizeof(why), "%s: the built-in stream (load = %s) runs one flow from the sending end; iperf3 runs these",
+			 m->cfg->flows > 1 ? "--flows" : "--direction", sc->load);
 	}
 
 	if ((lost = ops->lost ? ops->lost(m->tb) : NULL))

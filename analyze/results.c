@@ -352,6 +352,7 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 		c->where = key; /* name the counter in a message */
 		if (get_num(c, v, "count", false, &rc->has_count, &rc->count) < 0 ||
 		    get_num(c, v, "per_packet", false, &rc->has_per_packet, &rc->per_packet) < 0 ||
+		    get_num(c, v, "per_packet_load", false, &rc->has_per_packet_load, &rc->per_packet_load) < 0 ||
 		    get_str(c, v, "symbol", false, &sym) < 0) {
 			c->where = NULL;
 			return -1;
@@ -1316,7 +1317,10 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 			break;
 		case METRIC_COUNTER:
 			c = find_counter(rec, m->counter);
-			if (c && c->has_per_packet)
+			/* a counting repeat's figure: over its whole load, exact, where it has one */
+			if (c && from_counting && c->has_per_packet_load)
+				out[n++] = c->per_packet_load;
+			else if (c && c->has_per_packet)
 				out[n++] = c->per_packet;
 			break;
 		}

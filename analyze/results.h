@@ -36,8 +36,8 @@ enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
 
 struct run_counter {
 	char *name;
-	bool has_count, has_per_packet;
-	double count, per_packet;
+	bool has_count, has_per_packet, has_per_packet_load;
+	double count, per_packet, per_packet_load;
 	char *symbol;               /* NULL if absent */
 };
 

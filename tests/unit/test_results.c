@@ -98,7 +98,7 @@ static void test_counting(void **state)
 			"\"xmit_segs\": {\"count\": 9, \"per_packet\": 1.0, \"symbol\": \"k\"}}")
 		REC("k", "esp-null", 2, "3e9, \"cycles_per_byte\": 30")
 		REC("k", "esp-null", 1, "2e8, \"cycles_per_byte\": 99, \"purpose\": \"count\", \"counters\": "
-			"{\"kmalloc_esp_output\": {\"count\": 5, \"per_packet\": 1.0, \"symbol\": \"tp\"}}");
+				"{\"kmalloc_esp_output\": {\"count\": 5, \"per_packet\": 0.97, \"per_packet_load\": 1.0, \"symbol\": \"tp\"}}");
 	struct results r;
 	struct run_group *g;
 	char err[512];
@@ -120,6 +120,7 @@ static void test_counting(void **state)
 	assert_true(fabs(v[1] - 30) < 1e-12);
 	/* the counting repeat's counter; one it lacks comes from the throughput repeats */
 	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_COUNTER, .counter = "kmalloc_esp_output" }, v), 1);
+	assert_true(v[0] == 1.0); /* over its whole load */
 	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_COUNTER, .counter = "xmit_segs" }, v), 1);
 	results_groups_free(g, ng);
 	results_free(&r);

@@ -16,15 +16,19 @@
 
 static json_t *sa_find(json_t *list, json_t *e)
 {
-	const char *keys[] = { "spi", "dir", "netns" };
+	/* netns: the netns testbed's ends; host: the peer testbed's (a key neither has is alike) */
+	const char *keys[] = { "spi", "dir", "netns", "host" };
 	size_t i;
 	json_t *o;
 
 	json_array_foreach(list, i, o) {
 		bool same = true;
 
-		for (int k = 0; k < 3 && same; k++)
-			same = json_equal(json_object_get(o, keys[k]), json_object_get(e, keys[k]));
+		for (int k = 0; k < 4 && same; k++) {
+			json_t *a = json_object_get(o, keys[k]), *b = json_object_get(e, keys[k]);
+
+			same = (!a && !b) || json_equal(a, b);
+		}
 		if (same)
 			return o;
 	}

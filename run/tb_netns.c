@@ -114,24 +114,14 @@ static int netns_load(void *arg, const struct scenario *sc, const struct load_pa
 	return load_run(&p, lr);
 }
 
-/* What the SAs counted since the load began (ipsec_counters_begin), as "sa" would say. */
-static json_t *sa_read(struct ipsec_sas *sas, char *why, size_t len)
-{
-	json_t *o = json_object(), *sa;
-
-	ipsec_counters_record(sas, o, why, len);
-	sa = json_incref(json_object_get(o, "sa"));
-	json_decref(o);
-	return sa;
-}
-
 static void netns_window(void *arg, int open)
 {
 	struct netns_tb *n = arg;
 	json_t **at = open ? &n->sa_open : &n->sa_close;
 
 	json_decref(*at);
-	*at = sa_read(&n->sas, n->sa_why, sizeof(n->sa_why));
+	/* what the SAs counted since the load began (ipsec_counters_begin) */
+	*at = ipsec_counters_read(&n->sas, IPSEC_SA_ALL, n->sa_why, sizeof(n->sa_why));
 }
 
 static void netns_tick(void *arg)

@@ -22,7 +22,7 @@ peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
 restored() { # what [noprocs]
 	peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
 	peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
-	if [ -n "$2" ]; then # the processes left out of both
+	if [ -n "${2:-}" ]; then # the processes left out of both
 		for f in l.before l.after p.before p.after; do
 			sed '/^## processes/,/^## journals/{/^## /!d}' "$TMP/$f" > "$TMP/$f.np"
 		done

@@ -340,7 +340,7 @@ static int report_folded(const struct preport *r, const char *dir, bool with_ker
 	int ret = EXIT_OK;
 
 	if (!folded) {
-		snprintf(path, sizeof(path), "folded stacks in %s (flamegraph.pl FILE > FILE.svg):", dir);
+		snprintf(path, sizeof(path), "folded stacks in %s (for flame graph tools; -f svg draws one):", dir);
 		fputc('\n', stdout);
 		fputs_wrapped(stdout, path, 0, 4);
 	}

@@ -139,7 +139,7 @@ json top.json "$EX"
 python3 "$TMP/check.py" single one.svg top.json esp-null >&2 || fail "single graph against the text"
 python3 "$TMP/check.py" diff diff.svg all.json esp-null 6.1.0-57-cloud-amd64 >&2 || fail "difference against the text"
 # the text table's own rows (not JSON) carry the same figures: its first gain row
-row=$("$IPSECPERF" report --profile --base no-gso "$EX" | sed -n '/^esp-null against no-gso/,/^$/p' | sed -n 3p)
+row=$("$IPSECPERF" report --profile --base no-gso --folded "$TMP" "$EX" | sed -n '/^esp-null against no-gso/,/^$/p' | sed -n 3p)
 read -r base new gain fn _ <<< "$row"
 python3 - diff.svg "$fn" "$base" "$new" <<'PY' || fail "the text's first row ($row) and the picture differ"
 import sys, xml.etree.ElementTree as ET

@@ -231,11 +231,12 @@ test: deps
 # Debian image and the package lists (test_deb, test_fresh_debian,
 # test_deps_cover), the build system's test that builds a second tree
 # (test_build), every option on all four testbeds (test_option_testbeds),
-# bisect's cache (test_bisect_cache), the HTML report in a browser
-# (test_report_html) and the tests' own assertions (test_asserts). A new
+# bisect's cache (test_bisect_cache), the HTML pages in a browser
+# (test_report_html, test_flamegraph_html) and the tests' own assertions
+# (test_asserts). A new
 # test joins it unless it is one of those. `make test` runs everything.
 CHECK_SLOW := test_deb test_fresh_debian test_deps_cover test_build test_option_testbeds test_bisect_cache \
-	test_report_html test_asserts
+	test_report_html test_flamegraph_html test_asserts
 CHECK_TESTS = $(filter-out $(CHECK_SLOW),$(basename $(notdir $(shell \
 	grep -L -E '^\. .*/(vm|kernel|peer)_lib\.sh' tests/integration/test_*.sh))))
 .PHONY: check

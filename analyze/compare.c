@@ -635,6 +635,8 @@ static int write_out(const struct comparison *c)
 		return compare_junit(stdout, c);
 	if (!strcmp(fmt, "md"))
 		return compare_md(stdout, c);
+	if (!strcmp(fmt, "html"))
+		return compare_html(stdout, c);
 	return compare_text(stdout, c);
 }
 

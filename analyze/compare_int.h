@@ -50,6 +50,10 @@ int compare_md(FILE *f, const struct comparison *c);
 int compare_csv(FILE *f, const struct comparison *c);
 int compare_json(FILE *f, const struct comparison *c);
 int compare_junit(FILE *f, const struct comparison *c);
+/* One self-contained page: notes, verdict, a chart per row (analyze/compare_html.c). */
+int compare_html(FILE *f, const struct comparison *c);
+/* "N regressions, ..." or "no regression beyond T% with p < A", as the text's verdict line. */
+void compare_verdict_line(const struct comparison *c, char *buf, size_t len);
 
 /* R regression, I improvement (selected, beyond the threshold), - or + significantly worse or better, else ' ' */
 char compare_flag(const struct pair_row *r);

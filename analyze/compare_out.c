@@ -157,7 +157,7 @@ static int ngates(const struct comparison *c)
 }
 
 /* "2 regressions, 1 improvement; 3 of 6 gates undecided" for the verdicts */
-static void verdict_line(const struct comparison *c, char *buf, size_t len)
+void compare_verdict_line(const struct comparison *c, char *buf, size_t len)
 {
 	size_t o;
 
@@ -345,7 +345,7 @@ int compare_text(FILE *f, const struct comparison *c)
 		fputs_wrapped(f, line, 0, 0);
 	}
 	text_notes(f, c->notes);
-	verdict_line(c, line, sizeof(line));
+	compare_verdict_line(c, line, sizeof(line));
 	fputs("verdict: ", f);
 	fputs_wrapped_at(f, line, 9, 6);
 	text_gates(f, c);
@@ -412,7 +412,7 @@ int compare_md(FILE *f, const struct comparison *c)
 		md_cell(f, c->notes->v[i].text);
 		fputc('\n', f);
 	}
-	verdict_line(c, line, sizeof(line));
+	compare_verdict_line(c, line, sizeof(line));
 	fprintf(f, "\nverdict: %s%s%s\n", c->nreg ? "**" : "", line, c->nreg ? "**" : "");
 	return ferror(f) ? -1 : 0;
 }

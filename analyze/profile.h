@@ -123,6 +123,10 @@ struct report_profile_opts {
 	const char *folded;      /* --folded DIR, or NULL for the first DIR */
 	int top;                 /* rows per table */
 	bool json;               /* -f json */
+	bool svg;                /* -f svg: one flame graph instead of the tables */
+	const char *scenario;    /* -f svg: the scenario drawn (NULL: the first, or the first not --base) */
+	const char *kernel;      /* -f svg: the kernel drawn (NULL: the first, or the first not --base-kernel) */
+	const char *output;      /* -f svg: the file, or NULL for standard output */
 };
 
 /* `ipsecperf report --profile` on DIRs (analyze/profile_report.c); an exit status. */

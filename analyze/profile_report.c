@@ -17,233 +17,10 @@
 #include "log.h"
 #include "options.h"
 #include "profile.h"
+#include "profile_flame.h"
+#include "profile_load.h"
 #include "results.h"
 #include "summary.h"
-
-struct pgroup {
-	char *kernel, *scenario;
-	struct prof_summary *runs;
-	int nruns;
-	struct prof_folded folded; /* every run's stacks, merged */
-	struct prof_summary merged;
-	int hz;
-};
-
-struct preport {
-	struct pgroup *g;
-	int ng;
-	int skipped; /* ok runs without a usable profile */
-	size_t nstacks; /* stacks read, of all runs */
-	char *first_skip;
-};
-
-/* The group of one kernel and scenario, or NULL. */
-static struct pgroup *group_of(const struct preport *r, const char *kernel, const char *scenario)
-{
-	for (int i = 0; i < r->ng; i++)
-		if (!strcmp(r->g[i].kernel, kernel) && !strcmp(r->g[i].scenario, scenario))
-			return &r->g[i];
-	return NULL;
-}
-
-/* ... made (empty) when there is none yet. */
-static struct pgroup *group_get(struct preport *r, const char *kernel, const char *scenario)
-{
-	struct pgroup *g = group_of(r, kernel, scenario);
-
-	if (g)
-		return g;
-	g = realloc(r->g, (r->ng + 1) * sizeof(*g));
-	if (!g)
-		return NULL;
-	r->g = g;
-	g = &r->g[r->ng++];
-	*g = (struct pgroup){ .kernel = strdup(kernel), .scenario = strdup(scenario) };
-	return g;
-}
-
-static void preport_free(struct preport *r)
-{
-	for (int i = 0; i < r->ng; i++) {
-		struct pgroup *g = &r->g[i];
-
-		for (int k = 0; k < g->nruns; k++)
-			prof_summary_free(&g->runs[k]);
-		free(g->runs);
-		prof_folded_free(&g->folded);
-		prof_summary_free(&g->merged);
-		free(g->kernel);
-		free(g->scenario);
-	}
-	free(r->g);
-	free(r->first_skip);
-}
-
-/* A string of a record that the report shows or uses, checked as data ("FILE:LINE: why"). */
-static int check_text(const char *path, int line, const char *field, const char *v, char *err,
-		      size_t errlen)
-{
-	return v ? results_check_field(path, line, field, v, strlen(v), err, errlen) : 0;
-}
-
-/* One record: its profile, reduced, into its group. 1 = no usable profile. */
-/*
- * The folded stacks a run's record names (rel, in results folder dir) into
- * folded; path gets the file's path for messages. 0, or -1 after err.
- */
-static int read_folded(const char *dir, const char *rel, const char *kernel, char *path, size_t pathlen,
-		       struct prof_folded *folded, char *err, size_t errlen)
-{
-	char vmrel[600], *text;
-	size_t len;
-
-	/*
-	 * The VM testbed brings a guest's raw/ files home into raw/<release>/;
-	 * the kernel names a folder there only if it is a plain name.
-	 */
-	snprintf(path, pathlen, "%s/%s", dir, rel);
-	if (access(path, F_OK) != 0 && !strncmp(rel, "raw/", 4) && !strchr(rel + 4, '/') &&
-	    results_name_ok(kernel) && strlen(kernel) + strlen(rel) < sizeof(vmrel) - 8) {
-		snprintf(vmrel, sizeof(vmrel), "raw/%s/%s", kernel, rel + 4);
-		rel = vmrel;
-		snprintf(path, pathlen, "%s/%s", dir, rel);
-	}
-	/* each component a plain name, no link followed: never a path outside */
-	text = results_read(dir, rel, &len, err, errlen);
-	if (!text)
-		return -1;
-	if (memchr(text, '\0', len)) {
-		snprintf(err, errlen, "%s: holds a NUL byte; folded stacks are text", path);
-		free(text);
-		return -1;
-	}
-	if (prof_folded_parse(path, text, folded, err, errlen) < 0) {
-		free(text);
-		prof_folded_free(folded);
-		return -1;
-	}
-	free(text);
-	return 0;
-}
-
-static int add_record(struct preport *r, const char *dir, const char *runs_path, json_t *rec,
-		      int line, char *err, size_t errlen)
-{
-	json_t *prof = json_object_get(rec, "profile"), *cpbj = json_object_get(rec, "cycles_per_byte");
-	const char *kernel = json_string_value(json_object_get(rec, "kernel"));
-	const char *scenario = json_string_value(json_object_get(rec, "scenario"));
-	const char *status = json_string_value(json_object_get(rec, "status"));
-	const char *rel = json_string_value(json_object_get(prof, "folded"));
-	const char *pstatus = json_string_value(json_object_get(prof, "status"));
-	const char *why = json_string_value(json_object_get(prof, "reason"));
-	struct prof_folded folded = { 0 };
-	struct prof_summary s, *runs;
-	struct pgroup *g;
-	char path[4096];
-
-	/* kernel, scenario and status passed results_parse_runs's checks */
-	if (check_text(runs_path, line, "\"profile.folded\"", rel, err, errlen) < 0 ||
-	    check_text(runs_path, line, "\"profile.status\"", pstatus, err, errlen) < 0 ||
-	    check_text(runs_path, line, "\"profile.reason\"", why, err, errlen) < 0)
-		return -1;
-	if (strcmp(status, "ok"))
-		return 0;
-	if (!prof || !rel || strcmp(pstatus ?: "", "ok")) {
-		if (!r->first_skip) {
-			snprintf(path, sizeof(path), "%.3000s:%d: %.900s", runs_path, line,
-				 prof ? (why ? why : "no folded stacks") : "recorded without --profile");
-			r->first_skip = strdup(path);
-		}
-		r->skipped++;
-		return 1;
-	}
-	if (read_folded(dir, rel, kernel, path, sizeof(path), &folded, err, errlen) < 0)
-		return -1;
-	/* each group keeps its runs' stacks until the end: bound them all */
-	r->nstacks += folded.n;
-	if (r->nstacks > PROF_MAX_STACKS) {
-		snprintf(err, errlen, "%s: more than %d stacks in the profiles read so far; refusing to read more",
-			 path, PROF_MAX_STACKS);
-		prof_folded_free(&folded);
-		return -1;
-	}
-	g = group_get(r, kernel, scenario);
-	if (!g || prof_reduce(&folded, json_is_number(cpbj) ? json_number_value(cpbj) : NAN, &s) < 0)
-		goto nomem;
-	runs = realloc(g->runs, (g->nruns + 1) * sizeof(*runs));
-	if (!runs) {
-		prof_summary_free(&s);
-		goto nomem;
-	}
-	g->runs = runs;
-	g->runs[g->nruns++] = s;
-	g->hz = (int)json_integer_value(json_object_get(prof, "hz"));
-	for (size_t i = 0; i < folded.n; i++)
-		if (prof_folded_add(&g->folded, folded.v[i].stack, folded.v[i].count) < 0)
-			goto nomem;
-	prof_folded_free(&folded);
-	return 0;
-nomem:
-	prof_folded_free(&folded);
-	snprintf(err, errlen, "out of memory");
-	return -1;
-}
-
-/*
- * The directory is checked by the results reader first (meta.json, and
- * runs.jsonl's strings, duplicates, limits, a torn last line), so that
- * report --profile refuses what report refuses; then each record's
- * "profile" is read.
- */
-static int load_dir(struct preport *r, const char *dir, char *err, size_t errlen)
-{
-	struct results checked = { 0 };
-	char path[4096], *text, *p;
-	int line = 0, ret = 0;
-	size_t len;
-
-	if (results_check_dir(dir, err, errlen) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	text = results_read(dir, "meta.json", &len, err, errlen);
-	if (!text || results_parse_meta(path, text, len, &checked.meta, err, errlen) < 0) {
-		free(text);
-		return -1;
-	}
-	results_meta_free(&checked.meta);
-	free(text);
-	snprintf(path, sizeof(path), "%s/runs.jsonl", dir);
-	text = results_read(dir, "runs.jsonl", &len, err, errlen);
-	if (!text)
-		return -1;
-	if (results_parse_runs(path, text, len, &checked, err, errlen) < 0) {
-		results_free(&checked);
-		free(text);
-		return -1;
-	}
-	results_warn_torn(path, &checked);
-	for (p = text; p && *p && ret >= 0 && line + 1 != checked.torn_line;) {
-		char *nl = strchr(p, '\n');
-		json_error_t jerr;
-		json_t *rec;
-
-		line++;
-		if (nl)
-			*nl = '\0';
-		rec = json_loads(p, 0, &jerr);
-		if (!json_is_object(rec)) {
-			snprintf(err, errlen, "%s:%d: %s", path, line, rec ? "not an object" : jerr.text);
-			ret = -1;
-		} else if (add_record(r, dir, path, rec, line, err, errlen) < 0) {
-			ret = -1;
-		}
-		json_decref(rec);
-		p = nl ? nl + 1 : NULL;
-	}
-	results_free(&checked);
-	free(text);
-	return ret;
-}
 
 /* ---- tables ---- */
 
@@ -476,40 +253,6 @@ static int write_folded(const char *dir, const struct preport *r, int i, bool wi
 	return 0;
 }
 
-/*
- * The profiled runs of dirs into r, each group's stacks finished and its
- * runs merged; with_kernel set when they are of more than one kernel.
- * Returns EXIT_OK, or the exit status (said why) with r freed.
- */
-static int load_all(struct preport *r, char *const dirs[], int ndirs, bool *with_kernel)
-{
-	char err[8192] = "";
-
-	for (int i = 0; i < ndirs; i++)
-		if (load_dir(r, dirs[i], err, sizeof(err)) < 0) {
-			pr_warn("report: %s", err);
-			preport_free(r);
-			return EXIT_USAGE;
-		}
-	if (!r->ng) {
-		pr_warn("report: no profiles in %s%s%s; record them with `ipsecperf run --profile`",
-			dirs[0], r->first_skip ? ": " : "", r->first_skip ? r->first_skip : "");
-		preport_free(r);
-		return EXIT_USAGE;
-	}
-	*with_kernel = false;
-	for (int i = 0; i < r->ng; i++) {
-		prof_folded_finish(&r->g[i].folded);
-		if (prof_merge(r->g[i].runs, r->g[i].nruns, &r->g[i].merged) < 0) {
-			pr_warn("report: out of memory");
-			preport_free(r);
-			return EXIT_FAIL;
-		}
-		*with_kernel |= strcmp(r->g[i].kernel, r->g[0].kernel) != 0;
-	}
-	return EXIT_OK;
-}
-
 /* --base and --base-kernel (NULL: not given) name a profiled scenario and kernel: 0, or -1 said why. */
 static int check_bases(const struct preport *r, const char *base_name, const char *base_kernel)
 {
@@ -573,14 +316,14 @@ static int report_diffs(const struct preport *r, const char *base_name, const ch
 	int ret = EXIT_OK;
 
 	for (int i = 0; i < r->ng && base_kernel; i++) {
-		const struct pgroup *base = group_of(r, base_kernel, r->g[i].scenario);
+		const struct pgroup *base = preport_group(r, base_kernel, r->g[i].scenario);
 
 		if (strcmp(r->g[i].kernel, base_kernel) && base &&
 		    print_diff(stdout, diffs, base, &r->g[i], top, with_kernel) < 0)
 			ret = EXIT_FAIL;
 	}
 	for (int i = 0; i < r->ng && (!base_kernel || base_given); i++) {
-		const struct pgroup *base = group_of(r, r->g[i].kernel, base_name);
+		const struct pgroup *base = preport_group(r, r->g[i].kernel, base_name);
 
 		if (strcmp(r->g[i].scenario, base_name) && base &&
 		    print_diff(stdout, diffs, base, &r->g[i], top, with_kernel) < 0)
@@ -597,7 +340,7 @@ static int report_folded(const struct preport *r, const char *dir, bool with_ker
 	int ret = EXIT_OK;
 
 	if (!folded) {
-		snprintf(path, sizeof(path), "folded stacks in %s (flamegraph.pl FILE > FILE.svg):", dir);
+		snprintf(path, sizeof(path), "folded stacks in %s (for flame graph tools; -f svg draws one):", dir);
 		fputc('\n', stdout);
 		fputs_wrapped(stdout, path, 0, 4);
 	}
@@ -613,19 +356,84 @@ static int report_folded(const struct preport *r, const char *dir, bool with_ker
 	return ret;
 }
 
+/* The group -f svg draws: --scenario and --kernel, else the first that is not the base. */
+static const struct pgroup *svg_group(const struct preport *r, const struct report_profile_opts *o)
+{
+	for (int i = 0; i < r->ng; i++) {
+		const struct pgroup *g = &r->g[i];
+
+		if ((o->scenario && strcmp(g->scenario, o->scenario)) || (o->kernel && strcmp(g->kernel, o->kernel)))
+			continue;
+		if ((!o->scenario && o->base && !strcmp(g->scenario, o->base)) ||
+		    (!o->kernel && o->base_kernel && !strcmp(g->kernel, o->base_kernel)))
+			continue;
+		return g;
+	}
+	return NULL;
+}
+
+/*
+ * -f svg: one flame graph, of --scenario on --kernel, or with --base
+ * (--base-kernel) its difference against that scenario (kernel).
+ */
+static int report_svg(const struct preport *r, const struct report_profile_opts *o)
+{
+	const struct pgroup *g = svg_group(r, o), *base = NULL;
+	FILE *f;
+	int ret;
+
+	if (!g) {
+		pr_warn("report: -f svg: no profiled runs of %s%s%s%s to draw", o->scenario ? o->scenario : "a scenario",
+			o->kernel ? " on " : "", o->kernel ? o->kernel : "",
+			o->base || o->base_kernel ? " other than the base" : "");
+		return EXIT_USAGE;
+	}
+	if (o->base_kernel || o->base) {
+		base = o->base_kernel ? preport_group(r, o->base_kernel, g->scenario) : preport_group(r, g->kernel, o->base);
+		if (!base || base == g) {
+			pr_warn("report: -f svg: %s on %s: %s", g->scenario, g->kernel,
+				base ? "the same as its base; choose another with --scenario or --kernel" :
+				       "no profiled runs of the base to set it against");
+			return EXIT_USAGE;
+		}
+	}
+	f = o->output ? fopen(o->output, "w") : stdout;
+	if (!f) {
+		pr_warn("report: %s: %s", o->output, strerror(errno));
+		return EXIT_FAIL;
+	}
+	ret = profile_flame_svg(f, base, g, "flamegraph", true);
+	if ((o->output ? fclose(f) : fflush(f)) != 0)
+		ret = -1;
+	if (ret < 0) {
+		pr_warn("report: cannot write %s", o->output ? o->output : "standard output");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 int report_profile_run(const struct report_profile_opts *o, char *const dirs[], int ndirs)
 {
 	const char *base_name = o->base;
-	struct preport r = { 0 };
-	bool with_kernel = false;
-	int ret = load_all(&r, dirs, ndirs, &with_kernel);
+	struct preport r;
+	bool with_kernel;
+	char err[8192];
+	int ret = profile_load(&r, dirs, ndirs, err, sizeof(err));
 	json_t *out, *diffs = NULL, *folded = NULL;
 
-	if (ret != EXIT_OK)
+	if (ret != EXIT_OK) {
+		pr_warn("report: %s", err);
 		return ret;
+	}
+	with_kernel = r.with_kernel;
 	if (check_bases(&r, o->base, o->base_kernel) < 0) {
 		preport_free(&r);
 		return EXIT_USAGE;
+	}
+	if (o->svg) {
+		ret = report_svg(&r, o);
+		preport_free(&r);
+		return ret;
 	}
 	if (!base_name)
 		base_name = r.g[0].scenario;

@@ -11,10 +11,12 @@
 
 #include "exec.h"
 #include "files.h"
+#include "html.h"
 #include "intervals.h"
 #include "log.h"
 #include "pool.h"
 #include "profile.h"
+#include "profile_flame.h"
 #include "provenance.h"
 #include "side_by_side.h"
 #include "summary.h"
@@ -947,20 +949,6 @@ int report_json(FILE *f, const struct report *rep)
 
 /* ---- HTML ---- */
 
-static void html_esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 /*
  * Inline one gnuplot SVG: without its XML prolog and DOCTYPE (inline SVG
  * needs neither), and with its ids prefixed by the chart number, since
@@ -1255,19 +1243,32 @@ static void html_counters_not_drawn(FILE *f, const struct report *rep)
 /* The page's head and style. */
 static void html_head(FILE *f)
 {
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-		   "<meta name=viewport content=\"width=device-width\">\n"
-		   "<title>ipsecperf report</title>\n<style>\n"
-		   "body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;"
-		   "box-sizing:border-box}\n"
-		   "table{border-collapse:collapse;margin:.5em 0;max-width:100%%}td,th{border:1px solid #bbb;"
-		   "padding:.2em .5em;overflow-wrap:anywhere}td.n{text-align:right;"
-		   "font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-		   "th{background:#eee}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}\n"
-		   ".warn{background:#fff3cd}div.warn pre{background:#fff3cd}.caution{background:#fde2e2}\n"
-		   "figure{margin:1em 0}figcaption{font-size:.9em;color:#444}"
-		   "svg{max-width:100%%;height:auto;display:block}\n"
-		   "</style></head><body>\n<h1>ipsecperf report</h1>\n");
+	html_page_head(f, "ipsecperf report");
+}
+
+/* Was a run recorded with --profile? Then the page has flame graphs. */
+static bool report_profiled(const struct report *rep)
+{
+	for (int i = 0; i < rep->all.nruns; i++)
+		if (rep->all.runs[i].profiled)
+			return true;
+	return false;
+}
+
+/* The flame graphs of the profiled runs (analyze/profile_flame.c reads them again, as report --profile does). */
+static int html_profiles(FILE *f, const struct report *rep)
+{
+	char **dirs = calloc(rep->nsrc, sizeof(*dirs));
+	int ret;
+
+	if (!dirs)
+		return -1;
+	for (int i = 0; i < rep->nsrc; i++)
+		dirs[i] = rep->src[i].dir;
+	fputs("</section>\n", f);
+	ret = profile_flame_html(f, dirs, rep->nsrc);
+	free(dirs);
+	return ret;
 }
 
 /* The contents, a link per chart. */
@@ -1284,7 +1285,10 @@ static void html_nav(FILE *f, const struct report *rep, int ncharts, char **char
 		}
 		fputs("</ol>\n", f);
 	}
-	fputs("</li>\n<li><a href=\"#text\">Text report</a></li>\n"
+	fputs("</li>\n", f);
+	if (report_profiled(rep))
+		fputs("<li><a href=\"#profiles\">Flame graphs</a></li>\n", f);
+	fputs("<li><a href=\"#text\">Text report</a></li>\n"
 	      "<li><a href=\"#provenance\">Provenance</a></li>\n</ol></nav>\n", f);
 }
 
@@ -1361,8 +1365,12 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 	for (int k = 0; k < rep->nkernels; k++)
 		html_kernel_figures(f, rep, k);
 	html_charts(f, rep, chartdir, ncharts, chart_names, no_charts);
-	fprintf(f, "</section>\n<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
-		   "mail.</p>\n<pre>");
+	if (report_profiled(rep) && html_profiles(f, rep) < 0) {
+		free(text);
+		return -1;
+	}
+	fprintf(f, "%s<section id=text><h2>Text report</h2>\n<p>As it would be pasted into a "
+		   "mail.</p>\n<pre>", report_profiled(rep) ? "" : "</section>\n");
 	html_esc(f, text);
 	fprintf(f, "</pre></section>\n<section id=provenance><h2>Provenance</h2>\n");
 	html_provenance(f, rep);

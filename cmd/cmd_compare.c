@@ -69,7 +69,7 @@ struct compare_args {
 };
 
 static const char *const compare_tests[] = { "mw", "welch", NULL };
-static const char *const compare_formats[] = { "text", "md", "csv", "json", "junit", NULL };
+static const char *const compare_formats[] = { "text", "md", "csv", "json", "junit", "html", NULL };
 
 static int opt_metric(void *arg, const char *val)
 {
@@ -110,7 +110,7 @@ static const struct opt_def compare_opts[] = {
 	OPT_CB("allow-mismatch", 0, opt_allow, "FIELD,...",
 	       "compare although these fields differ (repeatable): the names above, or all"),
 	OPT_CHOICE("format", 'f', CA, format, compare_formats, "FMT",
-		   "text (default, 80 columns), md, csv, json or junit (JUnit XML for CI: one testcase per kernel, scenario and selected metric; docs/ci.md)"),
+		   "text (default, 80 columns), md, csv, json, junit (JUnit XML for CI: one testcase per kernel, scenario and selected metric; docs/ci.md) or html (one self-contained page: every run a dot, base against new)"),
 	OPT_FLAG("simulate", 0, CA, sim,
 		 "print the false-positive and detection rates of the gate for simulated runs (see docs/compare.md)"),
 	OPT_FLAG("simulate-until-ci", 0, CA, sim_ci,

@@ -115,10 +115,23 @@ static const char help_report_profile[] =
 	"against the base scenario (default: the first), sorted by the gain in\n"
 	"cycles per byte. Merged folded stacks (FlameGraph's format) are written\n"
 	"to profile-<scenario>.folded (profile-<kernel>-<scenario>.folded with\n"
-	"several kernels) in --folded DIR, by default the first results DIR:\n"
-	"  flamegraph.pl DIR/profile-esp-null.folded > esp-null.svg\n";
+	"several kernels) in --folded DIR, by default the first results DIR.\n"
+	"\n"
+	"-f svg draws one flame graph instead (no tables, no folded files): of\n"
+	"--scenario on --kernel (default: the first profiled), frames as wide as\n"
+	"their cycles per byte; with --base (or --base-kernel) the difference\n"
+	"against that scenario (kernel), coloured by the change. `report -f html`\n"
+	"draws them all into its page.\n";
 
-static const char help_report_profile_end[] = "See docs/profiling.md for how to read the tables.\n";
+static const char help_report_profile_end[] =
+	"examples:\n"
+	"  ipsecperf report --profile --base no-gso results/DIR\n"
+	"  ipsecperf report --profile -f svg --scenario esp-null -o e.svg DIR\n"
+	"  ipsecperf report --profile -f svg --base no-gso -o diff.svg DIR\n"
+	"\n"
+	"See docs/profiling.md for how to read the tables and the flame graphs.\n";
+
+static const char *const profile_formats[] = { "text", "json", "svg", NULL };
 
 struct profile_args {
 	struct report_profile_opts o;
@@ -134,8 +147,11 @@ static const struct opt_def report_profile_opts[] = {
 		"instead, each kernel's scenarios against the same scenario on kernel K (uname -r; DIRs of several kernels)"),
 	OPT_INT("top", 0, PA, o.top, 1, 10000, "N", "functions per table (default 15)"),
 	OPT_STR("folded", 0, PA, o.folded, "DIR", "where the merged folded stacks go"),
-	OPT_CHOICE("format", 'f', PA, format, opt_text_json, "FMT",
-		   "text (default, 72 columns) or json: {\"groups\": [the top tables], \"diffs\": [the differences], \"folded\": [the files written]} (docs/profiling.md)"),
+	OPT_CHOICE("format", 'f', PA, format, profile_formats, "FMT",
+		   "text (default, 72 columns), json: {\"groups\": [the top tables], \"diffs\": [the differences], \"folded\": [the files written]} (docs/profiling.md), or svg: one flame graph"),
+	OPT_STR("scenario", 0, PA, o.scenario, "SCENARIO", "-f svg: the scenario drawn (default: the first profiled, or the first other than --base)"),
+	OPT_STR("kernel", 0, PA, o.kernel, "K", "-f svg: the kernel drawn (uname -r; default: the first, or the first other than --base-kernel)"),
+	OPT_STR("output", 'o', PA, o.output, "FILE", "-f svg: write the SVG to FILE instead of standard output"),
 	OPT_END,
 };
 #undef PA
@@ -154,6 +170,11 @@ static int cmd_report_profile(int argc, char **argv)
 	if (results_dirs_expected("report", argc - first, argv + first) < 0)
 		return EXIT_USAGE;
 	a.o.json = a.format == 1;
+	a.o.svg = a.format == 2;
+	if (!a.o.svg && (a.o.scenario || a.o.kernel || a.o.output)) {
+		pr_warn("report: --profile: --scenario, --kernel and -o choose and write a flame graph: only with -f svg");
+		return EXIT_USAGE;
+	}
 	return report_profile_run(&a.o, argv + first, argc - first);
 }
 

@@ -13,6 +13,11 @@
 #       tests/integration/peer_lib.sh: a test sshd, the agent) into
 #       results/examples/<UTC>-peer-namespaces with its report.txt; the mail
 #       at the end of docs/peer-testbed.md between its "mail" markers.
+#   tools/worked-example.sh flame results/examples/DIR
+#       docs/flame/ from a committed profiled run of no-gso and esp-null:
+#       the flame graphs of both and their difference (report --profile
+#       -f svg), and docs/profiling.md's difference table between its
+#       "flame-diff" markers.
 #   tools/worked-example.sh results/examples/DIR BASE_KERNEL NEW_KERNEL \
 #            [results/examples/PATCHED_DIR BASE_RELEASE PATCHED_RELEASE
 #            [results/examples/PERCPU_DIR BASE_RELEASE PERCPU_RELEASE]]
@@ -116,8 +121,30 @@ mail_example() { # dir summary-file
 	echo "$1 written, docs/peer-testbed.md's mail filled"
 }
 
+# The flame graphs of a profiled run of no-gso and esp-null, drawn by ipsecperf.
+flame_examples() { # dir
+	mkdir -p docs/flame
+	for s in no-gso esp-null; do
+		"$IPSECPERF" report --profile -f svg --scenario "$s" -o "docs/flame/$s.svg" "$1"
+	done
+	"$IPSECPERF" report --profile -f svg --base no-gso --scenario esp-null \
+		-o docs/flame/esp-null-against-no-gso.svg "$1"
+	t=$(mktemp -d)
+	{
+		echo '```'
+		echo "\$ ipsecperf report --profile --base no-gso --top 12 $1"
+		"$IPSECPERF" report --profile --base no-gso --top 12 --folded "$t" "$1" |
+			sed -n '/^esp-null against no-gso/,/^$/p' | sed '/^$/d'
+		echo '```'
+	} > "$t/text"
+	fill docs/profiling.md flame-diff "$t/text"
+	rm -rf "$t"
+	echo "docs/flame/ written, docs/profiling.md's flame-diff filled"
+}
+
 case ${1:-} in
 netns) netns_examples; exit 0 ;;
+flame) flame_examples "$2"; exit 0 ;;
 peer) peer_examples ;;
 mail) mail_example "$2" "$3"; exit 0 ;;
 esac

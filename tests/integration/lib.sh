@@ -8,6 +8,11 @@ IPSECPERF="$TOP/build/ipsecperf"
 KSFT_SKIP=4
 TMP=$(mktemp -d /tmp/ipsecperf-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
+# A TERM (run-all.sh stopping its tests) or Ctrl-C ends the test through
+# its EXIT trap: without a trap of its own, bash may die of the signal
+# without running it.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 # Debian's python3 (make deps installs it), not a version manager's shim
 # that PATH may find first: a pyenv shim costs one to two seconds a call,
 # and the tests call python3 some hundreds of times.
@@ -65,6 +70,9 @@ snapshot() {
 	echo "## processes"
 	ps -eo pid=,comm= | while read -r pid name; do
 		[[ "$name" =~ ^(iperf3|ipsecperf|qemu-system) ]] || continue
+		# on its way out (its memory gone, so no command line): not left
+		# behind, and its lane can no longer be read (an orphan's parent is init)
+		[ -n "$(head -c 8 "/proc/$pid/cmdline" 2> /dev/null | tr -d '\0')" ] || continue
 		not_ours "$pid" && continue
 		echo "$name"
 	done | sort

@@ -6,11 +6,13 @@
 #   printed whole under its name; pass, fail and skip are counted, and the
 #   exit status says whether any failed;
 # - the times of a run are kept and order the next (longest first);
-# - a TERM to the runner stops the running tests, whose traps run;
+# - a TERM to the runner stops the running tests, whose traps run (lib.sh
+#   traps TERM: without it bash may die of the signal before its EXIT trap);
 # - a bad TEST_JOBS or TEST_FILTER is one line and exit 2.
 # Then lib.sh's snapshot() beside another test: a process, namespace or
 # journal of the other test's lane is left out; one of this lane's, or of
-# no lane, or that its process left behind, is not.
+# no lane, or that its process left behind, is not; nor is a process on
+# its way out (a zombie).
 . "$(dirname "$0")/lib.sh"
 
 D="$TMP/tests"
@@ -68,7 +70,8 @@ grep -q '^test_pair_a ' "$TEST_TIMES" || fail "a filtered run dropped the other 
 
 # a TERM stops the running tests, and their traps run
 cat > "$D/test_long.sh" << EOF
-trap 'touch "$TMP/trapped"' EXIT
+. "$TOP/tests/integration/lib.sh"
+trap 'rm -rf "\$TMP"; touch "$TMP/trapped"' EXIT
 touch "$TMP/long.started"; sleep 60
 EOF
 TEST_FILTER=long bash "$D/run-all.sh" > "$TMP/out3" 2>&1 &
@@ -123,5 +126,17 @@ kill $other && wait $other 2> /dev/null
 snapshot > "$TMP/snap2"
 grep -q "ipsecperf-$other-1-tx" "$TMP/snap2" && grep -q "journal-$other-1" "$TMP/snap2" ||
 	{ cat "$TMP/snap2" >&2; fail "what an ended process left behind was left out"; }
-info "snapshot: the other lane's process, namespace and journal left out, what it left behind seen"
+# a process on its way out (here a zombie: its parent, sleep, never reaps
+# it) has no command line, and an orphan's lane cannot be read: left out
+kill $ours && wait $ours 2> /dev/null
+bash -c '"$1" 0 & exec sleep 60' - "$TMP/ipsecperf" &
+reaper=$!
+trap 'kill $other $nolane $reaper 2> /dev/null; ip netns del "ipsecperf-$other-1-tx" 2> /dev/null
+      ip netns del "ipsecperf-$ours-1-tx" 2> /dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 50); do ps -o stat= --ppid $reaper | grep -q Z && break; sleep 0.1; done
+ps -o stat=,comm= --ppid $reaper | grep -q '^Z.*ipsecperf' || fail "the stand-in zombie was not made"
+snapshot > "$TMP/snap3"
+[ "$(grep -c '^ipsecperf$' "$TMP/snap3")" = 1 ] || { cat "$TMP/snap3" >&2; fail "a process on its way out was seen (or the live one not)"; }
+kill $reaper
+info "snapshot: the other lane's process, namespace and journal left out, what it left behind seen, a zombie not"
 exit 0

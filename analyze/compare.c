@@ -411,7 +411,7 @@ static int run_cmp(const void *x, const void *y)
 		return a->start ? 1 : -1;
 	if (a->start && (c = strcmp(a->start, b->start)))
 		return c;
-	if ((c = (int)a->status - (int)b->status))
+	if ((c = (int)a->status - (int)b->status) || (c = (int)a->counting - (int)b->counting))
 		return c;
 	if ((c = (a->throughput_bps > b->throughput_bps) - (a->throughput_bps < b->throughput_bps)))
 		return c;
@@ -582,8 +582,8 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 
 		if (i && r->gb == rows[i - 1].gb && r->gn == rows[i - 1].gn)
 			continue;
-		nb_bad += r->gb->n - r->gb->n_ok;
-		nn_bad += r->gn->n - r->gn->n_ok;
+		nb_bad += group_not_ok(r->gb);
+		nn_bad += group_not_ok(r->gn);
 		if (r->gb->n_ok && r->gn->n_ok && o->test == TEST_MW &&
 		    mann_whitney_min_p(r->gb->n_ok, r->gn->n_ok) >= o->alpha)
 			snprintf(few + strlen(few), sizeof(few) - strlen(few), "%s%s (n %d vs %d)",

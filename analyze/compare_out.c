@@ -255,7 +255,7 @@ static void text_kernel_head(FILE *f, const struct pair_row *r)
 /* A scenario: its runs on each side, and whether they can reach significance. */
 static void text_scenario_head(FILE *f, const struct pair_row *r, const struct compare_opts *o)
 {
-	int nb_bad = r->gb->n - r->gb->n_ok, nn_bad = r->gn->n - r->gn->n_ok;
+	int nb_bad = group_not_ok(r->gb), nn_bad = group_not_ok(r->gn);
 	char line[1024];
 
 	snprintf(line, sizeof(line), "%s: n %d vs %d", r->scenario, r->gb->n_ok, r->gn->n_ok);

@@ -14,7 +14,7 @@ static const char *const names[PROV_NFIELDS] = {
 	[PROV_TESTBED] = "testbed", [PROV_ACCEL] = "accel", [PROV_DURATION] = "duration",
 	[PROV_OMIT] = "omit", [PROV_LOAD] = "load", [PROV_SCENARIO] = "scenario",
 	[PROV_PROFILE] = "profile", [PROV_PROBES] = "probe_set", [PROV_TOOL] = "tool_version",
-	[PROV_IPERF3] = "iperf3_version",
+	[PROV_IPERF3] = "iperf3_version", [PROV_FLOWS] = "flows",
 };
 
 const char *prov_field_name(enum prov_field f)
@@ -53,7 +53,7 @@ int prov_parse_allow(const char *cmd, const char *list, unsigned *allow)
 /* Fields of the runs themselves, or of their kernel: not of the directory alone. */
 static bool per_scenario(enum prov_field f)
 {
-	return f == PROV_LOAD || f == PROV_SCENARIO || f == PROV_PROFILE;
+	return f == PROV_LOAD || f == PROV_SCENARIO || f == PROV_PROFILE || f == PROV_FLOWS;
 }
 
 /* Add word to buf's "a+b" list unless it is there. */
@@ -117,12 +117,40 @@ static void normalize_scenario(const char *text, char *buf, size_t len)
 	}
 }
 
+/* The scenario's definition; "clear+noprobes" (run --probe-overhead) is clear's. */
+static const char *scenario_value(const struct results_meta *m, const char *scenario, char *buf, size_t len)
+{
+	size_t base_len = strcspn(scenario, "+");
+
+	for (int i = 0; i < m->nscenarios; i++)
+		if (strlen(m->scenarios[i].name) == base_len && !strncmp(m->scenarios[i].name, scenario, base_len) &&
+		    *m->scenarios[i].text) {
+			normalize_scenario(m->scenarios[i].text, buf, len);
+			return buf;
+		}
+	return NULL;
+}
+
+/* The flow counts (run --flows) of the scenario's runs, "1+2" if they differ. */
+static const char *flows_value(const struct prov_src *p, const char *scenario, char *buf, size_t len)
+{
+	for (int i = 0; i < p->all->nruns; i++) {
+		const struct run_record *r = &p->all->runs[i];
+		char n[16];
+
+		if (r->source == p->s && !strcmp(r->kernel, p->kernel) && !strcmp(r->scenario, scenario)) {
+			snprintf(n, sizeof(n), "%d", r->flows);
+			add_distinct(buf, len, n);
+		}
+	}
+	return *buf ? buf : NULL;
+}
+
 const char *prov_value(const struct prov_src *p, const char *scenario, enum prov_field f, char *buf,
 		       size_t len)
 {
 	const struct results_meta *m = &p->src[p->s].meta;
 	const char *v = NULL;
-	size_t base_len;
 
 	buf[0] = '\0';
 	switch (f) {
@@ -148,15 +176,9 @@ const char *prov_value(const struct prov_src *p, const char *scenario, enum prov
 		snprintf(buf, len, "%g s", m->omit_s);
 		return buf;
 	case PROV_SCENARIO:
-		/* "clear+noprobes" (run --probe-overhead) is clear's definition */
-		base_len = strcspn(scenario, "+");
-		for (int i = 0; i < m->nscenarios; i++)
-			if (strlen(m->scenarios[i].name) == base_len &&
-			    !strncmp(m->scenarios[i].name, scenario, base_len) && *m->scenarios[i].text) {
-				normalize_scenario(m->scenarios[i].text, buf, len);
-				return buf;
-			}
-		return NULL;
+		return scenario_value(m, scenario, buf, len);
+	case PROV_FLOWS:
+		return flows_value(p, scenario, buf, len);
 	case PROV_ACCEL:
 	case PROV_LOAD:
 	case PROV_PROFILE:

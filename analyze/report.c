@@ -168,6 +168,28 @@ struct kv {
 	char val[1024];
 };
 
+/* Source i's runs: how many measured throughput, how many counted (--count-repeats). */
+static void source_purposes(const struct report *rep, int i, int *measured, int *counted)
+{
+	*measured = *counted = 0;
+	for (int r = 0; r < rep->all.nruns; r++)
+		if (rep->all.runs[r].source == i)
+			(*(rep->all.runs[r].counting ? counted : measured))++;
+}
+
+/* The one line that says which repeats counted and which measured; 0 when none counted. */
+static int purposes_line(const struct report *rep, int i, char *buf, size_t len)
+{
+	int measured, counted;
+
+	source_purposes(rep, i, &measured, &counted);
+	if (!counted)
+		return 0;
+	snprintf(buf, len, "%d measured (throughput, cycles: probes %s), %d counted (the ESP programs attached: the per-packet counters only)",
+		 measured, rep->src[i].meta.probe_set ? rep->src[i].meta.probe_set : "as recorded", counted);
+	return 1;
+}
+
 /* The header lines of one source, as key/value pairs; returns how many. */
 static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 {
@@ -223,6 +245,8 @@ static int provenance(const struct report *rep, int i, struct kv *kv, int max)
 		kv[n].key = "probes";
 		snprintf(kv[n++].val, sizeof(kv[0].val), "%s (--probe-set; docs/probes.md)", m->probe_set);
 	}
+	kv[n].key = "repeats";
+	n += purposes_line(rep, i, kv[n].val, sizeof(kv[0].val));
 	kv[n].key = "tool";
 	snprintf(kv[n++].val, sizeof(kv[0].val), "ipsecperf %s",
 		 m->tool_version ? m->tool_version : "(version not recorded)");
@@ -823,7 +847,7 @@ int report_csv(FILE *f, const struct report *rep)
 		csv_field(f, row->g->scenario);
 		fputc(',', f);
 		csv_field(f, metric_name(&row->m, name, sizeof(name)));
-		fprintf(f, ",%s,%d,%d", metric_unit(&row->m), row->s.n, row->g->n - row->g->n_ok);
+		fprintf(f, ",%s,%d,%d", metric_unit(&row->m), row->s.n, group_not_ok(row->g));
 		csv_num(f, row->s.median);
 		csv_num(f, row->s.min);
 		csv_num(f, row->s.max);
@@ -876,6 +900,11 @@ int report_json(FILE *f, const struct report *rep)
 			json_object_set_new(o, "accel", json_string(prov_accel(rep->src, &rep->all, i, accel,
 										 sizeof(accel))));
 			json_object_set_new(o, "emulated", json_boolean(prov_emulated(rep->src, &rep->all, i)));
+			int measured, counted;
+
+			source_purposes(rep, i, &measured, &counted);
+			json_object_set_new(o, "runs_measured", json_integer(measured));
+			json_object_set_new(o, "runs_counted", json_integer(counted));
 			if (prov_emulated(rep->src, &rep->all, i))
 				json_object_set_new(o, "caution", json_string(prov_emulated_caution()));
 			if (m->until_ci_pct > 0)
@@ -892,7 +921,7 @@ int report_json(FILE *f, const struct report *rep)
 				  "kernel", row->g->kernel, "scenario", row->g->scenario, "metric",
 				  metric_name(&row->m, name, sizeof(name)), "unit", metric_unit(&row->m),
 				  "higher_is_better", metric_higher_is_better(&row->m), "n", row->s.n,
-				  "n_not_ok", row->g->n - row->g->n_ok, "median", jnum(row->s.median),
+				  "n_not_ok", group_not_ok(row->g), "median", jnum(row->s.median),
 				  "min", jnum(row->s.min), "max", jnum(row->s.max), "mean", jnum(row->s.mean),
 				  "sd", jnum(row->s.sd), "ci95_lo", jnum(row->s.ci_lo), "ci95_hi",
 				  jnum(row->s.ci_hi), "cv", jnum(row->s.cv), "ratio", jnum(row->ratio),

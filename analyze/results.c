@@ -352,6 +352,7 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 		c->where = key; /* name the counter in a message */
 		if (get_num(c, v, "count", false, &rc->has_count, &rc->count) < 0 ||
 		    get_num(c, v, "per_packet", false, &rc->has_per_packet, &rc->per_packet) < 0 ||
+		    get_num(c, v, "per_packet_load", false, &rc->has_per_packet_load, &rc->per_packet_load) < 0 ||
 		    get_str(c, v, "symbol", false, &sym) < 0) {
 			c->where = NULL;
 			return -1;
@@ -362,7 +363,7 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 	return 0;
 }
 
-/* What compare checks for comparability: the load, the guest's accelerator, --profile. */
+/* What compare checks for comparability: the load, the guest's accelerator, --profile, --flows; and the purpose. */
 static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
 {
 	json_t *prof = json_object_get(o, "profile");
@@ -378,6 +379,16 @@ static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
 	    get_str(c, json_object_get(o, "vm"), "accel", false, &s) < 0)
 		return -1;
 	rec->accel = xstrdup(s);
+	if (get_str(c, o, "purpose", false, &s) < 0)
+		return -1;
+	if (s && strcmp(s, "count"))
+		return bad(c, "unknown purpose '%.40s' (count, or no purpose for a throughput run)", s);
+	rec->counting = s != NULL;
+	json_t *flows = json_object_get(o, "flows");
+
+	if (flows && (!json_is_integer(flows) || json_integer_value(flows) < 1 || json_integer_value(flows) > 1024))
+		return bad(c, "\"flows\" must be a whole number from 1 to 1024");
+	rec->flows = flows ? (int)json_integer_value(flows) : 1;
 	if (json_is_object(prof)) {
 		rec->profiled = true;
 		if (get_num(c, prof, "hz", false, &has, &rec->profile_hz) < 0)
@@ -526,12 +537,14 @@ static int check_seen(struct ctx *c, struct seen *sn, const struct run_record *r
 
 	if (asprintf(&group, "%s\n%s", rec->kernel, rec->scenario) < 0)
 		return bad(c, "out of memory");
-	rc = asprintf(&run, "%s\n%d", group, rec->repeat) < 0 ? -1 : seen_add(sn, 'r', run, c->line, &first);
+	/* a counting repeat is numbered as the throughput repeats are: its own key */
+	rc = asprintf(&run, "%s\n%d%s", group, rec->repeat, rec->counting ? "\ncount" : "") < 0 ? -1 :
+		seen_add(sn, 'r', run, c->line, &first);
 	free(run);
 	if (rc == 0) {
 		free(group);
-		return bad(c, "kernel %.80s, scenario %.80s, repeat %d already recorded on line %d",
-			   rec->kernel, rec->scenario, rec->repeat, first);
+		return bad(c, "kernel %.80s, scenario %.80s, %srepeat %d already recorded on line %d",
+			   rec->kernel, rec->scenario, rec->counting ? "counting " : "", rec->repeat, first);
 	}
 	for (size_t l = 0; rc >= 0 && l < sizeof(lim) / sizeof(lim[0]); l++) {
 		int nnames = lim[l].kind == 'c' ? rec->ncounters : 1;
@@ -1190,8 +1203,10 @@ int results_groups(const struct results *r, struct run_group **groups, int *ngro
 			g[j].idx = idx;
 		}
 		g[j].idx[g[j].n++] = i;
+		if (rec->counting)
+			g[j].n_count++;
 		if (rec->status == RUN_OK)
-			g[j].n_ok++;
+			(*(rec->counting ? &g[j].n_count_ok : &g[j].n_ok))++;
 	}
 	json_decref(h);
 	free(cap);
@@ -1265,16 +1280,31 @@ static const struct run_counter *find_counter(const struct run_record *rec, cons
 	return NULL;
 }
 
+/* Does one of the group's ok counting runs have counter name per packet? */
+static bool counted(const struct results *r, const struct run_group *g, const char *name)
+{
+	for (int i = 0; i < g->n; i++) {
+		const struct run_record *rec = &r->runs[g->idx[i]];
+		const struct run_counter *c = rec->counting && rec->status == RUN_OK ? find_counter(rec, name) : NULL;
+
+		if (c && c->has_per_packet)
+			return true;
+	}
+	return false;
+}
+
 int group_values(const struct results *r, const struct run_group *g, const struct metric *m,
 		 double *out)
 {
+	/* which runs give the metric: the throughput runs, or the counting ones */
+	bool from_counting = m->kind == METRIC_COUNTER && g->n_count_ok && counted(r, g, m->counter);
 	int n = 0;
 
 	for (int i = 0; i < g->n; i++) {
 		const struct run_record *rec = &r->runs[g->idx[i]];
 		const struct run_counter *c;
 
-		if (rec->status != RUN_OK)
+		if (rec->status != RUN_OK || rec->counting != from_counting)
 			continue;
 		switch (m->kind) {
 		case METRIC_THROUGHPUT:
@@ -1287,7 +1317,10 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 			break;
 		case METRIC_COUNTER:
 			c = find_counter(rec, m->counter);
-			if (c && c->has_per_packet)
+			/* a counting repeat's figure: over its whole load, exact, where it has one */
+			if (c && from_counting && c->has_per_packet_load)
+				out[n++] = c->per_packet_load;
+			else if (c && c->has_per_packet)
 				out[n++] = c->per_packet;
 			break;
 		}

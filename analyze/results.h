@@ -36,8 +36,8 @@ enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
 
 struct run_counter {
 	char *name;
-	bool has_count, has_per_packet;
-	double count, per_packet;
+	bool has_count, has_per_packet, has_per_packet_load;
+	double count, per_packet, per_packet_load;
 	char *symbol;               /* NULL if absent */
 };
 
@@ -59,6 +59,8 @@ struct run_record {
 	bool profiled;              /* the record has a "profile" (run --profile) */
 	double profile_hz;          /* its samples per second, 0 if not recorded */
 	int source;                 /* the results_merge() that brought it, from 0 */
+	bool counting;              /* "purpose": "count": its counters only, never its throughput or cycles */
+	int flows;                  /* TCP flows at once ("flows", run --flows): 1 if absent */
 };
 
 /* A guest kernel's accelerator, from meta.json's kernels[].vm or vm[]. */
@@ -106,9 +108,17 @@ struct results {
 struct run_group {
 	const char *kernel, *scenario;
 	int *idx;                   /* indexes into results.runs, in file order */
-	int n;                      /* all runs */
-	int n_ok;                   /* runs with status ok */
+	int n;                      /* all runs, the counting repeats too */
+	int n_ok;                   /* throughput runs with status ok */
+	int n_count;                /* counting runs ("purpose": "count"), any status */
+	int n_count_ok;             /* of which ok */
 };
+
+/* The group's throughput runs that were not ok (the counting repeats are not among them). */
+static inline int group_not_ok(const struct run_group *g)
+{
+	return g->n - g->n_count - g->n_ok;
+}
 
 /*
  * Load DIR/meta.json and DIR/runs.jsonl. On error returns -1 with one line
@@ -213,7 +223,9 @@ const char *metric_name(const struct metric *m, char *buf, size_t len);
 /*
  * The metric's values over the group's ok runs that have it, in file order;
  * scaled to the report's unit (throughput in Gbit/s). Returns how many; out
- * must hold g->n values.
+ * must hold g->n values. Throughput and cycles come from the throughput
+ * runs only; a counter from the counting runs where any of them has it,
+ * else from the throughput runs.
  */
 int group_values(const struct results *r, const struct run_group *g, const struct metric *m,
 		 double *out);

@@ -268,8 +268,8 @@ static int kernel_table(FILE *f, const struct results *r, const struct run_group
 			tab_set(&t, row, 4, "%.3f", ts.median / base);
 		tab_set(&t, row, 5, "%s", fmt_num(buf[0], sizeof(buf[0]), cs.median, dc));
 		tab_set(&t, row, 6, "%s", fmt_range(buf[1], sizeof(buf[1]), &cs, dc));
-		tab_set(&t, row, 7, "%d", g[i].n - g[i].n_ok);
-		bad_here += g[i].n - g[i].n_ok;
+		tab_set(&t, row, 7, "%d", group_not_ok(&g[i]));
+		bad_here += group_not_ok(&g[i]);
 	}
 	if (sig > 3 && tab_widths(&t, w) > REPORT_COLUMNS) {
 		tab_free(&t);

@@ -174,6 +174,11 @@ int bisect_run_pair(const struct bisect_state *s, const char *kdir, const char *
 	argv[n++] = results;
 	argv[n++] = "--repeat";
 	argv[n++] = repeat;
+	/* a metric of throughput or cycles needs no counting repeats: a step's time is the bisect's */
+	if (!strcmp(s->metric, "throughput") || !strcmp(s->metric, "cycles_per_byte") || !strcmp(s->metric, "cpb")) {
+		argv[n++] = "--count-repeats";
+		argv[n++] = "0";
+	}
 	for (i = 0; i < json_array_size(s->run_opts) && n < MAX_ARGV - 40; i++)
 		argv[n++] = (char *)json_string_value(json_array_get(s->run_opts, i));
 	argv[n++] = "--";

@@ -189,6 +189,19 @@ static int opt_probe_set(void *arg, const char *val)
 	return 0;
 }
 
+static int opt_direction(void *arg, const char *val)
+{
+	struct run_ctx *ctx = arg;
+
+	for (int d = 0; d < 3; d++)
+		if (!strcmp(val, load_direction_names[d])) {
+			ctx->cfg.direction = d;
+			return 0;
+		}
+	pr_warn("run: --direction takes tx, rx or both, not '%s'", val);
+	return -1;
+}
+
 static int opt_profile(void *arg, const char *val)
 {
 	struct run_config *c = &((struct run_ctx *)arg)->cfg;
@@ -240,6 +253,8 @@ static int opt_no_wait(void *arg, const char *val)
 #define RC struct run_ctx
 
 static const struct opt_def run_opts[] = {
+	OPT_INT("flows", 0, RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only); docs/load.md", .marks = OPT_NETNS | OPT_PEER, .group = "what runs"),
+	OPT_CB("direction", 0, opt_direction, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER),
 	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR, .group = "what runs"),
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
@@ -271,6 +286,8 @@ static const struct opt_def run_opts[] = {
 	OPT_INT("cpu-rx", 0, RC, cfg.cpu_rx, 0, 4095, "N", "pin the receiver on the peer to CPU N", .marks = OPT_PEER),
 	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | PAIR | GUEST, .group = "probes"),
 	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR | GUEST),
+	/* the vm host gives each boot its own (--interleave: the first round's) */
+	OPT_INT("count-repeats", 0, RC, cfg.count_repeats, 0, 1000, "N", "runs per scenario with SAs that count with the ESP programs attached, kept out of the throughput figures (default 1; 0: none); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR),
 	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
 	OPT_FLAG("probe-cost", 0, RC, cfg.probe_cost, "have the kernel time the BPF programs (probe_cost in each record; adds a clock read per event)", .marks = PROBE_TESTBEDS | GUEST),
 	/* the peer's agent samples nothing yet */
@@ -358,6 +375,10 @@ static int check_options(struct run_ctx *ctx)
 {
 	struct run_config *c = &ctx->cfg;
 
+	if (c->direction == LOAD_BOTH && 2 * c->flows > LOAD_MAX_FLOWS) {
+		pr_warn("run: --direction both runs each flow both ways: at most %d --flows", LOAD_MAX_FLOWS / 2);
+		return -1;
+	}
 	if (c->max_repeat && !c->until_ci) {
 		pr_warn("run: --max-repeat bounds --until-ci; without it use --repeat");
 		return -1;
@@ -424,7 +445,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	int first;
 
 	*ctx = (struct run_ctx){ 0 };
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .testbed = "netns",
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .flows = 1, .testbed = "netns",
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
 				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .port = 5201, .argc = argc, .argv = argv,
 				  .opts = run_opts };

@@ -16,15 +16,19 @@
 
 static json_t *sa_find(json_t *list, json_t *e)
 {
-	const char *keys[] = { "spi", "dir", "netns" };
+	/* netns: the netns testbed's ends; host: the peer testbed's (a key neither has is alike) */
+	const char *keys[] = { "spi", "dir", "netns", "host" };
 	size_t i;
 	json_t *o;
 
 	json_array_foreach(list, i, o) {
 		bool same = true;
 
-		for (int k = 0; k < 3 && same; k++)
-			same = json_equal(json_object_get(o, keys[k]), json_object_get(e, keys[k]));
+		for (int k = 0; k < 4 && same; k++) {
+			json_t *a = json_object_get(o, keys[k]), *b = json_object_get(e, keys[k]);
+
+			same = (!a && !b) || json_equal(a, b);
+		}
 		if (same)
 			return o;
 	}
@@ -86,6 +90,32 @@ static json_t *ratio_json(uint64_t count, uint64_t base, bool has)
 	double r = probe_ratio(count, base, has);
 
 	return r < 0 ? json_null() : json_real(r);
+}
+
+/*
+ * "per_packet_load": count_load per packet over the whole load, quiet at
+ * both ends, against the SAs' own counts of it ("sa_load") or, without
+ * SAs, the segments sent (xmit_segs' count_load): exact where the window's
+ * edges are not (the SAs and the programs are read a moment apart).
+ */
+static void per_packet_load(json_t *out, json_t *rec)
+{
+	json_t *segs = json_object_get(json_object_get(out, "xmit_segs"), "count_load"), *o;
+	struct probe_bases b;
+	const char *name;
+
+	if (!json_is_array(json_object_get(rec, "sa_load")))
+		return;
+	probe_bases_from_sa(&b, json_object_get(rec, "sa_load"), json_is_integer(segs),
+			    json_is_integer(segs) ? json_integer_value(segs) : 0);
+	json_object_foreach(out, name, o) {
+		json_t *n = json_object_get(o, "count_load");
+
+		if (json_is_integer(n))
+			json_object_set_new(o, "per_packet_load",
+					    b.has_esp && b.esp_packets ? ratio_json(json_integer_value(n), b.esp_packets, true)
+								       : ratio_json(json_integer_value(n), b.tcp_segments, b.has_tcp));
+	}
 }
 
 static uint64_t sa_value(const struct snapshot *s, const struct ipp_sa_key *k)
@@ -224,6 +254,8 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 		}
 		json_object_set_new(out, probe_counter_names[c], o);
 	}
+	if (ok && rec)
+		per_packet_load(out, rec);
 	return out;
 }
 

@@ -640,15 +640,19 @@ static json_t *sa_entry(const struct ipsec_sas *cur, int i, const char *spi, con
 			 "wire_packets", (json_int_t)wire);
 }
 
-int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
+/* The SAs' counters since ipsec_counters_begin, those of where (IPSEC_SA_*); *rc -1 (why) if one could not be read. */
+static json_t *counters_list(struct ipsec_sas *cur, int where, char *why, size_t len, int *rc)
 {
 	json_t *a = json_array();
-	int rc = 0;
 
+	*rc = 0;
 	for (int i = 0; i < cur->n; i++) {
 		struct xfrm_sa_counters c1;
 		const struct endpoint *e = cur->sa[i].ep;
 		char spi[16];
+
+		if ((where == IPSEC_SA_HERE && ep_remote(e)) || (where == IPSEC_SA_THERE && !ep_remote(e)))
+			continue;
 		int err = ep_xfrm_sa_get(e, &cur->sa[i].spec, &c1);
 
 		snprintf(spi, sizeof(spi), "0x%08x", cur->sa[i].spec.spi);
@@ -657,13 +661,28 @@ int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t 
 				 ep_remote(e) || !e->netns ? "on" : "in",
 				 ep_remote(e) ? "the peer" : e->netns ? e->netns : "this host",
 				 strerror(-(err ? err : cur->sa[i].err0)));
-			rc = -1;
+			*rc = -1;
 			continue;
 		}
 		json_array_append_new(a, sa_entry(cur, i, spi, &c1));
 	}
+	return a;
+}
+
+int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
+{
+	int rc;
+	json_t *a = counters_list(cur, IPSEC_SA_ALL, why, len, &rc);
+
 	if (rc == 0)
 		rc = ipsec_sa_check(a, why, len);
 	json_object_set_new(rec, "sa", a);
 	return rc;
+}
+
+json_t *ipsec_counters_read(struct ipsec_sas *sas, int where, char *why, size_t len)
+{
+	int rc;
+
+	return counters_list(sas, where, why, len, &rc);
 }

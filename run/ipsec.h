@@ -57,6 +57,13 @@ void ipsec_counters_begin(struct ipsec_sas *sas);
  * match: ...") or could not be read; 0 otherwise.
  */
 int ipsec_counters_record(struct ipsec_sas *sas, json_t *rec, char *why, size_t len);
+/*
+ * The "sa" list ipsec_counters_record would add now, of the SAs where:
+ * all, this host's (here, or its namespaces), or the peer's (there). A
+ * window's edge, each host's read next to its probes' snapshot.
+ */
+enum { IPSEC_SA_ALL, IPSEC_SA_HERE, IPSEC_SA_THERE };
+json_t *ipsec_counters_read(struct ipsec_sas *sas, int where, char *why, size_t len);
 
 /* The verdict on a record's "sa" list: -1 with why when an SA counted nothing. */
 int ipsec_sa_check(json_t *sas, char *why, size_t len);

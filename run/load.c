@@ -23,6 +23,19 @@ int load_check_at(const struct endpoint *e, const struct scenario *sc, char *why
 	return ep_tcp_auth_check(e, sc->tcp_auth.method, sc->tcp_auth.ao_alg, tcp_auth_probe, why, len);
 }
 
+const char *const load_direction_names[3] = { "tx", "rx", "both" };
+
+double load_fairness(const struct load_flow *f, int n)
+{
+	double sum = 0, sq = 0;
+
+	for (int i = 0; i < n; i++) {
+		sum += f[i].throughput_bps;
+		sq += f[i].throughput_bps * f[i].throughput_bps;
+	}
+	return n > 0 && sq > 0 ? sum * sum / (n * sq) : 0;
+}
+
 int load_run(const struct load_params *p, struct load_result *r)
 {
 	if (p->sc && !strcmp(p->sc->load, "stream"))

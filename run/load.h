@@ -8,6 +8,7 @@
 #ifndef IPSECPERF_LOAD_H
 #define IPSECPERF_LOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -16,12 +17,31 @@
 #include "scenario.h"
 #include "testbed.h"
 
+/* Who sends (--direction): the sending end (tx), the receiving end (rx), or each flow both ways. */
+enum load_direction { LOAD_TX, LOAD_RX, LOAD_BOTH };
+extern const char *const load_direction_names[3];
+
+/* The most flows one load runs at once (--flows; twice as many with --direction both). */
+#define LOAD_MAX_FLOWS 16
+
+/* One flow of a load of several (--flows). */
+struct load_flow {
+	int port;
+	int cpu_tx, cpu_rx;    /* where its sender and receiver were pinned, -1: not */
+	uint64_t bytes;
+	double throughput_bps;
+	bool back;             /* sent by the receiving end (--direction rx, both) */
+};
+
 struct load_result {
 	double duration_s;     /* measured seconds, as the receiver counted them */
 	uint64_t bytes;        /* bytes received in the measured seconds */
 	double throughput_bps; /* receiver bits per second */
 	double sender_bps;
 	long long retransmits; /* -1: unknown */
+	int nflows;            /* flows[] filled: 0 for a load of one flow */
+	int direction;         /* enum load_direction: who sent */
+	struct load_flow flows[LOAD_MAX_FLOWS];
 	char error[256];       /* why the load failed, when it did */
 };
 
@@ -35,7 +55,12 @@ struct load_params {
 	void (*tick)(void *arg);             /* about every 200 ms while running */
 	void *arg;
 	const struct scenario *sc; /* which load, and its [tcp-auth]; NULL: iperf3 */
+	int flows;                 /* --flows: TCP flows at once, on ports port.. port + flows - 1 (0 or 1: one) */
+	enum load_direction direction; /* --direction: who sends (both: each flow each way) */
 };
+
+/* Jain's fairness index of the flows' throughputs (1: all equal, 1/n: one took all). Unit-tested. */
+double load_fairness(const struct load_flow *f, int n);
 
 int load_iperf3(const struct load_params *p, struct load_result *r);
 

@@ -13,6 +13,7 @@
 
 #include "exec.h"
 #include "clock.h"
+#include "cpu.h"
 #include "endpoint.h"
 #include "files.h"
 #include "journal.h"
@@ -63,9 +64,10 @@ out:
 	return err;
 }
 
-int iperf3_client_result(const char *prefix, int status, struct load_result *r)
+/* The result of the client whose JSON is PREFIX NAME. */
+static int client_result_of(const char *prefix, const char *name, int status, struct load_result *r)
 {
-	char *json = raw_read(prefix, "iperf3-client.json");
+	char *json = raw_read(prefix, name);
 	int err;
 
 	if (!json) {
@@ -80,6 +82,11 @@ int iperf3_client_result(const char *prefix, int status, struct load_result *r)
 		err = -1;
 	}
 	return err;
+}
+
+int iperf3_client_result(const char *prefix, int status, struct load_result *r)
+{
+	return client_result_of(prefix, "iperf3-client.json", status, r);
 }
 
 int tcp_listening(const char *text, int port)
@@ -120,14 +127,25 @@ char *raw_read(const char *prefix, const char *suffix)
 }
 
 
-/* One iperf3 test: the server at rx, the client at tx, either end here or on the peer. */
+#define IPERF3_ARGV 20 /* the most words of one iperf3 command line, its NULL included */
+
+/* One flow of an iperf3 load: its server at rx, its client at tx, on its own port. */
+struct iperf3_flow {
+	const struct endpoint *tx, *rx; /* the load's, or swapped (--direction rx, both) */
+	int port, cpu_tx, cpu_rx;
+	int fd[4];       /* raw/: the server's stdout and stderr, the client's */
+	char raw[4][48]; /* their names */
+	pid_t server, client;
+	int status, srv_status;
+};
+
+/* One iperf3 load of one or more flows, either end here or on the peer. */
 struct iperf3_run {
 	const struct load_params *p;
 	const struct endpoint *tx, *rx;
 	struct load_result *r;
-	int fd[4];       /* raw/: the server's stdout and stderr, the client's */
-	pid_t server, client;
-	int status, srv_status;
+	int n;           /* flows */
+	struct iperf3_flow f[LOAD_MAX_FLOWS];
 	bool window_open;
 };
 
@@ -168,46 +186,52 @@ static int listening(const struct endpoint *e, pid_t server, int port)
 }
 
 /* Did the server's ssh end (status 255)? Then the peer is lost. */
-static void server_ended(struct iperf3_run *x, const char *what)
+static void server_ended(struct iperf3_flow *f, const char *what)
 {
-	if (ep_remote(x->rx) && WIFEXITED(x->srv_status) && WEXITSTATUS(x->srv_status) == 255 && x->rx->lose)
-		x->rx->lose(x->rx->arg, what);
+	if (ep_remote(f->rx) && WIFEXITED(f->srv_status) && WEXITSTATUS(f->srv_status) == 255 && f->rx->lose)
+		f->rx->lose(f->rx->arg, what);
 }
 
-/* Start the server and wait (5 s at most) until it listens. */
-static int server_start(struct iperf3_run *x, char *const argv[])
+/* The server of flow f stopped before it listened: why, from its stderr. */
+static int server_stopped(struct iperf3_run *x, struct iperf3_flow *f)
 {
-	const char *where = ep_remote(x->rx) ? " on the peer" : "";
+	char why[300], *e = raw_read(x->p->raw_prefix, f->raw[1]);
+	size_t n = e ? strlen(e) : 0;
+
+	while (n && (e[n - 1] == '\n' || e[n - 1] == ' ' || e[n - 1] == '\r'))
+		e[--n] = '\0';
+	f->server = -1;
+	server_ended(f, "the ssh connection running the iperf3 server ended");
+	snprintf(why, sizeof(why), "the iperf3 server%s stopped: %.200s", ep_remote(f->rx) ? " on the peer" : "",
+		 n ? e : "no message (see raw/)");
+	free(e);
+	return fail(x, why);
+}
+
+/* Start flow f's server and wait (5 s at most) until it listens. */
+static int server_start(struct iperf3_run *x, struct iperf3_flow *f, char *const argv[])
+{
+	const char *where = ep_remote(f->rx) ? " on the peer" : "";
 	char why[300];
 
 	/* a shared host may have the port taken; a namespace made for the run has not */
-	if (ep_remote(x->rx) && listening(x->rx, -1, x->p->port) != 0)
+	if (ep_remote(f->rx) && listening(f->rx, -1, f->port) != 0)
 		return fail(x, "the port is in use on the peer (or its /proc/net/tcp is unreadable); give another --port");
-	x->server = ep_spawn(x->rx, argv, x->rx->cpu, x->fd[0], x->fd[1]);
-	if (x->server < 0) {
-		snprintf(why, sizeof(why), "cannot start %s: %s", ep_remote(x->rx) ? "ssh" : "iperf3", strerror(errno));
+	f->server = ep_spawn(f->rx, argv, f->cpu_rx, f->fd[0], f->fd[1]);
+	if (f->server < 0) {
+		snprintf(why, sizeof(why), "cannot start %s: %s", ep_remote(f->rx) ? "ssh" : "iperf3", strerror(errno));
 		return fail(x, why);
 	}
 	/* on the peer each look is an ssh: fewer; here 5 ms, so the client starts that much sooner */
-	int step = ep_remote(x->rx) ? 100 : 5;
+	int step = ep_remote(f->rx) ? 100 : 5;
 
 	for (int t = 0;; t += step) {
-		int l = listening(x->rx, x->server, x->p->port);
+		int l = listening(f->rx, f->server, f->port);
 
 		if (l == 1)
 			return 0;
-		if (waitpid(x->server, &x->srv_status, WNOHANG) == x->server) {
-			char *e = raw_read(x->p->raw_prefix, "iperf3-server.err");
-			size_t n = e ? strlen(e) : 0;
-
-			while (n && (e[n - 1] == '\n' || e[n - 1] == ' ' || e[n - 1] == '\r'))
-				e[--n] = '\0';
-			x->server = -1;
-			server_ended(x, "the ssh connection running the iperf3 server ended");
-			snprintf(why, sizeof(why), "the iperf3 server%s stopped: %.200s", where, n ? e : "no message (see raw/)");
-			free(e);
-			return fail(x, why);
-		}
+		if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server)
+			return server_stopped(x, f);
 		if (l < 0 || t >= 5000 || sleep_ms_or_stop(step)) {
 			snprintf(why, sizeof(why), "the iperf3 server%s did not listen within 5 s (see raw/ for its output)", where);
 			return fail(x, stop_requested() ? "interrupted" : why);
@@ -233,29 +257,48 @@ static void sleep_or_exit(int pidfd, int ms)
 		poll(&pfd, 1, ms);
 }
 
-/* The one-off server exits after the test (on the peer, its ssh with it): 10 s at most. */
+/* The one-off servers exit after the test (on the peer, their ssh with them): 10 s at most. */
 static void server_wait(struct iperf3_run *x)
 {
-	int ms = ep_remote(x->rx) ? 100 : 5;
+	int ms = ep_remote(x->rx) || ep_remote(x->tx) ? 100 : 5;
 
-	for (int i = 0; i < 10000 / ms && x->server > 0; i++) {
-		if (waitpid(x->server, &x->srv_status, WNOHANG) == x->server) {
-			x->server = -1;
-			server_ended(x, "the ssh connection running the iperf3 server was lost");
-		} else {
-			sleep_ms_or_stop(ms);
+	for (int k = 0; k < x->n; k++) {
+		struct iperf3_flow *f = &x->f[k];
+
+		for (int i = 0; i < 10000 / ms && f->server > 0; i++) {
+			if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server) {
+				f->server = -1;
+				server_ended(f, "the ssh connection running the iperf3 server was lost");
+			} else {
+				sleep_ms_or_stop(ms);
+			}
 		}
 	}
 }
 
-/* Wait for the client's exit, the window opened after the warm-up; -1 on a failure. */
+/* Reap the clients that exited; how many still run. */
+static int clients_running(struct iperf3_run *x)
+{
+	int n = 0;
+
+	for (int k = 0; k < x->n; k++) {
+		struct iperf3_flow *f = &x->f[k];
+
+		if (f->client > 0 && waitpid(f->client, &f->status, WNOHANG) == f->client)
+			f->client = -1;
+		n += f->client > 0;
+	}
+	return n;
+}
+
+/* Wait for every client's exit, the window opened after the warm-up; -1 on a failure. */
 static int client_wait(struct iperf3_run *x, int pidfd)
 {
 	const struct load_params *p = x->p;
 	double t0 = mono_s(), deadline = t0 + p->omit_s + p->duration_s + 20; /* bounds a hang, nothing else */
 	char why[200];
 
-	while (waitpid(x->client, &x->status, WNOHANG) != x->client) {
+	while (clients_running(x)) {
 		if (!x->window_open && mono_s() - t0 >= p->omit_s)
 			window(x, 1);
 		if (p->tick)
@@ -275,69 +318,148 @@ static int client_wait(struct iperf3_run *x, int pidfd)
 	return 0;
 }
 
-/* The client, from start to exit, then the server's exit. */
-static int client_run(struct iperf3_run *x, char *const argv[])
+/* The clients, from start to exit, then the servers' exit. */
+static int client_run(struct iperf3_run *x, char **const argv)
 {
 	char why[200];
-	int pidfd, rc;
+	int pidfd = -1, rc;
 
-	x->client = ep_spawn(x->tx, argv, x->tx->cpu, x->fd[2], x->fd[3]);
-	if (x->client < 0) {
-		snprintf(why, sizeof(why), "cannot start iperf3: %s", strerror(errno));
-		return fail(x, why);
+	for (int k = 0; k < x->n; k++) {
+		struct iperf3_flow *f = &x->f[k];
+
+		f->client = ep_spawn(f->tx, argv + k * IPERF3_ARGV, f->cpu_tx, f->fd[2], f->fd[3]);
+		if (f->client < 0) {
+			snprintf(why, sizeof(why), "cannot start iperf3: %s", strerror(errno));
+			return fail(x, why);
+		}
 	}
-	/* the loop wakes as soon as the client exits, not up to 100 ms later */
-	pidfd = (int)syscall(SYS_pidfd_open, x->client, 0);
+	/* one flow: the loop wakes as soon as the client exits, not up to 100 ms later */
+	if (x->n == 1)
+		pidfd = (int)syscall(SYS_pidfd_open, x->f[0].client, 0);
 	rc = client_wait(x, pidfd);
 	if (pidfd >= 0)
 		close(pidfd);
 	if (rc < 0)
 		return rc;
-	x->client = -1;
 	window(x, 0);
 	server_wait(x);
 	return ep_lost(x->rx) || ep_lost(x->tx) ? fail(x, "") : 0;
 }
 
+/*
+ * Where flow k of n is pinned at e: here, its own CPU (two a flow, the
+ * sender's and the receiver's) where this host has enough; else, and on
+ * the peer, where e is.
+ */
+static int flow_cpu(const struct endpoint *e, int k, int n)
+{
+	if (e->cpu < 0 || n == 1 || ep_remote(e))
+		return e->cpu;
+	return e->cpu + 2 * (n - 1) < cpu_count() ? e->cpu + 2 * k : e->cpu;
+}
+
+/*
+ * Flow k: its ends (--direction rx: every flow from the receiving end;
+ * both: the odd ones), port, CPUs and raw files' names (one flow: the
+ * names of before).
+ */
+static void flow_init(struct iperf3_run *x, int k)
+{
+	struct iperf3_flow *f = &x->f[k];
+	bool back = x->p->direction == LOAD_RX || (x->p->direction == LOAD_BOTH && k % 2);
+	const struct endpoint *tx = back ? x->rx : x->tx, *rx = back ? x->tx : x->rx;
+
+	*f = (struct iperf3_flow){ .tx = tx, .rx = rx, .port = x->p->port + k, .cpu_tx = flow_cpu(tx, k, x->n),
+				   .cpu_rx = flow_cpu(rx, k, x->n), .server = -1, .client = -1, .status = -1,
+				   .srv_status = -1 };
+	for (int i = 0; i < 4; i++) {
+		if (x->n == 1)
+			snprintf(f->raw[i], sizeof(f->raw[i]), "%s", raw_names[i]);
+		else
+			snprintf(f->raw[i], sizeof(f->raw[i]), "f%d-%s", k + 1, raw_names[i]);
+		f->fd[i] = journal_dry_run() ? -1 : raw_open(x->p->raw_prefix, f->raw[i]);
+	}
+}
+
+/* The flows' results, summed into x->r; each flow's into x->r->flows when there are several. */
+static int flows_result(struct iperf3_run *x)
+{
+	struct load_result *r = x->r, one;
+
+	r->retransmits = 0;
+	for (int k = 0; k < x->n; k++) {
+		struct iperf3_flow *f = &x->f[k];
+
+		if (client_result_of(x->p->raw_prefix, f->raw[2], f->status, &one) < 0) {
+			snprintf(r->error, sizeof(r->error), "%s%.200s", x->n > 1 ? "a flow: " : "", one.error);
+			return -1;
+		}
+		r->bytes += one.bytes;
+		r->throughput_bps += one.throughput_bps;
+		r->sender_bps += one.sender_bps;
+		r->duration_s = one.duration_s > r->duration_s ? one.duration_s : r->duration_s;
+		r->retransmits = r->retransmits < 0 || one.retransmits < 0 ? -1 : r->retransmits + one.retransmits;
+		if (x->n > 1)
+			r->flows[r->nflows++] = (struct load_flow){ .port = f->port, .cpu_tx = f->cpu_tx, .cpu_rx = f->cpu_rx,
+								    .bytes = one.bytes, .throughput_bps = one.throughput_bps,
+								    .back = f->tx != x->tx };
+	}
+	r->direction = x->p->direction;
+	return 0;
+}
+
 int load_iperf3(const struct load_params *p, struct load_result *r)
 {
 	const struct endpoint *tx = p->tx, *rx = p->rx;
-	struct iperf3_run x = { .p = p, .tx = tx, .rx = rx, .r = r, .server = -1, .client = -1, .status = -1,
-				.srv_status = -1 };
-	char port[16], dur[16], omit[16], bound[16], cpu_rx[16], cpu_tx[16];
-	int err = -1;
+	struct iperf3_run x = { .p = p, .tx = tx, .rx = rx, .r = r, .n = (p->flows > 1 ? p->flows : 1) * (p->direction == LOAD_BOTH ? 2 : 1) };
+	char port[LOAD_MAX_FLOWS][16], dur[16], omit[16], bound[16], cpu_rx[LOAD_MAX_FLOWS][16], cpu_tx[LOAD_MAX_FLOWS][16];
+	char *srv[LOAD_MAX_FLOWS * IPERF3_ARGV], *cli[LOAD_MAX_FLOWS * IPERF3_ARGV];
+	int err = -1, k;
 
 	memset(r, 0, sizeof(*r));
 	r->retransmits = -1;
-	snprintf(port, sizeof(port), "%d", p->port);
+	if (x.n > LOAD_MAX_FLOWS)
+		x.n = LOAD_MAX_FLOWS;
 	snprintf(dur, sizeof(dur), "%d", p->duration_s);
 	snprintf(omit, sizeof(omit), "%d", p->omit_s);
 	/* on the peer: timeout(1) bounds a server the run can no longer reach, and -A pins it */
 	snprintf(bound, sizeof(bound), "%d", p->omit_s + p->duration_s + 60);
-	snprintf(cpu_rx, sizeof(cpu_rx), "%d", rx->cpu);
-	snprintf(cpu_tx, sizeof(cpu_tx), "%d", tx->cpu);
-	char *srv_argv[] = { "timeout", bound, "iperf3", "-s", "-1", "-J", "-B", (char *)rx->addr, "-p", port,
-			     ep_remote(rx) && rx->cpu >= 0 ? "-A" : NULL, cpu_rx, NULL };
-	char *cli_argv[] = { "timeout", bound, "iperf3", "-c", (char *)rx->addr, "-B", (char *)tx->addr, "-p", port,
-			     "-t", dur, "-O", omit, "-J", ep_remote(tx) && tx->cpu >= 0 ? "-A" : NULL, cpu_tx, NULL };
-	char **srv = ep_remote(rx) ? srv_argv : srv_argv + 2, **cli = ep_remote(tx) ? cli_argv : cli_argv + 2;
+	for (k = 0; k < x.n; k++) {
+		flow_init(&x, k);
+		tx = x.f[k].tx;
+		rx = x.f[k].rx;
+		snprintf(port[k], sizeof(port[k]), "%d", x.f[k].port);
+		snprintf(cpu_rx[k], sizeof(cpu_rx[k]), "%d", x.f[k].cpu_rx);
+		snprintf(cpu_tx[k], sizeof(cpu_tx[k]), "%d", x.f[k].cpu_tx);
+		char *s[] = { "timeout", bound, "iperf3", "-s", "-1", "-J", "-B", (char *)rx->addr, "-p", port[k],
+			      ep_remote(rx) && x.f[k].cpu_rx >= 0 ? "-A" : NULL, cpu_rx[k], NULL };
+		char *c[] = { "timeout", bound, "iperf3", "-c", (char *)rx->addr, "-B", (char *)tx->addr, "-p", port[k],
+			      "-t", dur, "-O", omit, "-J", ep_remote(tx) && x.f[k].cpu_tx >= 0 ? "-A" : NULL, cpu_tx[k], NULL };
+		int so = ep_remote(rx) ? 0 : 2, co = ep_remote(tx) ? 0 : 2;
 
+		memcpy(srv + k * IPERF3_ARGV, s + so, (sizeof(s) / sizeof(s[0]) - so) * sizeof(char *));
+		memcpy(cli + k * IPERF3_ARGV, c + co, (sizeof(c) / sizeof(c[0]) - co) * sizeof(char *));
+	}
 	if (journal_dry_run()) {
-		ep_print(stdout, rx, srv);
-		ep_print(stdout, tx, cli);
+		for (k = 0; k < x.n; k++)
+			ep_print(stdout, x.f[k].rx, srv + k * IPERF3_ARGV);
+		for (k = 0; k < x.n; k++)
+			ep_print(stdout, x.f[k].tx, cli + k * IPERF3_ARGV);
 		return 0;
 	}
-	for (int i = 0; i < 4; i++)
-		x.fd[i] = raw_open(p->raw_prefix, raw_names[i]);
-	if (server_start(&x, srv) == 0 && client_run(&x, cli) == 0)
-		err = iperf3_client_result(p->raw_prefix, x.status, r);
+	for (k = 0; k < x.n && server_start(&x, &x.f[k], srv + k * IPERF3_ARGV) == 0; k++)
+		;
+	if (k == x.n && client_run(&x, cli) == 0)
+		err = flows_result(&x);
 	window(&x, 0);
-	if (x.client > 0)
-		exec_stop(x.client, 1000);
-	if (x.server > 0)
-		exec_stop(x.server, 1000);
-	for (int i = 0; i < 4; i++)
-		if (x.fd[i] >= 0)
-			close(x.fd[i]);
+	for (k = 0; k < x.n; k++) {
+		if (x.f[k].client > 0)
+			exec_stop(x.f[k].client, 1000);
+		if (x.f[k].server > 0)
+			exec_stop(x.f[k].server, 1000);
+		for (int i = 0; i < 4; i++)
+			if (x.f[k].fd[i] >= 0)
+				close(x.f[k].fd[i]);
+	}
 	return err;
 }

@@ -37,6 +37,7 @@ struct matrix {
 	struct progress pr;
 	struct probes *probes;  /* loaded once per run (probes/probes.h) */
 	bool probes_off;        /* this run is the probe-less half of an overhead pair */
+	bool counting;          /* this run is a counting repeat (--count-repeats) */
 	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...], "pairs": [...]} */
 	int failed;
 };
@@ -113,14 +114,15 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	json_t *rec = record_head(m, sc->name, repeat);
 
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", m->res->dir, sc->name, repeat,
-		 m->probes_off ? "noprobes-" : "");
+		 m->probes_off ? "noprobes-" : m->counting ? "count-" : "");
 	cpu_open(&w.cpu);
 	if (c->profile_hz)
 		w.prof = profile_begin(c->profile_hz, m->res->dir, prefix);
 
 	struct load_params lp = {
 		.duration_s = c->duration_s, .omit_s = c->omit_s, .port = c->port, .raw_prefix = prefix,
-		.window = measure_window, .tick = measure_tick, .arg = &w, .sc = sc,
+		.window = measure_window, .tick = measure_tick, .arg = &w, .sc = sc, .flows = c->flows,
+		.direction = c->direction,
 	};
 
 	ops->run_begin(m->tb, rec);
@@ -147,6 +149,8 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		json_object_del(rec, "sender_bps");
 	}
 	record_overhead(m, rec, sc);
+	if (m->counting)
+		json_object_set_new(rec, "purpose", json_string("count"));
 	profile_end(w.prof, rec); /* after the cycles: it needs the run's cycles per byte */
 	cpu_close(&w.cpu);
 	return rec;
@@ -223,13 +227,17 @@ static void dry_run_load(struct matrix *m, const struct scenario *sc)
 {
 	struct load_result lr;
 	struct load_params lp = { .duration_s = m->cfg->duration_s, .omit_s = m->cfg->omit_s,
-				  .port = m->cfg->port, .sc = sc };
+				  .port = m->cfg->port, .sc = sc, .flows = m->cfg->flows,
+				  .direction = m->cfg->direction };
 
 	m->ops->load(m->tb, sc, &lp, &lr);
 }
 
-/* Every repeat of one scenario, applied (rc 0) or not (rc > 0 skipped, < 0 failed, why). */
-static void run_repeats(struct matrix *m, int s, int rc, const char *why)
+/*
+ * Every repeat of one scenario, applied (rc 0) or not (rc > 0 skipped, < 0
+ * failed, why). Returns 0 when the scenario still runs here after them.
+ */
+static int run_repeats(struct matrix *m, int s, int rc, const char *why)
 {
 	const struct run_config *c = m->cfg;
 	const struct scenario *sc = &c->scenarios[s];
@@ -275,6 +283,51 @@ static void run_repeats(struct matrix *m, int s, int rc, const char *why)
 			break;
 	}
 	free(tput);
+	return rc;
+}
+
+/*
+ * Does scenario sc get counting repeats (--count-repeats) in this run? Not
+ * where the throughput repeats run the ESP programs already (--probe-set
+ * esp or all).
+ */
+static bool counts(const struct run_config *c, const struct scenario *sc, bool probes)
+{
+	return c->count_repeats > 0 && sc->ipsec.on && probes && !c->dry_run && c->probe_set != PROBE_SET_ESP &&
+	       c->probe_set != PROBE_SET_ALL;
+}
+
+/*
+ * --count-repeats: the scenario again with the ESP programs attached,
+ * after its throughput repeats and numbered as they are; their records say
+ * "purpose": "count", and the reports take only their counters.
+ */
+static void run_counting(struct matrix *m, int s)
+{
+	const struct run_config *c = m->cfg;
+	const struct scenario *sc = &c->scenarios[s];
+	struct run_config cc = *c;
+
+	if (!counts(c, sc, m->probes) || stop_requested() || (m->ops->lost && m->ops->lost(m->tb)))
+		return;
+	cc.probe_set = PROBE_SET_ESP;
+	m->ops->probes_detach(m->tb, m->probes);
+	probes_set_set(m->probes, cc.probe_set);
+	m->ops->probes_attach(m->tb, m->probes, &cc);
+	m->counting = true;
+	for (int r = c->repeat_from; r < c->repeat_from + c->count_repeats && !stop_requested(); r++) {
+		progress_begin_run(&m->pr, s + 1, c->nscenarios, sc->name, r - c->repeat_from + 1, c->count_repeats);
+		json_t *rec = run_once(m, sc, r);
+
+		bool skipped = record_is(rec, "skipped"); /* this kernel cannot run it (ipsec_path_check) */
+
+		progress_end_run(&m->pr);
+		m->failed += writer_append_run(m->res, rec);
+		if (skipped)
+			break;
+	}
+	m->counting = false;
+	probes_set_set(m->probes, c->probe_set);
 }
 
 /* One scenario: applied, its repeats, undone. */
@@ -287,13 +340,21 @@ static void run_scenario(struct matrix *m, int s)
 	char why[1024] = "";
 	int rc = lost ? -1 : ops->apply(m->tb, sc, why, sizeof(why));
 
+	/* the built-in stream is one connection, from the sending end */
+	if (rc == 0 && (m->cfg->flows > 1 || m->cfg->direction) && strcmp(sc->load, "iperf3")) {
+		rc = 1;
+		snprintf(why, sizeof(why), "%s: the built-in stream (load = %s) runs one flow from the sending end; iperf3 runs these",
+			 m->cfg->flows > 1 ? "--flows" : "--direction", sc->load);
+	}
+
 	if ((lost = ops->lost ? ops->lost(m->tb) : NULL))
 		snprintf(why, sizeof(why), "%.250s", lost);
 	/* after the scenario, so that the modules it loaded (esp4) show their symbols */
 	probes_need_esp(m->probes, sc->ipsec.on);
 	if (rc == 0 && !m->cfg->dry_run)
 		ops->probes_attach(m->tb, m->probes, m->cfg);
-	run_repeats(m, s, rc, why);
+	if (run_repeats(m, s, rc, why) == 0)
+		run_counting(m, s);
 	progress_clear(&m->pr);
 	if (rc != 0)
 		pr_warn("run: %s %s: %s", sc->name, rc > 0 ? "skipped" : "failed", why);
@@ -310,7 +371,11 @@ int run_matrix(const struct testbed_ops *ops, const struct run_config *c, struct
 	m.tb = ops->setup(c, res);
 	if (!m.tb)
 		return -1;
-	progress_init(&m.pr, c->quiet || c->dry_run, c->nscenarios * (c->until_ci ? c->max_repeat : c->repeat),
+	int nruns = c->nscenarios * (c->until_ci ? c->max_repeat : c->repeat);
+
+	for (int s = 0; s < c->nscenarios; s++)
+		nruns += counts(c, &c->scenarios[s], !c->no_probes) ? c->count_repeats : 0;
+	progress_init(&m.pr, c->quiet || c->dry_run, nruns,
 		      (c->omit_s + c->duration_s + ops->run_slack_s) * (c->probe_overhead ? 2 : 1));
 	if (!c->dry_run && !c->no_probes) {
 		m.probes = probes_open(); /* once per run; attached per scenario */

@@ -435,6 +435,9 @@ static void op_probes_attach(json_t *req)
 	const char *dev = str(req, "dev");
 
 	probes_ready(req);
+	/* the set of this attach: a counting repeat's differs from the throughput repeats' */
+	if (probe_set_parse(str(req, "set")) >= 0)
+		probes_set_set(ag.probes, probe_set_parse(str(req, "set")));
 	/* an older run says nothing: attach the ESP programs as before */
 	probes_need_esp(ag.probes, !json_is_false(json_object_get(req, "esp")));
 	probes_attach(ag.probes, (const char *const[]){ dev, NULL });

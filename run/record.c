@@ -55,4 +55,23 @@ void record_load(json_t *rec, const struct scenario *sc, const struct load_resul
 	json_object_set_new(rec, "sender_bps", json_real(lr->sender_bps));
 	json_object_set_new(rec, "retransmits",
 			    lr->retransmits >= 0 ? json_integer(lr->retransmits) : json_null());
+	if (lr->direction != LOAD_TX) /* --direction: which end sent */
+		json_object_set_new(rec, "direction", json_string(load_direction_names[lr->direction]));
+	if (lr->nflows > 1) { /* --flows: each flow, and how evenly they shared the link */
+		json_t *a = json_array();
+
+		for (int i = 0; i < lr->nflows; i++) {
+			const struct load_flow *f = &lr->flows[i];
+
+			json_array_append_new(a, json_pack("{s:i, s:I, s:f, s:o, s:o}", "port", f->port, "bytes",
+							   (json_int_t)f->bytes, "throughput_bps", f->throughput_bps,
+							   "cpu_sender", f->cpu_tx >= 0 ? json_integer(f->cpu_tx) : json_null(),
+							   "cpu_receiver", f->cpu_rx >= 0 ? json_integer(f->cpu_rx) : json_null()));
+			if (lr->direction != LOAD_TX)
+				json_object_set_new(json_array_get(a, i), "reverse", json_boolean(f->back));
+		}
+		json_object_set_new(rec, "flows", json_integer(lr->nflows));
+		json_object_set_new(rec, "flow", a);
+		json_object_set_new(rec, "fairness", json_real(load_fairness(lr->flows, lr->nflows)));
+	}
 }

@@ -213,6 +213,33 @@ static int section_tcp_auth(struct parse_state *ps, const char *key, const char 
 	return 0;
 }
 
+/* IPv4's least MTU (RFC 791) to the most a device can have (ETH_MAX_MTU). */
+#define LINK_MTU_MIN 68
+#define LINK_MTU_MAX 65535
+
+static int section_link(struct parse_state *ps, const char *key, const char *v)
+{
+	char *end;
+	long n;
+
+	if (strcmp(key, "mtu")) {
+		snprintf(ps->why, sizeof(ps->why), "unknown key '%s' in [link]", key);
+		return 0;
+	}
+	n = strtol(v, &end, 10);
+	if (!*v || *end || n < LINK_MTU_MIN || n > LINK_MTU_MAX) {
+		snprintf(ps->why, sizeof(ps->why), "mtu must be a whole number from %d to %d, not '%s'", LINK_MTU_MIN,
+			 LINK_MTU_MAX, v);
+		return 0;
+	}
+	if (ps->sc->mtu) {
+		snprintf(ps->why, sizeof(ps->why), "mtu set twice");
+		return 0;
+	}
+	ps->sc->mtu = (int)n;
+	return 1;
+}
+
 /* What the sections cannot check one key at a time. */
 static const char *scenario_validate(struct scenario *sc)
 {
@@ -249,6 +276,7 @@ static const struct {
 	{ "offload", section_offload },
 	{ "ipsec", section_ipsec },
 	{ "tcp-auth", section_tcp_auth },
+	{ "link", section_link },
 };
 
 static int on_entry(void *user, const char *section, const char *key, const char *value)

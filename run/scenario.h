@@ -21,6 +21,9 @@
  *   ; or: aead = rfc4106(gcm(aes)), aead-key-bits = 128, aead-icv-bits = 128
  *   esp-gso = off            ; on: esp4_offload/esp6_offload loaded before the SAs
  *
+ *   [link]                   ; the link itself, on both ends
+ *   mtu = 9000               ; set before the runs, put back after (journaled)
+ *
  *   [tcp-auth]               ; needs load = stream
  *   method = md5             ; or ao
  *   ao-algorithm = hmac(sha1)
@@ -62,6 +65,7 @@ struct scenario {
 	int noffloads;
 	struct ipsec_config ipsec;
 	struct tcp_auth_config tcp_auth;
+	int mtu;             /* [link] mtu, both ends; 0: as the link is */
 	char *text;          /* the file as read, for meta.json */
 };
 

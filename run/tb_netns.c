@@ -10,6 +10,7 @@
 
 #include "ipsec.h"
 #include "journal.h"
+#include "link_mtu.h"
 #include "load.h"
 #include "matrix.h"
 #include "offload.h"
@@ -54,7 +55,11 @@ static int netns_apply(void *arg, const struct scenario *sc, char *why, size_t l
 
 	if (journal_dry_run())
 		printf("# scenario %s: %s\n", sc->name, sc->description);
-	rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, &ol, why, len);
+	rc = link_mtu_apply(&n->tb.ep_tx, sc->mtu, "", why, len);
+	if (rc == 0)
+		rc = link_mtu_apply(&n->tb.ep_rx, sc->mtu, "", why, len);
+	if (rc == 0)
+		rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, &ol, why, len);
 	if (rc == 0)
 		rc = offload_apply(n->tb.ns_rx, n->tb.dev_rx, &ol, why, len);
 	if (rc == 0 && !journal_dry_run())
@@ -109,24 +114,14 @@ static int netns_load(void *arg, const struct scenario *sc, const struct load_pa
 	return load_run(&p, lr);
 }
 
-/* What the SAs counted since the load began (ipsec_counters_begin), as "sa" would say. */
-static json_t *sa_read(struct ipsec_sas *sas, char *why, size_t len)
-{
-	json_t *o = json_object(), *sa;
-
-	ipsec_counters_record(sas, o, why, len);
-	sa = json_incref(json_object_get(o, "sa"));
-	json_decref(o);
-	return sa;
-}
-
 static void netns_window(void *arg, int open)
 {
 	struct netns_tb *n = arg;
 	json_t **at = open ? &n->sa_open : &n->sa_close;
 
 	json_decref(*at);
-	*at = sa_read(&n->sas, n->sa_why, sizeof(n->sa_why));
+	/* what the SAs counted since the load began (ipsec_counters_begin) */
+	*at = ipsec_counters_read(&n->sas, IPSEC_SA_ALL, n->sa_why, sizeof(n->sa_why));
 }
 
 static void netns_tick(void *arg)

@@ -14,6 +14,7 @@
 #include "cpu.h"
 #include "ipsec.h"
 #include "journal.h"
+#include "link_mtu.h"
 #include "load.h"
 #include "log.h"
 #include "matrix.h"
@@ -37,12 +38,27 @@ static int ep_runner_change(void *arg, char *const do_argv[], char *const undo_a
 	return ep_change(arg, do_argv, undo_argv, err);
 }
 
+/* a's SAs and b's (both taken; either may be NULL: an edge that could not be read) */
+static json_t *sa_join(json_t *a, json_t *b)
+{
+	if (!a || !b) {
+		json_decref(a);
+		json_decref(b);
+		return NULL;
+	}
+	json_array_extend(a, b);
+	json_decref(b);
+	return a;
+}
+
 /* The peer's part of the window's edges: the SAs' counters, the receiver's CPU. */
 static void peer_window_open(struct peer *p)
 {
 	struct peer_window *w = &p->w;
 
-	ipsec_counters_begin(p->sas);
+	/* each host's SAs next to its own probes' snapshot: the peer's before its agent takes it, ours last */
+	json_decref(w->sa_open);
+	w->sa_open = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
 	w->rx_ok = false;
 	if (p->have_agent) {
 		json_t *r = agent_call(p, json_pack("{s:s}", "op", "cpu-start"));
@@ -53,16 +69,15 @@ static void peer_window_open(struct peer *p)
 		w->stat0 = peer_stat(p, w->rx_why, sizeof(w->rx_why));
 		w->rx_ok = w->stat0 >= 0;
 	}
+	w->sa_open = sa_join(w->sa_open, p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why,
+										 sizeof(w->sa_why)));
 }
 
-static void peer_window_close(struct peer *p)
+/* The receiver's CPU (and, by its agent, its probes) at the window's close. */
+static void peer_window_close_rx(struct peer *p)
 {
 	struct peer_window *w = &p->w;
 
-	if (w->rec && !p->lost) {
-		w->sa_rc = ipsec_counters_record(p->sas, w->rec, w->sa_why, sizeof(w->sa_why));
-		w->sa_done = true;
-	}
 	if (!w->rx_ok)
 		return;
 	w->rx_ok = false;
@@ -87,6 +102,18 @@ static void peer_window_close(struct peer *p)
 			w->rx_ok = true;
 		}
 	}
+}
+
+static void peer_window_close(struct peer *p)
+{
+	struct peer_window *w = &p->w;
+
+	/* ours first, next to the probes' snapshot just taken; the peer's after its agent took its own */
+	json_decref(w->sa_close);
+	w->sa_close = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why));
+	peer_window_close_rx(p);
+	w->sa_close = sa_join(w->sa_close, p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why,
+										   sizeof(w->sa_why)));
 }
 
 static void peer_window(void *tb, int open)
@@ -171,7 +198,7 @@ static void peer_run_begin(void *tb, json_t *rec)
 
 	memset(&p->w, 0, sizeof(p->w));
 	p->w.rec = rec;
-	ipsec_counters_begin(p->sas); /* again at the window's open; this covers a load that fails before it */
+	ipsec_counters_begin(p->sas); /* the whole load's start: "sa_load"; the window's edges are read against it */
 }
 
 static int peer_load(void *tb, const struct scenario *sc, const struct load_params *lp, struct load_result *lr)
@@ -186,29 +213,42 @@ static int peer_load(void *tb, const struct scenario *sc, const struct load_para
 	return load_run(&l, lr);
 }
 
-/* The SAs' own counters, unless the window's close read them. */
+/* The SAs' own counters: the whole load's ("sa_load"), and the window's between its edges ("sa"). */
 static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
 {
 	struct peer *p = tb;
+	struct peer_window *w = &p->w;
 
-	if (!p->w.sa_done && !p->lost)
-		p->w.sa_rc = ipsec_counters_record(p->sas, rec, p->w.sa_why, sizeof(p->w.sa_why));
+	if (!p->lost)
+		w->sa_rc = ipsec_counters_record(p->sas, rec, w->sa_why, sizeof(w->sa_why));
 	if (!json_object_get(rec, "sa"))
 		json_object_set_new(rec, "sa", json_array());
-	p->w.rec = NULL;
+	if (w->sa_open && w->sa_close && json_array_size(json_object_get(rec, "sa"))) {
+		json_object_set(rec, "sa_load", json_object_get(rec, "sa"));
+		json_object_set_new(rec, "sa", probe_sa_window(w->sa_open, w->sa_close));
+	}
+	json_decref(w->sa_open);
+	json_decref(w->sa_close);
+	w->sa_open = w->sa_close = NULL;
+	w->rec = NULL;
 	snprintf(why, len, "%s", p->w.sa_why);
 	return p->w.sa_rc < 0 ? -1 : 0;
 }
 
-/* rec's "sa" list, only the SAs of host ("sender", "receiver"). */
-static json_t *sa_of(json_t *rec, const char *host)
+/* rec's list key ("sa", "sa_load"), only the SAs of host ("sender", "receiver"). */
+static json_t *sa_list_of(json_t *rec, const char *key, const char *host)
 {
-	json_t *sa = json_deep_copy(json_object_get(rec, "sa"));
+	json_t *sa = json_deep_copy(json_object_get(rec, key));
 
 	for (size_t i = json_array_size(sa); i-- > 0;)
 		if (strcmp(json_string_value(json_object_get(json_array_get(sa, i), "host")) ?: "", host))
 			json_array_remove(sa, i);
 	return sa;
+}
+
+static json_t *sa_of(json_t *rec, const char *host)
+{
+	return sa_list_of(rec, "sa", host);
 }
 
 /* The peer's counters, by its agent, with the peer's SAs as their per-packet bases. */
@@ -241,6 +281,8 @@ static void peer_counters(void *tb, struct probes *pr, json_t *rec, const char *
 		static const char *const keys[] = { "probe_missed", "probe_cost" };
 
 		json_object_set_new(mine, "sa", sa_of(rec, "sender"));
+		if (json_object_get(rec, "sa_load"))
+			json_object_set_new(mine, "sa_load", sa_list_of(rec, "sa_load", "sender"));
 		json_object_set_new(rec, "counters", probes_counters_json(pr, mine));
 		/* what the probes add about themselves (--probe-cost) belongs to the record */
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -298,7 +340,11 @@ static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, 
 		printf("# scenario %s: %s\n", sc->name, sc->description);
 	else if ((rc = scenario_possible(p, sc, why, len)))
 		return rc;
-	rc = offload_apply(NULL, p->cfg.dev, &ol, why, len);
+	rc = link_mtu_apply(&p->ep_tx, sc->mtu, "", why, len);
+	if (rc == 0)
+		rc = link_mtu_apply(&p->ep_rx, sc->mtu, " on the peer", why, len);
+	if (rc == 0)
+		rc = offload_apply(NULL, p->cfg.dev, &ol, why, len);
 	if (rc == 0) {
 		rc = offload_apply_via(&remote, p->cfg.peer_dev, &ol, why, len);
 		if (rc != 0 && !p->lost && strncmp(why, "the peer", 8)) {

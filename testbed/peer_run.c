@@ -74,6 +74,10 @@ int peer_run_allowed(char *const argv[], int argc, char *why, size_t len)
 	if (argc == 6 && argv_is(argv, 5, (const char *const[]){ "ip", "-j", "addr", "show", "dev", NULL }) &&
 	    dev_ok(argv[5]))
 		return 0;
+	/* a scenario's [link] mtu, and its undo */
+	if (argc == 7 && argv_is(argv, 4, (const char *const[]){ "ip", "link", "set", "dev", NULL }) && dev_ok(argv[4]) &&
+	    !strcmp(argv[5], "mtu") && argv[6][0] && strlen(argv[6]) <= 5 && strspn(argv[6], "0123456789") == strlen(argv[6]))
+		return 0;
 	if (!strcmp(prog, "ethtool")) {
 		if (argc == 2 && dev_ok(argv[1]))
 			return 0;
@@ -97,7 +101,7 @@ int peer_run_allowed(char *const argv[], int argc, char *why, size_t len)
 		if (i == argc)
 			return 0;
 	}
-	snprintf(why, len, "run: not a command the peer testbed runs (%.40s%s); the agent runs only ip -j addr show, ethtool, "
+	snprintf(why, len, "run: not a command the peer testbed runs (%.40s%s); the agent runs only ip -j addr show, ip link set dev DEV mtu N, ethtool, "
 		 "iperf3 --version, timeout --version, uname -r, printenv SSH_CONNECTION and cat of /proc and /sys",
 		 prog, argc > 1 ? " ..." : "");
 	return -1;

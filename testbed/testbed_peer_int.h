@@ -50,9 +50,13 @@ struct peer {
 		uint64_t rx_cycles;
 		bool rx_have_cycles;
 		char rx_method[32];
-		/* the SAs' counters, read at the window's close (as the netns testbed does) */
+		/*
+		 * The SAs' counters since the load began, at the window's edges; the
+		 * whole load (quiet at both ends, so exact) is kept as "sa_load", as
+		 * the netns testbed does.
+		 */
+		json_t *sa_open, *sa_close;
 		int sa_rc;
-		bool sa_done;
 		char sa_why[400];
 	} w;
 };

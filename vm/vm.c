@@ -660,15 +660,22 @@ static int append_failed(const char *runs, const struct run_config *cfg, const c
 
 /*
  * Is this a run of cfg's (scenario, repeat), as this boot was asked for?
- * With --probe-overhead the guest also runs "<scenario>+noprobes" (matrix.c).
+ * With --probe-overhead the guest also runs "<scenario>+noprobes" (matrix.c);
+ * a counting repeat ("purpose": "count") is numbered within --count-repeats.
  */
-static bool run_asked(const struct run_config *cfg, const char *scenario, json_t *repeat)
+static bool run_asked(const struct run_config *cfg, const char *scenario, json_t *rec)
 {
+	json_t *repeat = json_object_get(rec, "repeat"), *purpose = json_object_get(rec, "purpose");
 	json_int_t r = json_integer_value(repeat);
+	int nrep = cfg->repeat > 0 ? cfg->repeat : 1;
 	size_t n;
 
-	if (!scenario || !json_is_integer(repeat) || r < cfg->repeat_from ||
-	    r >= cfg->repeat_from + (cfg->repeat > 0 ? cfg->repeat : 1))
+	if (purpose) {
+		if (!json_is_string(purpose) || strcmp(json_string_value(purpose), "count"))
+			return false;
+		nrep = cfg->count_repeats;
+	}
+	if (!scenario || !json_is_integer(repeat) || r < cfg->repeat_from || r >= cfg->repeat_from + nrep)
 		return false;
 	for (int i = 0; i < cfg->nscenarios; i++) {
 		if (!strcmp(cfg->scenarios[i].name, scenario))
@@ -708,7 +715,7 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 		char *text;
 
 		pos = end + 1;
-		if (!run_asked(cfg, scen, json_object_get(rec, "repeat"))) {
+		if (!run_asked(cfg, scen, rec)) {
 			fmt_buf(why, whylen, "%s:%d: scenario %s, repeat %lld is not a run this VM was asked for",
 			       name, i + 1, scen ? scen : "?", (long long)json_integer_value(json_object_get(rec, "repeat")));
 			json_decref(rec);

@@ -563,6 +563,8 @@ static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel
 	json_array_append_new(argv, json_sprintf("%d", cfg->repeat));
 	json_array_append_new(argv, json_string("--repeat-from"));
 	json_array_append_new(argv, json_sprintf("%d", cfg->repeat_from));
+	json_array_append_new(argv, json_string("--count-repeats"));
+	json_array_append_new(argv, json_sprintf("%d", cfg->count_repeats));
 	json_array_append_new(argv, json_string("--"));
 	for (int i = 0; i < cfg->nscenarios; i++) {
 		json_array_append_new(argv, json_string(cfg->scenarios[i].name));

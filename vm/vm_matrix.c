@@ -105,6 +105,8 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 			if (cfg->interleave) {
 				one.repeat = 1;
 				one.repeat_from = cfg->repeat_from + round;
+				/* the counting repeats in the first rounds, each numbered as its round */
+				one.count_repeats = round < cfg->count_repeats ? 1 : 0;
 			}
 			if (vm_run_resolved(&one, cfg->kernels[i], ok[i] ? &ks[i] : NULL,
 					    run_vm_pair(cfg) && ok[i] ? &pks[i] : NULL, res->dir, &st) < 0 &&

@@ -14,6 +14,9 @@
 . "$(dirname "$0")/expect_lib.sh"
 
 # option testbed proof (a test in tests/integration that uses the option)
+# (--count-repeats counts ESP, which this machine's kernel lacks: its netns
+# proof is the vm testbed's guest, which runs the netns testbed; its peer
+# proof is vm-pair's, which runs the peer testbed between two guests)
 PROOFS='
 duration netns test_netns_matrix.sh
 duration peer test_peer.sh
@@ -102,6 +105,13 @@ no-probes vm-pair test_vm_pair_fail.sh
 probe-set vm-pair test_vm_pair.sh
 interleave vm-pair test_vm_pair_ends.sh
 repeat-from vm-pair test_vm_pair_ends.sh
+count-repeats netns test_vm_count.sh
+count-repeats vm test_vm_count.sh
+count-repeats peer test_vm_pair_count.sh
+count-repeats vm-pair test_vm_pair_count.sh
+flows netns test_flows.sh
+flows peer test_flows.sh
+direction peer test_flows.sh
 '
 
 # a sample value for each option that takes one, and what an option needs beside it
@@ -112,7 +122,7 @@ value() { # option testbed
 	addr-tx) echo 198.18.0.1 ;; addr-rx) echo 198.18.0.2 ;; prefix-len) echo 24 ;; port) echo 5301 ;;
 	probe-set) echo tracepoints ;; peer) echo root@192.0.2.1 ;; dev | peer-dev) echo lo ;;
 	ssh-option) echo ConnectTimeout=1 ;; peer-ipsecperf) echo /usr/bin/ipsecperf ;;
-	cpu-tx) echo 0 ;; cpu-rx) echo 1 ;; profile-hz) echo 49 ;; repeat-from) echo 3 ;;
+	cpu-tx) echo 0 ;; cpu-rx) echo 1 ;; profile-hz) echo 49 ;; repeat-from) echo 3 ;; count-repeats) echo 2 ;; flows) echo 2 ;; direction) echo rx ;;
 	scenario-dir) echo "$TOP/scenarios" ;; until-ci) echo 5 ;; max-repeat) echo 10 ;;
 	peer-kernel) echo "${KERNEL:-debian:linux-image-none}" ;;
 	*) fail "no sample value for --$1: add one to value() in this test" ;;

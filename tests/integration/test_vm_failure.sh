@@ -47,7 +47,7 @@ chmod +x "$TMP/bin/qemu-system-x86_64"
 out="$TMP/missing"
 PATH="$TMP/bin:$PATH" IPSECPERF_VM_ACCEL=kvm "$IPSECPERF" run --testbed vm \
 	--kernel "$TMP/no-such-bzImage" --kernel "$tree" --duration 2 \
-	--omit 0 --repeat 1 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr"
+	--omit 0 --repeat 1 --count-repeats 0 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr"
 rc=$?
 grep -q "KVM cannot run guests here: .*; qemu said: KVM internal error. Suberror: 1; using TCG" "$TMP/stderr" ||
 	{ cat "$TMP/stderr" >&2; fail "no fallback from a failing KVM to TCG"; }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The collector's parsers and arithmetic: scenario files, ethtool -k,
  * iperf3 -J, /proc/net/tcp, /proc/stat, option ranges. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,6 +52,12 @@ static void scenario_good(void **state)
 	assert_string_equal(sc.offloads[2].feature, "rx-gro-list");
 	assert_false(sc.offloads[2].on);
 	assert_non_null(strstr(sc.text, "[offload]"));
+	assert_int_equal(sc.mtu, 0);
+	scenario_free(&sc);
+	unlink(p);
+	p = write_tmp("mtu.ini", "[scenario]\ndescription = d\n[link]\nmtu = 9000\n");
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.mtu, 9000);
 	scenario_free(&sc);
 	unlink(p);
 }
@@ -79,6 +86,11 @@ static void scenario_errors(void **state)
 	expect_error("[scenario]\nload = netperf\n", ":2: load must be iperf3 or stream");
 	expect_error("[scenario]\n", "description is missing");
 	expect_error("[scenario\n", ":1: syntax error");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 67\n", ":4: mtu must be a whole number from 68 to 65535, not '67'");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 65536\n", ":4: mtu must be a whole number");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 9000x\n", ":4: mtu must be a whole number");
+	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 1500\nmtu = 9000\n", ":5: mtu set twice");
+	expect_error("[scenario]\ndescription = x\n[link]\nmt = 1500\n", ":4: unknown key 'mt' in [link]");
 }
 
 static void expect_load_error(const char *path, const char *want)
@@ -178,6 +190,20 @@ static void ethtool_parse(void **state)
 	assert_string_equal(offload_long_name("gro"), "generic-receive-offload");
 	assert_string_equal(offload_long_name("rx-gro-list"), "rx-gro-list");
 	assert_int_equal(offload_parse("", f, 16), 0);
+}
+
+/* Jain's index: 1 for equal flows, 1/n when one flow took everything. */
+static void flows_fairness(void **state)
+{
+	struct load_flow f[3] = { { .throughput_bps = 5 }, { .throughput_bps = 5 }, { .throughput_bps = 5 } };
+
+	(void)state;
+	assert_true(fabs(load_fairness(f, 3) - 1.0) < 1e-12);
+	f[1].throughput_bps = f[2].throughput_bps = 0;
+	assert_true(fabs(load_fairness(f, 3) - 1.0 / 3) < 1e-12);
+	f[1].throughput_bps = 15; /* 5 and 15: (20)^2 / (3 * 250) */
+	assert_true(fabs(load_fairness(f, 3) - 400.0 / 750) < 1e-12);
+	assert_true(load_fairness(f, 0) == 0);
 }
 
 static void iperf3_json(void **state)
@@ -363,7 +389,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scenario_good),   cmocka_unit_test(scenario_errors),
 		cmocka_unit_test(scenario_unknown_name), cmocka_unit_test(ethtool_parse),
-		cmocka_unit_test(scenario_hostile_files),
+		cmocka_unit_test(scenario_hostile_files), cmocka_unit_test(flows_fairness),
 		cmocka_unit_test(iperf3_json),     cmocka_unit_test(proc_net_tcp),
 		cmocka_unit_test(proc_stat),       cmocka_unit_test(metrics),
 		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),

@@ -379,6 +379,7 @@ static void run_allowed_list(void **state)
 		{ "ethtool", "-i", "eth0" }, { "ethtool", "-k", "eth0" },
 		{ "ethtool", "-K", "eth0", "tso", "off", "rx-gro-hw", "on", "tx-udp_tnl-segmentation", "off" },
 		{ "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "cat", "/sys/class/net/eth0/mtu" },
+		{ "ip", "link", "set", "dev", "eth0", "mtu", "9000" },
 	};
 	static const char *const no[][9] = {
 		{ "sh", "-c", "id" }, { "bash" }, { "/bin/sh" }, { "uname" }, { "uname", "-r", "-a" },
@@ -388,6 +389,9 @@ static void run_allowed_list(void **state)
 		{ "ethtool", "-K", "eth0", "--x", "on" }, { "cat", "/etc/shadow" }, { "cat", "/proc/../etc/shadow" },
 		{ "cat", "/proc/net/tcp", "/root/.ssh/id_rsa" }, { "cat" }, { "timeout", "1", "sh" },
 		{ "iperf3", "-s", "--logfile", "/etc/passwd" }, { "printenv" }, { "" },
+		{ "ip", "link", "set", "dev", "eth0", "down" }, { "ip", "link", "set", "dev", "eth0", "mtu", "9000x" },
+		{ "ip", "link", "set", "dev", "eth0", "mtu", "" }, { "ip", "link", "set", "dev", "-x", "mtu", "9000" },
+		{ "ip", "link", "set", "dev", "eth0", "mtu", "9000", "up" }, { "ip", "link", "set", "dev", "eth0", "mtu", "123456" },
 	};
 
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)

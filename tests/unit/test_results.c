@@ -85,6 +85,47 @@ static void test_good(void **state)
 	results_free(&r);
 }
 
+/*
+ * A counting repeat ("purpose": "count"): numbered as the throughput
+ * repeats, its throughput and cycles in no figure, its counters the
+ * per-packet figures where it has them.
+ */
+static void test_counting(void **state)
+{
+	static const char runs[] =
+		REC("k", "esp-null", 1, "1e9, \"cycles_per_byte\": 10, \"counters\": {\"kmalloc_esp_output\": "
+			"{\"count\": null, \"symbol\": \"unavailable: not in the default probe set\"}, "
+			"\"xmit_segs\": {\"count\": 9, \"per_packet\": 1.0, \"symbol\": \"k\"}}")
+		REC("k", "esp-null", 2, "3e9, \"cycles_per_byte\": 30")
+		REC("k", "esp-null", 1, "2e8, \"cycles_per_byte\": 99, \"purpose\": \"count\", \"counters\": "
+				"{\"kmalloc_esp_output\": {\"count\": 5, \"per_packet\": 0.97, \"per_packet_load\": 1.0, \"symbol\": \"tp\"}}");
+	struct results r;
+	struct run_group *g;
+	char err[512];
+	double v[8];
+	int ng;
+
+	(void)state;
+	assert_int_equal(parse(runs, &r, err, sizeof(err)), 0);
+	assert_true(r.runs[2].counting && !r.runs[0].counting);
+	assert_int_equal(results_groups(&r, &g, &ng), 0);
+	assert_int_equal(ng, 1);
+	assert_int_equal(g[0].n, 3);
+	assert_int_equal(g[0].n_ok, 2);
+	assert_int_equal(g[0].n_count, 1);
+	assert_int_equal(group_not_ok(&g[0]), 0);
+	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_THROUGHPUT }, v), 2);
+	assert_true(fabs(v[0] - 1.0) < 1e-12 && fabs(v[1] - 3.0) < 1e-12);
+	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_CPB }, v), 2);
+	assert_true(fabs(v[1] - 30) < 1e-12);
+	/* the counting repeat's counter; one it lacks comes from the throughput repeats */
+	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_COUNTER, .counter = "kmalloc_esp_output" }, v), 1);
+	assert_true(v[0] == 1.0); /* over its whole load */
+	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_COUNTER, .counter = "xmit_segs" }, v), 1);
+	results_groups_free(g, ng);
+	results_free(&r);
+}
+
 /* each bad input and the start of the message it must give */
 static const struct {
 	const char *text, *why;
@@ -112,6 +153,10 @@ static const struct {
 	{ REC("k", "clear", 1, "1e9") "\n" REC("k", "clear", 2, "1e9"), "runs.jsonl:2: empty line" },
 	{ REC("k", "clear", 1, "1e9") REC("k", "clear", 1, "2e9"),
 	  "runs.jsonl:2: kernel k, scenario clear, repeat 1 already recorded on line 1" },
+	{ REC("k", "clear", 1, "1e9, \"purpose\": \"count\"") REC("k", "clear", 1, "2e9, \"purpose\": \"count\""),
+	  "runs.jsonl:2: kernel k, scenario clear, counting repeat 1 already recorded on line 1" },
+	{ REC("k", "clear", 1, "1e9, \"purpose\": \"warmup\""), "runs.jsonl:1: unknown purpose 'warmup'" },
+	{ REC("k", "clear", 1, "1e9, \"purpose\": 1"), "runs.jsonl:1: \"purpose\" must be a string" },
 	{ "[1,2]\n", "runs.jsonl:1: a record must be a JSON object" },
 	{ "\"x\"\n", "runs.jsonl:1: not a JSON object" },
 	{ "{\"version\":1,\"kernel\":\"k\",\"scenario\":\"s\",\"repeat\":1,\"status\":\"ok\"}\n",
@@ -426,6 +471,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_counting),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_torn),

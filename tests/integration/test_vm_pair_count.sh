@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Counting repeats on two hosts: the vm-pair testbed (the peer testbed run
+# between two Debian 6.1 guests) with --count-repeats 2 and the default
+# probe set. esp-null gets 1 throughput repeat, whose ESP counters say they
+# are not in the default set, and 2 counting repeats ("purpose": "count",
+# numbered 1 and 2) whose ESP programs counted on both guests: the
+# sender's kmalloc_esp_output once per TCP segment sent (2%; esp-null
+# sends one ESP packet a segment), the receiver's
+# counters present too (its agent attached the set the counting repeat
+# asked for). Over the whole load the sender's kmalloc_esp_output and
+# memmove_transport_output equal its out SAs' wire packets read at the
+# load's edges ("sa_load", now written on the peer testbeds too) exactly.
+# clear, without SAs, gets none. The report counts 2 measured and 2
+# counted.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+
+k61=$(vm_kernel "$DEB61") || exit $?
+info "kernel: $k61 at both ends"
+out="$TMP/res"
+"$IPSECPERF" run --testbed vm-pair --kernel "$k61" -O 1 -r 1 -t 1 -q --count-repeats 2 -o "$out" clear esp-null \
+	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+assert_vm_clean "after a vm-pair run"
+assert_records "$out/runs.jsonl" \
+	'[(r["scenario"], r["repeat"], r.get("purpose"), r["status"]) for r in rs] == [("clear", 1, None, "ok"), ("esp-null", 1, None, "ok"), ("esp-null", 1, "count", "ok"), ("esp-null", 2, "count", "ok")]' \
+	"not clear, esp-null and esp-null's two counting repeats, all ok"
+python3 - "$out/runs.jsonl" << 'PY' || fail "the counting repeats did not count on both guests (above)"
+import sys
+from assert_json import records
+rs = records(sys.argv[1])
+t = rs[1]
+assert "not in the default probe set" in t["counters"]["kmalloc_esp_output"]["symbol"], t["counters"]["kmalloc_esp_output"]
+for c in rs[2:]:
+    k = c["counters"]["kmalloc_esp_output"]
+    wire = sum(s["wire_packets"] for s in c["sa"] if s["dir"] == "out" and s["host"] == "sender")
+    print(f"  count r{c['repeat']}: sender kmalloc_esp_output {k['count']} in the window, {wire} ESP packets out", file=sys.stderr)
+    # once per ESP packet: against the segments sent (the kernel's counter, read with
+    # the programs); the SAs are read at other moments on two hosts, their window is looser
+    assert k["count"] > 0 and 0.98 <= k["per_tcp_segment"] <= 1.02 and 0.8 <= k["count"] / wire <= 1.05, (k, wire)
+    rx = c["counters_receiver"]
+    assert rx["esp_output"].get("count") is not None, rx["esp_output"]
+    # the whole load, quiet at both ends: the sender's SAs read at its edges ("sa_load"), exact
+    load = sum(s["wire_packets"] for s in c["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
+    print(f"  count r{c['repeat']}: over the load {k['count_load']} kmallocs, {load} ESP packets out (sa_load)", file=sys.stderr)
+    assert k["count_load"] == load and c["counters"]["memmove_transport_output"]["count_load"] == load, (k, load)
+    assert c["counters"]["kmalloc_esp_output"]["per_packet_load"] == 1.0, c["counters"]["kmalloc_esp_output"]
+PY
+"$IPSECPERF" report "$out" > "$TMP/report.txt" || fail "report exited $?"
+grep -q '^repeats   2 measured (throughput, cycles: probes default), 2 counted' "$TMP/report.txt" ||
+	fail "the report's repeats line: $(grep -A1 '^repeats' "$TMP/report.txt")"
+exit 0

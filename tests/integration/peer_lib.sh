@@ -18,7 +18,6 @@ PEER_ADDR_P="198.18.7.2"
 PEER_MGMT_L="198.18.8.1"   # the management network: ippt-ml <-> ippt-mp
 PEER_MGMT_P="198.18.8.2"
 SSHD_PID=""
-MADE_RUN_SSHD=0
 
 command -v /usr/sbin/sshd >/dev/null || skip "no /usr/sbin/sshd: install openssh-server (make deps)"
 command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || skip "no ssh client: install openssh-client"
@@ -30,6 +29,45 @@ sshd_tree() {
 	[ -n "$p" ] || return 0
 	echo "$p"
 	for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do sshd_tree "$c"; done
+}
+
+# sshd needs /run/sshd (its privilege-separation directory, fixed when it
+# was built). Tests that run beside each other share it: the first one that
+# finds it absent makes it, the last one out removes it, so no test removes
+# it under another's sshd (which then resets every connection).
+# The lock is /run/lock itself: always there, so nothing is left to remove.
+SSHD_DIR_LOCK=/run/lock
+SSHD_DIR_USERS=/run/lock/ipsecperf-tests-sshd.users
+sshd_dir_prune() { # under the lock: forget users that are gone
+	local f
+	for f in "$SSHD_DIR_USERS"/*.pid; do
+		[ -e "$f" ] || continue
+		kill -0 "$(basename "$f" .pid)" 2>/dev/null || rm -f "$f"
+	done
+}
+sshd_dir_hold() {
+	(
+		flock 9
+		mkdir -p "$SSHD_DIR_USERS"
+		sshd_dir_prune
+		if [ ! -d /run/sshd ]; then
+			mkdir -p /run/sshd && chmod 755 /run/sshd && touch "$SSHD_DIR_USERS/made"
+		fi
+		touch "$SSHD_DIR_USERS/$$.pid"
+	) 9<"$SSHD_DIR_LOCK"
+}
+sshd_dir_release() {
+	[ -e "$SSHD_DIR_USERS/$$.pid" ] || return 0
+	(
+		flock 9
+		rm -f "$SSHD_DIR_USERS/$$.pid"
+		sshd_dir_prune
+		if ! compgen -G "$SSHD_DIR_USERS/*.pid" >/dev/null; then
+			[ -e "$SSHD_DIR_USERS/made" ] && rmdir /run/sshd 2>/dev/null
+			rm -f "$SSHD_DIR_USERS/made"
+			rmdir "$SSHD_DIR_USERS" 2>/dev/null
+		fi
+	) 9<"$SSHD_DIR_LOCK"
 }
 
 sshd_stop() {
@@ -58,7 +96,7 @@ peer_cleanup() {
 	sshd_stop
 	ip netns del "$PEER_NS_L" 2>/dev/null
 	ip netns del "$PEER_NS_P" 2>/dev/null
-	[ "$MADE_RUN_SSHD" = 1 ] && rmdir /run/sshd 2>/dev/null
+	sshd_dir_release
 	rm -rf "$TMP"
 }
 trap peer_cleanup EXIT
@@ -103,7 +141,7 @@ peer_setup() {
 	ssh-keygen -q -t ed25519 -N '' -f "$TMP/id_test" || fail "ssh-keygen (client key)"
 	cp "$TMP/id_test.pub" "$TMP/authorized_keys"
 	chmod 600 "$TMP/authorized_keys"
-	[ -d /run/sshd ] || { mkdir -p /run/sshd && chmod 755 /run/sshd && MADE_RUN_SSHD=1; }
+	sshd_dir_hold
 	cat >"$TMP/sshd_config" <<-EOF
 	ListenAddress $PEER_MGMT_P:22
 	ListenAddress $PEER_ADDR_P:22

@@ -15,7 +15,6 @@ mine() {
 	echo "## netns"; ip netns list | grep "^ipsecperf-peertest-$$-" || true
 	echo "## links"; ip -o link show | grep -o 'ippt-[lpm]*' || true
 	echo "## processes"; ps -eo args= | grep -E "^(/usr/sbin/sshd -D -e -f $TMP/|$IPSECPERF peer-agent)" || true
-	echo "## /run/sshd"; [ -d /run/sshd ] && echo present || echo absent
 }
 mine > "$TMP/host.before"
 peer_setup
@@ -245,7 +244,7 @@ info "lost connection: run failed with the reason, this end restored, the peer b
 sshd_stop
 ip netns del "$PEER_NS_L"
 ip netns del "$PEER_NS_P"
-[ "$MADE_RUN_SSHD" = 1 ] && rmdir /run/sshd && MADE_RUN_SSHD=0
+sshd_dir_release
 mine > "$TMP/host.after"
 assert_same_snapshot "$TMP/host.before" "$TMP/host.after" "the host after the test"
 exit 0

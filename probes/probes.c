@@ -1195,6 +1195,25 @@ void probes_load_mark(struct probes *p, int begin)
 	p->have_load = !begin;
 }
 
+bool probes_load_moved(struct probes *p)
+{
+	struct snapshot *now;
+	bool moved;
+
+	if (!p || !probes_nattached(p) || !p->have_load)
+		return false;
+	now = malloc(sizeof(*now));
+	if (!now)
+		return false;
+	snap(p, now);
+	moved = memcmp(&now->c, &p->lend.c, sizeof(now->c)) != 0 || now->nsa != p->lend.nsa;
+	for (int i = 0; !moved && i < now->nsa; i++)
+		moved = memcmp(&now->sa[i].k, &p->lend.sa[i].k, sizeof(now->sa[i].k)) != 0 ||
+			now->sa[i].v != p->lend.sa[i].v;
+	free(now);
+	return moved;
+}
+
 /* --probe-cost per program that ran in the window: {"<program>": {"runs", "ns", "ns_per_run"}} */
 json_t *probes_programs_cost(const struct probes *p)
 {

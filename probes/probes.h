@@ -73,6 +73,11 @@ void probes_window(struct probes *p, int open);
  * "per_sa_load" beside "sa_load").
  */
 void probes_load_mark(struct probes *p, int begin);
+/*
+ * After the load-end mark and the SAs' read: did the programs count on
+ * since the mark (a packet on its way then)? Then mark and read again.
+ */
+bool probes_load_moved(struct probes *p);
 /* "sa" over the window: the SA list read at its close minus the one read at its open. Unit-tested. */
 json_t *probe_sa_window(json_t *open, json_t *close);
 /* The record's "counters" object, per-packet bases taken from rec's "sa" (may be NULL). */

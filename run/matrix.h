@@ -47,7 +47,11 @@ struct testbed_ops {
 	void (*tick)(void *tb);
 	/* The CPU and cycle fields of an ok record, cpu being this host's accounting. */
 	void (*record_cpu)(void *tb, json_t *rec, const struct load_result *lr, const struct cpu_acct *cpu);
-	/* After the load: the SAs' counters into rec; -1 with why when they disprove the run. */
+	/*
+	 * After the load: the SAs' counters into rec; -1 with why when they
+	 * disprove the run. Called again, it reads them again (run_once, when
+	 * the probes counted on after their load-end snapshot).
+	 */
 	int (*run_end)(void *tb, json_t *rec, char *why, size_t len);
 	/* The probes' counters into rec (pr NULL: unavailable, for the reason off_why). */
 	void (*counters)(void *tb, struct probes *pr, json_t *rec, const char *off_why);

@@ -43,7 +43,11 @@ static void *netns_setup_ops(const struct run_config *cfg, struct results_writer
 
 static void netns_teardown(void *tb)
 {
-	free(tb); /* the namespaces go with the journal's undo */
+	struct netns_tb *n = tb;
+
+	json_decref(n->sa_open);
+	json_decref(n->sa_close);
+	free(n); /* the namespaces go with the journal's undo */
 }
 
 /* The scenario's settings on both ends; 1 = cannot here (skip), -1 = failed. */
@@ -97,6 +101,8 @@ static void netns_run_begin(void *arg, json_t *rec)
 	struct netns_tb *n = arg;
 
 	(void)rec;
+	json_decref(n->sa_open); /* kept by run_end, which may be called again */
+	json_decref(n->sa_close);
 	n->sa_open = n->sa_close = NULL;
 	n->sa_why[0] = '\0';
 	ipsec_counters_begin(&n->sas);
@@ -146,6 +152,7 @@ static void netns_record_cpu(void *arg, json_t *rec, const struct load_result *l
 	json_object_set_new(rec, "cycles_per_byte", record_cpb(cycles, lr->bytes));
 }
 
+/* Idempotent: the SAs read again, the window's edges kept until the next run_begin. */
 static int netns_run_end(void *arg, json_t *rec, char *why, size_t len)
 {
 	struct netns_tb *n = arg;
@@ -155,9 +162,6 @@ static int netns_run_end(void *arg, json_t *rec, char *why, size_t len)
 		json_object_set(rec, "sa_load", json_object_get(rec, "sa"));
 		json_object_set_new(rec, "sa", probe_sa_window(n->sa_open, n->sa_close));
 	}
-	json_decref(n->sa_open);
-	json_decref(n->sa_close);
-	n->sa_open = n->sa_close = NULL;
 	return rc;
 }
 

@@ -196,6 +196,8 @@ static void peer_run_begin(void *tb, json_t *rec)
 {
 	struct peer *p = tb;
 
+	json_decref(p->w.sa_open); /* kept by run_end, which may be called again */
+	json_decref(p->w.sa_close);
 	memset(&p->w, 0, sizeof(p->w));
 	p->w.rec = rec;
 	ipsec_counters_begin(p->sas); /* the whole load's start: "sa_load"; the window's edges are read against it */
@@ -213,7 +215,11 @@ static int peer_load(void *tb, const struct scenario *sc, const struct load_para
 	return load_run(&l, lr);
 }
 
-/* The SAs' own counters: the whole load's ("sa_load"), and the window's between its edges ("sa"). */
+/*
+ * The SAs' own counters: the whole load's ("sa_load"), and the window's
+ * between its edges ("sa"). Idempotent: the edges are kept until the next
+ * run_begin.
+ */
 static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
 {
 	struct peer *p = tb;
@@ -227,9 +233,6 @@ static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
 		json_object_set(rec, "sa_load", json_object_get(rec, "sa"));
 		json_object_set_new(rec, "sa", probe_sa_window(w->sa_open, w->sa_close));
 	}
-	json_decref(w->sa_open);
-	json_decref(w->sa_close);
-	w->sa_open = w->sa_close = NULL;
 	w->rec = NULL;
 	snprintf(why, len, "%s", p->w.sa_why);
 	return p->w.sa_rc < 0 ? -1 : 0;
@@ -432,6 +435,8 @@ static void peer_teardown(void *tb)
 {
 	struct peer *p = tb;
 
+	json_decref(p->w.sa_open);
+	json_decref(p->w.sa_close);
 	free(p->sas);
 	peer_close(p);
 }

@@ -44,6 +44,8 @@ struct {
 /* Set by the loader after load, before attach (the .bss is mmap'd). */
 __u64 esp_lo[IPP_MAX_RANGES], esp_hi[IPP_MAX_RANGES];
 __u32 nr_esp_ranges;
+__u64 esp_in_lo[IPP_MAX_RANGES], esp_in_hi[IPP_MAX_RANGES]; /* esp_input, esp6_input */
+__u32 nr_esp_in_ranges;
 __u32 gate_transport_output; /* attached to xfrm_outer_mode_output: IPv4 transport states only */
 __u32 xmit_ifindex[2]; /* count only skbs handed to these devices; none set = all */
 __u32 xmit_ns[2];      /* ... in these network namespaces (ns.inum) */
@@ -177,6 +179,17 @@ static __always_inline int in_esp_output(__u64 ip)
 	return 0;
 }
 
+static __always_inline int in_esp_input(__u64 ip)
+{
+	for (int i = 0; i < IPP_MAX_RANGES; i++) {
+		if (i >= nr_esp_in_ranges)
+			break;
+		if (ip >= esp_in_lo[i] && ip < esp_in_hi[i])
+			return 1;
+	}
+	return 0;
+}
+
 /* kmalloc(call_site, ptr, bytes_req, bytes_alloc, ...): the same first four since 4.x */
 SEC("raw_tp/kmalloc")
 int BPF_PROG(kmalloc, unsigned long call_site, const void *ptr, size_t bytes_req, size_t bytes_alloc)
@@ -185,8 +198,17 @@ int BPF_PROG(kmalloc, unsigned long call_site, const void *ptr, size_t bytes_req
 	struct ipp_counts *c;
 
 	/* every kmalloc of the system comes here: the call site first, nothing else read before */
-	if (!nr_esp_ranges || !in_esp_output(call_site))
+	if (!nr_esp_ranges || !in_esp_output(call_site)) {
+		/* the receiver's: counted, not followed to their kfree */
+		if (nr_esp_in_ranges && in_esp_input(call_site)) {
+			c = slots();
+			if (c) {
+				c->v[IPP_KMALLOC_ESP_INPUT] += 1;
+				c->v[IPP_KMALLOC_ESP_INPUT_BYTES] += b;
+			}
+		}
 		return 0;
+	}
 	c = slots();
 	if (c) {
 		c->v[IPP_KMALLOC_ESP_OUTPUT] += 1;
@@ -223,6 +245,29 @@ SEC("kprobe")
 int BPF_KPROBE(esp_output, struct xfrm_state *x)
 {
 	add_sa(x, IPP_ESP_OUTPUT);
+	return 0;
+}
+
+/* esp_input and esp6_input: per SA, as the receiving SA counts its packets */
+SEC("kprobe")
+int BPF_KPROBE(esp_input, struct xfrm_state *x)
+{
+	add_sa(x, IPP_ESP_INPUT);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(xfrm_input)
+{
+	add(IPP_XFRM_INPUT, 1);
+	return 0;
+}
+
+/* esp4_gro_receive and esp6_gro_receive (esp4_offload, esp6_offload): every ESP packet GRO is offered */
+SEC("kprobe")
+int BPF_KPROBE(esp_gro_receive)
+{
+	add(IPP_ESP_GRO_RECEIVE, 1);
 	return 0;
 }
 

@@ -15,6 +15,11 @@ enum ipp_ctr {
 	IPP_MEMMOVE_TRANSPORT_INPUT,
 	IPP_KMALLOC_ESP_OUTPUT,
 	IPP_KFREE_ESP_OUTPUT,
+	/* the receive path */
+	IPP_ESP_INPUT,
+	IPP_XFRM_INPUT,
+	IPP_ESP_GRO_RECEIVE,
+	IPP_KMALLOC_ESP_INPUT,
 	IPP_SKB_SEGMENT,
 	IPP_TCP_GSO_SEGMENT,
 	IPP_XMIT_SKBS,
@@ -23,6 +28,7 @@ enum ipp_ctr {
 	/* bytes, kept beside the counts */
 	IPP_KMALLOC_ESP_OUTPUT_BYTES = IPP_NR_COUNTERS,
 	IPP_KFREE_ESP_OUTPUT_BYTES,
+	IPP_KMALLOC_ESP_INPUT_BYTES,
 	IPP_NR_SLOTS,
 };
 
@@ -37,7 +43,7 @@ struct ipp_sa_key {
 	unsigned int ctr;
 };
 
-/* Code ranges whose kmalloc call sites count as the ESP output path. */
+/* Code ranges whose kmalloc call sites count as the ESP output path (and as its input path). */
 #define IPP_MAX_RANGES 8
 
 #endif

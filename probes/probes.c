@@ -35,6 +35,10 @@ const char *const probe_counter_names[IPP_NR_COUNTERS] = {
 	[IPP_MEMMOVE_TRANSPORT_INPUT] = "memmove_transport_input",
 	[IPP_KMALLOC_ESP_OUTPUT] = "kmalloc_esp_output",
 	[IPP_KFREE_ESP_OUTPUT] = "kfree_esp_output",
+	[IPP_ESP_INPUT] = "esp_input",
+	[IPP_XFRM_INPUT] = "xfrm_input",
+	[IPP_ESP_GRO_RECEIVE] = "esp_gro_receive",
+	[IPP_KMALLOC_ESP_INPUT] = "kmalloc_esp_input",
 	[IPP_SKB_SEGMENT] = "skb_segment",
 	[IPP_TCP_GSO_SEGMENT] = "tcp_gso_segment",
 	[IPP_XMIT_SKBS] = "xmit_skbs",
@@ -701,11 +705,42 @@ static int kmem_dwarf(struct probes *p, const struct ksyms *ks, int n, char *whe
 	return n;
 }
 
+/*
+ * The receiver's allocations: kmalloc called from esp_input or esp6_input,
+ * where esp_alloc_tmp was inlined. Where it is a function of its own that
+ * calls the allocator, esp_input's buffers count in kmalloc_esp_output
+ * (attach_kmem), and not here. Returns the number of ranges.
+ */
+static int kmem_input_ranges(struct probes *p, const struct ksyms *ks, char *where, size_t wlen)
+{
+	static const char *const fns[] = { "esp_input", "esp6_input" };
+	int n = 0;
+
+	if (ksyms_find(ks, "esp_alloc_tmp") && calls_kmalloc(ks, "esp_alloc_tmp") != 0) {
+		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false,
+			"esp_alloc_tmp is a function of its own here: esp_input's buffers count in kmalloc_esp_output");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && n < IPP_MAX_RANGES; i++) {
+		uint64_t lo, hi;
+
+		if (ksyms_range(ks, fns[i], &lo, &hi) < 0)
+			continue;
+		p->skel->bss->esp_in_lo[n] = lo;
+		p->skel->bss->esp_in_hi[n] = hi;
+		n++;
+		appendf(where, wlen, "%s%s", n > 1 ? ", " : "", fns[i]);
+	}
+	if (!n)
+		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false, "%s", esp_missing("esp_input"));
+	return n;
+}
+
 static void attach_kmem(struct probes *p, const struct ksyms *ks)
 {
 	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
-	char where[300] = "", why[256];
-	int n = 0;
+	char where[300] = "", why[256], in_where[100] = "";
+	int n = 0, nin = kmem_input_ranges(p, ks, in_where, sizeof(in_where));
 
 	/* esp_output_done frees, never allocates: kfree is matched by pointer, wherever it is */
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && n < IPP_MAX_RANGES; i++) {
@@ -737,13 +772,22 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 	if (!n) {
 		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
 		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
-		return;
+		if (!nin)
+			return;
 	}
 	if (attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
-		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", why);
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", n ? why : esp_missing("esp_output_tail"));
 		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
+		if (nin)
+			probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false, "%s", why);
 		return;
 	}
+	if (nin) {
+		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", in_where);
+		p->skel->bss->nr_esp_in_ranges = nin;
+	}
+	if (!n)
+		return;
 	if (attach_raw_tp(p, p->skel->progs.kfree, "kfree", why, sizeof(why)) < 0)
 		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
 	else
@@ -905,11 +949,39 @@ static void leave_out(struct probes *p, const int *ctrs, size_t n, const char *w
 		probes_set_how(p, ctrs[i], false, "%s", why);
 }
 
-/* the kprobe ones, then the two kmem tracepoint ones (last: esp_ctrs + NESP - 2) */
+/* the kprobe ones, then the NKMEM kmem tracepoint ones (last: esp_ctrs + NESP - NKMEM) */
 static const int esp_ctrs[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 				IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
-				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT };
+				IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE,
+				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT, IPP_KMALLOC_ESP_INPUT };
 #define NESP (sizeof(esp_ctrs) / sizeof(esp_ctrs[0]))
+#define NKMEM 3
+
+/*
+ * The receive path: esp_input and the GRO over ESP each in their IPv4 and
+ * IPv6 function (the IPv6 one where its module is loaded), and xfrm_input.
+ */
+static void attach_receive_kprobes(struct probes *p, const struct ksyms *ks)
+{
+	char why[256];
+
+	attach_simple_kprobe(p, ks, IPP_ESP_INPUT, p->skel->progs.esp_input, "esp_input", true);
+	if (p->avail[IPP_ESP_INPUT] && ksyms_find(ks, "esp6_input") &&
+	    attach_kprobe(p, p->skel->progs.esp_input, "esp6_input", 0, why, sizeof(why)) == 0)
+		probes_set_how(p, IPP_ESP_INPUT, true, "kprobes esp_input and esp6_input");
+	attach_simple_kprobe(p, ks, IPP_XFRM_INPUT, p->skel->progs.xfrm_input, "xfrm_input", false);
+	if (!ksyms_find(ks, "esp4_gro_receive")) {
+		probes_set_how(p, IPP_ESP_GRO_RECEIVE, false, "%s",
+			access("/sys/module/esp4_offload", F_OK) == 0
+				? "esp4_gro_receive is not in /proc/kallsyms although esp4_offload is loaded"
+				: "esp4_gro_receive is not in /proc/kallsyms: esp4_offload is not loaded (no GRO over ESP)");
+		return;
+	}
+	attach_simple_kprobe(p, ks, IPP_ESP_GRO_RECEIVE, p->skel->progs.esp_gro_receive, "esp4_gro_receive", false);
+	if (p->avail[IPP_ESP_GRO_RECEIVE] && ksyms_find(ks, "esp6_gro_receive") &&
+	    attach_kprobe(p, p->skel->progs.esp_gro_receive, "esp6_gro_receive", 0, why, sizeof(why)) == 0)
+		probes_set_how(p, IPP_ESP_GRO_RECEIVE, true, "kprobes esp4_gro_receive and esp6_gro_receive");
+}
 
 /* The kprobes; call sites first: the code is read before any kprobe of ours patches it. */
 static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
@@ -926,6 +998,7 @@ static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
 
 	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
 	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
+	attach_receive_kprobes(p, ks);
 
 	if (ksyms_find(ks, "xfrm4_transport_output")) {
 		p->skel->bss->gate_transport_output = 0;
@@ -999,6 +1072,7 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 	if (nokp) {
 		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
+					  IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE,
 					  IPP_SKB_SEGMENT, IPP_TCP_GSO_SEGMENT };
 
 		leave_out(p, kp, sizeof(kp) / sizeof(kp[0]), nokp);
@@ -1006,7 +1080,7 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 	if (!no_esp)
 		attach_kmem(p, &ks);
 	else if (p->set == PROBE_SET_TRACEPOINTS) /* its kprobe ones say "kprobes not asked for" */
-		leave_out(p, esp_ctrs + NESP - 2, 2, no_esp);
+		leave_out(p, esp_ctrs + NESP - NKMEM, NKMEM, no_esp);
 	else
 		leave_out(p, esp_ctrs, NESP, no_esp);
 	if (!nokp)
@@ -1031,7 +1105,7 @@ void probes_detach(struct probes *p)
 	perfcount_close(p->pc);
 	p->pc = NULL;
 	if (p->skel)
-		p->skel->bss->nr_esp_ranges = 0;
+		p->skel->bss->nr_esp_ranges = p->skel->bss->nr_esp_in_ranges = 0;
 	for (int i = 0; i < p->nlinks; i++)
 		bpf_link__destroy(p->links[i]);
 	if (p->skel && p->nlinks) {
@@ -1106,7 +1180,7 @@ static void snap(struct probes *p, struct snapshot *s)
 			for (int cpu = 0; cpu < p->ncpus; cpu++)
 				e->v += v[cpu];
 			/* the programs count per SA only: one map update per call */
-			if (e->k.ctr == IPP_ESP_OUTPUT || e->k.ctr == IPP_ESP_OUTPUT_TAIL)
+			if (e->k.ctr == IPP_ESP_OUTPUT || e->k.ctr == IPP_ESP_OUTPUT_TAIL || e->k.ctr == IPP_ESP_INPUT)
 				s->c.v[e->k.ctr] += e->v;
 		}
 		k = next;

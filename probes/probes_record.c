@@ -243,11 +243,13 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
 		if (c == IPP_KFREE_ESP_OUTPUT)
 			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
+		if (c == IPP_KMALLOC_ESP_INPUT)
+			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KMALLOC_ESP_INPUT_BYTES]));
 		if (p->have_load)
 			json_object_set_new(o, "count_load", load_count(p, c));
 		if ((c == IPP_XMIT_SKBS || c == IPP_XMIT_SEGS) && p->xmit_bpf)
 			json_object_set_new(o, "kernel", kernel_json(p, c));
-		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL) {
+		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL || c == IPP_ESP_INPUT) {
 			json_object_set_new(o, "per_sa", per_sa_json(&p->begin, &p->end, c));
 			if (p->have_load)
 				json_object_set_new(o, "per_sa_load", per_sa_json(&p->lbegin, &p->lend, c));

@@ -127,13 +127,14 @@ def records(path):
     return [r for _, r in numbered_records(path)]
 
 
-def probe_equals_sa(r, ctr, key):
-    """The probe counter ctr, per SPI over the whole load, equals each out
-    SA's own count key ("packets", "wire_packets") in record r; printed.
+def probe_equals_sa(r, ctr, key, direction="out"):
+    """The probe counter ctr, per SPI over the whole load, equals each
+    SA's own count key ("packets", "wire_packets") in record r, of the SAs
+    of that direction ("out": the sender's, "in": the receiver's); printed.
     Short by at most the program runs the kernel skipped and said it did
     (probe_missed.load, results-format.md), never over."""
     per = r["counters"][ctr]["per_sa_load"]
-    outs = [s for s in r["sa_load"] if s["dir"] == "out"]
+    outs = [s for s in r["sa_load"] if s["dir"] == direction]
     missed = (r.get("probe_missed") or {}).get("load") or 0
     assert outs, (r["scenario"], r["sa_load"])
     for s in outs:

@@ -8,7 +8,7 @@
 # sender's kmalloc_esp_output once per TCP segment sent (2%; esp-null
 # sends one ESP packet a segment), the receiver's
 # counters present too (its agent attached the set the counting repeat
-# asked for). Over the whole load the sender's kmalloc_esp_output and
+# asked for), its esp_input within the window's slack of its in SAs' packets. Over the whole load the sender's kmalloc_esp_output and
 # memmove_transport_output equal its out SAs' wire packets read at the
 # load's edges ("sa_load", now written on the peer testbeds too) exactly.
 # clear, without SAs, gets none. The report counts 2 measured and 2
@@ -40,6 +40,11 @@ for c in rs[2:]:
     assert k["count"] > 0 and 0.98 <= k["per_tcp_segment"] <= 1.02 and 0.8 <= k["count"] / wire <= 1.05, (k, wire)
     rx = c["counters_receiver"]
     assert rx["esp_output"].get("count") is not None, rx["esp_output"]
+    # the receive path on the receiver, against its in SAs over the window (read by its agent)
+    rx_in = sum(s["packets"] for s in c["sa"] if s["dir"] == "in" and s["host"] == "receiver")
+    e = rx["esp_input"]
+    print(f"  count r{c['repeat']}: receiver esp_input {e.get('count')} in the window, {rx_in} ESP packets in", file=sys.stderr)
+    assert e.get("count") and 0.8 <= e["count"] / rx_in <= 1.05, (e, rx_in)
     # the whole load, quiet at both ends: the sender's SAs read at its edges ("sa_load"), exact
     load = sum(s["wire_packets"] for s in c["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
     print(f"  count r{c['repeat']}: over the load {k['count_load']} kmallocs, {load} ESP packets out (sa_load)", file=sys.stderr)

@@ -8,8 +8,12 @@
 #   esp-null-gso: esp_output_tail calls per SPI == that SA's oseq advance,
 #                 and esp_output is not called at all.
 # Both: kmalloc_esp_output == kfree_esp_output == esp_output_tail over the
-# load, and every counter attached (none unavailable); in no-gso, the ESP
-# programs not attached at all (only ESP scenarios get them).
+# load, and every counter attached (none unavailable; esp_gro_receive where
+# esp4_offload is loaded); in no-gso, the ESP programs not attached at all
+# (only ESP scenarios get them).
+# The receive path, both: esp_input calls per SPI == the receiving SA's
+# packet counter; one kmalloc_esp_input per esp_input; xfrm_input at least
+# once per esp_input.
 # With --probe-set all, xmit through the BTF tracepoint (bpf_rdonly_cast
 # where the kernel has it, 6.12), and its counts against the kernel's own
 # (device statistics, Tcp OutSegs + RetransSegs): whole load exact for
@@ -47,9 +51,12 @@ for kernel in kernels:
       c = r["counters"]
       for n, v in c.items():
           esp_only = n in ("esp_output", "esp_output_tail", "xfrm_transport_output", "memmove_transport_output",
-                           "memmove_transport_input", "kmalloc_esp_output", "kfree_esp_output")
+                           "memmove_transport_input", "kmalloc_esp_output", "kfree_esp_output",
+                           "esp_input", "xfrm_input", "esp_gro_receive", "kmalloc_esp_input")
           if name == "no-gso" and esp_only:
               assert v.get("count") is None and "the scenario has no SAs" in v["symbol"], (name, n, v)
+              continue
+          if n == "esp_gro_receive" and "esp4_offload is not loaded" in v["symbol"]:
               continue
           assert v.get("count") is not None, (name, n, v["symbol"])
       # the xmit program against the kernel's own counters of the same events
@@ -77,6 +84,17 @@ for kernel in kernels:
           wire = sum(s["wire_packets"] for s in recs[name]["sa_load"] if s["dir"] == "out")
           assert c["kmalloc_esp_output"]["count_load"] == wire == c["memmove_transport_output"]["count_load"], (wire, c)
       assert "call-site kprobe at " in c["memmove_transport_output"]["symbol"], c["memmove_transport_output"]
+  # the receive path, against the receiving SAs
+  for name in ("esp-null", "esp-null-gso"):
+      probe_equals_sa(recs[name], "esp_input", "packets", "in")
+      c = recs[name]["counters"]
+      e = c["esp_input"]["count_load"]
+      g = c["esp_gro_receive"]
+      print(f"  {name}: esp_input {e}, xfrm_input {c['xfrm_input']['count_load']},"
+            f" kmalloc_esp_input {c['kmalloc_esp_input']['count_load']} ({c['kmalloc_esp_input']['bytes']} bytes in the window),"
+            f" esp_gro_receive {g.get('count_load', g['symbol'])}", file=sys.stderr)
+      assert c["kmalloc_esp_input"]["count_load"] == e, (name, c["kmalloc_esp_input"], e)
+      assert c["xfrm_input"]["count_load"] >= e, (name, c["xfrm_input"], e)
   n = recs["no-gso"]["counters"]
   assert n["tcp_gso_segment"]["count"] > 0 and n["xmit_skbs"]["count"] == n["xmit_segs"]["count"], n
   # the loader's choice of xmit program: 6.1 lacks bpf_rdonly_cast (6.2+)

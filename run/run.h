@@ -63,6 +63,7 @@ struct run_config {
 	bool probe_cost;       /* --probe-cost: bpf_enable_stats while the probes are open */
 	int probe_set;         /* --probe-set: enum probe_set (probes.h), 0 = default */
 	int flows;             /* --flows: TCP flows at once (default 1) */
+	int vcpus;             /* --vcpus: the vm guest's (0: what --flows needs, at least the host's) */
 	int direction;         /* --direction: enum load_direction (load.h), 0 = tx */
 	int count_repeats;     /* --count-repeats: runs per SA scenario with the ESP programs (default 1) */
 	/* the matrix */

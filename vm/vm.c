@@ -173,6 +173,7 @@ struct boot {
 	const char *image, *initrd, *console_path, *tar_path, *live_path, *qlog_path;
 	const char *bios;      /* -bios FILE, or NULL for qemu's own (SeaBIOS) */
 	bool kvm;
+	int vcpus;             /* the guest's -smp (vm-pair: 1 each) */
 	int boot_timeout_s, total_timeout_s;
 	/* results */
 	struct console con;
@@ -229,6 +230,20 @@ static int nr_cpus(void)
 }
 
 /*
+ * The vm guest's vCPUs: --vcpus, else what --flows needs (a sender's and
+ * a receiver's CPU a flow, as the netns testbed pins them), at least this
+ * host's CPUs (2 to 4). More vCPUs than host CPUs share them.
+ */
+static int guest_vcpus(const struct run_config *cfg)
+{
+	int n = nr_cpus();
+
+	if (cfg->vcpus)
+		return cfg->vcpus;
+	return cfg->flows > 1 && 2 * cfg->flows > n ? 2 * cfg->flows : n;
+}
+
+/*
  * The kernel's command line: the console on the first UART, quiet (every
  * line costs at 115200 baud), a panic ends qemu at once, and
  * cryptomgr.notests: the crypto self-tests run when an algorithm is
@@ -261,7 +276,7 @@ static void build_argv(struct boot *b, struct qemu_argv *q)
 	size_t n = 0;
 
 	/* vm-pair: one vCPU a guest, the sender's and the receiver's, as the netns testbed pins them */
-	fmt_buf(q->smp, sizeof(q->smp), "%d", b->fds ? 1 : nr_cpus());
+	fmt_buf(q->smp, sizeof(q->smp), "%d", b->fds ? 1 : b->vcpus ? b->vcpus : nr_cpus());
 	build_append(q->append, sizeof(q->append));
 	fmt_buf(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
 	/* a port nobody reads (the vm-pair receiver's results and records) goes nowhere: it cannot fill a disk */
@@ -611,8 +626,8 @@ static int append_line(const char *path, const char *line)
 
 static json_t *vm_info(const struct boot *b, const struct vm_kernel *k, const struct vm_kernel *peer)
 {
-	json_t *v = json_pack("{s:s, s:s, s:s}", "accel", b->kvm ? "kvm" : "tcg", "spec", k->spec,
-			      "image", k->image);
+	json_t *v = json_pack("{s:s, s:s, s:s, s:i}", "accel", b->kvm ? "kvm" : "tcg", "spec", k->spec,
+			      "image", k->image, "vcpus", b->fds ? 1 : b->vcpus ? b->vcpus : nr_cpus());
 
 	/* vm-pair: the receiver's kernel (the records' peer_kernel), booted alike */
 	if (peer)
@@ -1308,6 +1323,7 @@ static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
 	int err;
 
 	boot_init(&b, k, w);
+	b.vcpus = guest_vcpus(cfg);
 	if (w->peer)
 		boot_init_pair(&b, &rx, w);
 	boot_kernel(cfg, k, w, &b, kvm_fail, sizeof(kvm_fail));
@@ -1336,11 +1352,12 @@ static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
 }
 
 /* Dry-run: the commands for the wires and the qemus, none started. */
-static void print_boots(const struct vm_kernel *kernel, struct vm_work *w)
+static void print_boots(const struct run_config *cfg, const struct vm_kernel *kernel, struct vm_work *w)
 {
 	struct boot b, rx;
 
 	boot_init(&b, kernel, w);
+	b.vcpus = guest_vcpus(cfg);
 	b.kvm = want_kvm(w->dir, true);
 	if (w->peer) {
 		struct qemu_argv q;
@@ -1388,7 +1405,7 @@ int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec, const
 	if (work_fill(cfg, kernel, &w) < 0) {
 		not_run(cfg, kernel_spec, &d, "vm: the initramfs could not be built", out);
 	} else if (cfg->dry_run) {
-		print_boots(kernel, &w);
+		print_boots(cfg, kernel, &w);
 		err = 0;
 	} else if (peer && pair_link_make(&w.link, false) < 0) {
 		not_run(cfg, kernel_spec, &d, "vm-pair: the link between the guests could not be made", out);

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# --flows on the vm testbed: Debian 6.1 in the guest, clear with --flows 2.
+# - the guest gets the vCPUs the flows need: 4 (a sender's and a
+#   receiver's a flow), said in the record's "vm": {"vcpus"};
+# - one ok record with two flows on ports 5201 and 5202 that each carried
+#   bytes, summing to the record's, each flow's sender and receiver pinned
+#   to CPUs of their own (four distinct CPUs);
+# - --vcpus 2 gives the guest 2, and the flows then share them.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/vm_lib.sh"
+
+k61=$(vm_kernel "$DEB61") || exit $?
+for v in default 2; do
+	opts=()
+	[ "$v" = default ] || opts=(--vcpus "$v")
+	"$IPSECPERF" run -q --testbed vm --kernel "$k61" "${opts[@]}" --flows 2 -t 1 -O 1 -r 1 \
+		-o "$TMP/res-$v" clear > "$TMP/out" 2> "$TMP/err" ||
+		{ cat "$TMP/err" >&2; fail "run --flows 2 (vcpus $v) exited $?"; }
+done
+assert_vm_clean "after the vm runs"
+python3 - "$TMP" << 'PY' || fail "the guest's flows are wrong (above)"
+import sys
+from assert_json import records
+tmp = sys.argv[1]
+for v, want in (("default", 4), ("2", 2)):
+    r = records(f"{tmp}/res-{v}/runs.jsonl")[0]
+    assert r["status"] == "ok", r.get("reason")
+    assert r["vm"]["vcpus"] == want, (v, r["vm"])
+    f = r["flow"]
+    assert r["flows"] == 2 and [x["port"] for x in f] == [5201, 5202], f
+    assert all(x["bytes"] > 0 for x in f) and sum(x["bytes"] for x in f) == r["bytes"], (f, r["bytes"])
+    cpus = [c for x in f for c in (x["cpu_sender"], x["cpu_receiver"])]
+    gbps = ", ".join("%.3f" % (x["throughput_bps"] / 1e9) for x in f)
+    print(f"  vcpus {r['vm']['vcpus']}: flows on CPUs {cpus}, {gbps} Gbit/s", file=sys.stderr)
+    if want == 4:
+        assert sorted(cpus) == [0, 1, 2, 3], cpus
+PY
+exit 0

@@ -641,19 +641,29 @@ static json_t *sa_entry(const struct ipsec_sas *cur, int i, const char *spi, con
 }
 
 /* The SAs' counters since ipsec_counters_begin, those of where (IPSEC_SA_*); *rc -1 (why) if one could not be read. */
-static json_t *counters_list(struct ipsec_sas *cur, int where, char *why, size_t len, int *rc)
+static bool sa_is_where(const struct ipsec_sas *cur, int i, int where)
+{
+	const struct endpoint *e = cur->sa[i].ep;
+
+	return !((where == IPSEC_SA_HERE && ep_remote(e)) || (where == IPSEC_SA_THERE && !ep_remote(e)));
+}
+
+/* answers: the agent's, one per SA of where in order (ipsec_sa_requests); NULL: read each now */
+static json_t *counters_list(struct ipsec_sas *cur, int where, json_t *answers, char *why, size_t len, int *rc)
 {
 	json_t *a = json_array();
+	size_t k = 0;
 
 	*rc = 0;
 	for (int i = 0; i < cur->n; i++) {
-		struct xfrm_sa_counters c1;
+		struct xfrm_sa_counters c1 = { 0 };
 		const struct endpoint *e = cur->sa[i].ep;
 		char spi[16];
 
-		if ((where == IPSEC_SA_HERE && ep_remote(e)) || (where == IPSEC_SA_THERE && !ep_remote(e)))
+		if (!sa_is_where(cur, i, where))
 			continue;
-		int err = ep_xfrm_sa_get(e, &cur->sa[i].spec, &c1);
+		int err = answers ? ep_xfrm_sa_answer(json_incref(json_array_get(answers, k++)), &c1)
+				  : ep_xfrm_sa_get(e, &cur->sa[i].spec, &c1);
 
 		snprintf(spi, sizeof(spi), "0x%08x", cur->sa[i].spec.spi);
 		if (err || cur->sa[i].err0) {
@@ -672,7 +682,7 @@ static json_t *counters_list(struct ipsec_sas *cur, int where, char *why, size_t
 int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
 {
 	int rc;
-	json_t *a = counters_list(cur, IPSEC_SA_ALL, why, len, &rc);
+	json_t *a = counters_list(cur, IPSEC_SA_ALL, NULL, why, len, &rc);
 
 	if (rc == 0)
 		rc = ipsec_sa_check(a, why, len);
@@ -684,5 +694,28 @@ json_t *ipsec_counters_read(struct ipsec_sas *sas, int where, char *why, size_t 
 {
 	int rc;
 
-	return counters_list(sas, where, why, len, &rc);
+	return counters_list(sas, where, NULL, why, len, &rc);
+}
+
+json_t *ipsec_sa_requests(struct ipsec_sas *sas, int where)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < sas->n; i++)
+		if (sa_is_where(sas, i, where))
+			json_array_append_new(a, ep_xfrm_sa_req(&sas->sa[i].spec));
+	return a;
+}
+
+json_t *ipsec_counters_answered(struct ipsec_sas *sas, int where, json_t *answers, char *why, size_t len)
+{
+	size_t n = 0;
+	int rc;
+
+	for (int i = 0; i < sas->n; i++)
+		n += sa_is_where(sas, i, where);
+	/* an agent that does not read them (older), or a wrong count: not these SAs' */
+	if (!json_is_array(answers) || json_array_size(answers) != n)
+		return NULL;
+	return counters_list(sas, where, answers, why, len, &rc);
 }

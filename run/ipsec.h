@@ -64,6 +64,14 @@ int ipsec_counters_record(struct ipsec_sas *sas, json_t *rec, char *why, size_t 
  */
 enum { IPSEC_SA_ALL, IPSEC_SA_HERE, IPSEC_SA_THERE };
 json_t *ipsec_counters_read(struct ipsec_sas *sas, int where, char *why, size_t len);
+/*
+ * The same from answers read elsewhere: the agent's to ipsec_sa_requests'
+ * list, in its order (cpu-start and cpu-stop carry it, so that the peer
+ * reads its SAs next to its probes' snapshot). NULL when answers is not
+ * one answer per SA.
+ */
+json_t *ipsec_sa_requests(struct ipsec_sas *sas, int where);
+json_t *ipsec_counters_answered(struct ipsec_sas *sas, int where, json_t *answers, char *why, size_t len);
 
 /* The verdict on a record's "sa" list: -1 with why when an SA counted nothing. */
 int ipsec_sa_check(json_t *sas, char *why, size_t len);

@@ -103,6 +103,20 @@ static json_t *record_head(struct matrix *m, const char *scenario, int repeat)
 	return rec;
 }
 
+/* The probes' snapshot at the whole load's edges: this host's, then the other host's. */
+static void load_mark(struct matrix *m, struct probes *p, int begin)
+{
+	probes_load_mark(p, begin);
+	if (m->ops->load_mark)
+		m->ops->load_mark(m->tb, begin);
+}
+
+/* Did either host's probes count on since the load-end snapshot? */
+static bool load_moved(struct matrix *m, struct probes *p)
+{
+	return probes_load_moved(p) || (m->ops->load_moved && m->ops->load_moved(m->tb));
+}
+
 /* One run of one scenario: the load, measured; returns its record. */
 static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 {
@@ -126,7 +140,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	};
 
 	ops->run_begin(m->tb, rec);
-	probes_load_mark(w.probes, 1);
+	load_mark(m, w.probes, 1);
 	if (ops->load(m->tb, sc, &lp, &lr) < 0) {
 		record_status(rec, "failed", lr.error[0] ? lr.error : "the load failed");
 	} else {
@@ -135,7 +149,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		ops->record_cpu(m->tb, rec, &lr, &w.cpu);
 	}
 	measuring_record(rec, sc->name, repeat);
-	probes_load_mark(w.probes, 0);
+	load_mark(m, w.probes, 0);
 	/* the SAs' own counters: proof that the traffic went through them */
 	int end_rc = ops->run_end(m->tb, rec, why, sizeof(why));
 	/*
@@ -144,8 +158,8 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	 * the whole load's counts then differ by one. Take both again, until
 	 * nothing moved between them.
 	 */
-	for (int i = 0; i < 3 && probes_load_moved(w.probes); i++) {
-		probes_load_mark(w.probes, 0);
+	for (int i = 0; i < 3 && load_moved(m, w.probes); i++) {
+		load_mark(m, w.probes, 0);
 		end_rc = ops->run_end(m->tb, rec, why, sizeof(why));
 	}
 	if (end_rc < 0 && record_is(rec, "ok"))

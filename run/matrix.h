@@ -42,6 +42,12 @@ struct testbed_ops {
 	void (*record_head)(void *tb, json_t *rec);
 	/* A run: before the load, the load itself, the window's edges, a tick. */
 	void (*run_begin)(void *tb, json_t *rec);
+	/*
+	 * Optional: the other host's probes at the whole load's edges, beside
+	 * this host's, and whether they counted on since the load's end.
+	 */
+	void (*load_mark)(void *tb, int begin);
+	bool (*load_moved)(void *tb);
 	int (*load)(void *tb, const struct scenario *sc, const struct load_params *lp, struct load_result *lr);
 	void (*window)(void *tb, int open);
 	void (*tick)(void *tb);

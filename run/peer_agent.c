@@ -9,7 +9,9 @@
  * Requests ({"op": ...}):
  *   hello                     version, kernel, CPUs, TSC Hz
  *   tcp-auth-check            can this kernel do TCP-MD5/AO ("method", "ao_alg")
- *   cpu-start, cpu-stop       CPU accounting of the whole host for one window
+ *   cpu-start, cpu-stop       CPU accounting of the whole host for one window; with
+ *                             "sa" (sa-get requests) those SAs' counters too, read
+ *                             next to the probes' snapshot
  *   stream-rx                 start the built-in stream's receiver ("addr", "peer",
  *                             "port", "method", "ao_alg", "key" in hex, "cpu" or -1)
  *   stream-bytes              bytes received so far
@@ -21,7 +23,11 @@
  *   probes-attach, -detach    the probes on "dev" (probes/): "set" (--probe-set's
  *                             name), "esp" (the scenario has SAs), "cost"; their
  *                             window opens and closes with cpu-start and cpu-stop
- *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases)
+ *   load-mark                 the probes' snapshot at the whole load's edges ("begin":
+ *                             true before it, false after it, once the links are quiet)
+ *   load-moved                have the probes counted on since the load's end ("moved")
+ *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases;
+ *                             "sa_load": the same over the whole load)
  *   run                       one program ("argv", no shell) of those the peer testbed
  *                             runs (peer_run_allowed) to its end: "status", "out",
  *                             "err", as ssh would run it (endpoint.c), without an ssh
@@ -231,18 +237,23 @@ static void op_tcp_auth_check(json_t *req)
 	answer(json_pack("{s:b, s:b, s:s}", "ok", 1, "can", rc == 0, "why", why));
 }
 
-static void op_cpu(bool start)
+static void answer_sas(json_t *ans, json_t *req);
+
+static void op_cpu(json_t *req, bool start)
 {
 	const char *method;
 
 	if (start) {
+		json_t *ans = json_pack("{s:b}", "ok", 1);
+
 		if (!ag.cpu_open)
 			cpu_open(&ag.cpu);
 		ag.cpu_open = true;
 		if (ag.probes)
 			probes_window(ag.probes, 1);
+		answer_sas(ans, req); /* next to the probes' snapshot */
 		cpu_start(&ag.cpu);
-		answer(json_pack("{s:b}", "ok", 1));
+		answer(ans);
 		return;
 	}
 	if (!ag.cpu_open) {
@@ -253,9 +264,11 @@ static void op_cpu(bool start)
 	if (ag.probes)
 		probes_window(ag.probes, 0);
 	uint64_t cycles = cpu_cycles(&ag.cpu, &method);
+	json_t *ans = json_pack("{s:b, s:f, s:f, s:I, s:s}", "ok", 1, "busy_s", cpu_busy_s(&ag.cpu, -1), "window_s",
+				cpu_window_s(&ag.cpu), "cycles", (json_int_t)cycles, "method", method);
 
-	answer(json_pack("{s:b, s:f, s:f, s:I, s:s}", "ok", 1, "busy_s", cpu_busy_s(&ag.cpu, -1), "window_s",
-			 cpu_window_s(&ag.cpu), "cycles", (json_int_t)cycles, "method", method));
+	answer_sas(ans, req);
+	answer(ans);
 }
 
 static int family_of(json_t *req)
@@ -405,14 +418,37 @@ static void op_sa_add(json_t *req)
 	answer(json_pack("{s:b, s:i, s:s}", "ok", 1, "err", err, "kmsg", kmsg));
 }
 
-static void op_sa_get(json_t *req)
+/* One SA's counters, as sa-get answers them (req: its family, dst and spi). */
+static json_t *sa_counters(json_t *req)
 {
 	struct xfrm_sa_counters c = { 0 };
-	int err = xfrm_sa_get(NULL, family_of(req), str(req, "dst"),
-			      (uint32_t)json_integer_value(json_object_get(req, "spi")), IPPROTO_ESP, &c);
+	int err = json_is_object(req) ? xfrm_sa_get(NULL, family_of(req), str(req, "dst"),
+						   (uint32_t)json_integer_value(json_object_get(req, "spi")),
+						   IPPROTO_ESP, &c)
+				       : -EINVAL;
 
-	answer(json_pack("{s:b, s:i, s:I, s:I, s:I, s:I}", "ok", 1, "err", err, "packets", (json_int_t)c.packets,
-			 "bytes", (json_int_t)c.bytes, "oseq", (json_int_t)c.oseq, "seq", (json_int_t)c.seq));
+	return json_pack("{s:b, s:i, s:I, s:I, s:I, s:I}", "ok", 1, "err", err, "packets", (json_int_t)c.packets,
+			 "bytes", (json_int_t)c.bytes, "oseq", (json_int_t)c.oseq, "seq", (json_int_t)c.seq);
+}
+
+static void op_sa_get(json_t *req)
+{
+	answer(sa_counters(req));
+}
+
+/* cpu-start and cpu-stop's "sa": those SAs' counters, read now, in order (at most AGENT_SA_MAX). */
+#define AGENT_SA_MAX 64
+static void answer_sas(json_t *ans, json_t *req)
+{
+	json_t *list = json_object_get(req, "sa"), *out, *s;
+	size_t i;
+
+	if (!json_is_array(list) || json_array_size(list) > AGENT_SA_MAX)
+		return;
+	out = json_array();
+	json_array_foreach(list, i, s)
+		json_array_append_new(out, sa_counters(s));
+	json_object_set_new(ans, "sa", out);
 }
 
 /* The BPF programs loaded, once: --probe-set and --probe-cost as the run asks. */
@@ -446,8 +482,11 @@ static void op_probes_attach(json_t *req)
 
 static void op_probes_counters(json_t *req)
 {
-	json_t *sa = json_object_get(req, "sa");
+	json_t *sa = json_object_get(req, "sa"), *sa_load = json_object_get(req, "sa_load");
 	json_t *rec = json_pack("{s:o}", "sa", json_is_array(sa) ? json_deep_copy(sa) : json_array());
+
+	if (json_is_array(sa_load))
+		json_object_set_new(rec, "sa_load", json_deep_copy(sa_load));
 
 	if (!ag.probes) {
 		json_decref(rec);
@@ -456,9 +495,11 @@ static void op_probes_counters(json_t *req)
 	}
 	json_t *a = json_pack("{s:b, s:o}", "ok", 1, "counters", probes_counters_json(ag.probes, rec));
 
-	/* --probe-cost: what the kernel timed of the programs here */
+	/* --probe-cost: what the kernel timed of the programs here; and the runs it skipped */
 	if (json_object_get(rec, "probe_cost"))
 		json_object_set(a, "probe_cost", json_object_get(rec, "probe_cost"));
+	if (json_object_get(rec, "probe_missed"))
+		json_object_set(a, "probe_missed", json_object_get(rec, "probe_missed"));
 	answer(a);
 	json_decref(rec);
 }
@@ -492,9 +533,9 @@ static void dispatch(json_t *req)
 	else if (!strcmp(op, "tcp-auth-check"))
 		op_tcp_auth_check(req);
 	else if (!strcmp(op, "cpu-start"))
-		op_cpu(true);
+		op_cpu(req, true);
 	else if (!strcmp(op, "cpu-stop"))
-		op_cpu(false);
+		op_cpu(req, false);
 	else if (!strcmp(op, "stream-rx"))
 		op_stream_rx(req);
 	else if (!strcmp(op, "stream-bytes"))
@@ -522,6 +563,11 @@ static void dispatch(json_t *req)
 		if (ag.probes)
 			probes_detach(ag.probes);
 		answer(json_pack("{s:b}", "ok", 1));
+	} else if (!strcmp(op, "load-mark")) {
+		probes_load_mark(ag.probes, json_is_true(json_object_get(req, "begin")));
+		answer(json_pack("{s:b}", "ok", 1));
+	} else if (!strcmp(op, "load-moved")) {
+		answer(json_pack("{s:b, s:b}", "ok", 1, "moved", probes_load_moved(ag.probes)));
 	} else if (!strcmp(op, "probes-counters"))
 		op_probes_counters(req);
 	else if (!strcmp(op, "run"))

@@ -51,30 +51,52 @@ static json_t *sa_join(json_t *a, json_t *b)
 	return a;
 }
 
+/*
+ * An agent's cpu-start or cpu-stop, with the peer's SAs read there next
+ * to its probes' snapshot; *there gets them, or stays NULL where the
+ * agent did not read them (an older ipsecperf on the peer).
+ */
+static json_t *agent_edge(struct peer *p, const char *op, json_t **there)
+{
+	json_t *r = agent_call(p, json_pack("{s:s, s:o}", "op", op, "sa", ipsec_sa_requests(p->sas, IPSEC_SA_THERE)));
+
+	*there = r ? ipsec_counters_answered(p->sas, IPSEC_SA_THERE, json_object_get(r, "sa"), p->w.sa_why,
+					     sizeof(p->w.sa_why))
+		   : NULL;
+	return r;
+}
+
 /* The peer's part of the window's edges: the SAs' counters, the receiver's CPU. */
 static void peer_window_open(struct peer *p)
 {
 	struct peer_window *w = &p->w;
+	json_t *there = NULL;
 
-	/* each host's SAs next to its own probes' snapshot: the peer's before its agent takes it, ours last */
+	/* each host's SAs next to its own probes' snapshot: the peer's by its agent, ours last */
 	json_decref(w->sa_open);
-	w->sa_open = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+	w->sa_open = NULL;
 	w->rx_ok = false;
 	if (p->have_agent) {
-		json_t *r = agent_call(p, json_pack("{s:s}", "op", "cpu-start"));
+		json_t *r = agent_edge(p, "cpu-start", &there);
 
 		w->rx_ok = r && json_is_true(json_object_get(r, "ok"));
 		json_decref(r);
 	} else {
+		there = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
 		w->stat0 = peer_stat(p, w->rx_why, sizeof(w->rx_why));
 		w->rx_ok = w->stat0 >= 0;
 	}
-	w->sa_open = sa_join(w->sa_open, p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why,
-										 sizeof(w->sa_why)));
+	if (p->lost) {
+		json_decref(there);
+		return;
+	}
+	if (!there) /* an agent that does not read them */
+		there = ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+	w->sa_open = sa_join(there, ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why)));
 }
 
-/* The receiver's CPU (and, by its agent, its probes) at the window's close. */
-static void peer_window_close_rx(struct peer *p)
+/* The receiver's CPU (and, by its agent, its probes and SAs: *there) at the window's close. */
+static void peer_window_close_rx(struct peer *p, json_t **there)
 {
 	struct peer_window *w = &p->w;
 
@@ -82,7 +104,7 @@ static void peer_window_close_rx(struct peer *p)
 		return;
 	w->rx_ok = false;
 	if (p->have_agent) {
-		json_t *r = agent_call(p, json_pack("{s:s}", "op", "cpu-stop"));
+		json_t *r = agent_edge(p, "cpu-stop", there);
 
 		if (r && json_is_true(json_object_get(r, "ok"))) {
 			w->rx_busy_s = json_number_value(json_object_get(r, "busy_s"));
@@ -107,13 +129,19 @@ static void peer_window_close_rx(struct peer *p)
 static void peer_window_close(struct peer *p)
 {
 	struct peer_window *w = &p->w;
+	json_t *there = NULL;
 
-	/* ours first, next to the probes' snapshot just taken; the peer's after its agent took its own */
+	/* ours first, next to the probes' snapshot just taken; the peer's by its agent, next to its own */
 	json_decref(w->sa_close);
 	w->sa_close = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why));
-	peer_window_close_rx(p);
-	w->sa_close = sa_join(w->sa_close, p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why,
-										   sizeof(w->sa_why)));
+	peer_window_close_rx(p, &there);
+	if (!there && !p->lost)
+		there = ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+	if (p->lost) {
+		json_decref(there);
+		there = NULL;
+	}
+	w->sa_close = sa_join(w->sa_close, there);
 }
 
 static void peer_window(void *tb, int open)
@@ -238,6 +266,29 @@ static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
 	return p->w.sa_rc < 0 ? -1 : 0;
 }
 
+/* The peer's probes at the load's edges, by its agent: its "sa_load" checks them there. */
+static void peer_load_mark(void *tb, int begin)
+{
+	struct peer *p = tb;
+
+	if (p->peer_probes && !p->lost)
+		json_decref(agent_call(p, json_pack("{s:s, s:b}", "op", "load-mark", "begin", begin)));
+}
+
+static bool peer_load_moved(void *tb)
+{
+	struct peer *p = tb;
+	json_t *r;
+	bool moved;
+
+	if (!p->peer_probes || p->lost)
+		return false;
+	r = agent_call(p, json_pack("{s:s}", "op", "load-moved"));
+	moved = r && json_is_true(json_object_get(r, "moved"));
+	json_decref(r);
+	return moved;
+}
+
 /* rec's list key ("sa", "sa_load"), only the SAs of host ("sender", "receiver"). */
 static json_t *sa_list_of(json_t *rec, const char *key, const char *host)
 {
@@ -254,18 +305,33 @@ static json_t *sa_of(json_t *rec, const char *host)
 	return sa_list_of(rec, "sa", host);
 }
 
+/* The peer's probe_missed, as counts or null: what the peer sent is not copied as it came. */
+static json_t *missed_of(json_t *m)
+{
+	json_t *w = json_object_get(m, "window"), *l = json_object_get(m, "load");
+
+	return json_pack("{s:o, s:o}", "window", json_is_integer(w) ? json_integer(json_integer_value(w)) : json_null(),
+			 "load", json_is_integer(l) ? json_integer(json_integer_value(l)) : json_null());
+}
+
 /* The peer's counters, by its agent, with the peer's SAs as their per-packet bases. */
 static json_t *rx_counters(struct peer *p, json_t *rec, const char *off_why)
 {
 	json_t *c = NULL;
 
 	if (p->peer_probes && !p->lost) {
-		json_t *r = agent_call(p, json_pack("{s:s, s:o}", "op", "probes-counters", "sa", sa_of(rec, "receiver")));
+		json_t *req = json_pack("{s:s, s:o}", "op", "probes-counters", "sa", sa_of(rec, "receiver"));
+
+		if (json_object_get(rec, "sa_load"))
+			json_object_set_new(req, "sa_load", sa_list_of(rec, "sa_load", "receiver"));
+		json_t *r = agent_call(p, req);
 
 		if (r && json_is_object(json_object_get(r, "counters")))
 			c = json_incref(json_object_get(r, "counters"));
 		if (r && json_is_object(json_object_get(r, "probe_cost")))
 			json_object_set(rec, "probe_cost_receiver", json_object_get(r, "probe_cost"));
+		if (r && json_is_object(json_object_get(r, "probe_missed")))
+			json_object_set_new(rec, "probe_missed_receiver", missed_of(json_object_get(r, "probe_missed")));
 		json_decref(r);
 	}
 	return c ? c : probes_counters_unavailable(
@@ -464,6 +530,8 @@ const struct testbed_ops peer_testbed_ops = {
 	.probes_detach = peer_probes_detach,
 	.record_head = peer_record_head,
 	.run_begin = peer_run_begin,
+	.load_mark = peer_load_mark,
+	.load_moved = peer_load_moved,
 	.load = peer_load,
 	.window = peer_window,
 	.tick = peer_tick,

@@ -162,16 +162,21 @@ int ep_xfrm_sa_add(const struct endpoint *e, const struct xfrm_sa_spec *s, const
 	return add_answer(r, kmsg, len);
 }
 
-int ep_xfrm_sa_get(const struct endpoint *e, const struct xfrm_sa_spec *s, struct xfrm_sa_counters *c)
+json_t *ep_xfrm_sa_req(const struct xfrm_sa_spec *s)
 {
-	json_t *r;
+	return sa_get_req(s);
+}
+
+int ep_xfrm_sa_answer(json_t *r, struct xfrm_sa_counters *c)
+{
 	int err;
 
-	if (!ep_remote(e))
-		return xfrm_sa_get(e->netns, s->family, s->dst, s->spi, s->proto, c);
-	r = agent_req(e, sa_get_req(s));
 	if (!r)
 		return -EPIPE;
+	if (!json_is_object(r) || !json_is_integer(json_object_get(r, "err"))) {
+		json_decref(r);
+		return -EPROTO;
+	}
 	err = (int)json_integer_value(json_object_get(r, "err"));
 	c->packets = json_integer_value(json_object_get(r, "packets"));
 	c->bytes = json_integer_value(json_object_get(r, "bytes"));
@@ -179,6 +184,13 @@ int ep_xfrm_sa_get(const struct endpoint *e, const struct xfrm_sa_spec *s, struc
 	c->seq = json_integer_value(json_object_get(r, "seq"));
 	json_decref(r);
 	return err;
+}
+
+int ep_xfrm_sa_get(const struct endpoint *e, const struct xfrm_sa_spec *s, struct xfrm_sa_counters *c)
+{
+	if (!ep_remote(e))
+		return xfrm_sa_get(e->netns, s->family, s->dst, s->spi, s->proto, c);
+	return ep_xfrm_sa_answer(agent_req(e, sa_get_req(s)), c);
 }
 
 /* ---- the peer's modules window, through its agent ---- */

@@ -37,6 +37,14 @@ int ep_xfrm_sa_add(const struct endpoint *e, const struct xfrm_sa_spec *s, const
 
 /* An SA's counters at e: 0 or -errno. */
 int ep_xfrm_sa_get(const struct endpoint *e, const struct xfrm_sa_spec *s, struct xfrm_sa_counters *c);
+/*
+ * The same in two halves, for requests that ride on another (the agent's
+ * cpu-start and cpu-stop read the peer's SAs next to its probes): the
+ * agent's request for s, and its answer r read into c (r is consumed;
+ * NULL: lost, -EPIPE; not an answer, -EPROTO).
+ */
+json_t *ep_xfrm_sa_req(const struct xfrm_sa_spec *s);
+int ep_xfrm_sa_answer(json_t *r, struct xfrm_sa_counters *c);
 
 /* The modules window of e's kernel (kmod.h). */
 void ep_kmod_window(const struct endpoint *e, struct kmod_window *w);

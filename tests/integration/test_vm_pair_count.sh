@@ -8,7 +8,9 @@
 # sender's kmalloc_esp_output once per TCP segment sent (2%; esp-null
 # sends one ESP packet a segment), the receiver's
 # counters present too (its agent attached the set the counting repeat
-# asked for), its esp_input within the window's slack of its in SAs' packets. Over the whole load the sender's kmalloc_esp_output and
+# asked for), its esp_input within the window's slack of its in SAs' packets
+# and, over the whole load (its agent's snapshots at the load's edges),
+# equal to them per SPI, with one kmalloc_esp_input each. Over the whole load the sender's kmalloc_esp_output and
 # memmove_transport_output equal its out SAs' wire packets read at the
 # load's edges ("sa_load", now written on the peer testbeds too) exactly.
 # clear, without SAs, gets none. The report counts 2 measured and 2
@@ -27,7 +29,7 @@ assert_records "$out/runs.jsonl" \
 	"not clear, esp-null and esp-null's two counting repeats, all ok"
 python3 - "$out/runs.jsonl" << 'PY' || fail "the counting repeats did not count on both guests (above)"
 import sys
-from assert_json import records
+from assert_json import probe_equals_sa, records
 rs = records(sys.argv[1])
 t = rs[1]
 assert "not in the default probe set" in t["counters"]["kmalloc_esp_output"]["symbol"], t["counters"]["kmalloc_esp_output"]
@@ -45,6 +47,16 @@ for c in rs[2:]:
     e = rx["esp_input"]
     print(f"  count r{c['repeat']}: receiver esp_input {e.get('count')} in the window, {rx_in} ESP packets in", file=sys.stderr)
     assert e.get("count") and 0.8 <= e["count"] / rx_in <= 1.05, (e, rx_in)
+    # and over the whole load, its agent's snapshots at the load's edges: exact against its in SAs
+    missed = (c.get("probe_missed_receiver") or {}).get("load") or 0
+    probe_equals_sa({"scenario": "esp-null (receiver)", "counters": rx, "probe_missed": c.get("probe_missed_receiver"),
+                     "sa_load": [s for s in c["sa_load"] if s["host"] == "receiver"]}, "esp_input", "packets", "in")
+    # one tmp buffer per esp_input; on one vCPU a softirq's kmalloc inside our own running
+    # program is a run the kernel skips (probe_missed_receiver says how many)
+    k, e = rx["kmalloc_esp_input"]["count_load"], rx["esp_input"]["count_load"]
+    print(f"  count r{c['repeat']}: receiver kmalloc_esp_input {k}, esp_input {e} over the load, {missed} runs missed",
+          file=sys.stderr)
+    assert e - missed <= k <= e, (k, e, missed)
     # the whole load, quiet at both ends: the sender's SAs read at its edges ("sa_load"), exact
     load = sum(s["wire_packets"] for s in c["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
     print(f"  count r{c['repeat']}: over the load {k['count_load']} kmallocs, {load} ESP packets out (sa_load)", file=sys.stderr)

@@ -256,12 +256,12 @@ static const struct opt_def run_opts[] = {
 	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR, .group = "what runs"),
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
-	OPT_INT("vcpus", 0, RC, cfg.vcpus, 1, 64, "N", "the guest's vCPUs (default: two a --flows flow, at least this host's CPUs up to 4)", .marks = OPT_VM),
+	OPT_INT("vcpus", 0, RC, cfg.vcpus, 1, 64, "N", "each guest's vCPUs (default, vm: two a --flows flow, at least this host's CPUs up to 4; vm-pair: one a flow)", .marks = OPT_VM | PAIR),
 	/* the scenario files are copied into the guest: this host's folder means nothing there */
 	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
-	OPT_INT("flows", 0, RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only); docs/load.md", .marks = OPT_NETNS | OPT_PEER | OPT_VM | GUEST),
-	OPT_CB("direction", 0, opt_direction, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER),
+	OPT_INT("flows", 0, RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only); docs/load.md", .marks = OPT_NETNS | OPT_PEER | OPT_VM | PAIR | GUEST),
+	OPT_CB("direction", 0, opt_direction, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER | PAIR | GUEST),
 	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10; --time, iperf3's name, too)", .marks = ALL | PAIR | GUEST, .alias = "time", .group = "how long"),
 	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | PAIR | GUEST),
 	/* the vm host gives each boot its own --repeat and --repeat-from (--interleave) */

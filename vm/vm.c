@@ -28,6 +28,7 @@
 #include "guest_check.h"
 #include "guest_tar.h"
 #include "journal.h"
+#include "load.h"
 #include "log.h"
 #include "signals.h"
 #include "vm_guest.h"
@@ -173,7 +174,7 @@ struct boot {
 	const char *image, *initrd, *console_path, *tar_path, *live_path, *qlog_path;
 	const char *bios;      /* -bios FILE, or NULL for qemu's own (SeaBIOS) */
 	bool kvm;
-	int vcpus;             /* the guest's -smp (vm-pair: 1 each) */
+	int vcpus;             /* the guest's -smp (guest_vcpus) */
 	int boot_timeout_s, total_timeout_s;
 	/* results */
 	struct console con;
@@ -230,16 +231,20 @@ static int nr_cpus(void)
 }
 
 /*
- * The vm guest's vCPUs: --vcpus, else what --flows needs (a sender's and
- * a receiver's CPU a flow, as the netns testbed pins them), at least this
- * host's CPUs (2 to 4). More vCPUs than host CPUs share them.
+ * A guest's vCPUs: --vcpus, else what the flows need. The vm guest holds
+ * both ends: a sender's and a receiver's CPU a flow, as the netns testbed
+ * pins them, and at least this host's CPUs (2 to 4). A vm-pair guest holds
+ * one end: one vCPU a flow at once (--direction both: two a flow), and one
+ * without --flows. More vCPUs than host CPUs share them.
  */
-static int guest_vcpus(const struct run_config *cfg)
+static int guest_vcpus(const struct run_config *cfg, bool pair)
 {
-	int n = nr_cpus();
+	int n = nr_cpus(), at_once = cfg->flows * (cfg->direction == LOAD_BOTH ? 2 : 1);
 
 	if (cfg->vcpus)
 		return cfg->vcpus;
+	if (pair)
+		return at_once;
 	return cfg->flows > 1 && 2 * cfg->flows > n ? 2 * cfg->flows : n;
 }
 
@@ -276,7 +281,7 @@ static void build_argv(struct boot *b, struct qemu_argv *q)
 	size_t n = 0;
 
 	/* vm-pair: one vCPU a guest, the sender's and the receiver's, as the netns testbed pins them */
-	fmt_buf(q->smp, sizeof(q->smp), "%d", b->fds ? 1 : b->vcpus ? b->vcpus : nr_cpus());
+	fmt_buf(q->smp, sizeof(q->smp), "%d", b->vcpus ? b->vcpus : nr_cpus());
 	build_append(q->append, sizeof(q->append));
 	fmt_buf(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
 	/* a port nobody reads (the vm-pair receiver's results and records) goes nowhere: it cannot fill a disk */
@@ -627,7 +632,7 @@ static int append_line(const char *path, const char *line)
 static json_t *vm_info(const struct boot *b, const struct vm_kernel *k, const struct vm_kernel *peer)
 {
 	json_t *v = json_pack("{s:s, s:s, s:s, s:i}", "accel", b->kvm ? "kvm" : "tcg", "spec", k->spec,
-			      "image", k->image, "vcpus", b->fds ? 1 : b->vcpus ? b->vcpus : nr_cpus());
+			      "image", k->image, "vcpus", b->vcpus ? b->vcpus : nr_cpus());
 
 	/* vm-pair: the receiver's kernel (the records' peer_kernel), booted alike */
 	if (peer)
@@ -1041,6 +1046,7 @@ static void boot_init_pair(struct boot *b, struct boot *rx, const struct vm_work
 	rx->qlog_path = w->rx.qlog;
 	rx->con.fd = -1;
 	rx->pid = -1;
+	rx->vcpus = b->vcpus;
 	for (int g = 0; g < 2; g++) {
 		struct boot *x = g == PAIR_TX ? b : rx;
 
@@ -1323,7 +1329,7 @@ static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
 	int err;
 
 	boot_init(&b, k, w);
-	b.vcpus = guest_vcpus(cfg);
+	b.vcpus = guest_vcpus(cfg, w->peer != NULL);
 	if (w->peer)
 		boot_init_pair(&b, &rx, w);
 	boot_kernel(cfg, k, w, &b, kvm_fail, sizeof(kvm_fail));
@@ -1357,7 +1363,7 @@ static void print_boots(const struct run_config *cfg, const struct vm_kernel *ke
 	struct boot b, rx;
 
 	boot_init(&b, kernel, w);
-	b.vcpus = guest_vcpus(cfg);
+	b.vcpus = guest_vcpus(cfg, w->peer != NULL);
 	b.kvm = want_kvm(w->dir, true);
 	if (w->peer) {
 		struct qemu_argv q;

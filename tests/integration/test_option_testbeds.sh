@@ -112,8 +112,11 @@ count-repeats vm-pair test_vm_pair_count.sh
 flows netns test_flows.sh
 flows peer test_flows.sh
 flows vm test_vm_flows.sh
+flows vm-pair test_vm_flows.sh
 vcpus vm test_vm_flows.sh
+vcpus vm-pair test_vm_flows.sh
 direction peer test_flows.sh
+direction vm-pair test_vm_flows.sh
 '
 
 # a sample value for each option that takes one, and what an option needs beside it
@@ -156,7 +159,9 @@ while IFS=$'\t' read -r name short arg testbeds where; do
 	opt=${name#--}
 	[[ $testbeds =~ ^(netns|peer|vm|vm-pair)(,(netns|peer|vm|vm-pair))*$ ]] || fail "$name: marks '$testbeds' name no testbed"
 	[[ $where == guest || $where == host ]] || fail "$name: neither guest nor host ('$where')"
-	[[ $where == guest && ,$testbeds, != *,vm,* ]] && fail "$name goes to the vm guest but is refused on vm"
+	# a guest's option is for a VM testbed (--direction: vm-pair's only, both ends being one kernel on vm)
+	[[ $where == guest && ,$testbeds, != *,vm,* && ,$testbeds, != *,vm-pair,* ]] &&
+		fail "$name goes to the guest but is refused on vm and vm-pair"
 	grep -q -- "$name" "$TMP/help" || fail "$name is not in run --help"
 	for tb in netns peer vm vm-pair; do
 		val=()

@@ -6,7 +6,10 @@
 # - one ok record with two flows on ports 5201 and 5202 that each carried
 #   bytes, summing to the record's, each flow's sender and receiver pinned
 #   to CPUs of their own (four distinct CPUs);
-# - --vcpus 2 gives the guest 2, and the flows then share them.
+# - --vcpus 2 gives the guest 2, and the flows then share them;
+# - vm-pair (Debian 6.1 at both ends), --flows 2 --direction both: four
+#   flows, two each way ("reverse" on the receiver's), each guest with 4
+#   vCPUs (one a flow at once), summing to the record.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
@@ -18,6 +21,9 @@ for v in default 2; do
 		-o "$TMP/res-$v" clear > "$TMP/out" 2> "$TMP/err" ||
 		{ cat "$TMP/err" >&2; fail "run --flows 2 (vcpus $v) exited $?"; }
 done
+"$IPSECPERF" run -q --testbed vm-pair --kernel "$k61" --flows 2 --direction both -t 1 -O 1 -r 1 \
+	-o "$TMP/res-pair" clear > "$TMP/out" 2> "$TMP/err" ||
+	{ cat "$TMP/err" >&2; fail "vm-pair run --flows 2 --direction both exited $?"; }
 assert_vm_clean "after the vm runs"
 python3 - "$TMP" << 'PY' || fail "the guest's flows are wrong (above)"
 import sys
@@ -35,5 +41,13 @@ for v, want in (("default", 4), ("2", 2)):
     print(f"  vcpus {r['vm']['vcpus']}: flows on CPUs {cpus}, {gbps} Gbit/s", file=sys.stderr)
     if want == 4:
         assert sorted(cpus) == [0, 1, 2, 3], cpus
+r = records(f"{tmp}/res-pair/runs.jsonl")[0]
+assert r["status"] == "ok", r.get("reason")
+f = r["flow"]
+assert r["direction"] == "both" and r["vm"]["vcpus"] == 4 and len(f) == 4, (r.get("direction"), r["vm"], f)
+assert [bool(x.get("reverse")) for x in f] == [False, True, False, True], f
+assert all(x["bytes"] > 0 for x in f) and sum(x["bytes"] for x in f) == r["bytes"], (f, r["bytes"])
+gbps = ", ".join("%.3f%s" % (x["throughput_bps"] / 1e9, " (rx)" if x.get("reverse") else "") for x in f)
+print(f"  vm-pair, both ways: {gbps} Gbit/s", file=sys.stderr)
 PY
 exit 0

@@ -49,6 +49,9 @@ not_ours() { # pid [path]
 	local l
 	l=$(lane_of "$1")
 	[ -n "$l" ] && [ "$l" != "$IPSECPERF_TEST_LANE" ] && return 0
+	# on its way out (no command line: its lane can no longer be read, its
+	# parent may be init by now): what it made is seen once it is gone
+	[ -e "/proc/$1" ] && [ -z "$(head -c 8 "/proc/$1/cmdline" 2> /dev/null | tr -d '\0')" ] && return 0
 	[ -e "/proc/$1" ] && return 1
 	[ -n "${2:-}" ] && [ -e "$2" ] && return 1
 	return 0

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Counting repeats on two hosts: the vm-pair testbed (the peer testbed run
-# between two Debian 6.1 guests) with --count-repeats 2 and the default
-# probe set. esp-null gets 1 throughput repeat, whose ESP counters say they
-# are not in the default set, and 2 counting repeats ("purpose": "count",
-# numbered 1 and 2) whose ESP programs counted on both guests: the
-# sender's kmalloc_esp_output once per TCP segment sent (2%; esp-null
-# sends one ESP packet a segment), the receiver's
-# counters present too (its agent attached the set the counting repeat
-# asked for), its esp_input within the window's slack of its in SAs' packets
-# and, over the whole load (its agent's snapshots at the load's edges),
-# equal to them per SPI, with one kmalloc_esp_input each. Over the whole load the sender's kmalloc_esp_output and
+# between a Debian 6.1 sender and a 6.12 receiver, 6.1 where 6.12 cannot be
+# fetched) with --count-repeats 2 and the default probe set. esp-null gets
+# 1 throughput repeat, whose ESP counters say they are not in the default
+# set, and 2 counting repeats ("purpose": "count", numbered 1 and 2) whose
+# ESP programs counted on both guests: the sender's kmalloc_esp_output once
+# per TCP segment sent (2%; esp-null sends one ESP packet a segment), the
+# receiver's counters present too (its agent attached the set the counting
+# repeat asked for), its esp_input within the window's slack of its in SAs'
+# packets and, over the whole load (its agent's snapshots at the load's
+# edges), equal to them per SPI, short by at most the runs its kernel
+# skipped and said it did, with one kmalloc_esp_input each (on a 6.1
+# receiver, which does not count the kprobe runs it skips, within 2%).
+# Over the whole load the sender's kmalloc_esp_output and
 # memmove_transport_output equal its out SAs' wire packets read at the
 # load's edges ("sa_load", now written on the peer testbeds too) exactly.
 # clear, without SAs, gets none. The report counts 2 measured and 2
@@ -19,15 +22,20 @@
 . "$(dirname "$0")/vm_lib.sh"
 
 k61=$(vm_kernel "$DEB61") || exit $?
-info "kernel: $k61 at both ends"
+# the receiver on 6.12 where it can be fetched: its kernel counts the
+# kprobe runs it skips (6.7+), so its esp_input is held exact too
+rx=$k61
+k612=$(vm_kernel "$DEB612" 2> /dev/null) && rx=$k612
+info "kernels: $k61 sends, $rx receives"
 out="$TMP/res"
-"$IPSECPERF" run --testbed vm-pair --kernel "$k61" -O 1 -r 1 -t 1 -q --count-repeats 2 -o "$out" clear esp-null \
+"$IPSECPERF" run --testbed vm-pair --kernel "$k61" --peer-kernel "$rx" -O 1 -r 1 -t 1 -q --count-repeats 2 -o "$out" \
+	clear esp-null \
 	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 assert_vm_clean "after a vm-pair run"
 assert_records "$out/runs.jsonl" \
 	'[(r["scenario"], r["repeat"], r.get("purpose"), r["status"]) for r in rs] == [("clear", 1, None, "ok"), ("esp-null", 1, None, "ok"), ("esp-null", 1, "count", "ok"), ("esp-null", 2, "count", "ok")]' \
 	"not clear, esp-null and esp-null's two counting repeats, all ok"
-python3 - "$out/runs.jsonl" << 'PY' || fail "the counting repeats did not count on both guests (above)"
+python3 - "$out/runs.jsonl" "$rx" << 'PY' || fail "the counting repeats did not count on both guests (above)"
 import sys
 from assert_json import probe_equals_sa, records
 rs = records(sys.argv[1])
@@ -49,14 +57,23 @@ for c in rs[2:]:
     assert e.get("count") and 0.8 <= e["count"] / rx_in <= 1.05, (e, rx_in)
     # and over the whole load, its agent's snapshots at the load's edges: exact against its in SAs
     missed = (c.get("probe_missed_receiver") or {}).get("load") or 0
-    probe_equals_sa({"scenario": "esp-null (receiver)", "counters": rx, "probe_missed": c.get("probe_missed_receiver"),
-                     "sa_load": [s for s in c["sa_load"] if s["host"] == "receiver"]}, "esp_input", "packets", "in")
+    rx_sa = [s for s in c["sa_load"] if s["host"] == "receiver"]
+    if "6.12." in sys.argv[2]:
+        probe_equals_sa({"scenario": "esp-null (receiver)", "counters": rx, "probe_missed": c.get("probe_missed_receiver"),
+                         "sa_load": rx_sa}, "esp_input", "packets", "in")
+    else:
+        # 6.1 does not count the kprobe runs it skips: on one vCPU, a softirq's esp_input
+        # inside another of our programs is lost unsaid (seen: 27 of 3,048)
+        for s in (s for s in rx_sa if s["dir"] == "in"):
+            got = rx["esp_input"]["per_sa_load"].get(s["spi"], 0)
+            print(f"  receiver (6.1): esp_input {s['spi']} {got} calls, SA packets {s['packets']}", file=sys.stderr)
+            assert 0.98 * s["packets"] <= got <= s["packets"], (s, got)
     # one tmp buffer per esp_input; on one vCPU a softirq's kmalloc inside our own running
     # program is a run the kernel skips (probe_missed_receiver says how many)
     k, e = rx["kmalloc_esp_input"]["count_load"], rx["esp_input"]["count_load"]
     print(f"  count r{c['repeat']}: receiver kmalloc_esp_input {k}, esp_input {e} over the load, {missed} runs missed",
           file=sys.stderr)
-    assert e - missed <= k <= e, (k, e, missed)
+    assert (e - missed <= k <= e) if "6.12." in sys.argv[2] else abs(k - e) <= 0.02 * e, (k, e, missed)
     # the whole load, quiet at both ends: the sender's SAs read at its edges ("sa_load"), exact
     load = sum(s["wire_packets"] for s in c["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
     print(f"  count r{c['repeat']}: over the load {k['count_load']} kmallocs, {load} ESP packets out (sa_load)", file=sys.stderr)

@@ -71,11 +71,11 @@ for c in rs[2:]:
     # one tmp buffer per esp_input; on one vCPU a softirq's kmalloc inside our own running
     # program is a run the kernel skips (probe_missed_receiver says how many)
     # (each short by the runs skipped: against the packets the in SAs received)
-    k = rx["kmalloc_esp_input"]["count_load"]
+    km = rx["kmalloc_esp_input"]["count_load"]
     n = sum(s["packets"] for s in rx_sa if s["dir"] == "in")
-    print(f"  count r{c['repeat']}: receiver kmalloc_esp_input {k}, {n} ESP packets in over the load, {missed} runs missed",
+    print(f"  count r{c['repeat']}: receiver kmalloc_esp_input {km}, {n} ESP packets in over the load, {missed} runs missed",
           file=sys.stderr)
-    assert (n - missed <= k <= n) if "6.12." in sys.argv[2] else 0.98 * n <= k <= n, (k, n, missed)
+    assert (n - missed <= km <= n) if "6.12." in sys.argv[2] else 0.98 * n <= km <= n, (km, n, missed)
     # the whole load, quiet at both ends: the sender's SAs read at its edges ("sa_load"), exact
     load = sum(s["wire_packets"] for s in c["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
     print(f"  count r{c['repeat']}: over the load {k['count_load']} kmallocs, {load} ESP packets out (sa_load)", file=sys.stderr)

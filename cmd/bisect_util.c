@@ -228,33 +228,6 @@ int bisect_spawn_wait(const struct bisect_state *s, char *const argv[], int fd, 
 	}
 }
 
-void bisect_log_tail(const char *path, int n)
-{
-	char *text = file_read(path, NULL);
-	size_t len;
-	char *start;
-	int lines = 0;
-
-	if (!text)
-		return;
-	len = strlen(text);
-	while (len && text[len - 1] == '\n')
-		text[--len] = '\0';
-	start = text + len;
-	while (start > text && lines < n)
-		if (*--start == '\n')
-			lines++;
-	if (*start == '\n')
-		start++;
-	for (char *line = start, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		fprintf(stderr, "    %s\n", line);
-	}
-	free(text);
-}
-
 /* ---- the steps' records ---- */
 
 int bisect_steps_append(const char *out, json_t *step)

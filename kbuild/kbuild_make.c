@@ -71,24 +71,6 @@ static void watch_feed(struct make_watch *w, const char *buf, size_t n, const ch
 	}
 }
 
-/* Print the last n lines of the file at path, indented, to stderr. */
-void kbuild_log_tail(const char *path, int n)
-{
-	size_t len = 0;
-	char *text = file_read(path, &len);
-	const char *p;
-	int lines = 0;
-
-	if (!text)
-		return;
-	for (p = text + len; p > text; p--)
-		if (p[-1] == '\n' && p != text + len && ++lines > n)
-			break;
-	for (const char *q = p; *q; q++)
-		fputc((*q >= 32 && *q < 127) || *q == '\n' ? *q : '?', stderr);
-	free(text);
-}
-
 /* Stop make and every job it started (its process group), then reap it. */
 static void stop_make(pid_t pid)
 {

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -69,16 +68,6 @@ static void watch_feed(struct make_watch *w, const char *buf, size_t n, const ch
 			w->line[w->len++] = buf[i];
 		}
 	}
-}
-
-/* Stop make and every job it started (its process group), then reap it. */
-static void stop_make(pid_t pid)
-{
-	kill(-pid, SIGTERM);
-	for (int i = 0; i < 300 && waitpid(pid, NULL, WNOHANG) == 0; i++)
-		usleep(10000);
-	kill(-pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 }
 
 /*
@@ -139,7 +128,7 @@ int kbuild_make(char *const argv[], const char *log_path, bool append, bool quie
 		ssize_t n;
 
 		if (stop_requested()) {
-			stop_make(pid);
+			exec_stop_group(pid, 3000); /* make and every job it started */
 			pid = -1;
 			break;
 		}

@@ -359,6 +359,31 @@ static void run_result_ran_or_not(void **state)
 	}
 }
 
+/* Any answer of the agent: kept when it says ok or carries an error, else dropped. */
+static void answer_ok_or_error(void **state)
+{
+	const struct {
+		const char *answer;
+		bool kept;
+	} t[] = {
+		{ "{\"ok\":true}", true },
+		{ "{\"ok\":false,\"error\":\"x\"}", true },
+		{ "{\"error\":\"x\"}", true },
+		{ "{\"ok\":false}", false },
+		{ "{\"ok\":1}", false },
+		{ "[]", false },
+	};
+
+	(void)state;
+	assert_null(peer_answer(NULL));
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		json_t *r = peer_answer(json_loads(t[i].answer, 0, NULL));
+
+		assert_int_equal(r != NULL, t[i].kept);
+		json_decref(r);
+	}
+}
+
 static int allowed(const char *const *argv)
 {
 	int n = 0;
@@ -519,6 +544,7 @@ int main(void)
 		cmocka_unit_test(run_answer_round_trip),
 		cmocka_unit_test(run_answer_nul_not_cut),
 		cmocka_unit_test(run_result_ran_or_not),
+		cmocka_unit_test(answer_ok_or_error),
 		cmocka_unit_test(run_allowed_list),
 		cmocka_unit_test(exec_limits_kill),
 		cmocka_unit_test(clean_text),

@@ -359,28 +359,27 @@ static void run_result_ran_or_not(void **state)
 	}
 }
 
+/* Is the agent's answer text kept by peer_answer? */
+static bool kept(const char *answer)
+{
+	json_t *r = peer_answer(json_loads(answer, 0, NULL));
+	bool k = r != NULL;
+
+	json_decref(r);
+	return k;
+}
+
 /* Any answer of the agent: kept when it says ok or carries an error, else dropped. */
 static void answer_ok_or_error(void **state)
 {
-	const struct {
-		const char *answer;
-		bool kept;
-	} t[] = {
-		{ "{\"ok\":true}", true },
-		{ "{\"ok\":false,\"error\":\"x\"}", true },
-		{ "{\"error\":\"x\"}", true },
-		{ "{\"ok\":false}", false },
-		{ "{\"ok\":1}", false },
-		{ "[]", false },
-	};
+	static const char *const keep[] = { "{\"ok\":true}", "{\"ok\":false,\"error\":\"x\"}", "{\"error\":\"x\"}" };
+	static const char *const drop[] = { "{\"ok\":false}", "{\"ok\":1}", "[]" };
 
 	(void)state;
 	assert_null(peer_answer(NULL));
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		json_t *r = peer_answer(json_loads(t[i].answer, 0, NULL));
-
-		assert_int_equal(r != NULL, t[i].kept);
-		json_decref(r);
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(kept(keep[i]));
+		assert_false(kept(drop[i]));
 	}
 }
 

@@ -29,6 +29,7 @@ static int open_here(void *p)
 	}
 	if (!a->nl)
 		return -1;
+	/* errors without an echo of the request (an SA's keys); their text messages */
 	mnl_socket_setsockopt(a->nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(a->nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	return 0;

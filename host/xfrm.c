@@ -7,7 +7,6 @@
 #include <linux/netlink.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "nlsock.h"

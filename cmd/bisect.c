@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -365,33 +364,26 @@ static int measure_good(struct bisect_run *b)
 	return bisect_steps_append(b->s.out, step);
 }
 
+static bool stop_asked(const void *unused)
+{
+	(void)unused;
+	return stop_requested();
+}
+
+static void ask_steps(const void *s, pid_t unused)
+{
+	(void)unused;
+	bisect_request_stop(s);
+}
+
 /* Wait for git bisect run; on a stop, ask the step to stop and give it time to unwind. */
 static int wait_git(struct bisect_run *b, pid_t pid)
 {
-	int st;
-	bool asked = false;
-	double deadline = 0;
+	/* a step stops its run (90 s at most) and build, then git stops */
+	struct exec_stopper stop = { .stopping = stop_asked, .ask = ask_steps, .arg = &b->s, .grace_ms = 150 * 1000,
+				     .group = true, .late = "bisect: git bisect run did not stop; killing it" };
 
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (stop_requested() && !asked) {
-			asked = true;
-			bisect_request_stop(&b->s);
-			/* a step stops its run (90 s at most) and build, then git stops */
-			deadline = mono_s() + 150;
-		}
-		if (asked && mono_s() > deadline) {
-			pr_warn("bisect: git bisect run did not stop; killing it");
-			kill(-pid, SIGKILL);
-			return exec_wait(pid);
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
-	}
+	return exec_wait_stoppable(pid, &stop, NULL);
 }
 
 /* A revision's verdict from the steps: the last step's on it, "bad (--bad)" or "untested". */

@@ -96,7 +96,7 @@ static int build(const struct bisect_state *s, const struct bisect_key *k, const
 	}
 	fmt_buf(why, sizeof(why), "the build failed (exit %d): see %s/build.log", st, base_name(dir));
 	pr_warn("bisect: %s: %s; its last lines:", what, why);
-	bisect_log_tail(log, 12);
+	log_tail(log, 12, "    ");
 	json_object_set_new(step, "why", json_string(why));
 	/* 2: `kernel build` refused what we asked: the same for every revision */
 	return st == EXIT_USAGE || st < 0 ? BISECT_ERROR : BISECT_SKIP;
@@ -199,7 +199,7 @@ int bisect_run_pair(const struct bisect_state *s, const char *kdir, const char *
 	}
 	fmt_buf(why, sizeof(why), "the runs failed (exit %d): see %s/run.log", st, base_name(dir));
 	pr_warn("bisect: %s: %s; its last lines:", what, why);
-	bisect_log_tail(log, 12);
+	log_tail(log, 12, "    ");
 	json_object_set_new(step, "why", json_string(why));
 	return st == EXIT_USAGE || st < 0 ? BISECT_ERROR : BISECT_SKIP;
 }

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bisect_util.h"
@@ -190,69 +188,30 @@ void bisect_request_stop(const struct bisect_state *s)
 		pr_warn("bisect: cannot write %s: %s", flag, strerror(errno));
 }
 
+static bool stopping(const void *s)
+{
+	return bisect_stopping(s);
+}
+
 int bisect_spawn_wait(const struct bisect_state *s, char *const argv[], int fd, int grace_ms, bool *stopped)
 {
 	struct spawn_opts o = { .cpu = -1, .stdout_fd = fd, .stderr_fd = fd };
+	char late[300];
+	/* the child unwinds through its own journal: give it time */
+	struct exec_stopper stop = { .stopping = stopping, .arg = s, .grace_ms = grace_ms, .late = late };
 	pid_t pid;
-	int st;
 
 	*stopped = false;
 	if (bisect_stopping(s)) {
 		*stopped = true;
 		return 128 + SIGTERM;
 	}
+	fmt_buf(late, sizeof(late), "bisect: %s did not stop in %d s; killing it", argv[1] ? argv[1] : argv[0],
+		grace_ms / 1000);
 	pid = exec_spawn(argv, &o);
 	if (pid < 0)
 		return -1;
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (bisect_stopping(s)) {
-			*stopped = true;
-			/* the child unwinds through its own journal: give it time */
-			kill(pid, SIGTERM);
-			for (int waited = 0; waited < grace_ms; waited += 50) {
-				if (waitpid(pid, &st, WNOHANG) == pid)
-					return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-				nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
-			}
-			pr_warn("bisect: %s did not stop in %d s; killing it", argv[1] ? argv[1] : argv[0], grace_ms / 1000);
-			exec_stop(pid, 0);
-			return 128 + SIGKILL;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
-	}
-}
-
-void bisect_log_tail(const char *path, int n)
-{
-	char *text = file_read(path, NULL);
-	size_t len;
-	char *start;
-	int lines = 0;
-
-	if (!text)
-		return;
-	len = strlen(text);
-	while (len && text[len - 1] == '\n')
-		text[--len] = '\0';
-	start = text + len;
-	while (start > text && lines < n)
-		if (*--start == '\n')
-			lines++;
-	if (*start == '\n')
-		start++;
-	for (char *line = start, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		fprintf(stderr, "    %s\n", line);
-	}
-	free(text);
+	return exec_wait_stoppable(pid, &stop, stopped);
 }
 
 /* ---- the steps' records ---- */

@@ -86,9 +86,6 @@ void bisect_request_stop(const struct bisect_state *s);
  */
 int bisect_spawn_wait(const struct bisect_state *s, char *const argv[], int fd, int grace_ms, bool *stopped);
 
-/* The last n lines of a log file, indented, to stderr. */
-void bisect_log_tail(const char *path, int n);
-
 /* Append one step's record to OUT/steps.jsonl (steals it); 0 or -1. */
 int bisect_steps_append(const char *out, json_t *step);
 /* The steps so far, an array (empty when there are none), or NULL after one line. */

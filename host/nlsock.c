@@ -29,6 +29,7 @@ static int open_here(void *p)
 	}
 	if (!a->nl)
 		return -1;
+	/* errors without an echo of the request (an SA's keys); their text messages */
 	mnl_socket_setsockopt(a->nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(a->nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	return 0;
@@ -77,21 +78,14 @@ static uint32_t next_seq(void)
 	return ++seq;
 }
 
-int nlsock_talk(struct mnl_socket *nl, struct nlmsghdr *req, mnl_cb_t cb, void *data,
-		char *err, size_t errlen)
+/* Read the answers to request seq until its ack, into rbuf: 0, or -errno. */
+static int read_answers(struct mnl_socket *nl, uint32_t seq, char *rbuf, size_t size, mnl_cb_t cb,
+			void *data, struct ack *k)
 {
-	static char rbuf[32768]; /* a strset answer is a few kB */
-	struct ack k = { err, errlen };
 	uint32_t portid = mnl_socket_get_portid(nl);
 
-	if (err && errlen)
-		err[0] = '\0';
-	req->nlmsg_flags |= NLM_F_ACK;
-	req->nlmsg_seq = next_seq();
-	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
-		return -errno;
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl, rbuf, sizeof(rbuf));
+		ssize_t n = mnl_socket_recvfrom(nl, rbuf, size);
 		const struct nlmsghdr *nlh = (const void *)rbuf;
 		int left = (int)n;
 
@@ -101,10 +95,10 @@ int nlsock_talk(struct mnl_socket *nl, struct nlmsghdr *req, mnl_cb_t cb, void *
 			return -errno;
 		}
 		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			if (nlh->nlmsg_seq != req->nlmsg_seq || nlh->nlmsg_pid != portid)
+			if (nlh->nlmsg_seq != seq || nlh->nlmsg_pid != portid)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR)
-				return ack_of(nlh, &k);
+				return ack_of(nlh, k);
 			if (nlh->nlmsg_type < NLMSG_MIN_TYPE || !cb)
 				continue;
 			errno = 0;
@@ -112,6 +106,30 @@ int nlsock_talk(struct mnl_socket *nl, struct nlmsghdr *req, mnl_cb_t cb, void *
 				return errno ? -errno : -EBADMSG;
 		}
 	}
+}
+
+int nlsock_talk(struct mnl_socket *nl, struct nlmsghdr *req, mnl_cb_t cb, void *data,
+		char *err, size_t errlen, unsigned flags)
+{
+	static char rbuf[32768]; /* a strset answer is a few kB */
+	struct ack k = { err, errlen };
+	uint32_t seq = next_seq();
+	int rc = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+	req->nlmsg_flags |= NLM_F_ACK;
+	req->nlmsg_seq = seq;
+	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+		rc = -errno;
+	if (flags & NLSOCK_SECRET)
+		explicit_bzero(req, req->nlmsg_len);
+	if (!rc)
+		rc = read_answers(nl, seq, rbuf, sizeof(rbuf), cb, data, &k);
+	/* an xfrm SA's answer holds its keys too */
+	if (flags & NLSOCK_SECRET)
+		explicit_bzero(rbuf, sizeof(rbuf));
+	return rc;
 }
 
 int nlsock_request(const char *netns, int bus, struct nlmsghdr *req, mnl_cb_t cb, void *data,
@@ -125,7 +143,7 @@ int nlsock_request(const char *netns, int bus, struct nlmsghdr *req, mnl_cb_t cb
 			snprintf(err, errlen, "%s", strerror(errno));
 		return -errno;
 	}
-	rc = nlsock_talk(nl, req, cb, data, err, errlen);
+	rc = nlsock_talk(nl, req, cb, data, err, errlen, 0);
 	mnl_socket_close(nl);
 	return rc;
 }

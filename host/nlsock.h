@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One netlink request and its answer, with libmnl, in a named network
- * namespace: the plumbing under rtnl.c and ethtool_nl.c.
+ * namespace: the plumbing under rtnl.c, ethtool_nl.c and xfrm.c.
  */
 #ifndef IPSECPERF_NLSOCK_H
 #define IPSECPERF_NLSOCK_H
@@ -18,13 +18,18 @@
  */
 struct mnl_socket *nlsock_open(const char *netns, int bus);
 
+/* nlsock_talk's flags */
+#define NLSOCK_SECRET 1u /* the request or its answer holds keys: both are wiped after use */
+
 /*
  * Send the request in buf (NLM_F_ACK is added) and read until its ack;
  * every other answer to it goes to cb (may be NULL). 0, or -errno with the
- * kernel's extended ack message in err (if any; err may be NULL).
+ * kernel's extended ack message in err (if any; err may be NULL). With
+ * NLSOCK_SECRET the request is zeroed once sent (or not), and the answers'
+ * buffer before it returns.
  */
 int nlsock_talk(struct mnl_socket *nl, struct nlmsghdr *req, mnl_cb_t cb, void *data,
-		char *err, size_t errlen);
+		char *err, size_t errlen, unsigned flags);
 
 /* Open, talk once, close. */
 int nlsock_request(const char *netns, int bus, struct nlmsghdr *req, mnl_cb_t cb, void *data,

@@ -482,7 +482,7 @@ void remote_session_close(struct remote_session *s)
 		close(s->to_fd);
 	s->to_fd = -1;
 	if (s->pid > 0) {
-		/* the agent reads EOF, stops its children and exits; ssh follows */
+		/* the agent reads EOF, stops its children and exits; ssh follows (no signal first, as exec_stop sends) */
 		for (int i = 0; i < 300; i++) {
 			if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
 				s->pid = -1;

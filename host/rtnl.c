@@ -277,7 +277,7 @@ int rtnl_link_stats(struct mnl_socket *nl, unsigned int ifindex, struct rtnl_lin
 		*kind = '\0';
 	if (rtnl_getlink_build(buf, ifindex) < 0)
 		return -EINVAL;
-	rc = nlsock_talk(nl, (struct nlmsghdr *)buf, link_msg_cb, &arg, NULL, 0);
+	rc = nlsock_talk(nl, (struct nlmsghdr *)buf, link_msg_cb, &arg, NULL, 0, 0);
 	if (rc == 0 && !arg.got)
 		rc = -ENODATA; /* a kernel without IFLA_STATS64 (before 2.6.35) */
 	return rc;

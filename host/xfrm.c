@@ -3,19 +3,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libmnl/libmnl.h>
-#include <limits.h>
 #include <linux/netlink.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "netns_call.h"
+#include "nlsock.h"
 
 /* one netlink message: ours are a few hundred bytes, dumps are not used */
 #define XFRM_BUF 8192
@@ -222,120 +216,48 @@ int xfrm_sa_parse(const void *msg, size_t len, struct xfrm_sa_counters *c)
 	return 0;
 }
 
-/* An xfrm netlink socket, opened in the namespace netns_call() put us in. */
-static int open_here(void *arg)
-{
-	struct mnl_socket **nl = arg;
-	int one = 1, saved;
-
-	*nl = mnl_socket_open2(NETLINK_XFRM, SOCK_CLOEXEC);
-	if (*nl && mnl_socket_bind(*nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		saved = errno;
-		mnl_socket_close(*nl);
-		*nl = NULL;
-		errno = saved;
-	}
-	if (!*nl)
-		return -1;
-	/* no echo of our request (it holds keys) in errors; text messages */
-	mnl_socket_setsockopt(*nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(*nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	return 0;
-}
-
-/* A netlink socket inside netns; NULL with errno set (ENOENT: no such namespace). */
-static struct mnl_socket *open_in(const char *netns)
-{
-	struct mnl_socket *nl = NULL;
-
-	return netns_call(netns, open_here, &nl) < 0 ? NULL : nl;
-}
-
+/* What a GETSA or GETPOLICY was answered with. */
 struct reply {
 	struct xfrm_sa_counters *counters; /* for GETSA */
 	bool got;
-	char *err;
-	size_t errlen;
 };
 
-static int ack_attr_cb(const struct nlattr *a, void *data)
+static int reply_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct reply *r = data;
 
-	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG && r->err &&
-	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0) {
-		snprintf(r->err, r->errlen, "%s", mnl_attr_get_str(a));
-	}
+	if (nlh->nlmsg_type == XFRM_MSG_NEWSA && r->counters)
+		r->got |= xfrm_sa_parse(nlh, nlh->nlmsg_len, r->counters) == 0;
+	else if (nlh->nlmsg_type == XFRM_MSG_NEWPOLICY)
+		r->got = true;
 	return MNL_CB_OK;
 }
 
-/* Send one request and read its answer: 0, or -errno. */
-static int talk(const char *netns, void *buf, int len, struct reply *r)
+/*
+ * Send one request inside netns and read its answer: 0, or -errno
+ * (ENOENT: no such namespace). The request, and the answers (a GETSA's
+ * holds the keys), are wiped whatever happens.
+ */
+static int talk(const char *netns, void *buf, struct reply *r, char *err, size_t errlen)
 {
-	struct mnl_socket *nl = open_in(netns);
-	uint32_t seq = ((struct nlmsghdr *)buf)->nlmsg_seq;
-	char rbuf[XFRM_BUF];
-	int err = 0;
+	struct mnl_socket *nl = nlsock_open(netns, NETLINK_XFRM);
+	int rc;
 
 	if (!nl) {
-		err = -errno;
-		explicit_bzero(buf, len);
-		return err;
+		rc = -errno;
+		explicit_bzero(buf, XFRM_BUF);
+		return rc;
 	}
-	if (mnl_socket_sendto(nl, buf, len) < 0)
-		err = -errno;
-	explicit_bzero(buf, len);
-	while (!err) {
-		ssize_t n = mnl_socket_recvfrom(nl, rbuf, sizeof(rbuf));
-		const struct nlmsghdr *nlh = (const void *)rbuf;
-		int left = (int)n;
-		bool done = false;
-
-		if (n < 0) {
-			err = errno == EINTR ? 0 : -errno;
-			continue;
-		}
-		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			if (nlh->nlmsg_seq != seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-
-				err = e->error;
-				if (err && (nlh->nlmsg_flags & NLM_F_ACK_TLVS) && r)
-					mnl_attr_parse(nlh, sizeof(*e), ack_attr_cb, r);
-				done = true;
-			} else if (nlh->nlmsg_type == XFRM_MSG_NEWSA && r && r->counters) {
-				if (xfrm_sa_parse(nlh, nlh->nlmsg_len, r->counters) == 0)
-					r->got = true;
-				done = true; /* GETSA answers without an ack */
-			} else if (nlh->nlmsg_type == XFRM_MSG_NEWPOLICY && r) {
-				r->got = true;
-				done = true; /* so does GETPOLICY */
-			}
-		}
-		if (done)
-			break;
-	}
+	rc = nlsock_talk(nl, buf, r ? reply_cb : NULL, r, err, errlen, NLSOCK_SECRET);
 	mnl_socket_close(nl);
-	return err;
-}
-
-static uint32_t next_seq(void)
-{
-	static uint32_t seq;
-
-	if (!seq)
-		seq = (uint32_t)time(NULL);
-	return ++seq;
+	return rc;
 }
 
 int xfrm_sa_add(const char *netns, const struct xfrm_sa_spec *s, const uint8_t *key,
 		char *err, size_t errlen)
 {
 	char buf[XFRM_BUF];
-	struct reply r = { .err = err, .errlen = errlen };
-	int len = xfrm_sa_build(buf, sizeof(buf), s, key, next_seq());
+	int len = xfrm_sa_build(buf, sizeof(buf), s, key, 0);
 
 	if (err && errlen)
 		err[0] = '\0';
@@ -343,7 +265,7 @@ int xfrm_sa_add(const char *netns, const struct xfrm_sa_spec *s, const uint8_t *
 		explicit_bzero(buf, sizeof(buf));
 		return -EINVAL;
 	}
-	return talk(netns, buf, len, &r);
+	return talk(netns, buf, NULL, err, errlen);
 }
 
 static int sa_id_msg(void *buf, int family, const char *dst, uint32_t spi, int proto, int type)
@@ -355,7 +277,6 @@ static int sa_id_msg(void *buf, int family, const char *dst, uint32_t spi, int p
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | (type == XFRM_MSG_DELSA ? NLM_F_ACK : 0);
-	nlh->nlmsg_seq = next_seq();
 	id = mnl_nlmsg_put_extra_header(nlh, sizeof(*id));
 	if (to_xaddr(family, dst, &id->daddr))
 		return -1;
@@ -373,7 +294,7 @@ int xfrm_sa_del(const char *netns, int family, const char *dst, uint32_t spi, in
 
 	if (len < 0)
 		return -EINVAL;
-	err = talk(netns, buf, len, NULL);
+	err = talk(netns, buf, NULL, NULL, 0);
 	return err == -ENOENT || err == -ESRCH ? 0 : err;
 }
 
@@ -387,7 +308,7 @@ int xfrm_sa_get(const char *netns, int family, const char *dst, uint32_t spi, in
 
 	if (len < 0)
 		return -EINVAL;
-	err = talk(netns, buf, len, &r);
+	err = talk(netns, buf, &r, NULL, 0);
 	if (!err && !r.got)
 		err = -ENODATA;
 	return err;
@@ -396,14 +317,13 @@ int xfrm_sa_get(const char *netns, int family, const char *dst, uint32_t spi, in
 int xfrm_policy_add(const char *netns, const struct xfrm_pol_spec *p, char *err, size_t errlen)
 {
 	char buf[XFRM_BUF];
-	struct reply r = { .err = err, .errlen = errlen };
-	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_ADD, next_seq());
+	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_ADD, 0);
 
 	if (err && errlen)
 		err[0] = '\0';
 	if (len < 0)
 		return -EINVAL;
-	return talk(netns, buf, len, &r);
+	return talk(netns, buf, NULL, err, errlen);
 }
 
 int xfrm_sa_exists(const char *netns, int family, const char *dst, uint32_t spi, int proto)
@@ -418,24 +338,24 @@ int xfrm_policy_exists(const char *netns, const struct xfrm_pol_spec *p)
 {
 	char buf[XFRM_BUF];
 	struct reply r = { 0 };
-	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_GET, next_seq());
+	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_GET, 0);
 	int err;
 
 	if (len < 0)
 		return -EINVAL;
-	err = talk(netns, buf, len, &r);
+	err = talk(netns, buf, &r, NULL, 0);
 	return !err && r.got ? 1 : !err || err == -ENOENT ? 0 : err;
 }
 
 int xfrm_policy_del(const char *netns, const struct xfrm_pol_spec *p)
 {
 	char buf[XFRM_BUF];
-	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_DEL, next_seq());
+	int len = xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_DEL, 0);
 	int err;
 
 	if (len < 0)
 		return -EINVAL;
-	err = talk(netns, buf, len, NULL);
+	err = talk(netns, buf, NULL, NULL, 0);
 	return err == -ENOENT ? 0 : err;
 }
 

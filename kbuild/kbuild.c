@@ -120,7 +120,7 @@ static int run_make(const struct kbuild *b, const char *const *targets, const ch
 	else
 		pr_warn("%s: make %s failed (status %d); the last lines of %s:", what, targets[0], st, log);
 	if (st <= 128)
-		kbuild_log_tail(log, LOG_TAIL);
+		log_tail(log, LOG_TAIL, "");
 	return -1;
 }
 

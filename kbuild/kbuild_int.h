@@ -13,9 +13,6 @@
  */
 int kbuild_make(char *const argv[], const char *log_path, bool append, bool quiet, const char *what);
 
-/* The last n lines of a log, to stderr, with non-printable bytes as '?'. */
-void kbuild_log_tail(const char *path, int n);
-
 /*
  * Whether a build with make's argv would do nothing: the stamp of the last
  * successful build matches argv and the environment, and no file of the

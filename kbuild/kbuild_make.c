@@ -11,10 +11,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -69,34 +67,6 @@ static void watch_feed(struct make_watch *w, const char *buf, size_t n, const ch
 			w->line[w->len++] = buf[i];
 		}
 	}
-}
-
-/* Print the last n lines of the file at path, indented, to stderr. */
-void kbuild_log_tail(const char *path, int n)
-{
-	size_t len = 0;
-	char *text = file_read(path, &len);
-	const char *p;
-	int lines = 0;
-
-	if (!text)
-		return;
-	for (p = text + len; p > text; p--)
-		if (p[-1] == '\n' && p != text + len && ++lines > n)
-			break;
-	for (const char *q = p; *q; q++)
-		fputc((*q >= 32 && *q < 127) || *q == '\n' ? *q : '?', stderr);
-	free(text);
-}
-
-/* Stop make and every job it started (its process group), then reap it. */
-static void stop_make(pid_t pid)
-{
-	kill(-pid, SIGTERM);
-	for (int i = 0; i < 300 && waitpid(pid, NULL, WNOHANG) == 0; i++)
-		usleep(10000);
-	kill(-pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 }
 
 /*
@@ -157,7 +127,7 @@ int kbuild_make(char *const argv[], const char *log_path, bool append, bool quie
 		ssize_t n;
 
 		if (stop_requested()) {
-			stop_make(pid);
+			exec_stop_group(pid, 3000); /* make and every job it started */
 			pid = -1;
 			break;
 		}

@@ -107,20 +107,65 @@ int exec_wait(pid_t pid)
 	return 128 + WTERMSIG(st);
 }
 
-void exec_stop(pid_t pid, int grace_ms)
+/* SIGTERM to target (pid, or -pid: its group), grace_ms for pid to end, then SIGKILL; reaps pid. */
+static void stop(pid_t pid, pid_t target, int grace_ms)
 {
 	int st;
 
 	if (pid <= 0)
 		return;
-	kill(pid, SIGTERM);
+	kill(target, SIGTERM);
 	for (int waited = 0; waited < grace_ms; waited += 10) {
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			return;
 		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 	}
-	kill(pid, SIGKILL);
+	kill(target, SIGKILL);
 	waitpid(pid, &st, 0);
+}
+
+void exec_stop(pid_t pid, int grace_ms)
+{
+	stop(pid, pid, grace_ms);
+}
+
+void exec_stop_group(pid_t pid, int grace_ms)
+{
+	stop(pid, -pid, grace_ms);
+}
+
+int exec_wait_stoppable(pid_t pid, const struct exec_stopper *s, bool *stopped)
+{
+	double deadline = 0;
+	bool asked = false;
+	int st;
+
+	if (stopped)
+		*stopped = false;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (!asked && s->stopping(s->arg)) {
+			asked = true;
+			if (stopped)
+				*stopped = true;
+			if (s->ask)
+				s->ask(s->arg, pid);
+			else
+				kill(pid, SIGTERM);
+			deadline = mono_s() + s->grace_ms / 1000.0;
+		}
+		if (asked && mono_s() > deadline) {
+			pr_warn("%s", s->late);
+			kill(s->group ? -pid : pid, SIGKILL);
+			return exec_wait(pid);
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	}
 }
 
 /*

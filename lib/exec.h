@@ -77,6 +77,30 @@ int exec_wait(pid_t pid);
 /* Send SIGTERM, wait up to grace_ms, then SIGKILL; reaps the child. */
 void exec_stop(pid_t pid, int grace_ms);
 
+/* exec_stop for the child's whole process group (a make and its jobs). */
+void exec_stop_group(pid_t pid, int grace_ms);
+
+/*
+ * How exec_wait_stoppable stops a child: stopping(arg) is asked every 50
+ * ms; when it first says yes, ask(arg, pid) asks the child to stop (NULL:
+ * SIGTERM), which then has grace_ms to end; after that late is warned and
+ * the child (with group, its process group) gets SIGKILL.
+ */
+struct exec_stopper {
+	bool (*stopping)(const void *arg);
+	void (*ask)(const void *arg, pid_t pid);
+	const void *arg;
+	int grace_ms;
+	bool group;
+	const char *late;
+};
+
+/*
+ * Wait for pid, stopping it as s says when a stop is asked; the same
+ * return convention as exec_wait. *stopped tells whether one was asked.
+ */
+int exec_wait_stoppable(pid_t pid, const struct exec_stopper *s, bool *stopped);
+
 /* Print argv as a command a person could type (shell-quoted). */
 void exec_print(FILE *f, const char *netns, char *const argv[]);
 

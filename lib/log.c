@@ -3,7 +3,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "files.h"
 
 int log_verbose;
 
@@ -88,6 +91,34 @@ void msg_clean(char *s, bool one_line)
 		}
 		i += len;
 	}
+}
+
+void log_tail(const char *path, int n, const char *indent)
+{
+	char *text = file_read(path, NULL);
+	size_t len;
+	char *start;
+	int lines = 0;
+
+	if (!text)
+		return;
+	msg_clean(text, false);
+	len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	start = text + len;
+	while (start > text && lines < n)
+		if (*--start == '\n')
+			lines++;
+	if (*start == '\n')
+		start++;
+	for (char *line = start, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		fprintf(stderr, "%s%s\n", indent, line);
+	}
+	free(text);
 }
 
 int msg_err(char *err, size_t errlen, const char *fmt, ...)

@@ -27,6 +27,13 @@ void msg_trim(char *s);
 void msg_clean(char *s, bool one_line);
 
 /*
+ * The last n lines of the file at path (a failed build's or run's log) on
+ * stderr, each after indent, made safe for a terminal as by msg_clean;
+ * nothing when it cannot be read.
+ */
+void log_tail(const char *path, int n, const char *indent);
+
+/*
  * Write a message into err (as snprintf, errlen may be 0) and return -1,
  * for parsers that report into a caller's buffer: return msg_err(...).
  */

@@ -230,6 +230,7 @@ static int server_start(struct iperf3_run *x, struct iperf3_flow *f, char *const
 
 		if (l == 1)
 			return 0;
+		/* a look between checks that the server listens */
 		if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server)
 			return server_stopped(x, f);
 		if (l < 0 || t >= 5000 || sleep_ms_or_stop(step)) {
@@ -266,6 +267,7 @@ static void server_wait(struct iperf3_run *x)
 		struct iperf3_flow *f = &x->f[k];
 
 		for (int i = 0; i < 10000 / ms && f->server > 0; i++) {
+			/* it exits by itself after the test: polled (stop-aware sleep), never signalled */
 			if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server) {
 				f->server = -1;
 				server_ended(f, "the ssh connection running the iperf3 server was lost");
@@ -284,6 +286,7 @@ static int clients_running(struct iperf3_run *x)
 	for (int k = 0; k < x->n; k++) {
 		struct iperf3_flow *f = &x->f[k];
 
+		/* one look per client, the run goes on meanwhile */
 		if (f->client > 0 && waitpid(f->client, &f->status, WNOHANG) == f->client)
 			f->client = -1;
 		n += f->client > 0;

@@ -68,6 +68,7 @@ static int wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
 	for (int t = 0; t < timeout_ms; t += 10) {
 		if (atomic_load(flag))
 			return 0;
+		/* a look while waiting for the child's flag in shared memory */
 		if (waitpid(child, NULL, WNOHANG) == child)
 			return -1;
 		if (sleep_ms_or_stop(10))
@@ -179,6 +180,7 @@ static long long rx_bytes(struct stream_run *x)
 {
 	if (ep_remote(x->rx))
 		return rx_agent_bytes(x, "stream-bytes");
+	/* one look, between the run's counter reads */
 	if (waitpid(x->rx_pid, NULL, WNOHANG) == x->rx_pid) {
 		x->rx_pid = -1;
 		snprintf(x->r->error, sizeof(x->r->error), "the stream receiver stopped: %.200s",
@@ -199,6 +201,7 @@ static void rx_stop(struct stream_run *x)
 	}
 	atomic_store(&x->shm->rx.stop, 1);
 	for (int i = 0; i < 300 && x->rx_pid > 0; i++) {
+		/* asked to stop by its flag, not a signal: exec_stop only after 3 s */
 		if (waitpid(x->rx_pid, NULL, WNOHANG) == x->rx_pid)
 			x->rx_pid = -1;
 		else
@@ -234,6 +237,7 @@ static void tx_stop(struct stream_run *x)
 {
 	atomic_store(&x->shm->tx.stop, 1);
 	for (int i = 0; i < 300 && x->tx_pid > 0; i++) {
+		/* asked to stop by its flag, not a signal: exec_stop only after 3 s */
 		if (waitpid(x->tx_pid, NULL, WNOHANG) == x->tx_pid)
 			x->tx_pid = -1;
 		else
@@ -262,6 +266,7 @@ static int check_alive(struct stream_run *x)
 		snprintf(why, sizeof(why), "interrupted by signal %d", stop_signal());
 		return fail(x, why);
 	}
+	/* one look, among the run's other checks */
 	if (waitpid(x->tx_pid, NULL, WNOHANG) == x->tx_pid) {
 		x->tx_pid = -1;
 		snprintf(why, sizeof(why), "the stream sender stopped: %.200s",

@@ -188,6 +188,7 @@ static void op_stream_rx(json_t *req)
 			answer(json_pack("{s:b, s:i}", "ok", 1, "pid", (int)ag.rx));
 			return;
 		}
+		/* a look while waiting for the receiver's flag in shared memory */
 		if (waitpid(ag.rx, NULL, WNOHANG) == ag.rx) {
 			ag.rx = -1;
 			break;
@@ -200,6 +201,7 @@ static void op_stream_rx(json_t *req)
 
 static void op_stream_bytes(void)
 {
+	/* one look: is it still running? (lib/exec.c's waits block) */
 	bool running = ag.rx > 0 && waitpid(ag.rx, NULL, WNOHANG) == 0;
 
 	/* reaped (or gone): its pid is no longer ours to signal, and may be another process's soon */

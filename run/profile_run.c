@@ -90,6 +90,7 @@ static int control(struct profiler *p, const char *cmd, int timeout_ms)
 		int left = (int)((end - mono_s()) * 1000);
 		ssize_t n, k = 0;
 
+		/* a look while polling perf's ack pipe */
 		if (left <= 0 || waitpid(p->pid, NULL, WNOHANG) == p->pid) {
 			if (left > 0)
 				p->pid = -1; /* perf exited: reaped above */
@@ -225,6 +226,7 @@ static int stop_perf(struct profiler *p)
 		return -1;
 	kill(p->pid, SIGINT);
 	while (mono_s() < end) {
+		/* perf stops on SIGINT (writing its file), not SIGTERM: exec_stop only after the deadline */
 		pid_t r = waitpid(p->pid, &st, WNOHANG);
 
 		if (r == p->pid) {

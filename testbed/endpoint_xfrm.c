@@ -9,6 +9,7 @@
 
 #include "endpoint_xfrm.h"
 #include "journal.h"
+#include "peer_run.h"
 #include "remote.h"
 
 /* One request to e's agent (steals req); NULL when lost, or when it answered neither ok nor an error. */
@@ -24,11 +25,7 @@ static json_t *agent_req(const struct endpoint *e, json_t *req)
 	}
 	r = e->agent(e->arg, line);
 	free(line);
-	if (r && !json_is_true(json_object_get(r, "ok")) && !json_object_get(r, "error")) {
-		json_decref(r);
-		r = NULL;
-	}
-	return r;
+	return peer_answer(r);
 }
 
 /* The undo of a change on the peer: its agent runs rec's undo there (steals rec). */

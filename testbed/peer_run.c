@@ -211,3 +211,12 @@ int peer_run_result(json_t *r, char **out, char **err)
 		*out = strdup("");
 	return json_is_true(json_object_get(r, "too_long")) ? PEER_RUN_TOO_LONG : -1;
 }
+
+json_t *peer_answer(json_t *r)
+{
+	if (r && !json_is_true(json_object_get(r, "ok")) && !json_object_get(r, "error")) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}

@@ -2,8 +2,9 @@
 /*
  * The peer agent's run request (run/peer_agent.c), both ends of it: which
  * programs the agent runs, the answer it sends for one it ran, and that
- * answer read on the run's side (testbed/endpoint.c). Pure: unit-tested,
- * and fuzzed (tests/fuzz/fuzz_peer_answer.c).
+ * answer read on the run's side (testbed/endpoint.c); and what any answer
+ * of the agent must be. Pure: unit-tested, and fuzzed
+ * (tests/fuzz/fuzz_peer_answer.c).
  */
 #ifndef IPSECPERF_PEER_RUN_H
 #define IPSECPERF_PEER_RUN_H
@@ -39,6 +40,12 @@ struct peer_run_output {
  * "too_long", "timed_out" or "binary" for output the answer cannot carry.
  */
 char *peer_run_answer(const struct peer_run_output *o);
+
+/*
+ * Any answer of the agent as the run takes it (steals r): r when it says
+ * "ok" true or carries an "error", else NULL (r freed; r may be NULL).
+ */
+json_t *peer_answer(json_t *r);
 
 #define PEER_RUN_NOT_RUN (-2)
 #define PEER_RUN_TOO_LONG (-3)

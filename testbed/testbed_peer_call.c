@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "peer_run.h"
 #include "testbed_peer_int.h"
 
 void peer_lost(struct peer *p, const char *why)
@@ -49,11 +50,7 @@ json_t *agent_recv(struct peer *p)
 
 	if (!r && p->agent.lost)
 		peer_lost(p, p->agent.lost_why);
-	if (r && !json_is_true(json_object_get(r, "ok")) && !json_object_get(r, "error")) {
-		json_decref(r);
-		r = NULL;
-	}
-	return r;
+	return peer_answer(r);
 }
 
 json_t *agent_call(struct peer *p, json_t *req)

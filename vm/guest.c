@@ -252,6 +252,7 @@ static int reap_until(pid_t want, bool *first_byte, double *t_first)
 {
 	for (;;) {
 		int st;
+		/* any child: as PID 1 every orphan is ours (lib/exec.c waits for one pid) */
 		pid_t p = waitpid(-1, &st, WNOHANG);
 
 		if (p == want) {

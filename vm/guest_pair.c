@@ -179,6 +179,7 @@ static void ssh_master(const char *peer)
 
 	if (pid < 0)
 		pr_debug("guest: pair: cannot start ssh: %s", strerror(errno));
+	/* ssh -f returns once in the background: a deadline, not a stop request, and a quiet end */
 	for (int ms = 0; pid > 0 && waitpid(pid, NULL, WNOHANG) == 0; ms += 20) {
 		if (ms >= SSH_MASTER_WAIT_MS) {
 			pr_debug("guest: pair: the ssh master is not up after %d s; the run goes on", SSH_MASTER_WAIT_MS / 1000);

@@ -454,6 +454,7 @@ static bool peer_failed(struct boot *s, double t)
 	console_poll(&p->con, t);
 	if (peer_flood(s))
 		return true;
+	/* waitpid: one look among these checks (lib/exec.c's waits block) */
 	if (p->con.panic)
 		fmt_buf(s->why, sizeof(s->why), "the receiver's kernel panicked: %s", p->con.panic_line);
 	else if (waitpid(p->pid, &st, WNOHANG) == p->pid)
@@ -520,6 +521,7 @@ static void boot_watch(struct boot *b, pid_t pid, double t0)
 {
 	for (;;) {
 		int st;
+		/* a look per console poll: qemu's CPU time and console are read between looks */
 		pid_t w = waitpid(pid, &st, WNOHANG);
 		double t = mono_s() - t0;
 
@@ -594,6 +596,7 @@ static int boot_once(struct boot *b, bool dry)
 	boot_watch(b, pid, t0);
 	/* what qemu said, read before stopping it (it then says that it was stopped) */
 	file_first_line(b->qlog_path, qmsg, sizeof(qmsg));
+	/* still running after boot_watch? only then is it stopped (exec_stop reaps it) */
 	if (waitpid(pid, &(int){ 0 }, WNOHANG) == 0) {
 		exec_stop(pid, 2000);
 		stopped = true;

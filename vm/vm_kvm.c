@@ -151,6 +151,7 @@ static int run_probe(const char *fw, const char *log, bool kvm, double limit_s, 
 	if (pid < 0)
 		return -2;
 	for (;;) {
+		/* a look between deadline checks: the log is read before exec_stop, which lib/exec.c's waits would not do */
 		if (waitpid(pid, &st, WNOHANG) == pid)
 			break;
 		if (mono_s() - t0 > limit_s || stop_requested()) {

@@ -21,9 +21,9 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "files.h"
 #include "log.h"
 
@@ -79,7 +79,7 @@ out:
 /* Run the inflater from payload into out, its output capped at VMLINUX_MAX; 0 or -1. */
 static int inflate(const struct inflater *inf, const char *payload, const char *out)
 {
-	int in = open(payload, O_RDONLY | O_CLOEXEC), st = -1;
+	int in = open(payload, O_RDONLY | O_CLOEXEC);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	pid_t pid = in >= 0 && fd >= 0 ? fork() : -1;
 
@@ -101,9 +101,7 @@ static int inflate(const struct inflater *inf, const char *payload, const char *
 		close(fd);
 	if (pid < 0)
 		return -1;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	return exec_wait(pid) == 0 ? 0 : -1;
 }
 
 /* Does this note segment hold Xen's PHYS32_ENTRY, the PVH entry point? */

@@ -30,7 +30,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -289,7 +288,7 @@ static void hostwide_no_wait_names_holder(void **state)
 	assert_non_null(strstr(why, "--no-wait"));
 	assert_false(hostwide_locked());
 	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
+	exec_wait(child);
 	/* its holder is gone: the lock is free (the file it left is taken over) */
 	assert_int_equal(hostwide_lock(why, sizeof(why)), 0);
 	assert_true(hostwide_locked());

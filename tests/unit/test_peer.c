@@ -359,6 +359,30 @@ static void run_result_ran_or_not(void **state)
 	}
 }
 
+/* Is the agent's answer text kept by peer_answer? */
+static bool kept(const char *answer)
+{
+	json_t *r = peer_answer(json_loads(answer, 0, NULL));
+	bool k = r != NULL;
+
+	json_decref(r);
+	return k;
+}
+
+/* Any answer of the agent: kept when it says ok or carries an error, else dropped. */
+static void answer_ok_or_error(void **state)
+{
+	static const char *const keep[] = { "{\"ok\":true}", "{\"ok\":false,\"error\":\"x\"}", "{\"error\":\"x\"}" };
+	static const char *const drop[] = { "{\"ok\":false}", "{\"ok\":1}", "[]" };
+
+	(void)state;
+	assert_null(peer_answer(NULL));
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(kept(keep[i]));
+		assert_false(kept(drop[i]));
+	}
+}
+
 static int allowed(const char *const *argv)
 {
 	int n = 0;
@@ -519,6 +543,7 @@ int main(void)
 		cmocka_unit_test(run_answer_round_trip),
 		cmocka_unit_test(run_answer_nul_not_cut),
 		cmocka_unit_test(run_result_ran_or_not),
+		cmocka_unit_test(answer_ok_or_error),
 		cmocka_unit_test(run_allowed_list),
 		cmocka_unit_test(exec_limits_kill),
 		cmocka_unit_test(clean_text),

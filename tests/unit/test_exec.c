@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A child waited for and stopped on request (lib/exec.c's
+ * exec_wait_stoppable, under bisect's steps and git bisect run): its own
+ * status when no stop comes or when it ends within its grace, SIGKILL when
+ * it does not; and lib/log.c's log_tail, which prints a failed log's end.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "exec.h"
+#include "files.h"
+#include "log.h"
+
+static int asked_times;
+
+static bool never(const void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+static bool always(const void *arg)
+{
+	(void)arg;
+	return true;
+}
+
+static void count_ask(const void *arg, pid_t pid)
+{
+	(void)arg;
+	asked_times++;
+	kill(pid, SIGTERM);
+}
+
+static pid_t start(const char *script)
+{
+	pid_t pid = exec_spawn((char *[]){ "sh", "-c", (char *)script, NULL },
+			       &(struct spawn_opts){ .cpu = -1, .stdout_fd = -1, .stderr_fd = -1 });
+
+	assert_true(pid > 0);
+	return pid;
+}
+
+static void no_stop(void **state)
+{
+	struct exec_stopper s = { .stopping = never, .grace_ms = 1000, .late = "late" };
+	bool stopped = true;
+
+	(void)state;
+	assert_int_equal(exec_wait_stoppable(start("exit 3"), &s, &stopped), 3);
+	assert_false(stopped);
+}
+
+static void stopped_in_grace(void **state)
+{
+	struct exec_stopper s = { .stopping = always, .ask = count_ask, .grace_ms = 5000, .late = "late" };
+	bool stopped = false;
+
+	(void)state;
+	asked_times = 0;
+	assert_int_equal(exec_wait_stoppable(start("sleep 30"), &s, &stopped), 128 + SIGTERM);
+	assert_true(stopped);
+	assert_int_equal(asked_times, 1);
+}
+
+static void killed_after_grace(void **state)
+{
+	/* SIGTERM ignored: the child ends only by SIGKILL */
+	struct exec_stopper s = { .stopping = always, .grace_ms = 200, .late = "test: killing it" };
+	bool stopped = false;
+
+	pid_t pid = start("trap '' TERM; sleep 30");
+
+	(void)state;
+	usleep(300 * 1000); /* the trap set */
+	assert_int_equal(exec_wait_stoppable(pid, &s, &stopped), 128 + SIGKILL);
+	assert_true(stopped);
+}
+
+/* What log_tail prints of text, n lines, read back from stderr. */
+static char *tail_of(const char *text, int n, const char *indent)
+{
+	char in[] = "/tmp/test_exec.log.XXXXXX", out[] = "/tmp/test_exec.err.XXXXXX";
+	int fd = mkstemp(in), efd = mkstemp(out), saved = dup(2);
+	char *got;
+
+	assert_true(fd >= 0 && efd >= 0 && saved >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	fflush(stderr);
+	dup2(efd, 2);
+	log_tail(in, n, indent);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(efd);
+	got = file_read(out, NULL);
+	unlink(in);
+	unlink(out);
+	assert_non_null(got);
+	return got;
+}
+
+static void log_tail_lines(void **state)
+{
+	char *got;
+
+	(void)state;
+	got = tail_of("one\ntwo\nthree\nfour\n\n", 2, "    ");
+	assert_string_equal(got, "    three\n    four\n");
+	free(got);
+	got = tail_of("one\ntwo", 5, "");
+	assert_string_equal(got, "one\ntwo\n");
+	free(got);
+	got = tail_of("a\x1b[2Jb\n\xe2\x80\x98q\xe2\x80\x99\n", 2, "");
+	assert_string_equal(got, "a?[2Jb\n\xe2\x80\x98q\xe2\x80\x99\n");
+	free(got);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(no_stop),
+		cmocka_unit_test(stopped_in_grace),
+		cmocka_unit_test(killed_after_grace),
+		cmocka_unit_test(log_tail_lines),
+	};
+
+	return cmocka_run_group_tests_name("exec", tests, NULL, NULL);
+}

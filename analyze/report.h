@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* `ipsecperf report`: text, markdown, CSV, JSON, HTML and gnuplot charts. */
+/*
+ * `ipsecperf report`: text, markdown, CSV, JSON, HTML and gnuplot charts.
+ * This header declares the files analyze/report*.c, one job each:
+ * report.c (load and pool the DIRs into rows), report_cmd.c (the command
+ * and its table of formats), report_text.c, report_md.c, report_csv.c,
+ * report_json.c, report_html.c (one format each); and of the charts,
+ * report_charts and templates_dir (charts.c), report_chart_subtitle
+ * (gnuplot.c). What they share among themselves is in report_int.h.
+ */
 #ifndef IPSECPERF_REPORT_H
 #define IPSECPERF_REPORT_H
 
@@ -43,6 +51,9 @@ struct report_opts {
 	bool summary;        /* text: the provenance and the summary table only (a mail) */
 };
 
+/* -f's formats, NULL-terminated, in the order they are named (report_cmd.c). */
+extern const char *const report_format_names[];
+
 /* The report on DIRs as o says; an exit status (2: bad usage or input, said). */
 int report_run(const struct report_opts *o, char *const dirs[], int ndirs);
 
@@ -60,6 +71,8 @@ int report_check_pool(struct report *rep, unsigned allow);
 int report_text(FILE *f, const struct report *rep);
 /* The text report's provenance and summary table only: what goes into a mail. */
 int report_summary(FILE *f, const struct report *rep);
+/* The text report, then the kernels side by side (run's table after a VM matrix). */
+int report_side_by_side(FILE *f, const struct report *rep);
 int report_markdown(FILE *f, const struct report *rep);
 int report_csv(FILE *f, const struct report *rep);
 int report_json(FILE *f, const struct report *rep);

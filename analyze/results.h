@@ -10,6 +10,11 @@
  * line and field; so no name can end a quoted string in a gnuplot script,
  * a line of a report or a path, nor steer a terminal. Files are read
  * without following symbolic links, and only regular ones.
+ *
+ * This header declares the files analyze/results*.c, one job each:
+ * results.c (a directory: found, checked, loaded, merged), results_input.c
+ * (strings are data, reading a file), results_runs.c (runs.jsonl),
+ * results_meta.c (meta.json) and results_group.c (groups and metrics).
  */
 #ifndef IPSECPERF_RESULTS_H
 #define IPSECPERF_RESULTS_H

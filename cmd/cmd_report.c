@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ipsecperf report [--profile]: reports on results directories (the work is analyze/report.c, profile_report.c). */
+/* ipsecperf report [--profile]: reports on results directories (the work is analyze/report*.c, profile_report.c). */
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -38,9 +38,6 @@ static const char help_report_end[] =
 	"  ipsecperf report --summary results/DIR     # for a netdev mail\n"
 	"  ipsecperf report -f html -o report.html -c charts/ results/A results/B\n";
 
-/* md and markdown are one format */
-static const char *const report_formats[] = { "text", "md", "csv", "json", "html", "markdown", NULL };
-
 struct report_args {
 	int format;
 	const char *output, *charts;
@@ -55,7 +52,7 @@ static int opt_allow(void *arg, const char *val)
 
 #define RA struct report_args
 static const struct opt_def report_opts[] = {
-	OPT_CHOICE("format", 'f', RA, format, report_formats, "FMT",
+	OPT_CHOICE("format", 'f', RA, format, report_format_names, "FMT",
 		   "text (default: ASCII, 72 columns, for a netdev mail), md, csv, json or html (one self-contained page)"),
 	OPT_STR("output", 'o', RA, output, "FILE", "write the report to FILE instead of standard output"),
 	OPT_STR("charts", 'c', RA, charts, "DIR",
@@ -91,7 +88,7 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (results_dirs_expected("report", argc - first, argv + first) < 0)
 		return EXIT_USAGE;
-	o = (struct report_opts){ .format = report_formats[a.format], .output = a.output, .charts = a.charts,
+	o = (struct report_opts){ .format = report_format_names[a.format], .output = a.output, .charts = a.charts,
 				  .allow = a.allow, .side_by_side = a.side_by_side, .summary = a.summary };
 	return report_run(&o, argv + first, argc - first);
 }

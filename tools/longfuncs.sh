@@ -9,26 +9,11 @@
 # usage: tools/longfuncs.sh [-n N] [FILE|DIR...]   (default: every .c of
 #        lib analyze host probes testbed run kbuild vm cmd, .bpf.c included)
 set -eu
-max=80
-while getopts n: opt; do
-	case $opt in
-	n) max=$OPTARG ;;
-	*) echo "usage: $0 [-n N] [FILE|DIR...]" >&2; exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-case $max in '' | *[!0-9]*) echo "longfuncs.sh: -n wants a number, not '$max'" >&2; exit 2 ;; esac
-cd "$(dirname "$0")/.."
-[ $# -gt 0 ] || set -- lib analyze host probes testbed run kbuild vm cmd
-for a in "$@"; do
-	if [ -d "$a" ]; then
-		find "$a" -name '*.c' -type f
-	elif [ -f "$a" ]; then
-		echo "$a"
-	else
-		echo "longfuncs.sh: $a: no such file or folder" >&2; exit 2
-	fi
-done | sort | while read -r f; do
+# shellcheck disable=SC2034 # read by long_lib.sh
+me=longfuncs.sh max=80 dirs="lib analyze host probes testbed run kbuild vm cmd"
+# shellcheck source=tools/long_lib.sh
+. "$(dirname "$0")/long_lib.sh"
+c_files "$@" | while read -r f; do
 	awk -v max="$max" '
 	FNR == 1 { sig = ""; start = 0; body = 0 }
 	# a definition: a line at column 0 that starts a name, up to the "{" alone

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `ipsecperf report`: the table of formats -f chooses from, the output file, the charts. */
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "files.h"
+#include "log.h"
+
+/* What a format's writer is given: the report, the options, the charts drawn. */
+struct report_out {
+	const struct report *rep;
+	const struct report_opts *o;
+	const char *chartdir;
+	int ncharts;
+	char **names;
+	const char *no_charts;
+};
+
+static int write_text(FILE *f, const struct report_out *out)
+{
+	if (out->o->summary)
+		return report_summary(f, out->rep);
+	return out->o->side_by_side ? report_side_by_side(f, out->rep) : report_text(f, out->rep);
+}
+
+static int write_md(FILE *f, const struct report_out *out)
+{
+	return report_markdown(f, out->rep);
+}
+
+static int write_csv(FILE *f, const struct report_out *out)
+{
+	return report_csv(f, out->rep);
+}
+
+static int write_json(FILE *f, const struct report_out *out)
+{
+	return report_json(f, out->rep);
+}
+
+static int write_html(FILE *f, const struct report_out *out)
+{
+	return report_html(f, out->rep, out->chartdir, out->ncharts, out->names, out->no_charts);
+}
+
+/*
+ * The formats -f chooses from, written once: name, writer, whether it
+ * draws the charts (without -c into a temporary folder), and whether a
+ * failed write goes unsaid (the HTML page's never said it).
+ */
+#define REPORT_FORMATS(F)                        \
+	F("text", write_text, false, false)     \
+	F("md", write_md, false, false)         \
+	F("csv", write_csv, false, false)       \
+	F("json", write_json, false, false)     \
+	F("html", write_html, true, true)       \
+	F("markdown", write_md, false, false)
+
+struct report_format {
+	const char *name;
+	int (*write)(FILE *f, const struct report_out *out);
+	bool charts;
+	bool quiet;
+};
+
+#define FORMAT_ENTRY(n, w, c, q) { .name = n, .write = w, .charts = c, .quiet = q },
+static const struct report_format formats[] = { REPORT_FORMATS(FORMAT_ENTRY) };
+#define FORMAT_NAME(n, w, c, q) n,
+const char *const report_format_names[] = { REPORT_FORMATS(FORMAT_NAME) NULL };
+
+static const struct report_format *format_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(formats[i].name, name))
+			return &formats[i];
+	return NULL;
+}
+
+/* The report in fmt, to o->output or standard output. */
+static int write_to(const struct report_format *fmt, const struct report_out *out)
+{
+	const char *path = out->o->output;
+	FILE *f = path ? fopen(path, "w") : stdout;
+	int ret;
+
+	if (!f) {
+		pr_warn("report: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = fmt->write(f, out);
+	if (path && fclose(f) != 0)
+		ret = -1;
+	if (ret < 0 && !fmt->quiet)
+		pr_warn("report: cannot write %s", path ? path : "standard output");
+	return ret;
+}
+
+static int rm_rf_charts(const char *dir, char **names, int n)
+{
+	/* only what report_charts wrote into a temporary directory */
+	static const char *const ext[] = { ".dat", ".runs.dat", ".vars.gp", ".png", ".svg" };
+	char path[4096];
+
+	for (int i = 0; i < n; i++)
+		for (size_t e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
+			snprintf(path, sizeof(path), "%s/%s%s", dir, names[i], ext[e]);
+			unlink(path);
+		}
+	snprintf(path, sizeof(path), "%s/bars.gp", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/timeseries.gp", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/replot.sh", dir);
+	unlink(path);
+	return rmdir(dir);
+}
+
+int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
+{
+	char tmpdir[] = "/tmp/ipsecperf-charts-XXXXXX", why[256];
+	const char *charts = o->charts, *no_charts = NULL;
+	const struct report_format *fmt = format_find(o->format);
+	bool tmp_charts = false;
+	struct report rep;
+	char **names = NULL;
+	int ret = EXIT_OK, ncharts = 0;
+
+	if (!fmt) {
+		pr_warn("report: no format %s", o->format);
+		return EXIT_USAGE;
+	}
+	if (charts && out_dir_check(charts, false, why, sizeof(why)) < 0) {
+		pr_warn("report: -c %s: %s; choose another folder", charts, why);
+		return EXIT_USAGE;
+	}
+	if (report_load(&rep, dirs, ndirs) < 0)
+		return EXIT_USAGE;
+	if (report_check_pool(&rep, o->allow) < 0) {
+		report_free(&rep);
+		return EXIT_USAGE;
+	}
+	if (!charts && fmt->charts) {
+		if (!mkdtemp(tmpdir)) {
+			pr_warn("report: %s: %s", tmpdir, strerror(errno));
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		charts = tmpdir;
+		tmp_charts = true;
+	}
+	if (charts && fmt->charts && !exec_have("gnuplot")) {
+		/* the page without charts is still worth having */
+		no_charts = "gnuplot was not found (install gnuplot-nox), so the figures are in tables only";
+		pr_warn("report: gnuplot not found: the HTML page has tables but no charts (install gnuplot-nox)");
+	} else if (charts) {
+		ncharts = report_charts(&rep, charts, &names);
+		if (ncharts < 0) {
+			ret = EXIT_FAIL;
+			goto out;
+		}
+	}
+	ret = write_to(fmt, &(struct report_out){ .rep = &rep, .o = o, .chartdir = charts, .ncharts = ncharts,
+						  .names = names, .no_charts = no_charts }) < 0 ? EXIT_FAIL : EXIT_OK;
+out:
+	if (tmp_charts)
+		rm_rf_charts(tmpdir, names, ncharts);
+	for (int i = 0; i < ncharts; i++)
+		free(names[i]);
+	free(names);
+	report_free(&rep);
+	return ret;
+}

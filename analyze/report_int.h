@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the report's files share among themselves, not outside analyze/:
+ * the provenance lines (report.c) and the interval warnings (report_text.c).
+ */
+#ifndef IPSECPERF_REPORT_INT_H
+#define IPSECPERF_REPORT_INT_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* One line of a source's provenance: "host", "kernels", "command", ... */
+struct report_kv {
+	const char *key;
+	char val[1024];
+};
+
+/* The provenance lines of source i (at most 12); returns how many. */
+int report_provenance(const struct report *rep, int i, struct report_kv *kv, int max);
+
+/* Source i's runs: how many measured throughput, how many counted (--count-repeats). */
+void report_source_purposes(const struct report *rep, int i, int *measured, int *counted);
+
+/* How many runs of r are not ok. */
+int report_not_ok(const struct results *r);
+
+/*
+ * A warning for each kernel and scenario whose runs' 1 s intervals vary
+ * by more than INTERVAL_CV_WARN; returns how many lines.
+ */
+int report_interval_warnings(FILE *f, const struct report *rep);
+
+#endif

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The runs grouped by kernel and scenario, and each group's values of a metric. */
+#include "results.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Groups and kernels are found through a jansson object used as a hash
+ * table ("kernel\nscenario" -> index; names hold no newline), and a
+ * group's index list grows as it fills: a directory of many distinct names
+ * costs time and memory in proportion to its records, not their square.
+ */
+static int hash_index(json_t *h, const char *a, const char *b, int next, int *idx)
+{
+	char *key;
+	json_t *v;
+	int err = 0;
+
+	if (asprintf(&key, "%s\n%s", a, b ? b : "") < 0)
+		return -1;
+	v = json_object_get(h, key);
+	if (v)
+		*idx = (int)json_integer_value(v);
+	else if (json_object_set_new(h, key, json_integer(next)) < 0)
+		err = -1;
+	else
+		*idx = next;
+	free(key);
+	return err;
+}
+
+int results_groups(const struct results *r, struct run_group **groups, int *ngroups)
+{
+	struct run_group *g = calloc(r->nruns + 1, sizeof(*g));
+	json_t *h = json_object();
+	int *cap = calloc(r->nruns + 1, sizeof(*cap));
+	int n = 0;
+
+	*groups = NULL;
+	*ngroups = 0;
+	if (!g || !h || !cap)
+		goto out_nomem;
+	for (int i = 0; i < r->nruns; i++) {
+		const struct run_record *rec = &r->runs[i];
+		int j;
+
+		if (hash_index(h, rec->kernel, rec->scenario, n, &j) < 0)
+			goto out_nomem;
+		if (j == n) {
+			g[n].kernel = rec->kernel;
+			g[n].scenario = rec->scenario;
+			n++;
+		}
+		if (g[j].n == cap[j]) {
+			int *idx = realloc(g[j].idx, (cap[j] = cap[j] * 2 + 8) * sizeof(*idx));
+
+			if (!idx)
+				goto out_nomem;
+			g[j].idx = idx;
+		}
+		g[j].idx[g[j].n++] = i;
+		if (rec->counting)
+			g[j].n_count++;
+		if (rec->status == RUN_OK)
+			(*(rec->counting ? &g[j].n_count_ok : &g[j].n_ok))++;
+	}
+	json_decref(h);
+	free(cap);
+	*groups = g;
+	*ngroups = n;
+	return 0;
+out_nomem:
+	json_decref(h);
+	free(cap);
+	if (g)
+		results_groups_free(g, n);
+	return -1;
+}
+
+void results_groups_free(struct run_group *groups, int ngroups)
+{
+	for (int i = 0; i < ngroups; i++)
+		free(groups[i].idx);
+	free(groups);
+}
+
+int results_kernels(const struct results *r, const char ***kernels, int *n)
+{
+	const char **k = calloc(r->nruns + 1, sizeof(*k));
+	json_t *h = json_object();
+
+	*n = 0;
+	*kernels = k;
+	if (!k || !h) {
+		json_decref(h);
+		return -1;
+	}
+	for (int i = 0; i < r->nruns; i++) {
+		int j;
+
+		if (hash_index(h, r->runs[i].kernel, NULL, *n, &j) < 0) {
+			json_decref(h);
+			return -1;
+		}
+		if (j == *n)
+			k[(*n)++] = r->runs[i].kernel;
+	}
+	json_decref(h);
+	return 0;
+}
+
+bool metric_higher_is_better(const struct metric *m)
+{
+	return m->kind == METRIC_THROUGHPUT;
+}
+
+const char *metric_name(const struct metric *m, char *buf, size_t len)
+{
+	switch (m->kind) {
+	case METRIC_THROUGHPUT:
+		return "throughput";
+	case METRIC_CPB:
+		return "cycles_per_byte";
+	case METRIC_COUNTER:
+		snprintf(buf, len, "%s", m->counter);
+		return buf;
+	}
+	return "?";
+}
+
+static const struct run_counter *find_counter(const struct run_record *rec, const char *name)
+{
+	for (int i = 0; i < rec->ncounters; i++)
+		if (!strcmp(rec->counters[i].name, name))
+			return &rec->counters[i];
+	return NULL;
+}
+
+/* Does one of the group's ok counting runs have counter name per packet? */
+static bool counted(const struct results *r, const struct run_group *g, const char *name)
+{
+	for (int i = 0; i < g->n; i++) {
+		const struct run_record *rec = &r->runs[g->idx[i]];
+		const struct run_counter *c = rec->counting && rec->status == RUN_OK ? find_counter(rec, name) : NULL;
+
+		if (c && c->has_per_packet)
+			return true;
+	}
+	return false;
+}
+
+int group_values(const struct results *r, const struct run_group *g, const struct metric *m,
+		 double *out)
+{
+	/* which runs give the metric: the throughput runs, or the counting ones */
+	bool from_counting = m->kind == METRIC_COUNTER && g->n_count_ok && counted(r, g, m->counter);
+	int n = 0;
+
+	for (int i = 0; i < g->n; i++) {
+		const struct run_record *rec = &r->runs[g->idx[i]];
+		const struct run_counter *c;
+
+		if (rec->status != RUN_OK || rec->counting != from_counting)
+			continue;
+		switch (m->kind) {
+		case METRIC_THROUGHPUT:
+			if (rec->has_throughput)
+				out[n++] = rec->throughput_bps / 1e9;
+			break;
+		case METRIC_CPB:
+			if (rec->has_cpb)
+				out[n++] = rec->cycles_per_byte;
+			break;
+		case METRIC_COUNTER:
+			c = find_counter(rec, m->counter);
+			/* a counting repeat's figure: over its whole load, exact, where it has one */
+			if (c && from_counting && c->has_per_packet_load)
+				out[n++] = c->per_packet_load;
+			else if (c && c->has_per_packet)
+				out[n++] = c->per_packet;
+			break;
+		}
+	}
+	return n;
+}
+
+int group_counters(const struct results *r, const struct run_group *g, const char ***names,
+		   int *n)
+{
+	int cap = 0;
+
+	*names = NULL;
+	*n = 0;
+	for (int i = 0; i < g->n; i++) {
+		const struct run_record *rec = &r->runs[g->idx[i]];
+
+		if (rec->status != RUN_OK)
+			continue;
+		for (int c = 0; c < rec->ncounters; c++) {
+			int j;
+
+			for (j = 0; j < *n; j++)
+				if (!strcmp((*names)[j], rec->counters[c].name))
+					break;
+			if (j < *n)
+				continue;
+			if (*n == cap) {
+				const char **nn = realloc(*names, (cap = cap * 2 + 8) * sizeof(*nn));
+
+				if (!nn) {
+					free(*names);
+					*names = NULL;
+					*n = 0;
+					return -1;
+				}
+				*names = nn;
+			}
+			(*names)[(*n)++] = rec->counters[c].name;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the results reader's files share among themselves, not outside
+ * analyze/ (results_input.c defines them, but results_record_free:
+ * results_runs.c).
+ */
+#ifndef IPSECPERF_RESULTS_INT_H
+#define IPSECPERF_RESULTS_INT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "results.h"
+
+/* The message into err (errlen bytes); returns -1. */
+__attribute__((format(printf, 3, 4)))
+int results_fail(char *err, size_t errlen, const char *fmt, ...);
+
+/* strdup(s), NULL for NULL; aborts when out of memory. */
+char *results_strdup(const char *s);
+
+/* "an object", "a string", ... for a message about a JSON value's type */
+const char *results_json_kind(const json_t *v);
+
+/* "0x0a at byte 7" for the message about the control character p in s */
+const char *results_bad_char_what(const char *s, const char *p, char *buf, size_t len);
+
+/* Frees what a run record holds, and zeroes it. */
+void results_record_free(struct run_record *rec);
+
+#endif

@@ -19,6 +19,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 IPSECPERF=${IPSECPERF:-build/ipsecperf}
+. tools/fill_lib.sh
 [ $# = 2 ] || { echo "usage: tools/axes-example.sh KERNEL1 KERNEL2" >&2; exit 2; }
 stamp=$(date -u +%Y%m%dT%H%M)
 T=$(mktemp -d /tmp/ipsecperf-axes.XXXXXX)
@@ -63,15 +64,6 @@ table() { # file-of-"key metric median min max" first-header metric...
 		}' "$f"
 }
 
-# Replace the lines between "<!-- NAME begin -->" and "<!-- NAME end -->" of FILE with TEXTFILE.
-fill() { # file name textfile
-	awk -v name="$2" -v text="$3" '
-		$0 == "<!-- " name " begin -->" { print; while ((getline l < text) > 0) print l; skip = 1; found++; next }
-		$0 == "<!-- " name " end -->" { skip = 0 }
-		!skip { print }
-		END { if (found != 1) { print "axes-example.sh: no \"" name "\" markers" > "/dev/stderr"; exit 1 } }
-	' "$1" > "$1.new" && mv "$1.new" "$1"
-}
 
 TPUT="throughput cycles_per_byte"
 SEND="esp_output kmalloc_esp_output memmove_transport_output"

@@ -33,15 +33,7 @@ set -eu
 cd "$(dirname "$0")/.."
 IPSECPERF=${IPSECPERF:-build/ipsecperf}
 
-# Replace the lines between "<!-- NAME begin -->" and "<!-- NAME end -->" of FILE with TEXTFILE.
-fill() { # file name textfile
-	awk -v name="$2" -v text="$3" '
-		$0 == "<!-- " name " begin -->" { print; while ((getline l < text) > 0) print l; skip = 1; found++; next }
-		$0 == "<!-- " name " end -->" { skip = 0 }
-		!skip { print }
-		END { if (found != 1) { print "worked-example.sh: no \"" name "\" markers" > "/dev/stderr"; exit 1 } }
-	' "$1" > "$1.new" && mv "$1.new" "$1"
-}
+. tools/fill_lib.sh
 
 # A run of the default scenarios into results/examples/<UTC>-TAG; its path.
 sample_run() { # tag [run options...]

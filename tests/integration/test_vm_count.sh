@@ -22,12 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
-k61=$(vm_kernel "$DEB61") || exit $?
-kernels=(--kernel "$k61")
-if k612=$(vm_kernel "$DEB612" 2> /dev/null); then
-	kernels+=(--kernel "$k612")
-fi
-info "kernels: ${kernels[*]}"
+vm_debian_kernels || exit $?
 for n in default 0; do
 	opts=()
 	[ "$n" = default ] || opts=(--count-repeats "$n")

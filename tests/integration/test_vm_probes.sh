@@ -25,12 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
-k61=$(vm_kernel "$DEB61") || exit $?
-kernels=(--kernel "$k61")
-if k612=$(vm_kernel "$DEB612" 2> /dev/null); then
-	kernels+=(--kernel "$k612")
-fi
-info "kernels: ${kernels[*]}"
+vm_debian_kernels || exit $?
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm "${kernels[@]}" --probe-set all --duration 3 --omit 1 --repeat 1 -o "$out" \
 	no-gso esp-null esp-null-gso > "$TMP/stdout" 2> "$TMP/stderr" ||

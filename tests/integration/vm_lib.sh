@@ -35,6 +35,18 @@ assert_vm_clean() { # what
 # Print a --kernel spec for the newest Debian cloud kernel whose package
 # name matches the extended regex $1 (the cached one if there is one),
 # fetching it when needed; skip when it cannot be had.
+# Debian's 6.1 and, where it can be fetched, 6.12, as --kernel options in
+# the array "kernels"; the status of vm_kernel when there is no 6.1.
+vm_debian_kernels() {
+	local k61 k612
+	k61=$(vm_kernel "$DEB61") || return $?
+	kernels=(--kernel "$k61")
+	if k612=$(vm_kernel "$DEB612" 2> /dev/null); then
+		kernels+=(--kernel "$k612")
+	fi
+	info "kernels: ${kernels[*]}"
+}
+
 vm_kernel() { # regex
 	local fd rc
 	# one fetch at a time: run-all.sh runs two tests at once, and two

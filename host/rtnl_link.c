@@ -54,7 +54,7 @@ int rtnl_bridge_add(const char *netns, const char *name, char *err, size_t errle
 	return send_msg(netns, nlh, err, errlen);
 }
 
-int rtnl_link_master_up(const char *netns, const char *dev, const char *master, char *err, size_t errlen)
+int rtnl_link_master_up(const char *netns, const char *dev, const char *master, int mtu, char *err, size_t errlen)
 {
 	char buf[NLSOCK_BUF];
 	unsigned int ifindex, mindex, inum;
@@ -71,6 +71,8 @@ int rtnl_link_master_up(const char *netns, const char *dev, const char *master, 
 	nlh = link_msg(buf, 0, ifindex);
 	((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_flags = IFF_UP;
 	((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_change = IFF_UP;
+	if (mtu > 0) /* before the master: the kernel sets IFLA_MTU first, the bridge then takes the ports' */
+		mnl_attr_put_u32(nlh, IFLA_MTU, (uint32_t)mtu);
 	mnl_attr_put_u32(nlh, IFLA_MASTER, mindex);
 	return send_msg(netns, nlh, err, errlen);
 }

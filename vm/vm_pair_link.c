@@ -13,6 +13,12 @@
 #include "vm_pair_link.h"
 
 static const char *const bridges[2] = { "ipp-link", "ipp-ctl" };
+/*
+ * The link's taps (and so its bridge) carry frames up to this MTU: a
+ * scenario's [link] mtu is set in the guests, and at 1500 here their
+ * 9000-byte frames were dropped between them.
+ */
+#define PAIR_LINK_MTU 9000
 static const char *const taps[2][2] = { { "ipp-tx-link", "ipp-tx-ctl" }, { "ipp-rx-link", "ipp-rx-ctl" } };
 
 const char *pair_mac(int guest, int which)
@@ -42,7 +48,11 @@ static void print_dry(const struct pair_link *l)
 		printf("ip -n %s link set %s up\n", l->netns, bridges[w]);
 		for (int g = 0; g < 2; g++) {
 			printf("ip -n %s tuntap add dev %s mode tap vnet_hdr\n", l->netns, taps[g][w]);
-			printf("ip -n %s link set %s master %s up\n", l->netns, taps[g][w], bridges[w]);
+			if (w == 0)
+				printf("ip -n %s link set %s mtu %d master %s up\n", l->netns, taps[g][w], PAIR_LINK_MTU,
+				       bridges[w]);
+			else
+				printf("ip -n %s link set %s master %s up\n", l->netns, taps[g][w], bridges[w]);
 		}
 	}
 }
@@ -54,7 +64,8 @@ static int wires(struct pair_link *l, char *err, size_t len)
 			return -1;
 		for (int g = 0; g < 2; g++) {
 			l->fd[g][w] = tap_open(l->netns, taps[g][w], err, len);
-			if (l->fd[g][w] < 0 || rtnl_link_master_up(l->netns, taps[g][w], bridges[w], err, len) < 0)
+			if (l->fd[g][w] < 0 ||
+			    rtnl_link_master_up(l->netns, taps[g][w], bridges[w], w == 0 ? PAIR_LINK_MTU : 0, err, len) < 0)
 				return -1;
 		}
 	}

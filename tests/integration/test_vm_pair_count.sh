@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Counting repeats on two hosts: the vm-pair testbed (the peer testbed run
-# between a Debian 6.1 sender and a 6.12 receiver, 6.1 where 6.12 cannot be
-# fetched) with --count-repeats 2 and the default probe set. esp-null gets
+# between Debian 6.1 guests; TEST_VM_PAIR_RX=6.12 puts 6.12 at the
+# receiving end) with --count-repeats 2 and the default probe set. esp-null gets
 # 1 throughput repeat, whose ESP counters say they are not in the default
 # set, and 2 counting repeats ("purpose": "count", numbered 1 and 2) whose
 # ESP programs counted on both guests: the sender's kmalloc_esp_output once
@@ -22,10 +22,16 @@
 . "$(dirname "$0")/vm_lib.sh"
 
 k61=$(vm_kernel "$DEB61") || exit $?
-# the receiver on 6.12 where it can be fetched: its kernel counts the
-# kprobe runs it skips (6.7+), so its esp_input is held exact too
+# The receiver on 6.1, or with TEST_VM_PAIR_RX=6.12 on 6.12: its kernel
+# counts the kprobe runs it skips (6.7+), so its esp_input is held exact
+# too. Not the default: a 6.12 receiver under TCG panicked in two of two
+# runs of tools/axes-example.sh (6.12 at both ends, one vCPU each: a double
+# fault in kmem_cache_alloc_node, a fault in net_rx_action;
+# docs/vm-pair-testbed.md), though not in four runs of this test.
 rx=$k61
-k612=$(vm_kernel "$DEB612" 2> /dev/null) && rx=$k612
+if [ "${TEST_VM_PAIR_RX:-}" = 6.12 ]; then
+	rx=$(vm_kernel "$DEB612") || exit $?
+fi
 info "kernels: $k61 sends, $rx receives"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --peer-kernel "$rx" -O 1 -r 1 -t 1 -q --count-repeats 2 -o "$out" \

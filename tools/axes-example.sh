@@ -91,7 +91,7 @@ pair=$(axes_run vm-pair-mtu --testbed vm-pair --kernel "$1" --kernel "$2" clear 
 echo "mtu: $vm $pair" >&2
 for tb in vm pair; do
 	eval d=\$$tb
-	metrics "$d" $TPUT | awk -v tb="$tb" '{ print tb "," $1 "," $2, $3, $4, $5, $6 }'
+	metrics "$d" $TPUT | awk -v tb="$([ $tb = pair ] && echo vm-pair || echo vm)" '{ print tb "," $1 "," $2, $3, $4, $5, $6 }'
 done > "$T/mtu"
 {
 	echo "testbed, kernel, scenario; throughput in Gbit/s, median (min-max) of ${REPEAT:-3} runs"

@@ -261,7 +261,14 @@ long prof_fold_perf_script(const char *text, struct prof_folded *out, char *err,
 		bool blank;
 
 		lineno++;
-		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+		if (n < sizeof(line)) {
+			snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		} else {
+			/* longer (a C++ template's name): its head and its tail, which holds the " (dso)" */
+			const size_t tail = 256, head = sizeof(line) - tail - 4;
+
+			snprintf(line, sizeof(line), "%.*s...%.*s", (int)head, p, (int)tail, p + n - tail);
+		}
 		p = nl ? nl + 1 : NULL;
 		blank = strspn(line, " \t") == strlen(line);
 		if ((line[0] == '\t' || line[0] == ' ') && !blank) {

@@ -77,6 +77,23 @@ static void fold_rejects_garbage(void **state)
 	prof_folded_free(&f);
 }
 
+/* A frame line longer than the reader's line (C++ templates) is a frame, named by its head. */
+static void fold_long_frame(void **state)
+{
+	struct prof_folded f = { 0 };
+	char err[256], script[4096];
+	int n = snprintf(script, sizeof(script), "iperf3 1\n\t30130ee std::_Rb_tree<");
+
+	(void)state;
+	while (n < 3000)
+		n += snprintf(script + n, sizeof(script) - n, "std::pair<unsigned int const, int>, ");
+	snprintf(script + n, sizeof(script) - n, "x> (/usr/bin/prog)\n\tffffffff81000000 do_syscall_64 ([kernel.kallsyms])\n");
+	assert_int_equal(prof_fold_perf_script(script, &f, err, sizeof(err)), 1);
+	assert_int_equal(f.n, 1);
+	assert_non_null(strstr(f.v[0].stack, "iperf3;do_syscall_64_[k];std::_Rb_tree<std::pair<"));
+	prof_folded_free(&f);
+}
+
 static void folded_roundtrip(void **state)
 {
 	struct prof_folded f = { 0 };
@@ -259,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fold_perf_script),
 		cmocka_unit_test(fold_rejects_garbage),
+		cmocka_unit_test(fold_long_frame),
 		cmocka_unit_test(folded_roundtrip),
 		cmocka_unit_test(idle),
 		cmocka_unit_test(reduce_shares_cpb),

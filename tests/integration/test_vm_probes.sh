@@ -17,7 +17,8 @@
 # With --probe-set all, xmit through the BTF tracepoint (bpf_rdonly_cast
 # where the kernel has it, 6.12), and its counts against the kernel's own
 # (device statistics, Tcp OutSegs + RetransSegs): whole load exact for
-# skbs, window within 0.5%.
+# skbs (short by at most the runs the kernel skipped and said it did),
+# window within 0.5%.
 #
 # run-all: alone (the window's 0.5% holds on a quiet host: beside another
 # test, the guest's collector is descheduled between the programs' counts
@@ -60,7 +61,13 @@ for kernel in kernels:
           print(f"  {name} {n}: program {c[n]['count']} / {c[n]['count_load']}, kernel {k['count']} / {k['count_load']}"
                 f" (window / load)", file=sys.stderr)
           assert abs(c[n]["count"] - k["count"]) <= 0.005 * k["count"], (name, n, c[n], k)
-      assert c["xmit_skbs"]["count_load"] == c["xmit_skbs"]["kernel"]["count_load"], (name, c["xmit_skbs"])
+      # exact, but for the runs the kernel skipped and said it did (another of our programs
+      # running on that CPU: 6.12 once counted 398,290 skbs against the program's 398,289)
+      missed = (r.get("probe_missed") or {}).get("load") or 0
+      k = c["xmit_skbs"]["kernel"]["count_load"]
+      if missed:
+          print(f"  {name}: {missed} program runs skipped by the kernel over the load", file=sys.stderr)
+      assert k - missed <= c["xmit_skbs"]["count_load"] <= k, (name, c["xmit_skbs"], missed)
       # segments: the program counts the links' non-TCP packets too (ARP, IPv6 ND/MLD), Tcp OutSegs does not
       assert 0 <= c["xmit_segs"]["count_load"] - c["xmit_segs"]["kernel"]["count_load"] <= 32, (name, c["xmit_segs"])
 

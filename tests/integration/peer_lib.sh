@@ -154,8 +154,11 @@ peer_setup() {
 	UsePAM no
 	StrictModes no
 	LogLevel ERROR
-	# the session shell must not read root's ~/.bashrc (Debian bash does for sshd when SHLVL < 2): it may be slow, and it is not under test
-	SetEnv SHLVL=1
+	# the session shell must not read root's ~/.bashrc (Debian bash does for sshd when SHLVL < 2): it may be slow, and it is not under test.
+	# The lane (lib.sh) goes into every session's own environment: what a
+	# session starts and leaves to init as it ends (a killed run's iperf3
+	# under timeout) is still known as this test's by the test beside it.
+	SetEnv SHLVL=1${IPSECPERF_TEST_LANE:+ IPSECPERF_TEST_LANE=$IPSECPERF_TEST_LANE}
 	EOF
 	sshd_start
 	SSH_OPTS=(--ssh-option "IdentityFile=$TMP/id_test" --ssh-option StrictHostKeyChecking=no

@@ -65,7 +65,15 @@ run_l "$IPSECPERF" cleanup > "$TMP/cleanup.out" 2> "$TMP/cleanup.err" ||
 # testbed's way, not the MTU's); the test's own are stopped here, by pid.
 restored "after SIGKILL and cleanup" noprocs
 for p in $(ip netns pids "$PEER_NS_P"); do
-	[[ "$(cat /proc/$p/comm 2> /dev/null)" =~ ^(iperf3|timeout)$ ]] && kill "$p" 2> /dev/null
+	[[ "$(cat /proc/$p/comm 2> /dev/null)" =~ ^(iperf3|timeout)$ ]] || continue
+	# an orphan of the killed ssh session: the test beside this one knows it
+	# as this test's only by the lane in its own environment (peer_lib.sh)
+	env=$(tr '\0' '\n' < /proc/$p/environ 2> /dev/null) # empty once it is gone
+	if [ -n "${IPSECPERF_TEST_LANE:-}" ] && [ -n "$env" ]; then
+		grep -qx "IPSECPERF_TEST_LANE=$IPSECPERF_TEST_LANE" <<< "$env" ||
+			fail "the peer's $(cat /proc/$p/comm 2> /dev/null) $p does not carry this test's lane"
+	fi
+	kill "$p" 2> /dev/null
 done
 
 # 3. a device that refuses 9000: a native XDP program on the peer's end caps this end's maximum

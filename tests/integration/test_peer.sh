@@ -20,6 +20,14 @@ mine > "$TMP/host.before"
 peer_setup
 run_l() { ip netns exec "$PEER_NS_L" "$@"; }
 
+# what a session starts carries this test's lane (lib.sh), so the test
+# beside it can tell a session's orphan from its own leftover
+if [ -n "${IPSECPERF_TEST_LANE:-}" ]; then
+	lane=$(run_l ssh -i "$TMP/id_test" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \
+		"root@$PEER_MGMT_P" printenv IPSECPERF_TEST_LANE)
+	[ "$lane" = "$IPSECPERF_TEST_LANE" ] || fail "an ssh session's lane is '$lane', not '$IPSECPERF_TEST_LANE'"
+fi
+
 peer_snapshot "$PEER_NS_L" > "$TMP/l.before"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
 

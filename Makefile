@@ -43,9 +43,13 @@ DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 CFLAGS ?= -O2 -g
 # The layers, bottom up: lib (log, files, options, exec), analyze (results
 # and statistics, on lib only), host (journal, netlink, namespaces),
-# probes, testbed (netns, peer), run (the matrix), vm (a run in a guest), cmd (one file per
-# subcommand). tools/layers.sh checks that no file includes from above.
-SRC_DIRS := lib analyze host probes testbed run kbuild vm cmd
+# probes, testbed (netns, peer), run (the matrix), kbuild (kernels from
+# source), vm (a run in a guest), bisect, cmd (one file per subcommand).
+# The collector's layers are under collector/; analyze/ and probes/ sit at
+# the top beside it (docs/architecture.md). tools/layers.sh checks that no
+# file includes from above.
+SRC_DIRS := collector/lib analyze collector/host probes collector/testbed collector/run \
+	collector/kbuild collector/vm collector/bisect collector/cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
 IPP_LDFLAGS :=
@@ -65,7 +69,7 @@ Q := @
 msg = @printf '  %-8s %s\n' $(1) $(2);
 endif
 
-LIB_SRCS := $(filter-out cmd/main.c,$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
+LIB_SRCS := $(filter-out collector/cmd/main.c,$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
 LIB_SRCS := $(filter-out %.bpf.c,$(LIB_SRCS))
 LIB_OBJS := $(patsubst %.c,$(OBJDIR)/%.o,$(LIB_SRCS))
 BPF_SRCS := $(wildcard probes/*.bpf.c)
@@ -149,7 +153,7 @@ $(BUILD)/probes/%.skel.h: $(BUILD)/probes/%.bpf.o
 # every object waits for version.h and datadir.h (order-only, cheap), but
 # only the .c files that include a BPF skeleton (grep) wait for it, as
 # it needs clang and bpftool; a changed BPF program remakes those alone.
-$(LIB_OBJS) $(OBJDIR)/cmd/main.o: | $(BUILD)/version.h $(BUILD)/datadir.h
+$(LIB_OBJS) $(OBJDIR)/collector/cmd/main.o: | $(BUILD)/version.h $(BUILD)/datadir.h
 skel_users = $(patsubst %.c,$(OBJDIR)/%.o,$(shell grep -l '^\#include "$(notdir $(1))"' \
 	$(addsuffix /*.c,$(SRC_DIRS)) 2>/dev/null))
 $(foreach h,$(SKELS),$(foreach o,$(call skel_users,$(h)),$(eval $(o): $(h))))
@@ -159,14 +163,14 @@ $(OBJDIR)/%.o: %.c $(BUILD)/flags.cc
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(IPP_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-DEP_FILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(OBJDIR)/cmd/main.o $(BPF_OBJS)) $(addsuffix .d,$(UNIT_BINS))
+DEP_FILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(OBJDIR)/collector/cmd/main.o $(BPF_OBJS)) $(addsuffix .d,$(UNIT_BINS))
 include $(wildcard $(DEP_FILES))
 
 $(BUILD)/libipsecperf.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/ipsecperf: $(OBJDIR)/cmd/main.o $(BUILD)/libipsecperf.a $(BUILD)/flags.ld
+$(BUILD)/ipsecperf: $(OBJDIR)/collector/cmd/main.o $(BUILD)/libipsecperf.a $(BUILD)/flags.ld
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(IPP_LDFLAGS) $(LDFLAGS) -o $@ $(filter-out %/flags.ld,$^) $(IPP_LDLIBS) $(LDLIBS)
 
@@ -263,30 +267,30 @@ FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_S
 # The results reader is analyze/results*.c (results.h says which does what).
 RESULTS_SRCS := $(wildcard analyze/results*.c)
 $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c $(RESULTS_SRCS) analyze/stats.c \
-		analyze/summary.c lib/log.c lib/files.c $(BUILD)/datadir.h $(wildcard analyze/*.h)
+		analyze/summary.c collector/lib/log.c collector/lib/files.c $(BUILD)/datadir.h $(wildcard analyze/*.h)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
-$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c run/scenario.c lib/log.c \
-		lib/files.c lib/options.c run/scenario.h lib/files.h $(BUILD)/datadir.h
+$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/lib/log.c \
+		collector/lib/files.c collector/lib/options.c collector/run/scenario.h collector/lib/files.h $(BUILD)/datadir.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c testbed/testbed_peer_parse.c host/cpu.c lib/clock.c lib/log.c \
-		testbed/testbed_peer.h host/cpu.h
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed/testbed_peer_parse.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
+		collector/testbed/testbed_peer.h collector/host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The peer agent's run answers: made as the agent makes them, read as the run reads them.
-$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c testbed/peer_run.c testbed/peer_run.h host/remote.h
+$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/testbed/peer_run.c collector/testbed/peer_run.h collector/host/remote.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The guest channel: the tar a VM guest sends back and what it holds, as the
 # host reads and checks them (guest_tar.c, guest_check.c).
-$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c testbed/guest_tar.c vm/guest_check.c \
-		$(RESULTS_SRCS) lib/log.c lib/files.c $(BUILD)/datadir.h \
-		testbed/guest_tar.h vm/guest_check.h analyze/results.h
+$(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/testbed/guest_tar.c collector/vm/guest_check.c \
+		$(RESULTS_SRCS) collector/lib/log.c collector/lib/files.c $(BUILD)/datadir.h \
+		collector/testbed/guest_tar.h collector/vm/guest_check.h analyze/results.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm

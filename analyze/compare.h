@@ -48,7 +48,7 @@ void compare_simulate(int n, double cv, double effect, double outlier, enum comp
 /* `compare --simulate`: the table of false-positive and detection rates. -1 if f failed. */
 int compare_simulate_table(FILE *f, int trials, unsigned long long seed, double alpha, double threshold);
 
-/* What `ipsecperf compare` was asked for (cmd/cmd_compare.c parses it). */
+/* What `ipsecperf compare` was asked for (collector/cmd/cmd_compare.c parses it). */
 struct compare_opts {
 	const char *const *metrics; /* deciding the exit status; none: throughput, cycles_per_byte */
 	int nmetrics;

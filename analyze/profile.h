@@ -116,7 +116,7 @@ struct prof_diff_row {
 int prof_diff(const struct prof_summary *base, const struct prof_summary *s,
 	      struct prof_diff_row **rows, size_t *n);
 
-/* What `ipsecperf report --profile` was asked for (cmd/cmd_report.c parses it). */
+/* What `ipsecperf report --profile` was asked for (collector/cmd/cmd_report.c parses it). */
 struct report_profile_opts {
 	const char *base;        /* --base SCENARIO, or NULL for the first */
 	const char *base_kernel; /* --base-kernel K, or NULL */

@@ -41,7 +41,7 @@ struct report {
 	struct notes notes;         /* directories pooled although they differ, fields not recorded */
 };
 
-/* What `ipsecperf report` was asked for (cmd/cmd_report.c parses it). */
+/* What `ipsecperf report` was asked for (collector/cmd/cmd_report.c parses it). */
 struct report_opts {
 	const char *format;  /* text, md (markdown), csv, json or html */
 	const char *output;  /* a file, or NULL for standard output */

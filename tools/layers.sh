@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Check that the source folders are layers and that no two modules depend
-# on each other. The layers, bottom up (README "Layout"):
+# on each other. The layers, bottom up (docs/architecture.md), the
+# collector's under collector/, analyze/ and probes/ at the top:
 #
-#     lib < analyze < host < probes < testbed < run < kbuild < vm < cmd
+#     lib < analyze < host < probes < testbed < run < kbuild < vm < bisect < cmd
 #
 # A file may include a header of its own folder or of a lower one (so
-# analyze/ sees only lib/ and analyze/). A module is foo.c with foo.h, in
+# analyze/ sees only collector/lib/ and analyze/). A module is foo.c with foo.h, in
 # one folder, and foo_int.h, the header foo's own files share; a header
 # with no .c of its name is a module of its own.
 #
@@ -42,7 +43,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 [ -n "$objdir" ] || objdir=$root/build/obj
 [ -d "$objdir" ] || use_objs=
 
-LAYERS="lib analyze host probes testbed run kbuild vm cmd"
+LAYERS="collector/lib analyze collector/host probes collector/testbed collector/run collector/kbuild collector/vm collector/bisect collector/cmd"
 work=$(mktemp -d "${TMPDIR:-/tmp}/layers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -80,7 +81,7 @@ fi
 awk -v layers="$LAYERS" '
 # foo_int.h, the header shared by the files of foo, is part of module foo.
 function module(path,    m) { m = path; sub(/_int\.h$/, "", m); sub(/\.[ch]$/, "", m); return m }
-function dir(path,    d) { d = path; sub(/\/.*/, "", d); return d }
+function dir(path,    d) { d = path; sub(/\/[^\/]*$/, "", d); return d }
 # The folder a quoted include of header h in a file of folder d resolves to,
 # "" for a generated header or one that is not ours.
 function resolve(d, h,    i) {

@@ -10,7 +10,7 @@
 #        lib analyze host probes testbed run kbuild vm cmd, .bpf.c included)
 set -eu
 # shellcheck disable=SC2034 # read by long_lib.sh
-me=longfuncs.sh max=80 dirs="lib analyze host probes testbed run kbuild vm cmd"
+me=longfuncs.sh max=80 dirs="collector analyze probes"
 # shellcheck source=tools/long_lib.sh
 . "$(dirname "$0")/long_lib.sh"
 c_files "$@" | while read -r f; do

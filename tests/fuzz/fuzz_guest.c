@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the guest channel as the host reads it
- * (testbed/guest_tar.c, vm/guest_check.c): the input is read as
+ * (collector/testbed/guest_tar.c, collector/vm/guest_check.c): the input is read as
  * the tar a VM guest sends back, each entry checked against the reader's
  * promises (a relative path of plain names, data inside the input, caps);
  * what it holds as guest.json, run/meta.json and run/runs.jsonl goes

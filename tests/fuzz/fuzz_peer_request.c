@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the peer agent's request reader
- * (testbed/testbed_peer_parse.c): the input is what the agent reads on
+ * (collector/testbed/testbed_peer_parse.c): the input is what the agent reads on
  * its stdin, fed in reads of a size taken from the first byte into a line
  * buffer as small as 512 bytes, and taken out line by line with
  * peer_request_take() as cmd_peer_agent() does, with jansson's frees

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the scenario reader (run/scenario.c):
+ * libFuzzer target for the scenario reader (collector/run/scenario.c):
  * scenario_load() reads a path, so each input is written to a file in
  * /dev/shm first. Build and run: make fuzz (docs/fuzzing.md).
  */

@@ -28,13 +28,13 @@ ktree_src() {
 	touch "$KSRC/.ipsecperf-unpacked"
 }
 
-# What `kernel config` writes follows its code (kbuild/kconfig.c's tables,
-# kbuild/kbuild.c's steps): a build folder configured by other code is
+# What `kernel config` writes follows its code (collector/kbuild/kconfig.c's tables,
+# collector/kbuild/kbuild.c's steps): a build folder configured by other code is
 # configured again in place, and kbuild rebuilds what the options that
 # changed touch; one from before the fragment (defconfig, 3.7 GB) is
 # removed first.
 ktree_recipe() {
-	cat "$TOP/kbuild/kconfig.c" "$TOP/kbuild/kbuild.c" "$TOP/kbuild/kbuild_fresh.c" | sha256sum | cut -c1-16
+	cat "$TOP/collector/kbuild/kconfig.c" "$TOP/collector/kbuild/kbuild.c" "$TOP/collector/kbuild/kbuild_fresh.c" | sha256sum | cut -c1-16
 }
 
 # A variant is a kernel to boot, never built on (a change to its patch

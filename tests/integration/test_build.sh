@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The build, in a copy of the tree (the real build/ is not touched): a
 # second make does nothing and make -q is 0; a touched .c remakes its
-# object and the links only; a touched lib/log.h remakes exactly the
+# object and the links only; a touched collector/lib/log.h remakes exactly the
 # objects that include it, directly or through another header; a new
 # version in debian/changelog remakes only the version.h includers; new
 # flags (SANITIZE=1) or a new PREFIX are seen; the BPF programs' target
@@ -25,7 +25,7 @@ m() { make --no-print-directory -C "$src" CFLAGS=-O0 "$@"; }
 build() { # what
 	m -j2 > "$TMP/make.out" 2>&1 || { cat "$TMP/make.out" >&2; fail "$1: make exited $?"; }
 }
-# The objects made after the mark, as source paths (lib/log.c), sorted.
+# The objects made after the mark, as source paths (collector/lib/log.c), sorted.
 mark() { sleep 0.1; touch "$TMP/mark"; sleep 0.1; }
 remade() {
 	(cd "$src/build/obj" && find . -name '*.o' -newer "$TMP/mark" | sed 's|^\./||; s|\.o$|.c|' | sort)
@@ -37,7 +37,7 @@ includers() {
 	while [ "$hs" != "$prev" ]; do
 		prev=$hs
 		hs=$(cd "$src" && { echo "$prev"; for h in $prev; do
-			grep -l "^#include \"\\(.*/\\)\\?$h\"" */*.h 2> /dev/null | xargs -rn1 basename
+			grep -l "^#include \"\\(.*/\\)\\?$h\"" */*.h collector/*/*.h 2> /dev/null | xargs -rn1 basename
 		done; } | sort -u)
 	done
 	(cd "$src/build/obj" && find . -name '*.o' | sed 's|^\./||; s|\.o$|.c|') | sort > "$TMP/objs"
@@ -62,7 +62,7 @@ got=$(cd "$src/build" && find . -type f -newer "$TMP/mark")
 [ -z "$got" ] || fail "a second make with nothing changed remade: $got"
 
 # one .c file: its object, the library and the program, nothing else
-c=$(cd "$src" && ls lib/*.c | head -1)
+c=$(cd "$src" && ls collector/lib/*.c | head -1)
 mark
 touch "$src/$c"
 build "make after touching $c"
@@ -75,10 +75,10 @@ want=$(includers log.h)
 n=$(echo "$want" | grep -c .)
 [ "$n" -gt 0 ] && [ "$n" -lt "$nobj" ] || fail "log.h has $n includers of $nobj objects: no test"
 mark
-touch "$src/lib/log.h"
-build "make after touching lib/log.h"
-same_list "$want" "$(remade)" "touching lib/log.h did not remake exactly its $n includers"
-info "lib/log.h: $n of $nobj objects remade"
+touch "$src/collector/lib/log.h"
+build "make after touching collector/lib/log.h"
+same_list "$want" "$(remade)" "touching collector/lib/log.h did not remake exactly its $n includers"
+info "collector/lib/log.h: $n of $nobj objects remade"
 
 # a new version: the includers of version.h, which holds it
 sed -i '1s/(\([^)]*\))/(\1+buildtest)/' "$src/debian/changelog"

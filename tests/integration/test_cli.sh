@@ -27,7 +27,7 @@ mkdir "$TMP/tar"
 tar -xzf "$TOP/build/ipsecperf-$semver.tar.gz" -C "$TMP/tar" || fail "cannot unpack the tarball"
 src="$TMP/tar/ipsecperf-$semver"
 [ -d "$src/.git" ] && fail "the tarball holds .git"
-[ -f "$src/debian/changelog" ] && [ -f "$src/cmd/main.c" ] || fail "the tarball lacks the sources"
+[ -f "$src/debian/changelog" ] && [ -f "$src/collector/cmd/main.c" ] || fail "the tarball lacks the sources"
 GIT_DIR=/nonexistent make -s -C "$src" build/version.h > /dev/null 2>&1 || fail "version.h does not build from the tarball"
 grep -qx "#define IPSECPERF_VERSION \"$semver\"" "$src/build/version.h" || fail "the tarball's build has not version $semver"
 if [ -n "${gitdesc:-}" ]; then

@@ -31,8 +31,8 @@ cflags=$(var IPP_CFLAGS) bpf_cflags=$(var BPF_CFLAGS) ldlibs=$(var IPP_LDLIBS)
 clang=$(var CLANG)
 
 # The programs `make all` and `make demo` run (the Makefile's recipes and
-# $(shell), tools/mkman.sh, and the netns testbed: cmd/cmd_run.c
-# check_tools, host/kmod.c). git is not here: without it the build says
+# $(shell), tools/mkman.sh, and the netns testbed: collector/cmd/cmd_run.c
+# check_tools, collector/host/kmod.c). git is not here: without it the build says
 # "unknown" for its version.
 demo_progs="make cc ar clang bpftool pkg-config sh awk sed grep date uname dpkg printf mkdir rm
 	iperf3 ethtool ip modprobe rmmod"

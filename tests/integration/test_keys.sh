@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Keys out of crash dumps (lib/secret.c). A run is not dumpable
+# Keys out of crash dumps (collector/lib/secret.c). A run is not dumpable
 # whenever it makes a key: a stand-in getrandom() (LD_PRELOAD) asks
 # PR_GET_DUMPABLE at that moment, in a TCP-MD5 run on two namespaces,
 # which also shows that the namespaces and the load work under it. The

@@ -6,40 +6,41 @@
 source "$(dirname "$0")/lib.sh"
 LAYERS="$TOP/tools/layers.sh"
 
-# The self-test tree: lib/low.c includes host/high.h (up); host/a.h and
-# host/b.h include each other's module (cycle); host/j.c and run/k.c call
-# each other with no include between them (a call cycle only nm can see).
+# The self-test tree, laid out as the project's (collector/ and analyze/):
+# lib/low.c includes host/high.h (up); host/a.h and host/b.h include each
+# other's module (cycle); host/j.c and run/k.c call each other with no
+# include between them (a call cycle only nm can see).
 t=$TMP/tree
-mkdir -p "$t"/{lib,analyze,host,run}
-printf '#include "high.h"\nint low(void) { return high(); }\n' > "$t/lib/low.c"
-printf 'int high(void);\n' > "$t/host/high.h"
-printf '#include "high.h"\nint high(void) { return 1; }\n' > "$t/host/high.c"
-printf '#include "b.h"\nint a(void);\n' > "$t/host/a.h"
-printf '#include "a.h"\nint a(void) { return 0; }\n' > "$t/host/a.c"
-printf 'int b(void);\n' > "$t/host/b.h"
-printf '#include "b.h"\n#include "a.h"\nint b(void) { return a(); }\n' > "$t/host/b.c"
-printf 'int k(void);\nint j(int n) { return n ? k() : 0; }\n' > "$t/host/j.c"
-printf 'int j(int);\nint k(void) { return j(0); }\n' > "$t/run/k.c"
+mkdir -p "$t"/analyze "$t"/collector/{lib,host,run}
+printf '#include "high.h"\nint low(void) { return high(); }\n' > "$t/collector/lib/low.c"
+printf 'int high(void);\n' > "$t/collector/host/high.h"
+printf '#include "high.h"\nint high(void) { return 1; }\n' > "$t/collector/host/high.c"
+printf '#include "b.h"\nint a(void);\n' > "$t/collector/host/a.h"
+printf '#include "a.h"\nint a(void) { return 0; }\n' > "$t/collector/host/a.c"
+printf 'int b(void);\n' > "$t/collector/host/b.h"
+printf '#include "b.h"\n#include "a.h"\nint b(void) { return a(); }\n' > "$t/collector/host/b.c"
+printf 'int k(void);\nint j(int n) { return n ? k() : 0; }\n' > "$t/collector/host/j.c"
+printf 'int j(int);\nint k(void) { return j(0); }\n' > "$t/collector/run/k.c"
 printf '#include "results.h"\nint r(void);\n' > "$t/analyze/stats.h"
 printf 'int r(void);\n' > "$t/analyze/results.h"
-for c in "$t"/*/*.c; do
+for c in "$t"/collector/*/*.c; do
 	o=$t/obj/${c#"$t"/}; o=${o%.c}.o
 	mkdir -p "$(dirname "$o")"
-	cc -c -I"$t/lib" -I"$t/analyze" -I"$t/host" -I"$t/run" -o "$o" "$c" || fail "self-test tree does not build"
+	cc -c -I"$t/collector/lib" -I"$t/analyze" -I"$t/collector/host" -I"$t/collector/run" -o "$o" "$c" || fail "self-test tree does not build"
 done
 out=$("$LAYERS" -o "$t/obj" "$t") && fail "layers.sh passed a tree with an upward include and cycles"
 echo "$out" | sed 's/^/    self-test: /' >&2
-echo "$out" | grep -qx 'up: lib/low.c:1 includes host/high.h (lib includes from host, a higher layer)' ||
+echo "$out" | grep -qx 'up: collector/lib/low.c:1 includes collector/host/high.h (collector/lib includes from collector/host, a higher layer)' ||
 	fail "the upward include lib/low.c -> host/high.h is not reported"
-echo "$out" | grep -Eq '^cycle \(include\): host/(a host/b|b host/a)$' || fail "the include cycle a <-> b is not reported"
-echo "$out" | grep -Eq '^cycle \(call\): (host/j run/k|run/k host/j)$' || fail "the call cycle j <-> k is not reported"
-echo "$out" | grep -q 'up: host/j.c calls k() of run/k.c' || fail "the call up from host/j.c to run/k.c is not reported"
+echo "$out" | grep -Eq '^cycle \(include\): collector/host/(a collector/host/b|b collector/host/a)$' || fail "the include cycle a <-> b is not reported"
+echo "$out" | grep -Eq '^cycle \(call\): (collector/host/j collector/run/k|collector/run/k collector/host/j)$' || fail "the call cycle j <-> k is not reported"
+echo "$out" | grep -q 'up: collector/host/j.c calls k() of collector/run/k.c' || fail "the call up from host/j.c to run/k.c is not reported"
 echo "$out" | grep -q analyze && fail "analyze/ including its own folder was reported"
 # Without the objects the call cycle is invisible, the rest still seen.
 out=$("$LAYERS" -n "$t") && fail "layers.sh -n passed a tree with an upward include"
 echo "$out" | grep -q 'cycle (call)' && fail "layers.sh -n read objects"
 # A tree with neither passes.
-rm -rf "$t/lib/low.c" "$t/host/a.h" "$t/run" "$t/obj"
+rm -rf "$t/collector/lib/low.c" "$t/collector/host/a.h" "$t/collector/run" "$t/obj"
 "$LAYERS" "$t" >&2 || fail "layers.sh rejected a clean tree"
 # Bad usage: one line, exit 2.
 "$LAYERS" "$TMP/none" 2>/dev/null; [ $? = 2 ] || fail "layers.sh on a missing folder did not exit 2"

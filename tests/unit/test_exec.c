@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A child waited for and stopped on request (lib/exec.c's
+ * A child waited for and stopped on request (collector/lib/exec.c's
  * exec_wait_stoppable, under bisect's steps and git bisect run): its own
  * status when no stop comes or when it ends within its grace, SIGKILL when
- * it does not; and lib/log.c's log_tail, which prints a failed log's end.
+ * it does not; and collector/lib/log.c's log_tail, which prints a failed log's end.
  */
 #include <setjmp.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one copy of each small helper in lib/ (files.c, clock.c, exec.c):
+ * The one copy of each small helper in collector/lib/ (files.c, clock.c, exec.c):
  * mkdir -p and rm -rf, reading a whole file (a regular file, a /proc file
  * that says it is empty, a pipe, a file through its descriptor from its
  * start), copying a file with its mode, the first printable line of a

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for what the host takes from a VM guest: the tar reader
- * (testbed/guest_tar.c), the writer that never follows a link, and the
- * checks on guest.json, meta.json and records (vm/guest_check.c).
+ * (collector/testbed/guest_tar.c), the writer that never follows a link, and the
+ * checks on guest.json, meta.json and records (collector/vm/guest_check.c).
  * Archives are built here byte by byte, good ones and hostile ones.
  */
 #include <dirent.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `kernel build`'s up-to-date check (kbuild/kbuild_fresh.c) on a small
+ * `kernel build`'s up-to-date check (collector/kbuild/kbuild_fresh.c) on a small
  * tree of its own: fresh only after a successful build's stamp, with the
  * same make arguments, environment and tools (by the files PATH finds,
  * not PATH itself), and with no file of the tree or

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kbuild/kconfig.c: reading a .config, which scenario needs which option
+ * collector/kbuild/kconfig.c: reading a .config, which scenario needs which option
  * (from its algorithm names and features), what "satisfied" means for an
  * option that must stay a module, and what kernel show reports missing.
  */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Whether a module is built in, from the kernel's own lists
- * (modules.builtin, /proc/kallsyms: host/kmod.c), and the check that a
+ * (modules.builtin, /proc/kallsyms: collector/host/kmod.c), and the check that a
  * run with esp-gso = off did not take the ESP GSO path all the same
- * (run/ipsec.c: the probes' esp_output and esp_output_tail, else the SA's
+ * (collector/run/ipsec.c: the probes' esp_output and esp_output_tail, else the SA's
  * packets against its sequence numbers).
  */
 #include <setjmp.h>

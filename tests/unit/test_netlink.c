@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The netlink host set-up (host/rtnl.c, host/ethtool_nl.c, host/offload_nl.c):
+ * The netlink host set-up (collector/host/rtnl.c, collector/host/ethtool_nl.c, collector/host/offload_nl.c):
  * the RTM_NEWLINK (veth, link up), RTM_NEWADDR and ETHTOOL_MSG_FEATURES_SET
  * messages as built and parsed back; names refused; which kernel features
  * ethtool's names stand for and when a scenario must be skipped. As root, a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Keys out of core dumps (lib/secret.c): while a key is held the
+ * Keys out of core dumps (collector/lib/secret.c): while a key is held the
  * process is not dumpable, a secret area is marked "dd" (MADV_DONTDUMP) in
  * /proc/self/smaps, and releasing the last one makes the process dumpable
  * again. PR_SET_DUMPABLE 0 must not get in the way of what a run does

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "did you mean" (lib/suggest.c): the edit distance, and which names count
+ * "did you mean" (collector/lib/suggest.c): the edit distance, and which names count
  * as a typo of a word (one edit in a short word, two in a longer one).
  */
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The xfrm netlink layer (host/xfrm.c): the NEWSA/NEWPOLICY/DELPOLICY
+ * The xfrm netlink layer (collector/host/xfrm.c): the NEWSA/NEWPOLICY/DELPOLICY
  * messages as built, a GETSA reply as parsed, the ip xfrm commands printed
  * for --dry-run (never a key), and the [ipsec]/[tcp-auth] scenario sections.
  * As root, a round trip through the kernel in a private network namespace

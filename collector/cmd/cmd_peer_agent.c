@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ipsecperf peer-agent: the peer testbed's helper on the far host. */
+#include "commands.h"
+#include "log.h"
+#include "peer_agent.h"
+
+static const char help_peer_agent[] =
+	"usage: ipsecperf peer-agent [--undo RECORD]\n"
+	"\n"
+	"The peer testbed's helper on the far host. `ipsecperf run --testbed\n"
+	"peer` starts it through ssh; it is not meant to be run by hand. It\n"
+	"reads one JSON request per line on stdin (keys included: they never\n"
+	"appear on a command line) and answers one JSON object per line. At the\n"
+	"end of its input it stops what it started and exits.\n";
+
+struct agent_args {
+	const char *undo;
+};
+
+static const struct opt_def peer_agent_opts[] = {
+	OPT_STR("undo", 0, struct agent_args, undo, "RECORD",
+		"undo one journal record (xfrm-state, xfrm-policy, modules) of the peer testbed on this host"),
+	OPT_END,
+};
+
+static int cmd_peer_agent(int argc, char **argv)
+{
+	struct agent_args a = { 0 };
+	int first = options_parse("peer-agent", peer_agent_opts, 0, argc, argv, &a);
+
+	if (first < 0)
+		return EXIT_USAGE;
+	if (first < argc) {
+		pr_warn("peer-agent: takes no arguments; it is started by `ipsecperf run --testbed peer`");
+		return EXIT_USAGE;
+	}
+	return a.undo ? peer_agent_undo(a.undo) : peer_agent_serve();
+}
+
+const struct command command_peer_agent = {
+	.name = "peer-agent", .fn = cmd_peer_agent, .help = help_peer_agent, .opts = peer_agent_opts,
+	.summary = "the peer testbed's helper on the far host (started through ssh)",
+};

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+
+int log_verbose;
+
+static void vlog(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs("ipsecperf: ", stderr);
+	if (prefix)
+		fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void pr_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void pr_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void pr_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_verbose)
+		return;
+	va_start(ap, fmt);
+	vlog("debug: ", fmt, ap);
+	va_end(ap);
+}
+
+void msg_trim(char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+/* The length of the UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
+		     s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	if (!len || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+void msg_clean(char *s, bool one_line)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t n = s ? strlen(s) : 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_len(p + i, n - i);
+
+		if (!len || (len == 1 && ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7f)) ||
+		    (len == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f)) { /* C1: U+0080-U+009F (U+009B is a CSI) */
+			len = len ? len : 1;
+			memset(p + i, '?', len);
+		} else if (one_line && (p[i] == '\n' || p[i] == '\t')) {
+			p[i] = ' ';
+		}
+		i += len;
+	}
+}
+
+void log_tail(const char *path, int n, const char *indent)
+{
+	char *text = file_read(path, NULL);
+	size_t len;
+	char *start;
+	int lines = 0;
+
+	if (!text)
+		return;
+	msg_clean(text, false);
+	len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	start = text + len;
+	while (start > text && lines < n)
+		if (*--start == '\n')
+			lines++;
+	if (*start == '\n')
+		start++;
+	for (char *line = start, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		fprintf(stderr, "%s%s\n", indent, line);
+	}
+	free(text);
+}
+
+int msg_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int fmt_buf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n;
+}

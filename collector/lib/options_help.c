@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the option tables print: the help page's option list, --list-options, the testbed check. */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "options.h"
+
+#define HELP_WIDTH 80
+#define HELP_COL 24 /* where an option's text starts */
+
+static const struct {
+	unsigned mark;
+	const char *name;
+} testbeds[] = { { OPT_NETNS, "netns" }, { OPT_PEER, "peer" }, { OPT_VM, "vm" }, { OPT_VMPAIR, "vm-pair" } };
+
+#define NTESTBEDS (sizeof(testbeds) / sizeof(testbeds[0]))
+
+/* "netns, vm" for the marks' testbeds */
+static void testbed_names(char *buf, size_t len, unsigned marks, const char *sep)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NTESTBEDS; i++)
+		if ((marks & testbeds[i].mark) && off < len)
+			off += snprintf(buf + off, len - off, "%s%s", off ? sep : "", testbeds[i].name);
+}
+
+unsigned options_testbed_mark(const char *testbed)
+{
+	for (size_t i = 0; i < NTESTBEDS; i++)
+		if (!strcmp(testbed, testbeds[i].name))
+			return testbeds[i].mark;
+	return 0;
+}
+
+/* Print text from column col, words wrapped at HELP_WIDTH; the cursor is at column at. */
+static void wrap(FILE *f, const char *text, int col, int at)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (at > col && at + 1 + (int)n > HELP_WIDTH) {
+			fprintf(f, "\n%*s", col, "");
+			at = col;
+		} else if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		fprintf(f, "%.*s", (int)n, p);
+		at += n;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+void options_help(FILE *f, const struct opt_def *defs)
+{
+	/* a table in groups: one heading each, "options - what runs:" (tools/help2roff.awk) */
+	if (!defs->group)
+		fputs("\noptions:\n", f);
+	for (const struct opt_def *o = defs; o->name; o++) {
+		char left[96], text[512], where[64];
+		int n;
+
+		if (o->group)
+			fprintf(f, "\noptions - %s:\n", o->group);
+
+		if (o->short_name)
+			n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
+		else
+			n = snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		snprintf(text, sizeof(text), "%s", o->help);
+		if ((o->marks & OPT_TESTBEDS) && (o->marks & OPT_TESTBEDS) != OPT_TESTBEDS) {
+			testbed_names(where, sizeof(where), o->marks, ", ");
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), " [%s]", where);
+		}
+		fputs(left, f);
+		if (n + 2 > HELP_COL) {
+			fprintf(f, "\n%*s", HELP_COL, "");
+			n = HELP_COL;
+		} else {
+			fprintf(f, "%*s", HELP_COL - n, "");
+			n = HELP_COL;
+		}
+		wrap(f, text, HELP_COL, n);
+	}
+}
+
+void options_list(FILE *f, const struct opt_def *defs)
+{
+	for (const struct opt_def *o = defs; o->name; o++) {
+		char where[64];
+
+		testbed_names(where, sizeof(where), o->marks, ",");
+		fprintf(f, "--%s\t%s%c\t%s\t%s\t%s\n", o->name, o->short_name ? "-" : "", o->short_name ? o->short_name : '-',
+			o->arg ? o->arg : "-", *where ? where : "-",
+			!(o->marks & OPT_TESTBEDS) ? "-" : (o->marks & OPT_GUEST) ? "guest" : "host");
+	}
+}
+
+struct tb_check {
+	const char *cmd;
+	unsigned tb;
+};
+
+static int check_one(const struct opt_def *d, const char *val, void *arg)
+{
+	struct tb_check *c = arg;
+	char where[64], here[16];
+	unsigned m = d->marks & OPT_TESTBEDS;
+
+	(void)val;
+	if (d->marks & c->tb)
+		return 0;
+	testbed_names(where, sizeof(where), d->marks, " and ");
+	testbed_names(here, sizeof(here), c->tb, "");
+	pr_warn("%s: --%s is for the %s testbed%s, not %s", c->cmd, d->name, where,
+		m == OPT_PEER || m == OPT_NETNS || m == OPT_VM || m == OPT_VMPAIR ? "" : "s", here);
+	return -1;
+}
+
+int options_check_testbed(const char *cmd, const struct opt_def *defs, int argc, char **argv, unsigned tb)
+{
+	struct tb_check c = { cmd, tb };
+
+	return options_each(defs, 0, argc, argv, check_one, &c);
+}

@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ipsec.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/xfrm.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "journal.h"
+#include "kmod.h"
+#include "log.h"
+#include "secret.h"
+#include "endpoint_xfrm.h"
+#include "remote.h"
+#include "xfrm.h"
+
+
+/* ---- SAs and policies ---- */
+
+json_t *ipsec_sa_record(const char *netns, const struct xfrm_sa_spec *s)
+{
+	char spi[16];
+	json_t *r;
+
+	snprintf(spi, sizeof(spi), "0x%08x", s->spi);
+	r = json_pack("{s:s, s:i, s:s, s:s, s:s}", "kind", "xfrm-state", "family", s->family == AF_INET ? 4 : 6,
+		      "dst", s->dst, "spi", spi, "proto", "esp");
+	if (netns)
+		json_object_set_new(r, "netns", json_string(netns));
+	return r;
+}
+
+static const char *dir_name(int dir)
+{
+	return dir == XFRM_POLICY_IN ? "in" : dir == XFRM_POLICY_OUT ? "out" : "fwd";
+}
+
+json_t *ipsec_policy_record(const char *netns, const struct xfrm_pol_spec *p)
+{
+	json_t *r = json_pack("{s:s, s:i, s:s, s:s, s:s}", "kind", "xfrm-policy", "family",
+			      p->family == AF_INET ? 4 : 6, "src", p->src, "dst", p->dst, "dir", dir_name(p->dir));
+
+	if (netns)
+		json_object_set_new(r, "netns", json_string(netns));
+	return r;
+}
+
+void ipsec_policy_name(char *buf, size_t len, const struct xfrm_pol_spec *p)
+{
+	snprintf(buf, len, "policy %s %s -> %s", dir_name(p->dir), p->src, p->dst);
+}
+
+void ipsec_sa_name(char *buf, size_t len, const struct xfrm_sa_spec *s)
+{
+	snprintf(buf, len, "SA spi 0x%08x dst %s", s->spi, s->dst);
+}
+
+int ipsec_add_journaled(const struct xfrm_add *a, int *kerr, char *kmsg, size_t klen, char *why, size_t len)
+{
+	int there, seq;
+
+	*kerr = 0;
+	if (klen)
+		kmsg[0] = '\0';
+	if (journal_dry_run())
+		return a->journal(a->arg, a->undo) < 0 ? -1 : 0;
+	there = a->exists(a->arg);
+	if (there < 0) {
+		json_decref(a->undo);
+		snprintf(why, len, "cannot tell whether %s is there%s: %s", a->what, a->where,
+			 there == -EOPNOTSUPP ? "its ipsecperf cannot look (older than this one? install the same there)"
+					      : strerror(-there));
+		return -1;
+	}
+	if (there == 0) {
+		if (a->journal(a->arg, a->undo) < 0) {
+			snprintf(why, len, "cannot write the journal");
+			return -1;
+		}
+		seq = journal_last();
+		*kerr = a->add(a->arg, kmsg, klen);
+		if (!*kerr)
+			return 0;
+		/*
+		 * Not made: its undo would remove what is not ours (EEXIST: one
+		 * made since the look-up). -EPIPE: the peer was lost and may have
+		 * made it; the undo stays, for cleanup.
+		 */
+		if (*kerr != -EPIPE)
+			journal_cancel(seq);
+		if (*kerr != -EEXIST)
+			return -1;
+	} else {
+		json_decref(a->undo);
+	}
+	*kerr = 0;
+	snprintf(why, len, "%s is there already%s, not made by this run: left as it is (remove it, or run with other addresses)",
+		 a->what, a->where);
+	return 1;
+}
+
+/* An xfrm add at an endpoint (ipsec_add_journaled's callbacks). */
+struct ep_add {
+	const struct endpoint *e;
+	const struct xfrm_pol_spec *p;
+	const struct xfrm_sa_spec *s;
+	const uint8_t *key;
+	size_t klen;
+};
+
+static int ep_exists(void *arg)
+{
+	struct ep_add *l = arg;
+
+	return l->p ? ep_xfrm_policy_exists(l->e, l->p) : ep_xfrm_sa_exists(l->e, l->s);
+}
+
+static int ep_journal(void *arg, json_t *undo)
+{
+	return ep_journal_undo(((struct ep_add *)arg)->e, undo);
+}
+
+static int ep_add(void *arg, char *kmsg, size_t len)
+{
+	struct ep_add *l = arg;
+
+	return l->p ? ep_xfrm_policy_add(l->e, l->p, kmsg, len) : ep_xfrm_sa_add(l->e, l->s, l->key, l->klen, kmsg, len);
+}
+
+int ipsec_add_policy_at(const struct endpoint *e, const struct xfrm_pol_spec *p, const char *where, int *kerr,
+			char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct ep_add l = { .e = e, .p = p };
+	char what[200];
+	struct xfrm_add a = { what, where, ipsec_policy_record(ep_remote(e) ? NULL : e->netns, p), ep_exists,
+			      ep_journal, ep_add, &l };
+
+	ipsec_policy_name(what, sizeof(what), p);
+	return ipsec_add_journaled(&a, kerr, kmsg, klen, why, len);
+}
+
+int ipsec_add_sa_at(const struct endpoint *e, const struct xfrm_sa_spec *s, const uint8_t *key, size_t keylen,
+		    const char *where, int *kerr, char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct ep_add l = { .e = e, .s = s, .key = key, .klen = keylen };
+	char what[200];
+	struct xfrm_add a = { what, where, ipsec_sa_record(ep_remote(e) ? NULL : e->netns, s), ep_exists,
+			      ep_journal, ep_add, &l };
+
+	ipsec_sa_name(what, sizeof(what), s);
+	return ipsec_add_journaled(&a, kerr, kmsg, klen, why, len);
+}
+
+int ipsec_add_policy_here(const char *ns, const struct xfrm_pol_spec *p, const char *where, int *kerr,
+			  char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct endpoint e = { .netns = ns, .cpu = -1 };
+
+	return ipsec_add_policy_at(&e, p, where, kerr, kmsg, klen, why, len);
+}
+
+int ipsec_add_sa_here(const char *ns, const struct xfrm_sa_spec *s, const uint8_t *key, const char *where,
+		      int *kerr, char *kmsg, size_t klen, char *why, size_t len)
+{
+	struct endpoint e = { .netns = ns, .cpu = -1 };
+
+	return ipsec_add_sa_at(&e, s, key, xfrm_sa_key_len(s), where, kerr, kmsg, klen, why, len);
+}
+
+static int rec_family(json_t *r)
+{
+	return json_integer_value(json_object_get(r, "family")) == 6 ? AF_INET6 : AF_INET;
+}
+
+int ipsec_undo_state(json_t *r)
+{
+	const char *ns = json_string_value(json_object_get(r, "netns"));
+	const char *dst = json_string_value(json_object_get(r, "dst"));
+	const char *spi = json_string_value(json_object_get(r, "spi"));
+	int err;
+
+	if (!dst || !spi)
+		return -1;
+	err = xfrm_sa_del(ns, rec_family(r), dst, (uint32_t)strtoul(spi, NULL, 16), IPPROTO_ESP);
+	if (err)
+		pr_warn("undo: delete SA spi %s dst %s%s%s: %s", spi, dst, ns ? " in " : "", ns ? ns : "",
+			strerror(-err));
+	return err ? -1 : 0;
+}
+
+int ipsec_undo_policy(json_t *r)
+{
+	const char *ns = json_string_value(json_object_get(r, "netns"));
+	const char *src = json_string_value(json_object_get(r, "src"));
+	const char *dst = json_string_value(json_object_get(r, "dst"));
+	const char *dir = json_string_value(json_object_get(r, "dir"));
+	struct xfrm_pol_spec p = { .family = rec_family(r), .proto = IPPROTO_ESP };
+	int err;
+
+	if (!src || !dst || !dir)
+		return -1;
+	snprintf(p.src, sizeof(p.src), "%s", src);
+	snprintf(p.dst, sizeof(p.dst), "%s", dst);
+	p.dir = !strcmp(dir, "in") ? XFRM_POLICY_IN : !strcmp(dir, "out") ? XFRM_POLICY_OUT : XFRM_POLICY_FWD;
+	err = xfrm_policy_del(ns, &p);
+	if (err)
+		pr_warn("undo: delete policy %s %s -> %s%s%s: %s", dir, src, dst, ns ? " in " : "",
+			ns ? ns : "", strerror(-err));
+	return err ? -1 : 0;
+}
+
+/* Why an SA could not be made, as a reason to skip (1) or to fail (-1). */
+static int sa_error(int err, const char *kmsg, const struct xfrm_sa_spec *s, const char *esp,
+		    char *why, size_t len)
+{
+	int ref;
+
+	const char *alg = s->aead[0] ? s->aead : s->enc;
+	char algs[200];
+
+	if (s->aead[0])
+		snprintf(algs, sizeof(algs), "aead %s", s->aead);
+	else
+		snprintf(algs, sizeof(algs), "enc %s, auth %s", s->enc, s->auth);
+	switch (-err) {
+	case EPROTONOSUPPORT:
+		if (esp && kmod_state(esp, &ref) == KMOD_MISSING)
+			snprintf(why, len, "this kernel has no ESP: %s is neither loaded, built in nor a loadable module (CONFIG_INET%s_ESP)",
+				 esp, s->family == AF_INET ? "" : "6");
+		else
+			snprintf(why, len, "this kernel cannot make an ESP SA: %s",
+				 kmsg[0] ? kmsg : "xfrm type esp not found");
+		return 1;
+	case ENOSYS:
+		snprintf(why, len, "this kernel lacks the algorithm (%s): %s", algs,
+			 kmsg[0] ? kmsg : "not known to xfrm");
+		return 1;
+	case ENOENT:
+	case EINVAL:
+		if (kmsg[0] && strstr(kmsg, "crypto")) {
+			snprintf(why, len, "this kernel cannot make %s: %s", alg, kmsg);
+			return 1;
+		}
+		/* fall through */
+	default:
+		snprintf(why, len, "adding SA 0x%08x failed: %s%s%s", s->spi, strerror(-err),
+			 kmsg[0] ? ": " : "", kmsg);
+		return -1;
+	}
+}
+
+static int family_of(const char *addr)
+{
+	unsigned char buf[16];
+
+	return inet_pton(AF_INET, addr, buf) == 1 ? AF_INET : AF_INET6;
+}
+
+void ipsec_fill_sa(struct xfrm_sa_spec *s, const struct ipsec_config *c, int family, const char *src,
+		   const char *dst, uint32_t spi)
+{
+	memset(s, 0, sizeof(*s));
+	s->family = family;
+	snprintf(s->src, sizeof(s->src), "%s", src);
+	snprintf(s->dst, sizeof(s->dst), "%s", dst);
+	s->spi = spi;
+	s->proto = IPPROTO_ESP;
+	s->tunnel = c->tunnel;
+	snprintf(s->enc, sizeof(s->enc), "%s", c->enc);
+	snprintf(s->auth, sizeof(s->auth), "%s", c->auth);
+	snprintf(s->aead, sizeof(s->aead), "%s", c->aead);
+	s->enc_key_bits = c->enc_key_bits;
+	s->auth_key_bits = c->auth_key_bits;
+	s->auth_icv_bits = c->auth_icv_bits;
+	if (c->aead[0])
+		s->aead_key_bits = c->aead_key_bits + c->aead_salt_bits;
+	s->aead_icv_bits = c->aead_icv_bits;
+}
+
+static uint32_t ipsec_random_spi(void)
+{
+	uint32_t spi = 0;
+
+	/* 1-255 are reserved (RFC 4303); the SPI is no secret */
+	while (spi < 0x100)
+		if (getrandom(&spi, sizeof(spi), 0) != sizeof(spi))
+			spi = (uint32_t)getpid() << 8;
+	return spi;
+}
+
+void ipsec_random_spis(uint32_t spi[2])
+{
+	spi[0] = ipsec_random_spi();
+	do
+		spi[1] = ipsec_random_spi();
+	while (spi[1] == spi[0]);
+}
+
+/* The two ends of a set-up: tx and rx, on one host (netns) or two (peer). */
+struct ends {
+	const struct endpoint *ep[2];
+	bool hosts; /* two hosts: each has its kernel, and messages say which host */
+};
+
+/* " in NS", " on this host", " on the peer": where e's objects are, for messages. */
+static void ep_where(char *buf, size_t len, const struct ends *x, const struct endpoint *e)
+{
+	if (ep_remote(e))
+		snprintf(buf, len, " on the peer");
+	else if (e->netns && !x->hosts)
+		snprintf(buf, len, " in %s", e->netns);
+	else
+		snprintf(buf, len, " on this host");
+}
+
+/* why prefixed with the host, when there are two ("this host: ...", "the peer: ..."). */
+static void host_prefix(const struct ends *x, const struct endpoint *e, char *why, size_t len)
+{
+	char tmp[512];
+
+	if (!x->hosts)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s", why);
+	snprintf(why, len, "%s: %s", ep_remote(e) ? "the peer" : "this host", tmp);
+}
+
+/* rc, or -1 with why when an end was lost meanwhile (the peer: its ssh session died). */
+static int lost_check(const struct ends *x, int rc, char *why, size_t len)
+{
+	for (int i = 0; i < 2; i++)
+		if (ep_lost(x->ep[i])) {
+			snprintf(why, len, "%.300s", ep_lost(x->ep[i]));
+			return -1;
+		}
+	return rc;
+}
+
+static int make_policies(const struct ends *x, const struct ipsec_config *c, int family, char *why, size_t len)
+{
+	for (int i = 0; i < 2; i++)
+		for (int d = 0; d < 2; d++) {
+			const struct endpoint *e = x->ep[i];
+			struct xfrm_pol_spec p = { .family = family, .proto = IPPROTO_ESP, .tunnel = c->tunnel,
+						   .dir = d ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
+			char kmsg[200], where[48];
+			int err, rc;
+
+			/* out: self -> peer; in: peer -> self */
+			snprintf(p.src, sizeof(p.src), "%s", d ? x->ep[!i]->addr : e->addr);
+			snprintf(p.dst, sizeof(p.dst), "%s", d ? e->addr : x->ep[!i]->addr);
+			if (journal_dry_run())
+				xfrm_policy_print(stdout, e->netns, &p);
+			ep_where(where, sizeof(where), x, e);
+			rc = ipsec_add_policy_at(e, &p, where, &err, kmsg, sizeof(kmsg), why, len);
+			if (rc && err) {
+				snprintf(why, len, "adding policy %s %s -> %s failed: %s%s%s", d ? "in" : "out",
+					 p.src, p.dst, strerror(-err), kmsg[0] ? ": " : "", kmsg);
+				host_prefix(x, e, why, len);
+			}
+			rc = lost_check(x, rc, why, len);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+/* The SAs, direction 0: tx -> rx (the data); 1: rx -> tx (the ACKs), each at its out end, then its in end. */
+static int make_sas(const struct ends *x, const struct ipsec_config *c, int family, const char *esp,
+		    const uint32_t spi[2], uint8_t key[2][2 * XFRM_KEY_MAX], size_t klen, struct ipsec_sas *cur,
+		    char *why, size_t len)
+{
+	int rc = 0;
+
+	for (int d = 0; d < 2 && rc == 0; d++)
+		for (int side = 0; side < 2 && rc == 0; side++) {
+			int end = d ^ side; /* the out end of direction d is its source */
+			const struct endpoint *e = x->ep[end];
+			struct xfrm_sa_spec *s = &cur->sa[cur->n].spec;
+			char kmsg[200], where[48];
+			int err;
+
+			ipsec_fill_sa(s, c, family, x->ep[d]->addr, x->ep[!d]->addr, spi[d]);
+			cur->sa[cur->n].ep = e;
+			cur->sa[cur->n].role = end ? "rx" : "tx";
+			cur->sa[cur->n].dir = side ? "in" : "out";
+			if (journal_dry_run())
+				xfrm_sa_print(stdout, e->netns, s);
+			cur->n++;
+			ep_where(where, sizeof(where), x, e);
+			rc = ipsec_add_sa_at(e, s, key[d], klen, where, &err, kmsg, sizeof(kmsg), why, len);
+			if (rc && err) {
+				rc = sa_error(err, kmsg, s, ep_remote(e) ? NULL : esp, why, len);
+				host_prefix(x, e, why, len);
+			}
+			rc = lost_check(x, rc, why, len);
+		}
+	return rc;
+}
+
+/*
+ * esp-gso = off on a kernel with esp4_offload built in: every SA gets its
+ * offload type when it is made (xfrm_get_type_offload), so ESP output
+ * takes the GSO path (esp_xmit after segmentation, never esp_output) and
+ * nothing short of another kernel avoids it. 1 (skip, why) then; 0; -1 lost.
+ */
+static int offload_builtin_check(const struct endpoint *e, int family, const char *offload, char *why,
+				 size_t len)
+{
+	const char *opt = family == AF_INET ? "CONFIG_INET_ESP_OFFLOAD" : "CONFIG_INET6_ESP_OFFLOAD";
+	enum kmod_state st;
+
+	if (journal_dry_run())
+		return 0; /* kmod_set says what a run would make of it */
+	if (ep_kmod_state(e, offload, &st, why, len) < 0)
+		return -1;
+	if (st != KMOD_BUILTIN)
+		return 0;
+	snprintf(why, len,
+		 "%s is built into this kernel (%s=y) and cannot be unloaded: ESP would take its GSO path (esp_xmit, never %s), which esp-gso = off excludes; a kernel with %s=m runs this scenario",
+		 offload, opt, family == AF_INET ? "esp_output" : "esp6_output", opt);
+	return 1;
+}
+
+/* What ipsec_apply changes inside its modules windows: esp4_offload, the policies and the SAs. */
+static int apply_in_window(const struct ends *x, const struct ipsec_config *c, int family, const char *esp,
+			   struct ipsec_sas *cur, char *why, size_t len)
+{
+	uint8_t key[2][2 * XFRM_KEY_MAX];
+	char offload[32];
+	uint32_t spi[2];
+	int rc = 0;
+
+	/* esp4_offload loaded before the SAs keeps GSO over ESP: what esp-gso means */
+	snprintf(offload, sizeof(offload), "%s_offload", esp);
+	for (int k = 0; k <= x->hosts && rc == 0; k++) {
+		if (!c->esp_gso)
+			rc = offload_builtin_check(x->ep[k], family, offload, why, len);
+		if (rc == 0)
+			rc = ep_kmod_set(x->ep[k], offload, c->esp_gso, why, len);
+		if (rc)
+			host_prefix(x, x->ep[k], why, len);
+		rc = lost_check(x, rc, why, len);
+	}
+	if (rc)
+		return rc;
+
+	ipsec_random_spis(spi);
+
+	struct xfrm_sa_spec probe;
+
+	ipsec_fill_sa(&probe, c, family, x->ep[0]->addr, x->ep[1]->addr, spi[0]);
+	size_t klen = xfrm_sa_key_len(&probe);
+
+	if (klen > sizeof(key[0])) {
+		snprintf(why, len, "keys longer than %zu bytes", sizeof(key[0]));
+		return -1;
+	}
+	secret_hold(); /* until the keys, here, in netlink messages and in the agent's request lines, are wiped */
+	if (klen && !journal_dry_run() &&
+	    (getrandom(key[0], klen, 0) != (ssize_t)klen || getrandom(key[1], klen, 0) != (ssize_t)klen)) {
+		snprintf(why, len, "getrandom: %s", strerror(errno));
+		secret_release();
+		return -1;
+	}
+	if (journal_dry_run() && klen)
+		printf("# keys: set KEY_* to 0x and the given number of bits in hex digits, e.g. KEY_ENC_128=0x$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n')\n");
+
+	/*
+	 * Policies first: until the SAs exist, matching packets are held, never
+	 * sent in clear. (And on a kernel without ESP the policies still go in
+	 * and out again, so their journal records are exercised everywhere.)
+	 */
+	rc = make_policies(x, c, family, why, len);
+	if (rc == 0)
+		rc = make_sas(x, c, family, esp, spi, key, klen, cur, why, len);
+	explicit_bzero(key, sizeof(key));
+	secret_release();
+	return rc;
+}
+
+/* Open the modules windows of the ends' kernels (one, or one per host); -1 with why. */
+static int windows_open(const struct ends *x, struct kmod_window win[2], char *why, size_t len)
+{
+	for (int k = 0; k <= x->hosts; k++) {
+		ep_kmod_window(x->ep[k], &win[k]);
+		if (kmod_window_open(&win[k]) < 0) {
+			while (k--)
+				kmod_window_close(&win[k]);
+			snprintf(why, len, "cannot write the journal");
+			return lost_check(x, -1, why, len);
+		}
+	}
+	return 0;
+}
+
+static int windows_close(const struct ends *x, struct kmod_window win[2], int rc, char *why, size_t len)
+{
+	bool bad = false;
+
+	for (int k = 0; k <= x->hosts; k++)
+		bad |= kmod_window_close(&win[k]) < 0;
+	if (bad && rc == 0) {
+		snprintf(why, len, "cannot write the journal");
+		rc = lost_check(x, -1, why, len);
+	}
+	return rc;
+}
+
+int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
+		struct ipsec_sas *cur, char *why, size_t len)
+{
+	const struct ipsec_config *c = &sc->ipsec;
+	struct ends x = { { tx, rx }, ep_remote(tx) != ep_remote(rx) || tx->host != rx->host };
+	int family = family_of(tx->addr);
+	struct kmod_window win[2];
+	int rc;
+
+	memset(cur, 0, sizeof(*cur));
+	cur->hosts = x.hosts;
+	if (!c->on)
+		return 0;
+	if (journal_dry_run() && x.hosts) {
+		printf("# ESP: SAs and policies here with xfrm netlink, on %s through `%s peer-agent` (keys on its stdin)\n",
+		       rx->host->ssh_dest, rx->prog);
+		return 0;
+	}
+	/* modules are the whole host's: ours are those loaded inside the windows, under the lock */
+	if (journal_hostwide(why, len) < 0)
+		return -1;
+	if (windows_open(&x, win, why, len) < 0)
+		return -1;
+	rc = apply_in_window(&x, c, family, family == AF_INET ? "esp4" : "esp6", cur, why, len);
+	rc = windows_close(&x, win, rc, why, len);
+	if (journal_dry_run())
+		cur->n = 0;
+	return rc;
+}
+
+void ipsec_counters_begin(struct ipsec_sas *cur)
+{
+	for (int i = 0; i < cur->n; i++)
+		cur->sa[i].err0 = ep_xfrm_sa_get(cur->sa[i].ep, &cur->sa[i].spec, &cur->sa[i].c0);
+}
+
+int ipsec_sa_check(json_t *sas, char *why, size_t len)
+{
+	size_t off = 0, i;
+	json_t *s;
+
+	json_array_foreach(sas, i, s) {
+		if (json_integer_value(json_object_get(s, "packets")) > 0)
+			continue;
+		if (!off)
+			off = snprintf(why, len, "policy did not match:");
+		if (off < len)
+			off += snprintf(why + off, len - off, " SA %s (%s, %s) counted no packets;",
+					json_string_value(json_object_get(s, "spi")),
+					json_string_value(json_object_get(s, "dir")),
+					json_string_value(json_object_get(s, "netns")) ?: json_string_value(json_object_get(s, "host")));
+	}
+	if (off && off < len)
+		why[off - 1] = '\0'; /* the last ';' */
+	return off ? -1 : 0;
+}
+
+/* A counter's calls over the whole load if the probes have it, else in the window; -1: not counted. */
+static json_int_t probe_count(json_t *rec, const char *name)
+{
+	json_t *o = json_object_get(json_object_get(rec, "counters"), name);
+	json_t *v = json_object_get(o, "count_load");
+
+	if (!json_is_integer(v))
+		v = json_object_get(o, "count");
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+int ipsec_path_check(const struct ipsec_config *c, json_t *rec, char *why, size_t len)
+{
+	json_t *sas = json_object_get(rec, "sa_load"), *s;
+	json_int_t out = probe_count(rec, "esp_output"), tail = probe_count(rec, "esp_output_tail");
+	const char *hint = "ESP GSO (esp4_offload, esp6_offload) was active: built in (CONFIG_INET_ESP_OFFLOAD=y), or loaded by something else";
+	size_t i;
+
+	if (!c->on || c->esp_gso)
+		return 0;
+	/* esp_output runs once per ESP packet off the GSO path, and calls esp_output_tail; esp_xmit calls only the tail */
+	if (out == 0 && tail > 0) {
+		snprintf(why, len, "esp-gso = off, but ESP took the GSO path: esp_output_tail ran %lld times, esp_output never; %s",
+			 (long long)tail, hint);
+		return 1;
+	}
+	if (!json_is_array(sas))
+		sas = json_object_get(rec, "sa");
+	json_array_foreach(sas, i, s) {
+		json_int_t pk = json_integer_value(json_object_get(s, "packets"));
+		json_int_t wire = json_integer_value(json_object_get(s, "wire_packets"));
+		const char *dir = json_string_value(json_object_get(s, "dir"));
+
+		/*
+		 * xfrm_output_one counts each skb once in the SA's packets and
+		 * advances its sequence number by the skb's GSO segments on the
+		 * GSO path (xfrm_replay_overflow_offload), by one off it: more
+		 * sequence numbers than packets is GSO over ESP. The edges of a
+		 * window may split one packet's two counts: a little slack.
+		 */
+		if (!dir || strcmp(dir, "out") || wire - pk <= 2 || (wire - pk) * 100 <= pk)
+			continue;
+		snprintf(why, len, "esp-gso = off, but ESP took the GSO path: SA %s sent %lld ESP packets for %lld packets through xfrm, GSO packets counted once; %s",
+			 json_string_value(json_object_get(s, "spi")) ?: "?", (long long)wire, (long long)pk, hint);
+		return 1;
+	}
+	return 0;
+}
+
+/* One SA's entry in "sa": the netns testbed names its namespace's role, the peer testbed its host. */
+static json_t *sa_entry(const struct ipsec_sas *cur, int i, const char *spi, const struct xfrm_sa_counters *c1)
+{
+	const struct xfrm_sa_spec *s = &cur->sa[i].spec;
+	const struct xfrm_sa_counters *c0 = &cur->sa[i].c0;
+	bool out = !strcmp(cur->sa[i].dir, "out");
+	uint64_t pk = c1->packets - c0->packets, by = c1->bytes - c0->bytes;
+	uint64_t wire = out ? c1->oseq - c0->oseq : c1->seq - c0->seq;
+
+	if (cur->hosts)
+		return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "host",
+				 ep_remote(cur->sa[i].ep) ? "receiver" : "sender", "family",
+				 s->family == AF_INET ? "4" : "6", "src", s->src, "packets", (json_int_t)pk, "bytes",
+				 (json_int_t)by, "wire_packets", (json_int_t)wire);
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "netns",
+			 cur->sa[i].role, "src", s->src, "packets", (json_int_t)pk, "bytes", (json_int_t)by,
+			 "wire_packets", (json_int_t)wire);
+}
+
+/* The SAs' counters since ipsec_counters_begin, those of where (IPSEC_SA_*); *rc -1 (why) if one could not be read. */
+static bool sa_is_where(const struct ipsec_sas *cur, int i, int where)
+{
+	const struct endpoint *e = cur->sa[i].ep;
+
+	return !((where == IPSEC_SA_HERE && ep_remote(e)) || (where == IPSEC_SA_THERE && !ep_remote(e)));
+}
+
+/* answers: the agent's, one per SA of where in order (ipsec_sa_requests); NULL: read each now */
+static json_t *counters_list(struct ipsec_sas *cur, int where, json_t *answers, char *why, size_t len, int *rc)
+{
+	json_t *a = json_array();
+	size_t k = 0;
+
+	*rc = 0;
+	for (int i = 0; i < cur->n; i++) {
+		struct xfrm_sa_counters c1 = { 0 };
+		const struct endpoint *e = cur->sa[i].ep;
+		char spi[16];
+
+		if (!sa_is_where(cur, i, where))
+			continue;
+		int err = answers ? ep_xfrm_sa_answer(json_incref(json_array_get(answers, k++)), &c1)
+				  : ep_xfrm_sa_get(e, &cur->sa[i].spec, &c1);
+
+		snprintf(spi, sizeof(spi), "0x%08x", cur->sa[i].spec.spi);
+		if (err || cur->sa[i].err0) {
+			snprintf(why, len, "cannot read SA %s %s %s %s: %s", spi, cur->sa[i].dir,
+				 ep_remote(e) || !e->netns ? "on" : "in",
+				 ep_remote(e) ? "the peer" : e->netns ? e->netns : "this host",
+				 strerror(-(err ? err : cur->sa[i].err0)));
+			*rc = -1;
+			continue;
+		}
+		json_array_append_new(a, sa_entry(cur, i, spi, &c1));
+	}
+	return a;
+}
+
+int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
+{
+	int rc;
+	json_t *a = counters_list(cur, IPSEC_SA_ALL, NULL, why, len, &rc);
+
+	if (rc == 0)
+		rc = ipsec_sa_check(a, why, len);
+	json_object_set_new(rec, "sa", a);
+	return rc;
+}
+
+json_t *ipsec_counters_read(struct ipsec_sas *sas, int where, char *why, size_t len)
+{
+	int rc;
+
+	return counters_list(sas, where, NULL, why, len, &rc);
+}
+
+json_t *ipsec_sa_requests(struct ipsec_sas *sas, int where)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < sas->n; i++)
+		if (sa_is_where(sas, i, where))
+			json_array_append_new(a, ep_xfrm_sa_req(&sas->sa[i].spec));
+	return a;
+}
+
+json_t *ipsec_counters_answered(struct ipsec_sas *sas, int where, json_t *answers, char *why, size_t len)
+{
+	size_t n = 0;
+	int rc;
+
+	for (int i = 0; i < sas->n; i++)
+		n += sa_is_where(sas, i, where);
+	/* an agent that does not read them (older), or a wrong count: not these SAs' */
+	if (!json_is_array(answers) || json_array_size(answers) != n)
+		return NULL;
+	return counters_list(sas, where, answers, why, len, &rc);
+}

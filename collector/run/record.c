@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The records' builder, one for every testbed (matrix.h; docs/results-format.md). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cpu.h"
+#include "log.h"
+#include "matrix.h"
+
+json_t *record_new(const char *kind, const char *scenario, int repeat)
+{
+	char start[40];
+	struct utsname u;
+
+	uname(&u);
+	iso8601_now(start, sizeof(start));
+	return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s}", "version", 1, "kernel", u.release,
+			 "scenario", scenario, "repeat", repeat, "testbed", kind, "start", start);
+}
+
+void record_status(json_t *rec, const char *status, const char *reason)
+{
+	json_object_set_new(rec, "status", json_string(status));
+	if (reason) {
+		/* one line, and no control character: a reason may quote another host's stderr */
+		char *r = strdup(reason);
+
+		msg_clean(r, true);
+		json_object_set_new(rec, "reason", json_string(r ?: reason));
+		free(r);
+	}
+}
+
+int record_is(json_t *rec, const char *s)
+{
+	const char *st = json_string_value(json_object_get(rec, "status"));
+
+	return st && !strcmp(st, s);
+}
+
+json_t *record_cpb(uint64_t cycles, uint64_t bytes)
+{
+	double v = cycles_per_byte(cycles, bytes);
+
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr)
+{
+	json_object_set_new(rec, "load", json_string(sc->load));
+	json_object_set_new(rec, "duration_s", json_real(lr->duration_s));
+	json_object_set_new(rec, "bytes", json_integer((json_int_t)lr->bytes));
+	json_object_set_new(rec, "throughput_bps", json_real(lr->throughput_bps));
+	json_object_set_new(rec, "sender_bps", json_real(lr->sender_bps));
+	json_object_set_new(rec, "retransmits",
+			    lr->retransmits >= 0 ? json_integer(lr->retransmits) : json_null());
+	if (lr->direction != LOAD_TX) /* --direction: which end sent */
+		json_object_set_new(rec, "direction", json_string(load_direction_names[lr->direction]));
+	if (lr->nflows > 1) { /* --flows: each flow, and how evenly they shared the link */
+		json_t *a = json_array();
+
+		for (int i = 0; i < lr->nflows; i++) {
+			const struct load_flow *f = &lr->flows[i];
+
+			json_array_append_new(a, json_pack("{s:i, s:I, s:f, s:o, s:o}", "port", f->port, "bytes",
+							   (json_int_t)f->bytes, "throughput_bps", f->throughput_bps,
+							   "cpu_sender", f->cpu_tx >= 0 ? json_integer(f->cpu_tx) : json_null(),
+							   "cpu_receiver", f->cpu_rx >= 0 ? json_integer(f->cpu_rx) : json_null()));
+			if (lr->direction != LOAD_TX)
+				json_object_set_new(json_array_get(a, i), "reverse", json_boolean(f->back));
+		}
+		json_object_set_new(rec, "flows", json_integer(lr->nflows));
+		json_object_set_new(rec, "flow", a);
+		json_object_set_new(rec, "fairness", json_real(load_fairness(lr->flows, lr->nflows)));
+	}
+}

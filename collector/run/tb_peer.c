@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The peer testbed as the matrix sees it (matrix.h): the testbed itself
+ * (testbed_peer.c: checks, agent, endpoints) and, here, what a scenario and
+ * a run do on it: offloads on both NICs, the IPsec set-up (ipsec.c, over the two endpoints),
+ * the receiver's CPU and the SAs' counters at the window's edges, and the
+ * records with both hosts' figures.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu.h"
+#include "ipsec.h"
+#include "journal.h"
+#include "link_mtu.h"
+#include "load.h"
+#include "log.h"
+#include "matrix.h"
+#include "clock.h"
+#include "offload.h"
+#include "probes.h"
+#include "remote.h"
+#include "testbed_peer.h"
+#include "testbed_peer_int.h"
+
+
+/* ---- the runner that puts offload.c's ethtool commands on the peer: its endpoint's run and change ---- */
+
+static int ep_runner_run(void *arg, char *const argv[], char **out, char **err)
+{
+	return ep_run(arg, argv, out, err);
+}
+
+static int ep_runner_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
+{
+	return ep_change(arg, do_argv, undo_argv, err);
+}
+
+/* a's SAs and b's (both taken; either may be NULL: an edge that could not be read) */
+static json_t *sa_join(json_t *a, json_t *b)
+{
+	if (!a || !b) {
+		json_decref(a);
+		json_decref(b);
+		return NULL;
+	}
+	json_array_extend(a, b);
+	json_decref(b);
+	return a;
+}
+
+/*
+ * An agent's cpu-start or cpu-stop, with the peer's SAs read there next
+ * to its probes' snapshot; *there gets them, or stays NULL where the
+ * agent did not read them (an older ipsecperf on the peer).
+ */
+static json_t *agent_edge(struct peer *p, const char *op, json_t **there)
+{
+	json_t *r = agent_call(p, json_pack("{s:s, s:o}", "op", op, "sa", ipsec_sa_requests(p->sas, IPSEC_SA_THERE)));
+
+	*there = r ? ipsec_counters_answered(p->sas, IPSEC_SA_THERE, json_object_get(r, "sa"), p->w.sa_why,
+					     sizeof(p->w.sa_why))
+		   : NULL;
+	return r;
+}
+
+/* The peer's part of the window's edges: the SAs' counters, the receiver's CPU. */
+static void peer_window_open(struct peer *p)
+{
+	struct peer_window *w = &p->w;
+	json_t *there = NULL;
+
+	/* each host's SAs next to its own probes' snapshot: the peer's by its agent, ours last */
+	json_decref(w->sa_open);
+	w->sa_open = NULL;
+	w->rx_ok = false;
+	if (p->have_agent) {
+		json_t *r = agent_edge(p, "cpu-start", &there);
+
+		w->rx_ok = r && json_is_true(json_object_get(r, "ok"));
+		json_decref(r);
+	} else {
+		there = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+		w->stat0 = peer_stat(p, w->rx_why, sizeof(w->rx_why));
+		w->rx_ok = w->stat0 >= 0;
+	}
+	if (p->lost) {
+		json_decref(there);
+		return;
+	}
+	if (!there) /* an agent that does not read them */
+		there = ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+	w->sa_open = sa_join(there, ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why)));
+}
+
+/* The receiver's CPU (and, by its agent, its probes and SAs: *there) at the window's close. */
+static void peer_window_close_rx(struct peer *p, json_t **there)
+{
+	struct peer_window *w = &p->w;
+
+	if (!w->rx_ok)
+		return;
+	w->rx_ok = false;
+	if (p->have_agent) {
+		json_t *r = agent_edge(p, "cpu-stop", there);
+
+		if (r && json_is_true(json_object_get(r, "ok"))) {
+			w->rx_busy_s = json_number_value(json_object_get(r, "busy_s"));
+			w->rx_cycles = (uint64_t)json_integer_value(json_object_get(r, "cycles"));
+			w->rx_have_cycles = true;
+			snprintf(w->rx_method, sizeof(w->rx_method), "%s",
+				 json_string_value(json_object_get(r, "method")) ?: "estimated");
+			w->rx_ok = true;
+		}
+		json_decref(r);
+	} else {
+		long long t1 = peer_stat(p, w->rx_why, sizeof(w->rx_why));
+
+		if (t1 >= 0) {
+			/* USER_HZ: 100 on every Linux architecture that /proc/stat reports in */
+			w->rx_busy_s = (t1 - w->stat0) / 100.0;
+			w->rx_ok = true;
+		}
+	}
+}
+
+static void peer_window_close(struct peer *p)
+{
+	struct peer_window *w = &p->w;
+	json_t *there = NULL;
+
+	/* ours first, next to the probes' snapshot just taken; the peer's by its agent, next to its own */
+	json_decref(w->sa_close);
+	w->sa_close = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why));
+	peer_window_close_rx(p, &there);
+	if (!there && !p->lost)
+		there = ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+	if (p->lost) {
+		json_decref(there);
+		there = NULL;
+	}
+	w->sa_close = sa_join(w->sa_close, there);
+}
+
+static void peer_window(void *tb, int open)
+{
+	if (open)
+		peer_window_open(tb);
+	else
+		peer_window_close(tb);
+}
+
+static void peer_tick(void *tb)
+{
+	struct peer *p = tb;
+
+	/* the agent exits after a silence (a hung connection); and a ping finds a lost one early */
+	if (p->have_agent && !p->lost && mono_s() - p->last_ping >= 5) {
+		p->last_ping = mono_s();
+		json_decref(agent_call(p, json_pack("{s:s}", "op", "ping")));
+	}
+}
+
+/* ---- records ---- */
+
+static void peer_record_head(void *tb, json_t *rec)
+{
+	struct peer *p = tb;
+
+	json_object_set_new(rec, "peer_kernel", json_string(p->peer_kernel));
+	json_object_set_new(rec, "peer", json_string(p->h.ssh_dest));
+}
+
+/* The receiver's cycles, or why they are unknown, and the sums. */
+static void record_rx_cycles(struct peer *p, json_t *rec, const struct load_result *lr, uint64_t tx_cycles,
+			     const char *method)
+{
+	struct peer_window *w = &p->w;
+
+	if (w->rx_ok && w->rx_have_cycles) {
+		json_object_set_new(rec, "cycles_receiver", json_integer((json_int_t)w->rx_cycles));
+		json_object_set_new(rec, "cycles_method_receiver", json_string(w->rx_method));
+		json_object_set_new(rec, "cycles_per_byte_receiver", record_cpb(w->rx_cycles, lr->bytes));
+		/* the sum, comparable with the one-host testbeds' figure */
+		json_object_set_new(rec, "cycles", json_integer((json_int_t)(tx_cycles + w->rx_cycles)));
+		json_object_set_new(rec, "cycles_method",
+				    json_string(!strcmp(method, "pmu") && !strcmp(w->rx_method, "pmu") ? "pmu" : "estimated"));
+		json_object_set_new(rec, "cycles_per_byte", record_cpb(tx_cycles + w->rx_cycles, lr->bytes));
+	} else {
+		char why[400];
+
+		snprintf(why, sizeof(why), "unavailable: %s", w->rx_ok ? "no agent on the peer to count its cycles"
+			 : w->rx_why[0] ? w->rx_why : "the peer's CPU could not be read");
+		json_object_set_new(rec, "cycles_receiver", json_null());
+		json_object_set_new(rec, "cycles_method_receiver", json_string(why));
+		json_object_set_new(rec, "cycles_per_byte_receiver", json_null());
+		json_object_set_new(rec, "cycles", json_integer((json_int_t)tx_cycles));
+		json_object_set_new(rec, "cycles_method", json_string(method));
+		json_object_set_new(rec, "cycles_per_byte", json_null());
+	}
+}
+
+static void peer_record_cpu(void *tb, json_t *rec, const struct load_result *lr, const struct cpu_acct *cpu)
+{
+	struct peer *p = tb;
+	const char *method;
+	uint64_t tx_cycles = cpu_cycles(cpu, &method);
+
+	/* two hosts: each figure is the whole host's CPUs, measured on that host */
+	json_object_set_new(rec, "cpu_busy_s", json_pack("{s:f, s:o}", "sender", cpu_busy_s(cpu, -1), "receiver",
+							 p->w.rx_ok ? json_real(p->w.rx_busy_s) : json_null()));
+	json_object_set_new(rec, "cpu_window_s", json_real(cpu_window_s(cpu)));
+	/* where sender and receiver ran: pinned (--cpu-tx, --cpu-rx) or -1, where the scheduler put them */
+	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", p->cfg.cpu_tx, "receiver", p->cfg.cpu_rx));
+	json_object_set_new(rec, "cycles_sender", json_integer((json_int_t)tx_cycles));
+	json_object_set_new(rec, "cycles_method_sender", json_string(method));
+	json_object_set_new(rec, "cycles_per_byte_sender", record_cpb(tx_cycles, lr->bytes));
+	record_rx_cycles(p, rec, lr, tx_cycles, method);
+}
+
+static void peer_run_begin(void *tb, json_t *rec)
+{
+	struct peer *p = tb;
+
+	json_decref(p->w.sa_open); /* kept by run_end, which may be called again */
+	json_decref(p->w.sa_close);
+	memset(&p->w, 0, sizeof(p->w));
+	p->w.rec = rec;
+	ipsec_counters_begin(p->sas); /* the whole load's start: "sa_load"; the window's edges are read against it */
+}
+
+static int peer_load(void *tb, const struct scenario *sc, const struct load_params *lp, struct load_result *lr)
+{
+	struct peer *p = tb;
+
+	struct load_params l = *lp;
+
+	l.tx = &p->ep_tx;
+	l.rx = &p->ep_rx;
+	l.sc = sc;
+	return load_run(&l, lr);
+}
+
+/*
+ * The SAs' own counters: the whole load's ("sa_load"), and the window's
+ * between its edges ("sa"). Idempotent: the edges are kept until the next
+ * run_begin.
+ */
+static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
+{
+	struct peer *p = tb;
+	struct peer_window *w = &p->w;
+
+	if (!p->lost)
+		w->sa_rc = ipsec_counters_record(p->sas, rec, w->sa_why, sizeof(w->sa_why));
+	if (!json_object_get(rec, "sa"))
+		json_object_set_new(rec, "sa", json_array());
+	if (w->sa_open && w->sa_close && json_array_size(json_object_get(rec, "sa"))) {
+		json_object_set(rec, "sa_load", json_object_get(rec, "sa"));
+		json_object_set_new(rec, "sa", probe_sa_window(w->sa_open, w->sa_close));
+	}
+	w->rec = NULL;
+	snprintf(why, len, "%s", p->w.sa_why);
+	return p->w.sa_rc < 0 ? -1 : 0;
+}
+
+/* The peer's probes at the load's edges, by its agent: its "sa_load" checks them there. */
+static void peer_load_mark(void *tb, int begin)
+{
+	struct peer *p = tb;
+
+	if (p->peer_probes && !p->lost)
+		json_decref(agent_call(p, json_pack("{s:s, s:b}", "op", "load-mark", "begin", begin)));
+}
+
+static bool peer_load_moved(void *tb)
+{
+	struct peer *p = tb;
+	json_t *r;
+	bool moved;
+
+	if (!p->peer_probes || p->lost)
+		return false;
+	r = agent_call(p, json_pack("{s:s}", "op", "load-moved"));
+	moved = r && json_is_true(json_object_get(r, "moved"));
+	json_decref(r);
+	return moved;
+}
+
+/* rec's list key ("sa", "sa_load"), only the SAs of host ("sender", "receiver"). */
+static json_t *sa_list_of(json_t *rec, const char *key, const char *host)
+{
+	json_t *sa = json_deep_copy(json_object_get(rec, key));
+
+	for (size_t i = json_array_size(sa); i-- > 0;)
+		if (strcmp(json_string_value(json_object_get(json_array_get(sa, i), "host")) ?: "", host))
+			json_array_remove(sa, i);
+	return sa;
+}
+
+static json_t *sa_of(json_t *rec, const char *host)
+{
+	return sa_list_of(rec, "sa", host);
+}
+
+/* The peer's probe_missed, as counts or null: what the peer sent is not copied as it came. */
+static json_t *missed_of(json_t *m)
+{
+	json_t *w = json_object_get(m, "window"), *l = json_object_get(m, "load");
+
+	return json_pack("{s:o, s:o}", "window", json_is_integer(w) ? json_integer(json_integer_value(w)) : json_null(),
+			 "load", json_is_integer(l) ? json_integer(json_integer_value(l)) : json_null());
+}
+
+/* The peer's counters, by its agent, with the peer's SAs as their per-packet bases. */
+static json_t *rx_counters(struct peer *p, json_t *rec, const char *off_why)
+{
+	json_t *c = NULL;
+
+	if (p->peer_probes && !p->lost) {
+		json_t *req = json_pack("{s:s, s:o}", "op", "probes-counters", "sa", sa_of(rec, "receiver"));
+
+		if (json_object_get(rec, "sa_load"))
+			json_object_set_new(req, "sa_load", sa_list_of(rec, "sa_load", "receiver"));
+		json_t *r = agent_call(p, req);
+
+		if (r && json_is_object(json_object_get(r, "counters")))
+			c = json_incref(json_object_get(r, "counters"));
+		if (r && json_is_object(json_object_get(r, "probe_cost")))
+			json_object_set(rec, "probe_cost_receiver", json_object_get(r, "probe_cost"));
+		if (r && json_is_object(json_object_get(r, "probe_missed")))
+			json_object_set_new(rec, "probe_missed_receiver", missed_of(json_object_get(r, "probe_missed")));
+		json_decref(r);
+	}
+	return c ? c : probes_counters_unavailable(
+		p->no_probes ? "probes not loaded (--no-probes)" : p->peer_probes_off ? off_why :
+		p->have_agent ? (p->lost ? "the peer was lost" : "the peer's agent could not count")
+			      : "no ipsecperf on the peer to load probes there");
+}
+
+static void peer_counters(void *tb, struct probes *pr, json_t *rec, const char *off_why)
+{
+	struct peer *p = tb;
+
+	if (pr) {
+		/* the probes count this host only: their per-packet bases are this host's SAs */
+		json_t *mine = json_deep_copy(rec);
+		static const char *const keys[] = { "probe_missed", "probe_cost" };
+
+		json_object_set_new(mine, "sa", sa_of(rec, "sender"));
+		if (json_object_get(rec, "sa_load"))
+			json_object_set_new(mine, "sa_load", sa_list_of(rec, "sa_load", "sender"));
+		json_object_set_new(rec, "counters", probes_counters_json(pr, mine));
+		/* what the probes add about themselves (--probe-cost) belongs to the record */
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (json_object_get(mine, keys[i]))
+				json_object_set(rec, keys[i], json_object_get(mine, keys[i]));
+		json_decref(mine);
+	} else {
+		json_object_set_new(rec, "counters", probes_counters_unavailable(off_why));
+	}
+	json_object_set_new(rec, "counters_receiver", rx_counters(p, rec, off_why));
+}
+
+/* ---- scenarios ---- */
+
+/* Can both kernels run sc? 0 yes; 1 no (skip, why). Changes nothing. */
+static int scenario_possible(struct peer *p, const struct scenario *sc, char *why, size_t len)
+{
+	char w[300];
+
+	if (sc->ipsec.on && p->ssh_on_link) {
+		snprintf(why, len, "ssh reaches the peer over the link under test (%s -> %s): the scenario's ESP policies would take the ssh connection too; reach the peer over another network (--peer on the management address)",
+			 p->addr_tx, p->addr_rx);
+		return 1;
+	}
+	if (!sc->tcp_auth.method[0] && strcmp(sc->load, "stream"))
+		return 0;
+	if (load_check_at(&p->ep_tx, sc, w, sizeof(w))) {
+		snprintf(why, len, "this host: %s", w);
+		return 1;
+	}
+	if (!p->have_agent) {
+		snprintf(why, len, "the built-in stream%s needs ipsecperf on the peer: %s",
+			 sc->tcp_auth.method[0] ? " and its key" : "", p->no_agent_why);
+		return 1;
+	}
+	if (!sc->tcp_auth.method[0])
+		return 0;
+	int rc = load_check_at(&p->ep_rx, sc, w, sizeof(w));
+
+	if (rc < 0)
+		snprintf(why, len, "%s", w);
+	else if (rc)
+		snprintf(why, len, "the peer (%s): %s", p->peer_kernel, w);
+	return rc;
+}
+
+static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
+{
+	struct offload_runner remote = { ep_runner_run, ep_runner_change, &p->ep_rx, " on the peer", true };
+	struct offload_list ol = scenario_offloads(sc);
+	char where[64];
+	int rc;
+
+	if (journal_dry_run())
+		printf("# scenario %s: %s\n", sc->name, sc->description);
+	else if ((rc = scenario_possible(p, sc, why, len)))
+		return rc;
+	rc = link_mtu_apply(&p->ep_tx, sc->mtu, "", why, len);
+	if (rc == 0)
+		rc = link_mtu_apply(&p->ep_rx, sc->mtu, " on the peer", why, len);
+	if (rc == 0)
+		rc = offload_apply(NULL, p->cfg.dev, &ol, why, len);
+	if (rc == 0) {
+		rc = offload_apply_via(&remote, p->cfg.peer_dev, &ol, why, len);
+		if (rc != 0 && !p->lost && strncmp(why, "the peer", 8)) {
+			char tmp[512];
+
+			snprintf(where, sizeof(where), "the peer");
+			snprintf(tmp, sizeof(tmp), "%s: %s", where, why);
+			snprintf(why, len, "%s", tmp);
+		}
+	}
+	if (rc == 0 && sc->ipsec.on && !p->have_agent) {
+		memset(p->sas, 0, sizeof(*p->sas));
+		snprintf(why, len, "ESP needs ipsecperf on the peer to make its SAs (keys only on the agent's stdin): %s",
+			 p->no_agent_why);
+		return 1;
+	}
+	if (rc == 0)
+		rc = ipsec_apply(&p->ep_tx, &p->ep_rx, sc, p->sas, why, len);
+	return rc;
+}
+
+/* This host's probes on --dev; the peer's, by its agent, on its end of the link. */
+static void peer_probes_attach(void *tb, struct probes *pr, const struct run_config *cfg)
+{
+	struct peer *p = tb;
+
+	bool asked = false;
+
+	p->peer_probes_off = false;
+	/* the peer loads its programs while this host loads its own: each load is half a second under TCG */
+	if (p->have_agent && !cfg->no_probes && !cfg->dry_run && !p->lost)
+		/* "kprobes" for an agent older than "set"; "esp": the scenario has SAs (p->sas, made by apply) */
+		asked = agent_send(p, json_pack("{s:s, s:s, s:b, s:s, s:b, s:b}", "op", "probes-attach", "dev",
+						p->cfg.peer_dev, "kprobes", cfg->probe_set != PROBE_SET_TRACEPOINTS,
+						"set", probe_set_names[cfg->probe_set], "esp", p->sas && p->sas->n > 0,
+						"cost", cfg->probe_cost)) == 0;
+	if (pr)
+		probes_attach(pr, (const char *const[]){ p->cfg.dev, NULL });
+	if (asked) {
+		json_t *r = agent_recv(p);
+
+		p->peer_probes = r && json_is_true(json_object_get(r, "ok"));
+		json_decref(r);
+	}
+}
+
+static void peer_probes_detach(void *tb, struct probes *pr)
+{
+	struct peer *p = tb;
+
+	if (pr)
+		probes_detach(pr);
+	if (p->peer_probes && !p->lost) /* before the undo may unload a probed module there */
+		json_decref(agent_call(p, json_pack("{s:s}", "op", "probes-detach")));
+	if (p->peer_probes)
+		p->peer_probes_off = true;
+	p->peer_probes = false;
+}
+
+static void *peer_setup(const struct run_config *c, struct results_writer *res)
+{
+	struct testbed_config tc = testbed_config_of(c);
+	struct peer *p = peer_open(&tc, res->meta);
+
+	if (p && res->meta)
+		writer_write_meta(res);
+	if (p)
+		p->no_probes = c->no_probes;
+	/*
+	 * The peer loads its BPF programs (a second under TCG, the verifier
+	 * twice where the first variant of the xmit program is refused) while
+	 * this host loads its own; each scenario then only attaches them.
+	 */
+	if (p && p->have_agent && !c->no_probes && !c->dry_run && c->probe_set != PROBE_SET_KERNEL)
+		agent_send_ahead(p, json_pack("{s:s, s:s, s:b}", "op", "probes-open", "set", probe_set_names[c->probe_set],
+					      "cost", c->probe_cost));
+	if (p && !(p->sas = calloc(1, sizeof(*p->sas)))) {
+		peer_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void peer_teardown(void *tb)
+{
+	struct peer *p = tb;
+
+	json_decref(p->w.sa_open);
+	json_decref(p->w.sa_close);
+	free(p->sas);
+	peer_close(p);
+}
+
+int peer_config_check(const struct run_config *c, char *why, size_t len)
+{
+	struct testbed_config tc = testbed_config_of(c);
+
+	return peer_host_check(&tc, why, len);
+}
+
+static int peer_apply(void *tb, const struct scenario *sc, char *why, size_t len)
+{
+	return scenario_apply(tb, sc, why, len);
+}
+
+const struct testbed_ops peer_testbed_ops = {
+	.kind = "peer",
+	.run_slack_s = 2.0,
+	.setup = peer_setup,
+	.teardown = peer_teardown,
+	.apply = peer_apply,
+	.lost = peer_lost_why,
+	.probes_attach = peer_probes_attach,
+	.probes_detach = peer_probes_detach,
+	.record_head = peer_record_head,
+	.run_begin = peer_run_begin,
+	.load_mark = peer_load_mark,
+	.load_moved = peer_load_moved,
+	.load = peer_load,
+	.window = peer_window,
+	.tick = peer_tick,
+	.record_cpu = peer_record_cpu,
+	.run_end = peer_run_end,
+	.counters = peer_counters,
+};

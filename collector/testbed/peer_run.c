@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The peer agent's run request: what it runs, and its answer (peer_run.h). */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peer_run.h"
+#include "remote.h"
+
+/* ---- the agent's run request: what it runs, and its answer ---- */
+
+/* A network device's name as the kernel takes one (dev_valid_name), and never an option. */
+static bool dev_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= 16 || s[0] == '-' || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == '/' || *s == ':' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* An ethtool -K feature name (tso, rx-gro-hw, tx-udp_tnl-segmentation, ...). */
+static bool feature_ok(const char *s)
+{
+	return *s && *s != '-' && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-")];
+}
+
+/* A file under /proc or /sys by plain components: no "..", nothing a reader could turn elsewhere. */
+static bool kernel_file_ok(const char *s)
+{
+	const char *p;
+
+	if (strncmp(s, "/proc/", 6) && strncmp(s, "/sys/", 5))
+		return false;
+	for (p = s + 1; *p;) {
+		size_t n = strcspn(p, "/");
+
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			if ((unsigned char)p[i] <= ' ' || p[i] == 0x7f)
+				return false;
+		p += n + (p[n] == '/');
+	}
+	return s[strlen(s) - 1] != '/';
+}
+
+static bool argv_is(char *const argv[], int argc, const char *const want[])
+{
+	int i;
+
+	for (i = 0; want[i]; i++)
+		if (i >= argc || strcmp(argv[i], want[i]))
+			return false;
+	return i == argc;
+}
+
+int peer_run_allowed(char *const argv[], int argc, char *why, size_t len)
+{
+	static const char *const exact[][3] = {
+		{ "uname", "-r" }, { "printenv", "SSH_CONNECTION" }, { "iperf3", "--version" },
+		{ "timeout", "--version" },
+	};
+	const char *prog = argc > 0 ? argv[0] : "";
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (argv_is(argv, argc, exact[i]))
+			return 0;
+	if (argc == 6 && argv_is(argv, 5, (const char *const[]){ "ip", "-j", "addr", "show", "dev", NULL }) &&
+	    dev_ok(argv[5]))
+		return 0;
+	/* a scenario's [link] mtu, and its undo */
+	if (argc == 7 && argv_is(argv, 4, (const char *const[]){ "ip", "link", "set", "dev", NULL }) && dev_ok(argv[4]) &&
+	    !strcmp(argv[5], "mtu") && argv[6][0] && strlen(argv[6]) <= 5 && strspn(argv[6], "0123456789") == strlen(argv[6]))
+		return 0;
+	if (!strcmp(prog, "ethtool")) {
+		if (argc == 2 && dev_ok(argv[1]))
+			return 0;
+		if (argc == 3 && (!strcmp(argv[1], "-i") || !strcmp(argv[1], "-k")) && dev_ok(argv[2]))
+			return 0;
+		if (argc >= 5 && argc % 2 == 1 && !strcmp(argv[1], "-K") && dev_ok(argv[2])) {
+			int i;
+
+			for (i = 3; i < argc; i += 2)
+				if (!feature_ok(argv[i]) || (strcmp(argv[i + 1], "on") && strcmp(argv[i + 1], "off")))
+					break;
+			if (i >= argc)
+				return 0;
+		}
+	}
+	if (!strcmp(prog, "cat") && argc >= 2 && argc <= 5) {
+		int i;
+
+		for (i = 1; i < argc && kernel_file_ok(argv[i]); i++)
+			;
+		if (i == argc)
+			return 0;
+	}
+	snprintf(why, len, "run: not a command the peer testbed runs (%.40s%s); the agent runs only ip -j addr show, ip link set dev DEV mtu N, ethtool, "
+		 "iperf3 --version, timeout --version, uname -r, printenv SSH_CONNECTION and cat of /proc and /sys",
+		 prog, argc > 1 ? " ..." : "");
+	return -1;
+}
+
+/* An answer that the program ran, and why what it printed is not in it. */
+static char *run_not_sent(const struct peer_run_output *o, const char *flag, const char *why)
+{
+	json_t *a = json_pack("{s:b, s:b, s:i, s:s, s:b}", "ok", 0, "ran", 1, "status", o->status, "error", why,
+			      flag, 1);
+	char *line = a ? json_dumps(a, JSON_COMPACT) : NULL;
+
+	json_decref(a);
+	return line;
+}
+
+static bool is_text(const char *s, size_t n)
+{
+	json_t *j;
+
+	if (memchr(s, '\0', n))
+		return false;
+	j = json_stringn(s, n); /* NULL: not UTF-8 */
+	json_decref(j);
+	return j != NULL;
+}
+
+char *peer_run_answer(const struct peer_run_output *o)
+{
+	char why[200];
+	json_t *a;
+	char *line;
+
+	if (o->status < 0) {
+		a = json_pack("{s:b, s:b, s:s}", "ok", 0, "ran", 0, "error", "run: the program could not be started");
+		line = a ? json_dumps(a, JSON_COMPACT) : NULL;
+		json_decref(a);
+		return line;
+	}
+	if (o->timed_out) {
+		snprintf(why, sizeof(why), "run: the program did not end within %d s; it was killed",
+			 PEER_RUN_DEADLINE_MS / 1000);
+		return run_not_sent(o, "timed_out", why);
+	}
+	if (o->too_long)
+		return run_not_sent(o, "too_long", "run: the program printed more than an answer holds; it was killed");
+	if (!is_text(o->out, o->out_len) || !is_text(o->err, o->err_len))
+		return run_not_sent(o, "binary", "run: the program printed something that is not text (a NUL, or not UTF-8)");
+	a = json_pack("{s:b, s:b, s:i, s:s%, s:s%}", "ok", 1, "ran", 1, "status", o->status, "out", o->out,
+		      o->out_len, "err", o->err, o->err_len);
+	line = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	/* what the run's reader takes is the encoded line: escapes make it up to six times the output */
+	if (line && strlen(line) > REMOTE_ANSWER_MAX) {
+		snprintf(why, sizeof(why), "run: the answer would be %zu bytes, more than the %d an answer holds",
+			 strlen(line), REMOTE_ANSWER_MAX);
+		free(line);
+		return run_not_sent(o, "too_long", why);
+	}
+	return line;
+}
+
+/* A string of the answer as a new C string; NULL when it holds a NUL (not text). */
+static char *answer_str(json_t *r, const char *key)
+{
+	json_t *v = json_object_get(r, key);
+	const char *s = json_string_value(v);
+
+	if (!s)
+		return strdup("");
+	return memchr(s, '\0', json_string_length(v)) ? NULL : strdup(s);
+}
+
+int peer_run_result(json_t *r, char **out, char **err)
+{
+	json_t *ran = json_object_get(r, "ran");
+	char *o = NULL, *e = NULL;
+
+	if (json_is_true(json_object_get(r, "ok")) && json_is_integer(json_object_get(r, "status"))) {
+		o = answer_str(r, "out");
+		e = answer_str(r, "err");
+		if (o && e) {
+			if (out)
+				*out = o;
+			else
+				free(o);
+			if (err)
+				*err = e;
+			else
+				free(e);
+			return (int)json_integer_value(json_object_get(r, "status"));
+		}
+		free(o);
+		free(e);
+		if (err)
+			*err = strdup("run: the agent's answer holds a NUL; not taken as text");
+		if (out)
+			*out = strdup("");
+		return -1;
+	}
+	/* not run: ssh may run it; an agent older than "ran" ran it when it says too_long or binary */
+	if (json_is_false(ran) || (!ran && !json_object_get(r, "too_long") && !json_object_get(r, "binary")))
+		return PEER_RUN_NOT_RUN;
+	if (err)
+		*err = strdup(json_string_value(json_object_get(r, "error")) ?: "run: the agent did not send the output");
+	if (out)
+		*out = strdup("");
+	return json_is_true(json_object_get(r, "too_long")) ? PEER_RUN_TOO_LONG : -1;
+}
+
+json_t *peer_answer(json_t *r)
+{
+	if (r && !json_is_true(json_object_get(r, "ok")) && !json_object_get(r, "error")) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The peer agent's run request (collector/run/peer_agent.c), both ends of it: which
+ * programs the agent runs, the answer it sends for one it ran, and that
+ * answer read on the run's side (collector/testbed/endpoint.c); and what any answer
+ * of the agent must be. Pure: unit-tested, and fuzzed
+ * (tests/fuzz/fuzz_peer_answer.c).
+ */
+#ifndef IPSECPERF_PEER_RUN_H
+#define IPSECPERF_PEER_RUN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The agent's run request. It runs only what the peer testbed sends:
+ * ip -j addr show dev DEV; ethtool DEV, -i DEV, -k DEV, -K DEV FEATURE
+ * on|off ...; iperf3 --version; timeout --version; uname -r; printenv
+ * SSH_CONNECTION; cat of files under /proc and /sys. 0 when argv (argc
+ * words) is one of those, else -1 with why.
+ */
+int peer_run_allowed(char *const argv[], int argc, char *why, size_t len);
+
+/* How long the agent lets a program run (the run waits AGENT_TIMEOUT_MS for the answer). */
+#define PEER_RUN_DEADLINE_MS 10000
+
+/* What a program the agent ran did (exec_run_limited's result). */
+struct peer_run_output {
+	int status;              /* its exit status; -1: it could not be started */
+	const char *out, *err;   /* what it printed; may hold NULs */
+	size_t out_len, err_len;
+	bool too_long, timed_out;
+};
+
+/*
+ * The run answer's line (malloc'd, without its newline), never longer
+ * than REMOTE_ANSWER_MAX: {"ok":true,"ran":true,"status","out","err"},
+ * or "ok" false with "ran" (whether the program ran), "error", and
+ * "too_long", "timed_out" or "binary" for output the answer cannot carry.
+ */
+char *peer_run_answer(const struct peer_run_output *o);
+
+/*
+ * Any answer of the agent as the run takes it (steals r): r when it says
+ * "ok" true or carries an "error", else NULL (r freed; r may be NULL).
+ */
+json_t *peer_answer(json_t *r);
+
+#define PEER_RUN_NOT_RUN (-2)
+#define PEER_RUN_TOO_LONG (-3)
+/*
+ * A run answer read: the exit status, with *out and *err (malloc'd; NULL
+ * pointers skip them); PEER_RUN_NOT_RUN when the agent did not run the
+ * program (an agent without the request, or an argv it does not run: ssh
+ * may); -1 when it ran but its output did not come, *err saying why;
+ * PEER_RUN_TOO_LONG likewise, when the output was more than an answer
+ * holds (a read may be made again over ssh: endpoint.c).
+ */
+int peer_run_result(json_t *r, char **out, char **err);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The peer testbed (docs/peer-testbed.md): the sender on this host, the
+ * receiver on another one reached with ssh, over a real link (--dev here,
+ * --peer-dev there). Offloads are set on both NICs and journaled on the host
+ * they were made on; keys go to the peer only through the agent's stdin
+ * (`ipsecperf peer-agent`, testbed_peer_agent.c).
+ */
+#ifndef IPSECPERF_TESTBED_PEER_H
+#define IPSECPERF_TESTBED_PEER_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+
+/* The peer testbed's operations for the matrix are peer_testbed_ops (collector/run/matrix.h). */
+
+/* ---- parsers, exposed for the unit tests ---- */
+
+/* What `ethtool DEV` says about the link. speed_mbps -1: unknown; link -1: not said. */
+struct link_info {
+	int speed_mbps;
+	int link;     /* "Link detected: yes" 1, "no" 0 */
+	char duplex[16];
+};
+int peer_parse_ethtool(const char *text, struct link_info *li);
+
+/*
+ * The first address of family ("inet" or "inet6", global scope) in `ip -j
+ * addr show dev DEV` output, into addr; with want set, whether want is one
+ * of the device's addresses instead. 0 found, -1 not (or not JSON).
+ */
+int peer_parse_ip_addr(const char *json, const char *family, const char *want, char *addr, size_t len,
+		       int *prefix_len);
+
+/* MTU and operstate ("UP", "DOWN", "UNKNOWN") from `ip -j link show dev DEV` (or addr show). */
+int peer_parse_ip_link(const char *json, int *mtu, char *state, size_t len);
+
+/* Hex text to bytes; returns the byte count or -1 (odd length, not hex, more than max). */
+int peer_hex_decode(const char *hex, uint8_t *out, size_t max);
+
+/*
+ * The agent's next request out of buf, which holds *have bytes read from
+ * the run: the text before the first '\n', parsed as JSON. The line (it
+ * may hold a key) is wiped, the rest moved to the front, and the bytes the
+ * move leaves behind wiped too, so that buf beyond *have is all zeroes.
+ * 1 with *req (NULL when the line is not a JSON object; the caller
+ * decrefs), or 0 when buf holds no whole line yet.
+ */
+int peer_request_take(char *buf, size_t *have, json_t **req);
+
+/* From now on what jansson frees is wiped first: the agent's requests carry keys. */
+void peer_json_wipe_frees(void);
+
+/* Sum of the busy ticks of every "cpuN" line of /proc/stat text; -1 on no line. */
+long long peer_stat_busy_ticks(const char *text);
+
+#endif

@@ -1,0 +1,1427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The VM testbed, host side: for one kernel, build the initramfs, boot qemu
+ * (KVM when it really runs this kernel, TCG otherwise), follow the console,
+ * stop a guest that panics or hangs, and bring its records and raw files
+ * into the host's results directory. What the guest sends is data from an
+ * untrusted source: read with the host's own tar reader (guest_tar.c) and
+ * checked (guest_check.c) before anything of it is kept.
+ */
+#include "vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "files.h"
+#include "exec.h"
+#include "guest_check.h"
+#include "guest_tar.h"
+#include "journal.h"
+#include "load.h"
+#include "log.h"
+#include "signals.h"
+#include "vm_guest.h"
+#include "vm_pair.h"
+
+#define TAIL_LINES 15
+/* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */
+#define KVM_INIT_TIMEOUT_S 10
+#define TCG_INIT_TIMEOUT_S 60
+/* what a guest may write on its console and its record port (the tar: GUEST_TAR_MAX_STREAM) */
+#define CONSOLE_MAX (64L << 20)
+#define LIVE_MAX (64L << 20)
+
+/* ---- the accelerator ---- */
+
+/*
+ * Decided once per process, for every kernel and every --interleave round:
+ * qemu is asked first (vm_kvm_probe), then the first boot under KVM shows
+ * whether it runs a kernel. A KVM boot that ends before the guest's init
+ * is booted again under TCG; when TCG reaches the init, KVM is the culprit
+ * and every later boot uses TCG.
+ */
+static int kvm_state = -1; /* -1 not known yet, 0 unusable, 1 usable */
+static char kvm_why[256];
+
+static bool want_kvm(const char *workdir, bool dry)
+{
+	char why[224];
+
+	if (kvm_state >= 0)
+		return kvm_state;
+	if (!vm_kvm_allowed(why, sizeof(why))) {
+		fmt_buf(kvm_why, sizeof(kvm_why), "%s", why);
+		kvm_state = 0;
+		return false;
+	}
+	if (dry)
+		return true;
+	switch (vm_kvm_probe(workdir, why, sizeof(why))) {
+	case 1:
+		pr_debug("vm: %s", why);
+		kvm_state = 1;
+		return true;
+	case 0:
+		fmt_buf(kvm_why, sizeof(kvm_why), "KVM cannot run guests here: %s", why);
+		pr_warn("vm: %s; using TCG", kvm_why);
+		kvm_state = 0;
+		return false;
+	default:
+		pr_debug("vm: cannot tell whether KVM runs guests here (%s); the first boot will", why);
+		return true;
+	}
+}
+
+/* ---- following the console ---- */
+
+struct console {
+	int fd;
+	char partial[1024];
+	size_t plen;
+	char tail[TAIL_LINES][256];
+	int ntail, next;
+	double t_init, t_start, t_first, t_done; /* host seconds since qemu start; 0 unseen */
+	double cpu_init, cpu_first; /* CPU seconds qemu had used by then; 0 unseen */
+	bool panic;
+	double t_panic;
+	char panic_line[256];
+};
+
+/* line: printable ASCII only (console_poll), so it may go into messages and records */
+static void console_line(struct console *c, const char *line, double t)
+{
+	if (!*line)
+		return;
+	if (log_verbose >= 2)
+		fprintf(stderr, "ipsecperf: debug: vm console %7.3f: %s\n", t, line);
+	fmt_buf(c->tail[c->next], sizeof(c->tail[0]), "%s", line);
+	c->next = (c->next + 1) % TAIL_LINES;
+	if (c->ntail < TAIL_LINES)
+		c->ntail++;
+	if (strstr(line, MARK_INIT) && !c->t_init)
+		c->t_init = t;
+	else if (strstr(line, MARK_START) && !c->t_start)
+		c->t_start = t;
+	else if (strstr(line, MARK_FIRST_BYTE) && !c->t_first)
+		c->t_first = t;
+	else if (strstr(line, MARK_DONE) && !c->t_done)
+		c->t_done = t;
+	if (!c->panic && strstr(line, "Kernel panic")) {
+		c->panic = true;
+		fmt_buf(c->panic_line, sizeof(c->panic_line), "%s", line);
+	}
+}
+
+static void console_poll(struct console *c, double t)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(c->fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			char ch = buf[i];
+
+			if (ch == '\n' || c->plen == sizeof(c->partial) - 1) {
+				c->partial[c->plen] = '\0';
+				console_line(c, c->partial, t);
+				c->plen = 0;
+			} else if (ch != '\r') {
+				/* the guest's bytes reach a terminal and the records: no control characters */
+				c->partial[c->plen++] = ch == '\t' ? ' ' : ch >= ' ' && ch < 0x7f ? ch : '?';
+			}
+		}
+	}
+}
+
+/* The last console lines, one per line, indented, into a new string. */
+static char *console_tail(struct console *c)
+{
+	size_t cap = TAIL_LINES * 260 + 64, len = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	if (c->plen) {
+		c->partial[c->plen] = '\0';
+		console_line(c, c->partial, 0);
+		c->plen = 0;
+	}
+	for (int i = 0; i < c->ntail; i++) {
+		int idx = (c->next - c->ntail + i + TAIL_LINES) % TAIL_LINES;
+
+		len += fmt_buf(s + len, cap - len, "  | %s\n", c->tail[idx]);
+	}
+	if (!c->ntail)
+		fmt_buf(s, cap, "  | (the console stayed empty)\n");
+	return s;
+}
+
+/* ---- one boot ---- */
+
+struct boot {
+	const char *image, *initrd, *console_path, *tar_path, *live_path, *qlog_path;
+	const char *bios;      /* -bios FILE, or NULL for qemu's own (SeaBIOS) */
+	bool kvm;
+	int vcpus;             /* the guest's -smp (guest_vcpus) */
+	int boot_timeout_s, total_timeout_s;
+	/* results */
+	struct console con;
+	double total_s;
+	int qemu_status;       /* exit status, or -1 when we stopped it */
+	char why[512];         /* why it failed; "" when the guest finished */
+	bool kvm_broken;       /* a KVM boot that ended before the guest's init: retry with TCG */
+	char retried[256];     /* a TCG boot panicked before the init and was booted again: its panic */
+	bool flood;            /* the guest sent more than a serial file may hold */
+	/* vm-pair (vm_pair.h): this guest's taps, passed to qemu as fds 3 and 4, and their MACs */
+	const int *fds;
+	const char *macs[2];
+	struct boot *peer;     /* the sender's boot: the receiver's, started and stopped with it */
+	pid_t pid;             /* the receiver's qemu while it runs */
+	bool peer_fault;       /* the receiver ended the sender's boot (b->why says how) */
+};
+
+/*
+ * IPSECPERF_VM_BOOT=classic boots as before the boot was made quick:
+ * SeaBIOS, the bzImage as it is, and no cryptomgr.notests. It is there to
+ * measure one against the other, and as a way out should qboot or the PVH
+ * entry not work with some kernel.
+ */
+static bool classic_boot(void)
+{
+	const char *e = getenv("IPSECPERF_VM_BOOT");
+
+	return e && !strcmp(e, "classic");
+}
+
+/*
+ * qboot, when qemu ships it (Debian's qemu does): a firmware that does
+ * little more than load the kernel, about 1 s of TCG quicker than SeaBIOS
+ * to the kernel's first instruction. NULL: qemu's default firmware.
+ */
+static const char *quick_firmware(void)
+{
+	static const char *const paths[] = { "/usr/share/qemu/qboot.rom",
+					     "/usr/share/qboot/bios.bin", NULL };
+
+	if (classic_boot())
+		return NULL;
+	for (int i = 0; paths[i]; i++)
+		if (is_file(paths[i]))
+			return paths[i];
+	return NULL;
+}
+
+static int nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2 : n > 4 ? 4 : (int)n;
+}
+
+/*
+ * A guest's vCPUs: --vcpus, else what the flows need. The vm guest holds
+ * both ends: a sender's and a receiver's CPU a flow, as the netns testbed
+ * pins them, and at least this host's CPUs (2 to 4). A vm-pair guest holds
+ * one end: one vCPU a flow at once (--direction both: two a flow), and one
+ * without --flows. More vCPUs than host CPUs share them.
+ */
+static int guest_vcpus(const struct run_config *cfg, bool pair)
+{
+	int n = nr_cpus(), at_once = cfg->flows * (cfg->direction == LOAD_BOTH ? 2 : 1);
+
+	if (cfg->vcpus)
+		return cfg->vcpus;
+	if (pair)
+		return at_once;
+	return cfg->flows > 1 && 2 * cfg->flows > n ? 2 * cfg->flows : n;
+}
+
+/*
+ * The kernel's command line: the console on the first UART, quiet (every
+ * line costs at 115200 baud), a panic ends qemu at once, and
+ * cryptomgr.notests: the crypto self-tests run when an algorithm is
+ * registered (0.5 s of the boot under TCG, and again for each crypto
+ * module the first ESP SA loads), never on the measured path.
+ */
+static void build_append(char *append, size_t len)
+{
+	const char *extra = getenv("IPSECPERF_VM_APPEND");
+
+	fmt_buf(append, len, "console=ttyS0 quiet panic=-1 oops=panic no_timer_check%s rdinit=" GUEST_EXE " %s -- guest",
+	       classic_boot() ? "" : " cryptomgr.notests", extra ? extra : "");
+}
+
+struct qemu_argv {
+	char *a[56];
+	char smp[16], append[1024], ser[3][PATH_MAX + 8], dev[2][128];
+};
+
+/*
+ * qemu's pc machine without its default devices: the console, the
+ * results and the records on three 8250 UARTs (built into every x86
+ * kernel; see vm_guest.h), nothing else to probe. qemu's microvm machine
+ * is not used: under TCG it gives the kernel no timer to calibrate the TSC
+ * against ("tsc: No reference (HPET/PMTIMER) available") and the boot
+ * stops there (docs/vm-testbed.md).
+ */
+static void build_argv(struct boot *b, struct qemu_argv *q)
+{
+	size_t n = 0;
+
+	/* vm-pair: one vCPU a guest, the sender's and the receiver's, as the netns testbed pins them */
+	fmt_buf(q->smp, sizeof(q->smp), "%d", b->vcpus ? b->vcpus : nr_cpus());
+	build_append(q->append, sizeof(q->append));
+	fmt_buf(q->ser[0], sizeof(q->ser[0]), "file:%s", b->console_path);
+	/* a port nobody reads (the vm-pair receiver's results and records) goes nowhere: it cannot fill a disk */
+	fmt_buf(q->ser[1], sizeof(q->ser[1]), b->tar_path ? "file:%s" : "null", b->tar_path);
+	fmt_buf(q->ser[2], sizeof(q->ser[2]), b->live_path ? "file:%s" : "null", b->live_path);
+	for (const char *const *p = (const char *const[]){ "qemu-system-x86_64", "-accel",
+			b->kvm ? "kvm" : "tcg", "-cpu", b->kvm ? "host" : "max", "-m", "1024",
+			"-smp", q->smp, "-nodefaults", "-no-user-config", "-display", "none",
+			"-no-reboot", NULL }; *p; p++)
+		q->a[n++] = (char *)*p;
+	if (b->bios) {
+		q->a[n++] = "-bios";
+		q->a[n++] = (char *)b->bios;
+	}
+	q->a[n++] = "-kernel";
+	q->a[n++] = (char *)b->image;
+	q->a[n++] = "-initrd";
+	q->a[n++] = (char *)b->initrd;
+	q->a[n++] = "-append";
+	q->a[n++] = q->append;
+	for (int i = 0; i < 3; i++) {
+		q->a[n++] = "-serial";
+		q->a[n++] = q->ser[i];
+	}
+	/* vm-pair: the link (a nominal 10G, as ethtool shows it) and the control link, on the taps */
+	for (int i = 0; b->fds && i < 2; i++) {
+		q->a[n++] = "-netdev";
+		q->a[n++] = i ? "tap,id=ctl,fd=4" : "tap,id=link,fd=3";
+		fmt_buf(q->dev[i], sizeof(q->dev[i]), "virtio-net-pci,netdev=%s,mac=%s%s", i ? "ctl" : "link",
+			b->macs[i], i ? "" : ",speed=10000,duplex=full");
+		q->a[n++] = "-device";
+		q->a[n++] = q->dev[i];
+	}
+	q->a[n] = NULL;
+}
+
+/*
+ * CPU seconds a process has used (user + system). Wall time under TCG
+ * grows with the host's load; qemu's own CPU time much less so, which
+ * makes boot figures from a busy host comparable with an idle one's.
+ */
+static double proc_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	int field = 2;
+
+	fmt_buf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (file_read_line(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+		field++;
+		if (field == 14)
+			ut = strtoull(tok, NULL, 10);
+		else if (field == 15) {
+			st = strtoull(tok, NULL, 10);
+			break;
+		}
+	}
+	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
+/* Has the guest written more than its serial files may hold? Then why says so. */
+static bool serial_flood(struct boot *b)
+{
+	struct stat st;
+	const char *what = NULL;
+	long max = 0;
+
+	if (fstat(b->con.fd, &st) == 0 && st.st_size > CONSOLE_MAX)
+		what = "console", max = CONSOLE_MAX;
+	else if (b->tar_path && stat(b->tar_path, &st) == 0 && st.st_size > GUEST_TAR_MAX_STREAM)
+		what = "results port", max = GUEST_TAR_MAX_STREAM;
+	else if (b->live_path && stat(b->live_path, &st) == 0 && st.st_size > LIVE_MAX)
+		what = "record port", max = LIVE_MAX;
+	if (!what)
+		return false;
+	fmt_buf(b->why, sizeof(b->why), "the guest wrote more than %ld MiB on its %s; stopped it",
+	       max >> 20, what);
+	b->flood = true;
+	return true;
+}
+
+/* Start qemu on fresh serial files, journaled; its pid, or -1 with b->why. */
+static pid_t boot_start(struct boot *b, char **argv, int *qfd)
+{
+	struct spawn_opts o = { .cpu = -1, .stdout_fd = -1, .stderr_fd = -1 };
+	pid_t pid;
+
+	unlink(b->console_path);
+	if (b->tar_path)
+		unlink(b->tar_path);
+	if (b->live_path)
+		unlink(b->live_path);
+	/* qemu opens the serial files itself; create the console first to follow it */
+	b->con.fd = open(b->console_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	*qfd = open(b->qlog_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (b->con.fd < 0 || *qfd < 0) {
+		fmt_buf(b->why, sizeof(b->why), "cannot create %s: %s", b->console_path,
+		       strerror(errno));
+		return -1;
+	}
+	o.stdout_fd = *qfd;
+	o.stderr_fd = *qfd;
+	o.pass_fds = b->fds;
+	o.npass = b->fds ? 2 : 0;
+	if (log_verbose) {
+		fprintf(stderr, "ipsecperf: debug: ");
+		exec_print(stderr, NULL, argv);
+	}
+	pid = exec_spawn(argv, &o);
+	if (pid < 0) {
+		fmt_buf(b->why, sizeof(b->why), "cannot start qemu-system-x86_64: %s; `make deps` installs it",
+		       strerror(errno));
+		return -1;
+	}
+	if (journal_add_process(pid) < 0)
+		pr_debug("vm: qemu %d is not journaled", (int)pid);
+	return pid;
+}
+
+/* ---- vm-pair: the receiver's guest, beside the sender's ---- */
+
+static pid_t boot_start(struct boot *b, char **argv, int *qfd);
+
+/* Start the receiver's qemu; -1 with why in the sender's boot s. */
+static int peer_start(struct boot *s)
+{
+	struct boot *p = s->peer;
+	struct qemu_argv q;
+	int qfd = -1;
+
+	memset(&p->con, 0, sizeof(p->con));
+	p->why[0] = '\0';
+	p->kvm = s->kvm;
+	build_argv(p, &q);
+	p->pid = boot_start(p, q.a, &qfd);
+	if (qfd >= 0)
+		close(qfd);
+	if (p->pid < 0) {
+		fmt_buf(s->why, sizeof(s->why), "the receiver: %s", p->why);
+		s->peer_fault = true;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Has the receiver written more than the sender may (serial_flood)? Then
+ * s->why says so, and the pair's results are refused as a flooding
+ * sender's are.
+ */
+static bool peer_flood(struct boot *s)
+{
+	struct boot *p = s->peer;
+
+	if (!serial_flood(p))
+		return false;
+	fmt_buf(s->why, sizeof(s->why), "the receiver: %s", p->why);
+	s->flood = s->peer_fault = true;
+	return true;
+}
+
+/* Has the receiver ended the run at t (panicked, flooded, exited, not booted in time)? Then s->why says so. */
+static bool peer_failed(struct boot *s, double t)
+{
+	struct boot *p = s->peer;
+	int st;
+
+	console_poll(&p->con, t);
+	if (peer_flood(s))
+		return true;
+	/* waitpid: one look among these checks (collector/lib/exec.c's waits block) */
+	if (p->con.panic)
+		fmt_buf(s->why, sizeof(s->why), "the receiver's kernel panicked: %s", p->con.panic_line);
+	else if (waitpid(p->pid, &st, WNOHANG) == p->pid)
+		p->pid = -1, fmt_buf(s->why, sizeof(s->why), "the receiver's qemu exited (status %d) while the sender ran",
+				     WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	else if (!p->con.t_init && t > s->boot_timeout_s)
+		fmt_buf(s->why, sizeof(s->why), "the receiver did not reach its init within %d s", s->boot_timeout_s);
+	else
+		return false;
+	s->peer_fault = true;
+	return true;
+}
+
+/* Stop the receiver (it never stops by itself: it serves until the sender is done). */
+static void peer_stop(struct boot *s, double t)
+{
+	struct boot *p = s->peer;
+
+	if (p->pid > 0)
+		exec_stop(p->pid, 2000);
+	p->pid = -1;
+	console_poll(&p->con, t);
+	/* what it wrote after the last look (the sender may have ended first) */
+	if (p->con.fd >= 0 && !s->flood)
+		peer_flood(s);
+	if (p->con.fd >= 0)
+		close(p->con.fd);
+	p->con.fd = -1;
+}
+
+/* Why a boot still running at t must stop now (into b->why), or false. */
+static bool boot_must_stop(struct boot *b, double t)
+{
+	if (b->con.panic) {
+		/* panic=-1 reboots at once and -no-reboot ends qemu; give it a moment */
+		if (!b->con.t_panic)
+			b->con.t_panic = t;
+		return t - b->con.t_panic > 3;
+	}
+	if (serial_flood(b) || (b->peer && peer_failed(b, t)))
+		return true;
+	if (!b->con.t_init && t > b->boot_timeout_s) {
+		fmt_buf(b->why, sizeof(b->why), "the guest did not reach its init within %d s",
+		       b->boot_timeout_s);
+		return true;
+	}
+	if (t > b->total_timeout_s) {
+		fmt_buf(b->why, sizeof(b->why), "timed out after %d s, %s (IPSECPERF_VM_TIMEOUT sets the limit)",
+		       b->total_timeout_s,
+		       !b->con.t_init ? "before the guest's init ran" :
+		       !b->con.t_first ? "before the load began" :
+		       !b->con.t_done ? "while the matrix ran" : "while the results were sent");
+		return true;
+	}
+	if (stop_requested()) {
+		fmt_buf(b->why, sizeof(b->why), "stopped by signal %d", stop_signal());
+		return true;
+	}
+	return false;
+}
+
+/* Follow the console until qemu ends or the boot must stop; qemu's CPU time at the marks. */
+static void boot_watch(struct boot *b, pid_t pid, double t0)
+{
+	for (;;) {
+		int st;
+		/* a look per console poll: qemu's CPU time and console are read between looks */
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		double t = mono_s() - t0;
+
+		console_poll(&b->con, t);
+		if (b->con.t_init && !b->con.cpu_init)
+			b->con.cpu_init = proc_cpu_s(pid);
+		if (b->con.t_first && !b->con.cpu_first)
+			b->con.cpu_first = proc_cpu_s(pid);
+		if (w == pid) {
+			b->qemu_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			return;
+		}
+		if (boot_must_stop(b, t))
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	}
+}
+
+/* Why the boot failed, from what was seen; b->why stays "" when the guest finished. */
+static void boot_verdict(struct boot *b, bool stopped, const char *qmsg)
+{
+	if (b->con.panic) {
+		fmt_buf(b->why, sizeof(b->why), "kernel panic: %s", b->con.panic_line);
+	} else if (!*b->why && !b->con.t_done) {
+		char status[32] = "";
+
+		if (!stopped)
+			fmt_buf(status, sizeof(status), " with status %d", b->qemu_status);
+		fmt_buf(b->why, sizeof(b->why), "qemu %s%s before the guest %s%s%s",
+		       stopped ? "was stopped" : "exited", status,
+		       b->con.t_init ? "finished" : "reached its init", *qmsg ? ": " : "", qmsg);
+	} else if (b->kvm && !b->con.t_init && *qmsg) {
+		fmt_buf(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why), "; qemu said: %s", qmsg);
+	}
+	/*
+	 * Under KVM, whatever ended the boot before the guest's init (qemu
+	 * exiting, a time-out, a message never seen before) may be KVM's
+	 * doing; a boot under TCG tells. Not when we were asked to stop, or the
+	 * guest flooded its ports: that is the guest's doing.
+	 */
+	if (b->kvm && !b->con.t_init && !stop_requested() && !b->flood)
+		b->kvm_broken = true;
+}
+
+static int boot_once(struct boot *b, bool dry)
+{
+	struct qemu_argv q;
+	char qmsg[200] = "";
+	double t0;
+	pid_t pid;
+	int qfd = -1;
+	bool stopped = false;
+
+	memset(&b->con, 0, sizeof(b->con));
+	b->con.fd = -1;
+	b->why[0] = '\0';
+	b->kvm_broken = false;
+	b->flood = false;
+	b->qemu_status = 0;
+	build_argv(b, &q);
+	if (dry) {
+		exec_print(stdout, NULL, q.a);
+		return 0;
+	}
+	b->peer_fault = false;
+	t0 = mono_s();
+	if (b->peer && peer_start(b) < 0)
+		goto out_close;
+	pid = boot_start(b, q.a, &qfd);
+	if (pid < 0)
+		goto out_close;
+	boot_watch(b, pid, t0);
+	/* what qemu said, read before stopping it (it then says that it was stopped) */
+	file_first_line(b->qlog_path, qmsg, sizeof(qmsg));
+	/* still running after boot_watch? only then is it stopped (exec_stop reaps it) */
+	if (waitpid(pid, &(int){ 0 }, WNOHANG) == 0) {
+		exec_stop(pid, 2000);
+		stopped = true;
+		b->qemu_status = -1;
+	}
+	b->total_s = mono_s() - t0;
+	console_poll(&b->con, b->total_s);
+	boot_verdict(b, stopped, qmsg);
+out_close:
+	if (b->peer)
+		peer_stop(b, mono_s() - t0);
+	if (b->con.fd >= 0)
+		close(b->con.fd);
+	if (qfd >= 0)
+		close(qfd);
+	return *b->why ? -1 : 0;
+}
+
+/* ---- bringing results home ---- */
+
+static int append_line(const char *path, const char *line)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	size_t len = strlen(line);
+	int err = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, line, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
+		err = -1;
+	if (close(fd) < 0)
+		err = -1;
+	return err;
+}
+
+static json_t *vm_info(const struct boot *b, const struct vm_kernel *k, const struct vm_kernel *peer)
+{
+	json_t *v = json_pack("{s:s, s:s, s:s, s:i}", "accel", b->kvm ? "kvm" : "tcg", "spec", k->spec,
+			      "image", k->image, "vcpus", b->vcpus ? b->vcpus : nr_cpus());
+
+	/* vm-pair: the receiver's kernel (the records' peer_kernel), booted alike */
+	if (peer)
+		json_object_set_new(v, "receiver", json_pack("{s:s, s:s, s:s}", "spec", peer->spec, "release",
+							     peer->release, "image", peer->image));
+
+	if (*b->retried)
+		json_object_set_new(v, "boot_retry", json_string(b->retried));
+	return v;
+}
+
+/* Did the guest write a record for this scenario? */
+static bool has_scenario(json_t *seen, const char *name)
+{
+	return json_object_get(seen, name) != NULL;
+}
+
+static int append_failed(const char *runs, const struct run_config *cfg, const char *release,
+			 json_t *seen, const char *reason, json_t *vm)
+{
+	char start[32];
+	time_t now = time(NULL);
+	int n = 0;
+
+	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	for (int i = 0; i < cfg->nscenarios; i++) {
+		if (has_scenario(seen, cfg->scenarios[i].name))
+			continue;
+		for (int r = cfg->repeat_from; r < cfg->repeat_from + (cfg->repeat > 0 ? cfg->repeat : 1); r++) {
+			json_t *rec = json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:O}",
+						"version", 1, "kernel", release, "scenario",
+						cfg->scenarios[i].name, "repeat", r, "status",
+						"failed", "reason", reason, "start", start, "testbed",
+						cfg->testbed, "vm", vm);
+			char *line = json_dumps(rec, JSON_COMPACT);
+
+			if (line && append_line(runs, line) == 0)
+				n++;
+			free(line);
+			json_decref(rec);
+		}
+	}
+	return n;
+}
+
+/*
+ * Is this a run of cfg's (scenario, repeat), as this boot was asked for?
+ * With --probe-overhead the guest also runs "<scenario>+noprobes" (matrix.c);
+ * a counting repeat ("purpose": "count") is numbered within --count-repeats.
+ */
+static bool run_asked(const struct run_config *cfg, const char *scenario, json_t *rec)
+{
+	json_t *repeat = json_object_get(rec, "repeat"), *purpose = json_object_get(rec, "purpose");
+	json_int_t r = json_integer_value(repeat);
+	int nrep = cfg->repeat > 0 ? cfg->repeat : 1;
+	size_t n;
+
+	if (purpose) {
+		if (!json_is_string(purpose) || strcmp(json_string_value(purpose), "count"))
+			return false;
+		nrep = cfg->count_repeats;
+	}
+	if (!scenario || !json_is_integer(repeat) || r < cfg->repeat_from || r >= cfg->repeat_from + nrep)
+		return false;
+	for (int i = 0; i < cfg->nscenarios; i++) {
+		if (!strcmp(cfg->scenarios[i].name, scenario))
+			return true;
+		n = strlen(cfg->scenarios[i].name);
+		if (cfg->probe_overhead && !strncmp(cfg->scenarios[i].name, scenario, n) &&
+		    !strcmp(scenario + n, "+noprobes"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Append the guest's records (buf: name's text) as the results reader and
+ * guest_records_check pass them, for runs this boot was asked for; count
+ * them by status; note their scenarios. The first record refused ends it:
+ * -1 with why naming its line.
+ */
+static int merge_runs(const char *name, const char *buf, size_t len, const struct run_config *cfg,
+		      const char *release, const char *runs, json_t *vm, json_t *seen,
+		      struct vm_stats *out, char *why, size_t whylen)
+{
+	/* vm-pair: the receiver's release, as this host named it; the sender's guest may not say otherwise */
+	const char *peer_rel = json_string_value(json_object_get(json_object_get(vm, "receiver"), "release"));
+	const char *last = len ? memrchr(buf, '\n', len) : NULL;
+	size_t pos = 0;
+	int nok;
+
+	/* a line the guest had not finished when it stopped is no record */
+	len = last ? (size_t)(last - buf) + 1 : 0;
+	nok = guest_records_check(name, buf, len, release, why, whylen);
+	for (int i = 0; i < nok; i++) {
+		size_t end = (const char *)memchr(buf + pos, '\n', len - pos) - buf;
+		json_t *rec = json_loadb(buf + pos, end - pos, 0, NULL);
+		const char *status = json_string_value(json_object_get(rec, "status"));
+		const char *scen = json_string_value(json_object_get(rec, "scenario"));
+		char *text;
+
+		pos = end + 1;
+		if (!run_asked(cfg, scen, rec)) {
+			fmt_buf(why, whylen, "%s:%d: scenario %s, repeat %lld is not a run this VM was asked for",
+			       name, i + 1, scen ? scen : "?", (long long)json_integer_value(json_object_get(rec, "repeat")));
+			json_decref(rec);
+			break;
+		}
+		json_t *jpk = json_object_get(rec, "peer_kernel");
+		const char *pk = json_string_value(jpk);
+
+		/*
+		 * The receiver is the one the host booted: a record that names
+		 * another, or none (empty, or absent from a run that went ok), is
+		 * not taken. Only a run that failed before it reached the
+		 * receiver may say nothing of it.
+		 */
+		if (peer_rel && ((jpk && (!pk || strcmp(pk, peer_rel))) ||
+				 (!jpk && status && !strcmp(status, "ok")))) {
+			fmt_buf(why, whylen, "%s:%d: its peer_kernel is not the receiver's release %s", name, i + 1,
+				peer_rel);
+			json_decref(rec);
+			break;
+		}
+		json_object_set(rec, "vm", vm);
+		json_object_set_new(rec, "testbed", json_string(cfg->testbed));
+		json_object_set_new(seen, scen, json_true());
+		text = json_dumps(rec, JSON_COMPACT);
+		if (text && append_line(runs, text) == 0) {
+			/* a skipped run (the kernel cannot run it) is not a failure */
+			if (status && !strcmp(status, "ok"))
+				out->runs_ok++;
+			else if (status && !strcmp(status, "skipped"))
+				out->runs_skipped++;
+			else
+				out->runs_failed++;
+		}
+		free(text);
+		json_decref(rec);
+	}
+	return *why ? -1 : 0;
+}
+
+/* The kernel entry: the guest's own (from its meta.json, checked), else what we know. */
+static json_t *kernel_entry(const struct vm_kernel *k, const char *release, json_t *ginfo,
+			    json_t *gkernel, json_t *vm)
+{
+	char hash[65] = "";
+	json_t *entry = gkernel ? json_incref(gkernel) : NULL;
+
+	if (!entry) {
+		entry = json_pack("{s:s}", "release", release);
+		if (json_string_value(json_object_get(ginfo, "proc_version")))
+			json_object_set(entry, "proc_version", json_object_get(ginfo, "proc_version"));
+	}
+	if (*k->config && vm_sha256_file(k->config, hash) == 0 &&
+	    !json_object_get(entry, "config_sha256"))
+		json_object_set_new(entry, "config_sha256", json_string(hash));
+	json_object_set(entry, "vm", vm);
+	return entry;
+}
+
+/* The guest's tar, mapped (it may be large); NULL with why. */
+static void *map_file(const char *path, size_t *len, char *why, size_t whylen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	void *p = NULL;
+
+	if (fd < 0) {
+		fmt_buf(why, whylen, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		fmt_buf(why, whylen, "the guest sent nothing");
+	else if (st.st_size > GUEST_TAR_MAX_STREAM)
+		fmt_buf(why, whylen, "more than %ld MiB", GUEST_TAR_MAX_STREAM >> 20);
+	else if ((p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+		fmt_buf(why, whylen, "%s", strerror(errno)), p = NULL;
+	else
+		*len = st.st_size;
+	close(fd);
+	return p;
+}
+
+/* Keep the console (at most CONSOLE_MAX of it) as raw/<release>/name; a warning if it cannot be. */
+static void keep_console(int rawfd, const char *src, const char *name)
+{
+	int fd = open(src, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL, err[300];
+	size_t max = 0, n = 0;
+	ssize_t got;
+
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		max = st.st_size < CONSOLE_MAX ? (size_t)st.st_size : CONSOLE_MAX;
+		buf = malloc(max + 1);
+		if (st.st_size > CONSOLE_MAX)
+			pr_warn("vm: %s: the guest wrote %lld bytes; its first %ld MiB are kept", name,
+				(long long)st.st_size, CONSOLE_MAX >> 20);
+	}
+	while (buf && n < max && ((got = read(fd, buf + n, max - n)) > 0 || (got < 0 && errno == EINTR)))
+		n += got > 0 ? got : 0;
+	if (!buf)
+		pr_warn("vm: cannot keep %s: %s", name, strerror(errno));
+	else if (guest_write_file(rawfd, name, buf, n, err, sizeof(err)) < 0)
+		pr_warn("vm: cannot keep %s: %s", name, err);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+}
+
+/* ---- one kernel ---- */
+
+static int default_total_timeout(const struct run_config *cfg, bool kvm)
+{
+	const char *env = getenv("IPSECPERF_VM_TIMEOUT");
+	int per_run = (cfg->duration_s > 0 ? cfg->duration_s : 10) +
+		      (cfg->omit_s > 0 ? cfg->omit_s : 0) + (kvm ? 10 : 30);
+	int runs = (cfg->nscenarios ? cfg->nscenarios : 1) * (cfg->repeat > 0 ? cfg->repeat : 1);
+
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	return 90 + runs * per_run;
+}
+
+/* One guest's files in the scratch folder. */
+struct vm_files {
+	char dir[PATH_MAX];
+	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], live[PATH_MAX], qlog[PATH_MAX];
+	char vmlinux[PATH_MAX]; /* the kernel as an ELF with its PVH entry, or "" */
+};
+
+/* One kernel's (vm-pair: one pair's) scratch folder and the files in it. */
+struct vm_work {
+	char dir[PATH_MAX];
+	char initrd[PATH_MAX], con[PATH_MAX], tar[PATH_MAX], live[PATH_MAX], qlog[PATH_MAX];
+	char vmlinux[PATH_MAX]; /* the kernel as an ELF with its PVH entry, or "" */
+	/* vm-pair: the receiver's files (in dir/receiver), the ssh keys, the wires */
+	const struct vm_kernel *peer;
+	struct vm_files rx;
+	char keydir[PATH_MAX];
+	struct pair_link link;
+};
+
+/* What the guest sent, once taken apart and checked. */
+struct taken {
+	void *tarmap;
+	size_t tarlen;
+	struct guest_out g;
+	json_t *ginfo, *gkernel;
+	bool refused;          /* the guest broke a rule: nothing more of it is kept */
+};
+
+/* Where one kernel's results go on the host. */
+struct vm_dest {
+	const char *dir;       /* the results directory */
+	char runs[PATH_MAX];   /* its runs.jsonl */
+	char rawrel[GUEST_NAME_MAX + 8]; /* raw/<release> */
+	char boot_sfx[24];     /* "-rN" with --interleave (a console per boot), else "" */
+};
+
+/* The scratch folder, journaled for removal; -1 (with a warning) if it cannot be made. */
+static int work_make(const struct run_config *cfg, struct vm_work *w)
+{
+	const char *tmpdir = getenv("TMPDIR");
+
+	memset(w, 0, sizeof(*w));
+	fmt_buf(w->dir, sizeof(w->dir), "%s/ipsecperf-vm-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(w->dir)) {
+		pr_warn("vm: cannot make a scratch folder: %s", strerror(errno));
+		return -1;
+	}
+	if (!cfg->dry_run)
+		journal_add(json_pack("{s:s, s:[s, s, s]}", "kind", "argv", "argv", "rm", "-rf", w->dir));
+	fmt_buf(w->initrd, sizeof(w->initrd), "%s/initramfs.cpio", w->dir);
+	fmt_buf(w->con, sizeof(w->con), "%s/console.log", w->dir);
+	fmt_buf(w->tar, sizeof(w->tar), "%s/results.tar", w->dir);
+	fmt_buf(w->live, sizeof(w->live), "%s/live.jsonl", w->dir);
+	fmt_buf(w->qlog, sizeof(w->qlog), "%s/qemu.log", w->dir);
+	memset(w->link.fd, -1, sizeof(w->link.fd));
+	fmt_buf(w->rx.dir, sizeof(w->rx.dir), "%s/receiver", w->dir);
+	fmt_buf(w->rx.initrd, sizeof(w->rx.initrd), "%s/initramfs.cpio", w->rx.dir);
+	fmt_buf(w->rx.con, sizeof(w->rx.con), "%s/console.log", w->rx.dir);
+	fmt_buf(w->rx.tar, sizeof(w->rx.tar), "%s/results.tar", w->rx.dir);
+	fmt_buf(w->rx.live, sizeof(w->rx.live), "%s/live.jsonl", w->rx.dir);
+	fmt_buf(w->rx.qlog, sizeof(w->rx.qlog), "%s/qemu.log", w->rx.dir);
+	return 0;
+}
+
+/*
+ * vm-pair: the receiver's initramfs and PVH vmlinux are made by a child
+ * while this process makes the sender's; on two CPUs that is 0.7 s less
+ * before the guests boot. The child's vmlinux path comes back in shared
+ * memory; rx_files_wait reaps it.
+ */
+struct rx_files {
+	pid_t pid;
+	char *vmlinux; /* shared with the child: PATH_MAX bytes */
+};
+
+static struct rx_files rx_files = { .pid = -1 };
+
+static int rx_files_start(const struct run_config *cfg, struct vm_work *w, const struct vm_pair_guest *rx)
+{
+	rx_files.vmlinux = mmap(NULL, PATH_MAX, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rx_files.vmlinux == MAP_FAILED) {
+		rx_files.vmlinux = NULL;
+		pr_warn("vm: mmap: %s", strerror(errno));
+		return -1;
+	}
+	rx_files.vmlinux[0] = '\0';
+	rx_files.pid = exec_fork(NULL, -1, NULL, 0);
+	if (rx_files.pid < 0) {
+		pr_warn("vm: fork: %s", strerror(errno));
+		return -1;
+	}
+	if (rx_files.pid == 0) {
+		if (vm_initramfs_build(cfg, w->peer, rx, w->rx.dir, w->rx.initrd) < 0)
+			_exit(1);
+		if (!classic_boot() && vm_kernel_pvh(w->peer->image, w->rx.dir, rx_files.vmlinux, PATH_MAX) < 0)
+			rx_files.vmlinux[0] = '\0';
+		_exit(0);
+	}
+	return 0;
+}
+
+/* The receiver's files are made: 0, or -1 (the child said why). */
+static int rx_files_wait(struct vm_work *w)
+{
+	int st = rx_files.pid > 0 ? exec_wait(rx_files.pid) : -1;
+
+	rx_files.pid = -1;
+	if (rx_files.vmlinux) {
+		fmt_buf(w->rx.vmlinux, sizeof(w->rx.vmlinux), "%s", rx_files.vmlinux);
+		munmap(rx_files.vmlinux, PATH_MAX);
+		rx_files.vmlinux = NULL;
+	}
+	return st == 0 ? 0 : -1;
+}
+
+/* vm-pair: the keys, the receiver's initramfs and kernel (rx_files), the sender's role; -1 having said why. */
+static int work_fill_pair(const struct run_config *cfg, const struct vm_kernel *k, struct vm_work *w,
+			  struct vm_pair_guest *tx)
+{
+	struct vm_pair_guest rx = { .role = PAIR_RX };
+
+	if (mkdir(w->rx.dir, 0700) < 0 || vm_pair_keys(w->dir, tx->keydir, sizeof(tx->keydir)) < 0)
+		return -1;
+	tx->role = PAIR_TX;
+	fmt_buf(tx->peer_release, sizeof(tx->peer_release), "%s", w->peer->release);
+	fmt_buf(rx.keydir, sizeof(rx.keydir), "%s", tx->keydir);
+	fmt_buf(rx.peer_release, sizeof(rx.peer_release), "%s", k->release);
+	return rx_files_start(cfg, w, &rx);
+}
+
+/* The initramfs, and the kernel as qemu boots it quickest; -1 if the initramfs fails. */
+static int work_fill(const struct run_config *cfg, const struct vm_kernel *k, struct vm_work *w)
+{
+	double t = mono_s();
+	struct stat st;
+	struct vm_pair_guest tx = { 0 };
+
+	if (w->peer && work_fill_pair(cfg, k, w, &tx) < 0) {
+		rx_files_wait(w);
+		return -1;
+	}
+	int rc = vm_initramfs_build(cfg, k, w->peer ? &tx : NULL, w->dir, w->initrd);
+
+	if (w->peer && rx_files_wait(w) < 0)
+		rc = -1;
+	if (rc < 0)
+		return -1;
+	if (stat(w->initrd, &st) == 0)
+		pr_debug("vm: %s: initramfs %.1f MB in %.2f s", k->release, st.st_size / 1e6,
+			 mono_s() - t);
+	if (!classic_boot()) {
+		t = mono_s();
+		if (vm_kernel_pvh(k->image, w->dir, w->vmlinux, sizeof(w->vmlinux)) < 0)
+			w->vmlinux[0] = '\0';
+		else
+			pr_debug("vm: %s: booting its vmlinux through the PVH entry (inflated in %.2f s)",
+				 k->release, mono_s() - t);
+	}
+	return 0;
+}
+
+/* The boot of k from w's files: its PVH vmlinux and qboot when there are. */
+static void boot_init(struct boot *b, const struct vm_kernel *k, const struct vm_work *w)
+{
+	memset(b, 0, sizeof(*b));
+	b->image = *w->vmlinux ? w->vmlinux : k->image;
+	b->bios = quick_firmware();
+	b->initrd = w->initrd;
+	b->console_path = w->con;
+	b->tar_path = w->tar;
+	b->live_path = w->live;
+	b->qlog_path = w->qlog;
+}
+
+/* vm-pair: the receiver's boot beside the sender's b, each on its taps. */
+static void boot_init_pair(struct boot *b, struct boot *rx, const struct vm_work *w)
+{
+	memset(rx, 0, sizeof(*rx));
+	rx->image = *w->rx.vmlinux ? w->rx.vmlinux : w->peer->image;
+	rx->bios = b->bios;
+	rx->initrd = w->rx.initrd;
+	rx->console_path = w->rx.con;
+	rx->tar_path = NULL; /* the receiver sends no results: its ports are -serial null */
+	rx->live_path = NULL;
+	rx->qlog_path = w->rx.qlog;
+	rx->con.fd = -1;
+	rx->pid = -1;
+	rx->vcpus = b->vcpus;
+	for (int g = 0; g < 2; g++) {
+		struct boot *x = g == PAIR_TX ? b : rx;
+
+		x->fds = w->link.fd[g];
+		x->macs[0] = pair_mac(g, PAIR_LINK);
+		x->macs[1] = pair_mac(g, PAIR_CTL);
+	}
+	b->peer = rx;
+}
+
+/*
+ * Boot until a boot is not KVM's fault: a KVM boot that ends before the
+ * guest's init is booted again under TCG, and when TCG reaches the init,
+ * KVM is not used for the rest of the invocation (kvm_state).
+ */
+static void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
+			const struct vm_work *w, struct boot *b, char *kvm_fail, size_t failen)
+{
+	b->kvm = want_kvm(w->dir, false);
+	for (;;) {
+		b->boot_timeout_s = b->kvm ? KVM_INIT_TIMEOUT_S : TCG_INIT_TIMEOUT_S;
+		b->total_timeout_s = default_total_timeout(cfg, b->kvm);
+		if (!cfg->quiet)
+			pr_info("vm: %s: booting under %s%s%s%s", k->release, b->kvm ? "KVM" : "TCG",
+				b->kvm ? "" : " (", b->kvm ? "" : *kvm_fail ? "KVM did not bring it to its init" : kvm_why,
+				b->kvm ? "" : ")");
+		boot_once(b, false);
+		if (!b->kvm_broken)
+			break;
+		fmt_buf(kvm_fail, failen, "KVM did not bring %s to its init: %s", k->release, b->why);
+		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
+		b->kvm = false;
+	}
+	/*
+	 * A TCG boot that panics before the init, once, is booted again: seen
+	 * here with a 6.12 defconfig kernel now and then in a timer interrupt
+	 * ("Fatal exception in interrupt", RIP inside an instruction) and never
+	 * twice in a row. A kernel that panics again is at fault; the retry
+	 * and the first panic are said, and kept in the records (vm.boot_retry).
+	 */
+	if (!b->kvm && b->con.panic && !b->con.t_init && !stop_requested()) {
+		fmt_buf(b->retried, sizeof(b->retried), "%.250s", b->con.panic_line);
+		pr_warn("vm: %s panicked under TCG before its init (%s); booting it once more", k->release,
+			b->retried);
+		boot_once(b, false);
+	}
+	if (b->kvm) {
+		kvm_state = 1;
+	} else if (*kvm_fail && b->con.t_init) {
+		/* TCG brought the kernel KVM did not to its init: KVM it was */
+		kvm_state = 0;
+		fmt_buf(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
+	}
+}
+
+/* What the boot tells the caller: accelerator and why, and the boot's times. */
+static void note_boot(const struct run_config *cfg, const struct boot *b, const char *kvm_fail,
+		      struct vm_stats *out)
+{
+	fmt_buf(out->accel, sizeof(out->accel), "%s", b->kvm ? "kvm" : "tcg");
+	fmt_buf(out->accel_why, sizeof(out->accel_why), "%s",
+	       b->kvm ? "KVM runs this kernel" : *kvm_fail ? kvm_fail : kvm_why);
+	out->boot_to_init_s = b->con.t_init;
+	/* the first measured byte comes --omit seconds after the load's first */
+	out->boot_to_first_byte_s = b->con.t_first ? b->con.t_first + (cfg->omit_s > 0 ? cfg->omit_s : 0) : -1;
+	out->total_s = b->total_s;
+	out->cpu_to_init_s = b->con.cpu_init;
+	out->cpu_to_first_byte_s = b->con.cpu_first;
+}
+
+/* Refuse what the guest sent: b->why says why, and nothing more of it is kept. */
+static void refuse(struct boot *b, struct taken *t, const char *what, const char *why)
+{
+	fmt_buf(b->why, sizeof(b->why), "the guest's results were refused: %s%s", what, why);
+	t->refused = true;
+	json_decref(t->ginfo);
+	t->ginfo = NULL;
+}
+
+/*
+ * The guest's results, when it sent them: read as data, checked before
+ * any is kept. The host names the kernel (uname -r as its image, tree or
+ * package tells it): records and raw/ are keyed by it, and a guest that
+ * says otherwise could write as another kernel of the run.
+ */
+static void take_results(struct boot *b, const struct vm_kernel *k, const struct vm_work *w,
+			 struct taken *t)
+{
+	char why[512];
+	const char *grel;
+
+	t->refused = b->flood;
+	if (!*b->why) {
+		t->tarmap = map_file(w->tar, &t->tarlen, why, sizeof(why));
+		if (!t->tarmap)
+			fmt_buf(b->why, sizeof(b->why), "the guest's results did not arrive whole: %s", why);
+		else if (guest_out_scan(t->tarmap, t->tarlen, &t->g, why, sizeof(why)) < 0)
+			refuse(b, t, "results.tar: ", why);
+	}
+	if (t->g.info && !t->refused) {
+		t->ginfo = json_loadb(t->g.info, t->g.info_len, JSON_REJECT_DUPLICATES, NULL);
+		if (guest_info_check(t->ginfo, why, sizeof(why)) < 0)
+			refuse(b, t, GUEST_INFO ": ", why);
+	}
+	grel = json_string_value(json_object_get(t->ginfo, "release"));
+	if (t->ginfo && strcmp(grel, k->release)) {
+		fmt_buf(why, sizeof(why), "release %s is not this kernel's own %s", grel, k->release);
+		refuse(b, t, GUEST_INFO ": ", why);
+	}
+	if (t->g.meta && !t->refused &&
+	    guest_meta_kernel(t->g.meta, t->g.meta_len, k->release, &t->gkernel, why, sizeof(why)) < 0) {
+		fmt_buf(b->why, sizeof(b->why), "the guest's results were refused: %s", why);
+		t->refused = true;
+	}
+}
+
+/*
+ * Keep the console and, from a guest not refused, its raw files and
+ * guest.json under raw/<release>/, opened without following a link.
+ */
+static void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct boot *b,
+		     struct taken *t)
+{
+	char why[512], name[64];
+	int resfd = open(d->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rawfd = -1;
+
+	if (resfd < 0)
+		fmt_buf(why, sizeof(why), "%s", strerror(errno));
+	else
+		rawfd = guest_open_dir(resfd, d->rawrel, why, sizeof(why));
+	if (rawfd < 0)
+		pr_warn("vm: %s/%s: %s", d->dir, d->rawrel, why);
+	fmt_buf(name, sizeof(name), "console%s.log", d->boot_sfx);
+	if (rawfd >= 0)
+		keep_console(rawfd, w->con, name);
+	/* vm-pair: the receiver's console beside the sender's */
+	fmt_buf(name, sizeof(name), "console-receiver%s.log", d->boot_sfx);
+	if (rawfd >= 0 && w->peer)
+		keep_console(rawfd, w->rx.con, name);
+	if (t->tarmap && !t->refused && rawfd >= 0) {
+		if (guest_out_raw(t->tarmap, t->tarlen, rawfd, why, sizeof(why)) < 0) {
+			fmt_buf(b->why, sizeof(b->why), "the guest's raw files were not kept: %s", why);
+			t->refused = true;
+		}
+		/* a refused archive leaves nothing: not its timings either */
+		fmt_buf(name, sizeof(name), "vm-guest%s.json", d->boot_sfx);
+		if (t->g.info && !t->refused &&
+		    guest_write_file(rawfd, name, t->g.info, t->g.info_len, why, sizeof(why)) < 0)
+			pr_warn("vm: %s: %s", d->rawrel, why);
+	}
+	if (rawfd >= 0)
+		close(rawfd);
+	if (resfd >= 0)
+		close(resfd);
+}
+
+/* The guest's records into the host's runs.jsonl: from its tar, or else as they were sent. */
+static void merge_guest_records(const struct run_config *cfg, const struct vm_kernel *k,
+				const struct vm_dest *d, const struct vm_work *w, struct boot *b,
+				struct taken *t, json_t *vm, json_t *seen, struct vm_stats *out)
+{
+	char why[512];
+
+	if (t->refused)
+		return;
+	if (t->g.runs) {
+		if (merge_runs(GUEST_RUNDIR "/runs.jsonl", t->g.runs, t->g.runs_len, cfg, k->release,
+			       d->runs, vm, seen, out, why, sizeof(why)) < 0) {
+			fmt_buf(b->why, sizeof(b->why), "the guest's record was refused: %s", why);
+			t->refused = true;
+		}
+	} else if (!t->tarmap) {
+		/* no tar: the records sent as they were written, if any */
+		size_t len = 0;
+		char *buf = file_read(w->live, &len);
+
+		if (buf && merge_runs("live.jsonl", buf, len, cfg, k->release, d->runs, vm, seen, out,
+				      why, sizeof(why)) < 0) {
+			fmt_buf(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why),
+			       "%sthe guest's record was refused: %s", *b->why ? "; " : "", why);
+			t->refused = true;
+		}
+		free(buf);
+	}
+}
+
+/*
+ * Failed records for the runs the guest wrote none for, with the reason;
+ * 0 when the guest ran the matrix, -1 when the boot failed.
+ */
+static int conclude(const struct run_config *cfg, const struct vm_kernel *k,
+		    const struct vm_dest *d, struct boot *b, const struct taken *t, json_t *vm,
+		    json_t *seen, struct vm_stats *out)
+{
+	if (*b->why) {
+		char reason[700], *tail;
+
+		/* it may quote the guest or qemu: printable ASCII only, for the terminal and the records */
+		guest_printable(b->why, strlen(b->why), b->why, sizeof(b->why));
+		tail = console_tail(b->peer_fault ? &b->peer->con : &b->con);
+		pr_warn("vm: %s: %s; the last %sconsole lines (all in %s/%s/console%s%s.log):\n%s", k->release,
+			b->why, b->peer_fault ? "receiver's " : "", d->dir, d->rawrel, b->peer_fault ? "-receiver" : "",
+			d->boot_sfx, tail ? tail : "");
+		free(tail);
+		fmt_buf(reason, sizeof(reason), "vm: %s", b->why);
+		out->runs_failed += append_failed(d->runs, cfg, k->release, seen, reason, vm);
+		return -1;
+	}
+	out->runs_failed += append_failed(d->runs, cfg, k->release, seen,
+					  "vm: the guest's collector wrote no record for it", vm);
+	if (json_integer_value(json_object_get(t->ginfo, "rc")) != 0)
+		pr_warn("vm: %s: the collector in the guest exited with status %d; see %s/%s/console%s.log",
+			k->release, (int)json_integer_value(json_object_get(t->ginfo, "rc")), d->dir,
+			d->rawrel, d->boot_sfx);
+	return 0;
+}
+
+/* "vm: K: TCG, boot to init X s, boot to first measured byte Y s (qemu used Z s of CPU), total T s" */
+static void print_boot_line(const struct vm_stats *out, bool kvm)
+{
+	char fb[128], ini[32];
+
+	if (out->boot_to_first_byte_s >= 0)
+		fmt_buf(fb, sizeof(fb), "%.1f s", out->boot_to_first_byte_s);
+	else
+		fmt_buf(fb, sizeof(fb), "not reached");
+	if (out->boot_to_init_s > 0)
+		fmt_buf(ini, sizeof(ini), "%.1f s", out->boot_to_init_s);
+	else
+		fmt_buf(ini, sizeof(ini), "not reached");
+	if (out->cpu_to_first_byte_s > 0)
+		fmt_buf(fb + strlen(fb), sizeof(fb) - strlen(fb), " (qemu used %.1f s of CPU)",
+		       out->cpu_to_first_byte_s);
+	pr_info("vm: %s: %s, boot to init %s, boot to first measured byte %s, total %.1f s",
+		out->release, kvm ? "KVM" : "TCG", ini, fb, out->total_s);
+}
+
+/* A kernel that cannot run at all: its runs fail with why (none written with --dry-run). */
+static void not_run(const struct run_config *cfg, const char *spec, const struct vm_dest *d,
+		    const char *why, struct vm_stats *out)
+{
+	json_t *vm = json_pack("{s:s}", "spec", spec), *seen = json_object();
+
+	if (!cfg->dry_run)
+		out->runs_failed += append_failed(d->runs, cfg, out->release, seen, why, vm);
+	json_decref(vm);
+	json_decref(seen);
+}
+
+/* A kernel's release names its folder under raw/: a plain name, or the kernel does not run. */
+static const struct vm_kernel *plain_release(const char *spec, const struct vm_kernel *kernel,
+					     struct vm_stats *out)
+{
+	if (kernel && !guest_name_ok(kernel->release)) {
+		guest_printable(kernel->release, strlen(kernel->release), out->release, sizeof(out->release));
+		pr_warn("vm: %s: its release '%s' is not a plain name ([A-Za-z0-9._+-]); it names the kernel's folder under raw/",
+			spec, out->release);
+		return NULL;
+	}
+	return kernel;
+}
+
+int vm_run_kernel(const struct run_config *cfg, const char *kernel_spec,
+		  const char *resultsdir, struct vm_stats *out)
+{
+	struct vm_kernel k;
+	int ok = vm_kernel_resolve_fetch(kernel_spec, &k, !cfg->dry_run) == 0;
+
+	return vm_run_resolved(cfg, kernel_spec, ok ? &k : NULL, NULL, resultsdir, out);
+}
+
+/* Boot k (its work files made), bring its results home, and say how it went. */
+static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
+		      const struct vm_work *w, const struct vm_dest *d, struct vm_stats *out)
+{
+	char kvm_fail[600] = "";
+	struct boot b, rx;
+	struct taken t = { 0 };
+	json_t *vm, *seen = json_object();
+	int err;
+
+	boot_init(&b, k, w);
+	b.vcpus = guest_vcpus(cfg, w->peer != NULL);
+	if (w->peer)
+		boot_init_pair(&b, &rx, w);
+	boot_kernel(cfg, k, w, &b, kvm_fail, sizeof(kvm_fail));
+	note_boot(cfg, &b, kvm_fail, out);
+	vm = vm_info(&b, k, w->peer);
+	take_results(&b, k, w, &t);
+	keep_raw(d, w, &b, &t);
+	merge_guest_records(cfg, k, d, w, &b, &t, vm, seen, out);
+	err = conclude(cfg, k, d, &b, &t, vm, seen, out);
+	/* a guest that broke a rule is not the source of anything in meta.json */
+	if (t.refused) {
+		json_decref(t.ginfo);
+		t.ginfo = NULL;
+	}
+	if (t.ginfo || !*b.why)
+		out->kernel_meta = kernel_entry(k, k->release, t.ginfo, t.gkernel, vm);
+	if (!cfg->quiet)
+		print_boot_line(out, b.kvm);
+	if (t.tarmap)
+		munmap(t.tarmap, t.tarlen);
+	json_decref(t.ginfo);
+	json_decref(t.gkernel);
+	json_decref(vm);
+	json_decref(seen);
+	return err;
+}
+
+/* Dry-run: the commands for the wires and the qemus, none started. */
+static void print_boots(const struct run_config *cfg, const struct vm_kernel *kernel, struct vm_work *w)
+{
+	struct boot b, rx;
+
+	boot_init(&b, kernel, w);
+	b.vcpus = guest_vcpus(cfg, w->peer != NULL);
+	b.kvm = want_kvm(w->dir, true);
+	if (w->peer) {
+		struct qemu_argv q;
+
+		pair_link_make(&w->link, true);
+		boot_init_pair(&b, &rx, w);
+		rx.kvm = b.kvm;
+		build_argv(&rx, &q);
+		exec_print(stdout, NULL, q.a);
+	}
+	boot_once(&b, true);
+}
+
+int vm_run_resolved(const struct run_config *cfg, const char *kernel_spec, const struct vm_kernel *kernel,
+		    const struct vm_kernel *peer, const char *resultsdir, struct vm_stats *out)
+{
+	struct vm_dest d = { .dir = resultsdir };
+	struct vm_work w;
+	int err = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->boot_to_first_byte_s = -1;
+	fmt_buf(out->release, sizeof(out->release), "%s", kernel_spec);
+	fmt_buf(d.runs, sizeof(d.runs), "%s/runs.jsonl", resultsdir);
+	kernel = plain_release(kernel_spec, kernel, out);
+	if (!kernel) {
+		not_run(cfg, kernel_spec, &d, "vm: the kernel could not be prepared", out);
+		return -1;
+	}
+	fmt_buf(out->release, sizeof(out->release), "%s", kernel->release);
+	fmt_buf(d.rawrel, sizeof(d.rawrel), "raw/%s", kernel->release);
+	char why[512];
+
+	if (vm_preflight(cfg, kernel, why, sizeof(why)) < 0 ||
+	    (peer && strcmp(peer->release, kernel->release) && vm_preflight(cfg, peer, why, sizeof(why)) < 0)) {
+		not_run(cfg, kernel_spec, &d, why, out);
+		return -1;
+	}
+	/* --interleave boots a kernel once per repeat: a console log and guest info each */
+	if (cfg->interleave)
+		fmt_buf(d.boot_sfx, sizeof(d.boot_sfx), "-r%d", cfg->repeat_from);
+	if (work_make(cfg, &w) < 0)
+		return -1;
+	w.peer = peer;
+	if (work_fill(cfg, kernel, &w) < 0) {
+		not_run(cfg, kernel_spec, &d, "vm: the initramfs could not be built", out);
+	} else if (cfg->dry_run) {
+		print_boots(cfg, kernel, &w);
+		err = 0;
+	} else if (peer && pair_link_make(&w.link, false) < 0) {
+		not_run(cfg, kernel_spec, &d, "vm-pair: the link between the guests could not be made", out);
+	} else {
+		err = run_booted(cfg, kernel, &w, &d, out);
+	}
+	pair_link_remove(&w.link);
+	rm_rf(w.dir);
+	return err;
+}

@@ -272,11 +272,11 @@ $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c $(RESULTS_SRCS) analyze/st
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
 $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/lib/log.c \
-		collector/lib/files.c collector/lib/options.c collector/run/scenario.h collector/lib/files.h $(BUILD)/datadir.h
+		collector/lib/files.c collector/lib/options.c collector/lib/suggest.c collector/run/scenario.h collector/lib/files.h $(BUILD)/datadir.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed/testbed_peer_parse.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed/testbed_peer_parse.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c collector/lib/files.c \
 		collector/testbed/testbed_peer.h collector/host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)

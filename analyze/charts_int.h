@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the chart writers (charts.c, charts_time.c) share. */
+/* What the chart writers share: a façade of charts.c and charts_time.c. */
 #ifndef IPSECPERF_CHARTS_INT_H
 #define IPSECPERF_CHARTS_INT_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* compare's pieces, shared by the command (compare.c) and its writers. */
+/*
+ * compare's pieces, shared by the command (compare.c) and its writers: a
+ * façade of compare_out.c (the table and JSON), compare_html.c and
+ * compare_junit.c.
+ */
 #ifndef IPSECPERF_COMPARE_INT_H
 #define IPSECPERF_COMPARE_INT_H
 

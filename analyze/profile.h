@@ -11,6 +11,9 @@
  * The first frame is the command name; kernel frames end in "_[k]" (the
  * annotation of stackcollapse-perf.pl --kernel, which flamegraph.pl colours);
  * a user frame without a symbol is "[dso basename]".
+ *
+ * A façade of profile.c (folding and reducing) and profile_report.c
+ * (`report --profile`).
  */
 #ifndef IPSECPERF_PROFILE_H
 #define IPSECPERF_PROFILE_H

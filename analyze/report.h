@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * `ipsecperf report`: text, markdown, CSV, JSON, HTML and gnuplot charts.
- * This header declares the files analyze/report*.c, one job each:
+ * This header is the façade of the files analyze/report*.c, one job each:
  * report.c (load and pool the DIRs into rows), report_cmd.c (the command
  * and its table of formats), report_text.c, report_md.c, report_csv.c,
  * report_json.c, report_html.c (one format each); and of the charts,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the report's files share among themselves, not outside analyze/:
+ * What the report's files share among themselves, not outside analyze/ (a
+ * façade):
  * the provenance lines (report.c) and the interval warnings (report_text.c).
  */
 #ifndef IPSECPERF_REPORT_INT_H

@@ -11,7 +11,7 @@
  * a line of a report or a path, nor steer a terminal. Files are read
  * without following symbolic links, and only regular ones.
  *
- * This header declares the files analyze/results*.c, one job each:
+ * This header is the façade of the files analyze/results*.c, one job each:
  * results.c (a directory: found, checked, loaded, merged), results_input.c
  * (strings are data, reading a file), results_runs.c (runs.jsonl),
  * results_meta.c (meta.json) and results_group.c (groups and metrics).

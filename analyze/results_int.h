@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the results reader's files share among themselves, not outside
- * analyze/ (results_input.c defines them, but results_record_free:
- * results_runs.c).
+ * analyze/, a façade: results_input.c defines them, but results_record_free
+ * (results_runs.c).
  */
 #ifndef IPSECPERF_RESULTS_INT_H
 #define IPSECPERF_RESULTS_INT_H

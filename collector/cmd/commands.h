@@ -2,7 +2,8 @@
 /*
  * Subcommands, one file each (collector/cmd/cmd_<name>.c: its option table, its
  * parsing and its help page; the work is in the layers below), dispatched
- * by main.c.
+ * by main.c. A façade: each command is defined in its cmd_<name>.c,
+ * command_help in main.c.
  */
 #ifndef IPSECPERF_COMMANDS_H
 #define IPSECPERF_COMMANDS_H

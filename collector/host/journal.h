@@ -16,6 +16,9 @@
  * "netns" if given), "process" kills a child that may outlive us; the
  * modules that make the other kinds register how each is undone
  * (journal_register_kinds; collector/cmd/undo_kinds.c lists them all).
+ *
+ * A façade of journal.c (the journal) and journal_kinds.c (how each kind
+ * is undone).
  */
 #ifndef IPSECPERF_JOURNAL_H
 #define IPSECPERF_JOURNAL_H

@@ -4,6 +4,9 @@
  * .config the guest, the scenarios and the probes can use, `kernel build`
  * makes the bzImage and the modules, incrementally, in the tree or out of
  * it (O=), keeping the log.
+ *
+ * A façade of kbuild.c (config and build) and kneed_report.c (what a
+ * configuration lacks).
  */
 #ifndef IPSECPERF_KBUILD_H
 #define IPSECPERF_KBUILD_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What kbuild's own files share. */
+/* What kbuild's own files share: a façade of kbuild_fresh.c and kbuild_make.c. */
 #ifndef IPSECPERF_KBUILD_INT_H
 #define IPSECPERF_KBUILD_INT_H
 

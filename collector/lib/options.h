@@ -17,6 +17,9 @@
  * A field of the wrong type is a compile error (_Generic). The parser takes
  * GNU order: options may follow operands, "--" ends them. The program's
  * own -v/--verbose is taken among any command's options too.
+ *
+ * A façade of options.c (the parser) and options_help.c (what the tables
+ * print, and the testbed check).
  */
 #ifndef IPSECPERF_OPTIONS_H
 #define IPSECPERF_OPTIONS_H

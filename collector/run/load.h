@@ -4,6 +4,10 @@
  * default; the built-in stream where a socket option is needed (TCP-MD5/AO).
  * The measured window (after the warm-up) is opened and closed through
  * callbacks, so that CPU accounting and probes count the same interval.
+ *
+ * A façade of load.c (the choice and the window), load_iperf3.c,
+ * load_stream.c (the stream's sockets) and load_stream_run.c (the stream
+ * as a load).
  */
 #ifndef IPSECPERF_LOAD_H
 #define IPSECPERF_LOAD_H

@@ -2,6 +2,7 @@
 /*
  * A testbed is where the sender and the receiver live. Two network
  * namespaces joined by a veth pair is the default: every Linux host has it.
+ * A façade: the netns testbed's functions are testbed_netns.c's.
  */
 #ifndef IPSECPERF_TESTBED_H
 #define IPSECPERF_TESTBED_H

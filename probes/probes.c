@@ -70,17 +70,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
-{
-	va_list ap;
-	int n = avail ? 0 : snprintf(p->how[c], sizeof(p->how[c]), "unavailable: ");
-
-	va_start(ap, fmt);
-	vsnprintf(p->how[c] + n, sizeof(p->how[c]) - n, fmt, ap);
-	va_end(ap);
-	p->avail[c] = avail;
-}
-
 /* Append to the string in buf (of len bytes), truncating. */
 static void appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void appendf(char *buf, size_t len, const char *fmt, ...)
@@ -158,111 +147,12 @@ static void probes_load(struct probes *p, bool xmit)
 	}
 }
 
-static int keep_link(struct probes *p, struct bpf_link *l)
-{
-	if (p->nlinks == MAX_LINKS) {
-		bpf_link__destroy(l);
-		errno = E2BIG;
-		return -1;
-	}
-	p->links[p->nlinks++] = l;
-	return 0;
-}
-
-static int attach_raw_tp(struct probes *p, struct bpf_program *prog, const char *tp, char *why, size_t wlen)
-{
-	struct bpf_link *l = bpf_program__attach_raw_tracepoint(prog, tp);
-
-	if (!l || keep_link(p, l) < 0) {
-		snprintf(why, wlen, "raw tracepoint %s refused: %s", tp, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int attach_kprobe(struct probes *p, struct bpf_program *prog, const char *sym, size_t off,
-			 char *why, size_t wlen)
-{
-	LIBBPF_OPTS(bpf_kprobe_opts, o, .offset = off);
-	struct bpf_link *l = bpf_program__attach_kprobe_opts(prog, sym, &o);
-
-	if (!l || keep_link(p, l) < 0) {
-		if (off)
-			snprintf(why, wlen, "kprobe at %s+0x%zx refused: %s", sym, off, strerror(errno));
-		else
-			snprintf(why, wlen, "kprobe on %s refused: %s", sym, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* Why there are no kprobes here, or NULL: decided by looking for the kprobe PMU. */
 static const char *no_kprobes(void)
 {
 	if (access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0)
 		return NULL;
 	return "this kernel has no kprobes (no kprobe PMU in /sys/bus/event_source/devices: CONFIG_KPROBES unset)";
-}
-
-/* Is there an esp4 this kernel could load? modules.dep and modules.builtin say; 1 yes, 0 no, -1 cannot tell. */
-static int esp4_exists(void)
-{
-	static const char *const lists[] = { "modules.dep", "modules.builtin" };
-	struct utsname u;
-	char path[512], line[1024];
-	bool found = false, read = false;
-
-	if (uname(&u) < 0)
-		return -1;
-	for (size_t i = 0; i < 2 && !found; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release, lists[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		read = true;
-		while (!found && fgets(line, sizeof(line), f))
-			found = strstr(line, "/esp4.ko") != NULL;
-		fclose(f);
-	}
-	return found ? 1 : read ? 0 : -1;
-}
-
-static const char *esp_missing(const char *sym)
-{
-	static char why[200];
-	int e;
-
-	if (access("/sys/module/esp4", F_OK) == 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms although esp4 is loaded", sym);
-	else if ((e = esp4_exists()) > 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (ESP scenarios load it)", sym);
-	else if (e < 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (and there is no /lib/modules/RELEASE/modules.dep to tell whether it exists)", sym);
-	else
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: this kernel has no esp4 (CONFIG_INET_ESP unset; not in modules.dep or modules.builtin)", sym);
-	return why;
-}
-
-static void attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
-				 const char *sym, bool esp)
-{
-	char why[256];
-
-	if (!ksyms_find(ks, sym)) {
-		if (esp)
-			probes_set_how(p, c, false, "%s", esp_missing(sym));
-		else
-			probes_set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
-		return;
-	}
-	if (attach_kprobe(p, prog, sym, 0, why, sizeof(why)) < 0) {
-		probes_set_how(p, c, false, "%s", why);
-		return;
-	}
-	probes_set_how(p, c, true, "kprobe %s%s", sym,
-		ksyms_count(ks, sym) > 1 ? " (the first of several symbols of that name)" : "");
 }
 
 /*
@@ -483,7 +373,7 @@ static void attach_call_sites_dwarf(struct probes *p, const struct ksyms *ks, in
 		return;
 	}
 	for (int j = 0; j < n; j++) {
-		if (attach_kprobe(p, prog, sites[j].sym, sites[j].off, why, sizeof(why)) < 0)
+		if (probes_attach_kprobe(p, prog, sites[j].sym, sites[j].off, why, sizeof(why)) < 0)
 			continue;
 		ok++;
 		appendf(list, sizeof(list), "%s%.63s+0x%zx", *list ? "," : "",
@@ -527,8 +417,8 @@ static void attach_transport_output_dwarf(struct probes *p, const struct ksyms *
 				 (unsigned long long)ai->entry_off, a->source);
 			continue;
 		}
-		if (attach_kprobe(p, p->skel->progs.transport_output, ai->entry_sym, ai->entry_off, why,
-				  sizeof(why)) < 0)
+		if (probes_attach_kprobe(p, p->skel->progs.transport_output, ai->entry_sym, ai->entry_off, why,
+					 sizeof(why)) < 0)
 			continue;
 		ok++;
 		appendf(list, sizeof(list), "%s%s+0x%llx", *list ? "," : "",
@@ -588,7 +478,7 @@ static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, s
 		int ok = 0;
 
 		for (size_t j = 0; j < n; j++) {
-			if (attach_kprobe(p, prog, cands[i], offs[j], why, sizeof(why)) < 0)
+			if (probes_attach_kprobe(p, prog, cands[i], offs[j], why, sizeof(why)) < 0)
 				continue;
 			ok++;
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s+0x%zx",
@@ -732,7 +622,7 @@ static int kmem_input_ranges(struct probes *p, const struct ksyms *ks, char *whe
 		appendf(where, wlen, "%s%s", n > 1 ? ", " : "", fns[i]);
 	}
 	if (!n)
-		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false, "%s", esp_missing("esp_input"));
+		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false, "%s", probes_esp_missing("esp_input"));
 	return n;
 }
 
@@ -770,13 +660,13 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 	if (n && !ksyms_find(ks, "esp_alloc_tmp"))
 		n = kmem_dwarf(p, ks, n, where, sizeof(where));
 	if (!n) {
-		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
-		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", probes_esp_missing("esp_output_tail"));
+		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", probes_esp_missing("esp_output_tail"));
 		if (!nin)
 			return;
 	}
-	if (attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
-		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", n ? why : esp_missing("esp_output_tail"));
+	if (probes_attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
+		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", n ? why : probes_esp_missing("esp_output_tail"));
 		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
 		if (nin)
 			probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false, "%s", why);
@@ -788,102 +678,13 @@ static void attach_kmem(struct probes *p, const struct ksyms *ks)
 	}
 	if (!n)
 		return;
-	if (attach_raw_tp(p, p->skel->progs.kfree, "kfree", why, sizeof(why)) < 0)
+	if (probes_attach_raw_tp(p, p->skel->progs.kfree, "kfree", why, sizeof(why)) < 0)
 		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
 	else
 		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, true,
 			"raw tracepoint kmem:kfree, of the buffers kmalloc_esp_output counted");
 	probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", where);
 	p->skel->bss->nr_esp_ranges = n; /* last: the programs read the ranges only once it is set */
-}
-
-#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
-#define NOT_IN_SET_WHY "not in the default probe set (about 12 program runs per ESP packet, docs/probes.md): --probe-set esp or all"
-
-/*
- * Without BPF: the tracepoints through perf_event_open, counted, filtered
- * by tracefs; what needs kprobes stays unavailable.
- */
-static int attach_perf(struct probes *p, const char *const *devs, bool xmit, bool esp)
-{
-	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
-	uint64_t lo[2], hi[2];
-	int n = 0;
-	char why[256], esp_why[256] = "";
-	const char *tracefs;
-	struct ksyms ks;
-
-	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		probes_set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
-	if (!xmit && !esp) /* nothing to count here: the kernel's counters give skbs and segments */
-		return 0;
-	tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
-	if (!tracefs) {
-		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			probes_set_how(p, c, false, "%s; and %s", p->nobpf, why);
-		return -1;
-	}
-	if (!esp) {
-		snprintf(esp_why, sizeof(esp_why), "%s", p->esp ? NOT_IN_SET_WHY : NO_ESP_WHY);
-	} else if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
-		for (int i = 0; i < 2; i++)
-			if (ksyms_range(&ks, fns[i], &lo[n], &hi[n]) == 0)
-				n++;
-		if (!n)
-			snprintf(esp_why, sizeof(esp_why), "%s", esp_missing("esp_output_tail"));
-		ksyms_free(&ks);
-	} else {
-		snprintf(esp_why, sizeof(esp_why), "%s", why);
-	}
-	p->pc = perfcount_open(tracefs, xmit, devs, lo, hi, n, p->avail, p->how);
-	if (!p->pc)
-		return -1;
-	if (*esp_why) {
-		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_why);
-		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_why);
-	}
-	return 0;
-}
-
-/*
- * net_dev_start_xmit, filtered to the testbed's devices by interface index
- * and namespace (another run on this host may have devices of the same
- * names in namespaces of its own). No devices: every device counts.
- */
-static void attach_xmit(struct probes *p, const char *const *devs, const char *const *netns)
-{
-	struct bpf_program *prog = p->xmit == XMIT_CAST ? p->skel->progs.xmit_cast
-				   : p->xmit == XMIT_BTF ? p->skel->progs.xmit_btf : p->skel->progs.xmit;
-	const char *kind = p->xmit == XMIT_RAW ? "raw tracepoint" : "BTF tracepoint";
-	const char *read = p->xmit == XMIT_CAST ? "bpf_rdonly_cast" : "bpf_probe_read_kernel";
-	char why[256] = "", on[128] = "";
-	struct bpf_link *l;
-
-	memset(p->skel->bss->xmit_ifindex, 0, sizeof(p->skel->bss->xmit_ifindex));
-	memset(p->skel->bss->xmit_ns, 0, sizeof(p->skel->bss->xmit_ns));
-	for (int i = 0; devs && devs[i] && i < 2 && !why[0]; i++) {
-		const char *ns = netns ? netns[i] : NULL;
-
-		if (netns_ifindex(ns, devs[i], &p->skel->bss->xmit_ifindex[i], &p->skel->bss->xmit_ns[i]) < 0)
-			snprintf(why, sizeof(why), "no device %s%s%s: %s", devs[i], ns ? " in namespace " : "",
-				 ns ? ns : "", strerror(errno));
-	}
-	if (!why[0]) {
-		l = bpf_program__attach(prog);
-		if (!l || keep_link(p, l) < 0)
-			snprintf(why, sizeof(why), "%s net:net_dev_start_xmit refused: %s", kind, strerror(errno));
-	}
-	if (why[0]) {
-		probes_set_how(p, IPP_XMIT_SKBS, false, "%s", why);
-		probes_set_how(p, IPP_XMIT_SEGS, false, "%s", why);
-		return;
-	}
-	if (devs && devs[0])
-		snprintf(on, sizeof(on), " on %s%s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "",
-			 netns ? " in the testbed's namespaces" : "");
-	probes_set_how(p, IPP_XMIT_SKBS, true, "%s net:net_dev_start_xmit%s", kind, on);
-	probes_set_how(p, IPP_XMIT_SEGS, true, "%s net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO; %s)",
-		kind, on, read);
 }
 
 int probes_attach(struct probes *p, const char *const *devs)
@@ -965,11 +766,11 @@ static void attach_receive_kprobes(struct probes *p, const struct ksyms *ks)
 {
 	char why[256];
 
-	attach_simple_kprobe(p, ks, IPP_ESP_INPUT, p->skel->progs.esp_input, "esp_input", true);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_INPUT, p->skel->progs.esp_input, "esp_input", true);
 	if (p->avail[IPP_ESP_INPUT] && ksyms_find(ks, "esp6_input") &&
-	    attach_kprobe(p, p->skel->progs.esp_input, "esp6_input", 0, why, sizeof(why)) == 0)
+	    probes_attach_kprobe(p, p->skel->progs.esp_input, "esp6_input", 0, why, sizeof(why)) == 0)
 		probes_set_how(p, IPP_ESP_INPUT, true, "kprobes esp_input and esp6_input");
-	attach_simple_kprobe(p, ks, IPP_XFRM_INPUT, p->skel->progs.xfrm_input, "xfrm_input", false);
+	probes_attach_simple_kprobe(p, ks, IPP_XFRM_INPUT, p->skel->progs.xfrm_input, "xfrm_input", false);
 	if (!ksyms_find(ks, "esp4_gro_receive")) {
 		probes_set_how(p, IPP_ESP_GRO_RECEIVE, false, "%s",
 			access("/sys/module/esp4_offload", F_OK) == 0
@@ -977,9 +778,9 @@ static void attach_receive_kprobes(struct probes *p, const struct ksyms *ks)
 				: "esp4_gro_receive is not in /proc/kallsyms: esp4_offload is not loaded (no GRO over ESP)");
 		return;
 	}
-	attach_simple_kprobe(p, ks, IPP_ESP_GRO_RECEIVE, p->skel->progs.esp_gro_receive, "esp4_gro_receive", false);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_GRO_RECEIVE, p->skel->progs.esp_gro_receive, "esp4_gro_receive", false);
 	if (p->avail[IPP_ESP_GRO_RECEIVE] && ksyms_find(ks, "esp6_gro_receive") &&
-	    attach_kprobe(p, p->skel->progs.esp_gro_receive, "esp6_gro_receive", 0, why, sizeof(why)) == 0)
+	    probes_attach_kprobe(p, p->skel->progs.esp_gro_receive, "esp6_gro_receive", 0, why, sizeof(why)) == 0)
 		probes_set_how(p, IPP_ESP_GRO_RECEIVE, true, "kprobes esp4_gro_receive and esp6_gro_receive");
 }
 
@@ -989,25 +790,25 @@ static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
 	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
 	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
 
-	attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
-	attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
+	probes_attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
+	probes_attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
 	if (!esp)
 		return;
 	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
 	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
 
-	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
-	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
 	attach_receive_kprobes(p, ks);
 
 	if (ksyms_find(ks, "xfrm4_transport_output")) {
 		p->skel->bss->gate_transport_output = 0;
-		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm4_transport_output", false);
+		probes_attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+					    "xfrm4_transport_output", false);
 	} else if (ksyms_find(ks, "xfrm_outer_mode_output")) {
 		p->skel->bss->gate_transport_output = 1;
-		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm_outer_mode_output", false);
+		probes_attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+					    "xfrm_outer_mode_output", false);
 		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
 			probes_set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
 				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
@@ -1043,14 +844,14 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 		return 0;
 	}
 	if (!p->skel) {
-		int rc = attach_perf(p, devs, xmit, !no_esp);
+		int rc = probes_attach_perf(p, devs, xmit, !no_esp);
 
 		p->xmit_bpf = xmit && p->pc;
 		xmit_from_kernel(p);
 		return rc;
 	}
 	if (xmit || p->list) {
-		attach_xmit(p, devs, netns);
+		probes_attach_xmit(p, devs, netns);
 		p->xmit_bpf = true;
 	}
 	if (p->list) /* the default's source, and the program --probe-set all adds */
@@ -1119,11 +920,6 @@ void probes_detach(struct probes *p)
 	p->have_window = p->have_load = false;
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		probes_set_how(p, c, false, "not attached");
-}
-
-int probes_nattached(const struct probes *p)
-{
-	return p->nlinks + (p->pc != NULL) + kcount_active(&p->kc);
 }
 
 static void snap(struct probes *p, struct snapshot *s)

@@ -4,6 +4,7 @@
  * they call in each other. Nothing else uses it.
  *   probes.c         the entry points: attaches per set and scenario, detaches
  *   probes_attach.c  attaches one program at a time (probes_set_how)
+ *   probes_sites.c   places the probes by the kernel's code and DWARF
  *   probes_record.c  the record of a window
  */
 #ifndef IPSECPERF_PROBES_INT_H
@@ -97,5 +98,17 @@ void probes_attach_xmit(struct probes *p, const char *const *devs, const char *c
 /* Why a counter of the ESP programs is left out (probes.c, probes_attach.c). */
 #define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
 #define NOT_IN_SET_WHY "not in the default probe set (about 12 program runs per ESP packet, docs/probes.md): --probe-set esp or all"
+
+/*
+ * probes_sites.c: the probes placed by reading the kernel's code and, where
+ * a function was inlined, its DWARF: the calls to memmove in the transport
+ * output and input (cands: the functions to look in, first that has any),
+ * xfrm4_transport_output's inlined entries, and the ranges of ESP's
+ * allocator calls for the kmem tracepoints.
+ */
+void probes_attach_call_sites(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
+			      const char *const *cands, int ncands);
+void probes_attach_transport_output_dwarf(struct probes *p, const struct ksyms *ks);
+void probes_attach_kmem(struct probes *p, const struct ksyms *ks);
 
 #endif

@@ -6,6 +6,7 @@
  *   probes_load.c    opens the probe set, loads the BPF object
  *   probes_attach.c  attaches one program at a time (probes_set_how)
  *   probes_sites.c   places the probes by the kernel's code and DWARF
+ *   probes_snap.c    the snapshots at the window's and the load's edges
  *   probes_record.c  the record of a window
  */
 #ifndef IPSECPERF_PROBES_INT_H
@@ -76,7 +77,7 @@ struct probes {
 /* Say how counter c is counted (avail) or why not; unavailable ones get "unavailable: " first (probes_attach.c). */
 void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* --probe-cost per program that ran between the window's snapshots (needs the skeleton: probes.c). */
+/* --probe-cost per program that ran between the window's snapshots (needs the skeleton: probes_snap.c). */
 json_t *probes_programs_cost(const struct probes *p);
 
 /*

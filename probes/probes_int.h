@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The header probes' own files share: the probe set's state, and what
- * they call in each other. Nothing else uses it.
+ * The header probes' own files share, a façade: the probe set's state,
+ * and what they call in each other. Nothing else uses it.
  *   probes.c         the entry points: attaches per set and scenario, detaches
  *   probes_load.c    opens the probe set, loads the BPF object
  *   probes_attach.c  attaches one program at a time (probes_set_how)

@@ -74,7 +74,7 @@ static __always_inline void add(int slot, __u64 n)
 
 /*
  * One map update per call: the SA's own slot. The counter's total is
- * the sum over the SAs, taken in user space (probes.c).
+ * the sum over the SAs, taken in user space (probes_snap.c).
  */
 static __always_inline void add_sa(struct xfrm_state *x, int slot)
 {

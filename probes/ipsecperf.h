@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Types shared by ipsecperf.bpf.c and its loader (probes.c): the counter
+ * Types shared by ipsecperf.bpf.c and its loader (probes*.c): the counter
  * slots and the per-SA key. Counter names as docs/probes.md gives them are in
  * probes.c, slot for slot.
  */

@@ -25,7 +25,7 @@ int kdwarf_anchors(const char *path, const char *const *names, int nnames, struc
 		   char *why, size_t wlen);
 
 /*
- * kdwarf_anchors for the functions the probes anchor in (probes.c):
+ * kdwarf_anchors for the functions the probes anchor in (probes_sites.c):
  * xfrm4_transport_output, xfrm_outer_mode_output, esp_alloc_tmp,
  * esp_output_tail.
  */

@@ -4,26 +4,26 @@
  * program, each where the running kernel shows it can go (kallsyms,
  * kcore, the kprobe PMU), so that a probe the kernel refuses leaves its
  * counter "unavailable: <why>" and the others count.
+ *
+ * This file: the entry points, and which program attaches where for the
+ * probe set and the scenario (probes_attach_ns). The BPF object is opened
+ * and loaded in probes_load.c, one program attached in probes_attach.c,
+ * the probes placed by the kernel's code and DWARF in probes_sites.c; the
+ * window's snapshots are taken in probes_snap.c and made a record in
+ * probes_record.c.
  */
-#include <arpa/inet.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "ipsecperf.skel.h"
-#include "anchors.h"
 #include "files.h"
 #include "kcount.h"
-#include "kdwarf.h"
 #include "ksyms.h"
 #include "perfcount.h"
-#include "log.h"
-#include "netns_call.h"
 #include "probes.h"
 #include "probes_int.h"
 
@@ -61,829 +61,12 @@ int probe_set_parse(const char *s)
 	return -1;
 }
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG && log_verbose < 2)
-		return 0;
-	if (log_verbose < 1)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
-{
-	va_list ap;
-	int n = avail ? 0 : snprintf(p->how[c], sizeof(p->how[c]), "unavailable: ");
-
-	va_start(ap, fmt);
-	vsnprintf(p->how[c] + n, sizeof(p->how[c]) - n, fmt, ap);
-	va_end(ap);
-	p->avail[c] = avail;
-}
-
-/* Append to the string in buf (of len bytes), truncating. */
-static void appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void appendf(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	va_list ap;
-
-	if (n + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
-}
-
-struct probes *probes_open(void)
-{
-	struct probes *p = calloc(1, sizeof(*p));
-	const char *backend;
-
-	if (!p)
-		return NULL;
-	libbpf_set_print(libbpf_print);
-	p->ncpus = libbpf_num_possible_cpus();
-	p->stats_fd = -1;
-	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		probes_set_how(p, c, false, "not attached");
-	backend = getenv("IPSECPERF_PROBE_BACKEND");
-	p->raw_tp = backend && !strcmp(backend, "raw-tp");
-	if (backend && !strcmp(backend, "perf")) {
-		p->force_perf = true;
-		snprintf(p->nobpf, sizeof(p->nobpf), "BPF not used ($IPSECPERF_PROBE_BACKEND=perf)");
-	}
-	return p; /* the BPF object is loaded by probes_set_set, for the sets that run programs */
-}
-
-/*
- * The BPF object, loaded once the set is known: --probe-set kernel runs
- * no program, so it loads nothing (half a second of a guest's boot under
- * TCG), and a set without the xmit program leaves all its variants out,
- * so that a kernel that refuses the cheapest one (6.1: no
- * bpf_rdonly_cast) does not verify the whole object twice.
- */
-static void probes_load(struct probes *p, bool xmit)
-{
-	int err = 0;
-
-	p->load_tried = true;
-	/* the cheapest variant of the xmit program that this kernel accepts (ipsecperf.bpf.c) */
-	for (int v = p->raw_tp || !xmit ? XMIT_RAW : XMIT_CAST; v <= XMIT_RAW; v++) {
-		p->skel = ipsecperf_bpf__open();
-		if (!p->skel) {
-			snprintf(p->nobpf, sizeof(p->nobpf), "cannot open the BPF object: %s", strerror(errno));
-			return;
-		}
-		bpf_program__set_autoload(p->skel->progs.xmit_cast, xmit && v == XMIT_CAST);
-		bpf_program__set_autoload(p->skel->progs.xmit_btf, xmit && v == XMIT_BTF);
-		bpf_program__set_autoload(p->skel->progs.xmit, xmit && v == XMIT_RAW);
-		p->xmit = v;
-		err = ipsecperf_bpf__load(p->skel);
-		if (!err || v == XMIT_RAW)
-			break;
-		ipsecperf_bpf__destroy(p->skel);
-	}
-	if (err) {
-		snprintf(p->nobpf, sizeof(p->nobpf), "the kernel refused to load the BPF programs: %s%s",
-			 strerror(-err), err == -EPERM ? " (needs root or CAP_BPF+CAP_PERFMON)" : "");
-		ipsecperf_bpf__destroy(p->skel);
-		p->skel = NULL;
-		return;
-	}
-	if (p->ncpus <= 0) {
-		snprintf(p->nobpf, sizeof(p->nobpf), "cannot count the possible CPUs");
-		ipsecperf_bpf__destroy(p->skel);
-		p->skel = NULL;
-	}
-}
-
-static int keep_link(struct probes *p, struct bpf_link *l)
-{
-	if (p->nlinks == MAX_LINKS) {
-		bpf_link__destroy(l);
-		errno = E2BIG;
-		return -1;
-	}
-	p->links[p->nlinks++] = l;
-	return 0;
-}
-
-static int attach_raw_tp(struct probes *p, struct bpf_program *prog, const char *tp, char *why, size_t wlen)
-{
-	struct bpf_link *l = bpf_program__attach_raw_tracepoint(prog, tp);
-
-	if (!l || keep_link(p, l) < 0) {
-		snprintf(why, wlen, "raw tracepoint %s refused: %s", tp, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int attach_kprobe(struct probes *p, struct bpf_program *prog, const char *sym, size_t off,
-			 char *why, size_t wlen)
-{
-	LIBBPF_OPTS(bpf_kprobe_opts, o, .offset = off);
-	struct bpf_link *l = bpf_program__attach_kprobe_opts(prog, sym, &o);
-
-	if (!l || keep_link(p, l) < 0) {
-		if (off)
-			snprintf(why, wlen, "kprobe at %s+0x%zx refused: %s", sym, off, strerror(errno));
-		else
-			snprintf(why, wlen, "kprobe on %s refused: %s", sym, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* Why there are no kprobes here, or NULL: decided by looking for the kprobe PMU. */
 static const char *no_kprobes(void)
 {
 	if (access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0)
 		return NULL;
 	return "this kernel has no kprobes (no kprobe PMU in /sys/bus/event_source/devices: CONFIG_KPROBES unset)";
-}
-
-/* Is there an esp4 this kernel could load? modules.dep and modules.builtin say; 1 yes, 0 no, -1 cannot tell. */
-static int esp4_exists(void)
-{
-	static const char *const lists[] = { "modules.dep", "modules.builtin" };
-	struct utsname u;
-	char path[512], line[1024];
-	bool found = false, read = false;
-
-	if (uname(&u) < 0)
-		return -1;
-	for (size_t i = 0; i < 2 && !found; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release, lists[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		read = true;
-		while (!found && fgets(line, sizeof(line), f))
-			found = strstr(line, "/esp4.ko") != NULL;
-		fclose(f);
-	}
-	return found ? 1 : read ? 0 : -1;
-}
-
-static const char *esp_missing(const char *sym)
-{
-	static char why[200];
-	int e;
-
-	if (access("/sys/module/esp4", F_OK) == 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms although esp4 is loaded", sym);
-	else if ((e = esp4_exists()) > 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (ESP scenarios load it)", sym);
-	else if (e < 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (and there is no /lib/modules/RELEASE/modules.dep to tell whether it exists)", sym);
-	else
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: this kernel has no esp4 (CONFIG_INET_ESP unset; not in modules.dep or modules.builtin)", sym);
-	return why;
-}
-
-static void attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
-				 const char *sym, bool esp)
-{
-	char why[256];
-
-	if (!ksyms_find(ks, sym)) {
-		if (esp)
-			probes_set_how(p, c, false, "%s", esp_missing(sym));
-		else
-			probes_set_how(p, c, false, "%s is not in /proc/kallsyms", sym);
-		return;
-	}
-	if (attach_kprobe(p, prog, sym, 0, why, sizeof(why)) < 0) {
-		probes_set_how(p, c, false, "%s", why);
-		return;
-	}
-	probes_set_how(p, c, true, "kprobe %s%s", sym,
-		ksyms_count(ks, sym) > 1 ? " (the first of several symbols of that name)" : "");
-}
-
-/*
- * Where the functions that were inlined lie, from the kernel's own DWARF:
- * a VM guest has no vmlinux, so the host read it and put the anchors'
- * text form in the initramfs, named by $IPSECPERF_PROBE_ANCHORS; on a
- * host, Debian's -dbg package has /usr/lib/debug/boot/vmlinux-RELEASE.
- * Used only when they match the running kernel's build id. Looked for
- * only when a function the probes need has no symbol, and once.
- */
-static const struct anchors *dwarf_anchors(struct probes *p)
-{
-	const char *env = getenv("IPSECPERF_PROBE_ANCHORS");
-	uint8_t id[ANCHOR_BUILD_ID_MAX];
-	char why[256], hex[2 * ANCHOR_BUILD_ID_MAX + 1], path[200];
-	struct anchors *a;
-	size_t idlen;
-
-	if (p->anc_tried)
-		return p->anc;
-	p->anc_tried = true;
-	a = calloc(1, sizeof(*a));
-	if (!a) {
-		snprintf(p->anc_why, sizeof(p->anc_why), "out of memory");
-		return NULL;
-	}
-	if (env && *env) {
-		char *text = file_read_regular(env, 1 << 20, NULL, why, sizeof(why));
-
-		if (!text) {
-			snprintf(p->anc_why, sizeof(p->anc_why), "$IPSECPERF_PROBE_ANCHORS: %s: %s", env, why);
-			goto out_free;
-		}
-		if (anchors_parse(text, a, why, sizeof(why)) < 0) {
-			snprintf(p->anc_why, sizeof(p->anc_why), "$IPSECPERF_PROBE_ANCHORS: %s: %s", env, why);
-			free(text);
-			goto out_free;
-		}
-		free(text);
-	} else {
-		struct utsname u;
-
-		if (uname(&u) < 0)
-			snprintf(path, sizeof(path), "/usr/lib/debug/boot/vmlinux");
-		else
-			snprintf(path, sizeof(path), "/usr/lib/debug/boot/vmlinux-%.150s", u.release);
-		if (!is_file(path)) {
-			snprintf(p->anc_why, sizeof(p->anc_why),
-				 "no DWARF of this kernel to find it inlined (no %s, the -dbg package's)", path);
-			goto out_free;
-		}
-		if (kdwarf_probe_anchors(path, a, why, sizeof(why)) < 0) {
-			snprintf(p->anc_why, sizeof(p->anc_why), "%s", why);
-			goto out_free;
-		}
-	}
-	idlen = anchors_kernel_build_id(NULL, id, sizeof(id), why, sizeof(why));
-	if (!idlen) {
-		snprintf(p->anc_why, sizeof(p->anc_why), "DWARF of %s not used: %s", a->source, why);
-		goto out_free;
-	}
-	if (idlen != a->build_id_len || memcmp(id, a->build_id, idlen)) {
-		anchors_hex(a->build_id, a->build_id_len, hex, sizeof(hex));
-		snprintf(p->anc_why, sizeof(p->anc_why),
-			 "DWARF of %s not used: its build id %.40s is not the running kernel's", a->source, hex);
-		goto out_free;
-	}
-	p->anc = a;
-	return a;
-out_free:
-	free(a);
-	return NULL;
-}
-
-/* The address of sym+off in the running kernel, if sym is there and off is within it. */
-static int anchor_addr(const struct ksyms *ks, const char *sym, uint64_t off, uint64_t len, uint64_t *addr)
-{
-	uint64_t lo, hi;
-
-	if (ksyms_range(ks, sym, &lo, &hi) < 0 || off + len > hi - lo)
-		return -1;
-	*addr = lo + off;
-	return 0;
-}
-
-/*
- * The direct calls to targets[] inside the ranges of the inlined
- * instances of name (and, if in is not NULL, only those in the functions
- * in[]), as sym+offset into sites (at most max); how many, or -1 with why.
- */
-struct site {
-	char sym[ANCHOR_NAME_MAX];
-	size_t off;
-};
-
-static int inline_call_sites(const struct anchors *a, const struct ksyms *ks, const char *name,
-			     const char *const *in, const uint64_t *targets, size_t nt, struct site *sites,
-			     int max, char *why, size_t wlen)
-{
-	int n = 0;
-
-	for (int i = 0; i < a->n; i++) {
-		const struct anchor_inst *ai = &a->inst[i];
-		bool ok = !in;
-
-		for (const char *const *f = in; f && *f; f++)
-			ok |= !strcmp(ai->func, *f);
-		if (strcmp(ai->name, name) || !ok)
-			continue;
-		for (int r = 0; r < ai->nr; r++) {
-			uint64_t len = ai->r[r].hi - ai->r[r].lo, base;
-			size_t offs[MAX_SITES], k;
-			uint8_t *code;
-
-			if (anchor_addr(ks, ai->r[r].sym, ai->r[r].lo, len, &base) < 0) {
-				snprintf(why, wlen, "%s+0x%llx (DWARF of %s) is not in /proc/kallsyms", ai->r[r].sym,
-					 (unsigned long long)ai->r[r].lo, a->source);
-				return -1;
-			}
-			code = malloc(len);
-			if (!code || kcore_read(NULL, base, code, len, why, wlen) < 0) {
-				if (!code)
-					snprintf(why, wlen, "out of memory");
-				free(code);
-				return -1;
-			}
-			k = find_call_sites(code, len, base, targets, nt, offs, MAX_SITES);
-			for (size_t j = 0; j < k && j < MAX_SITES; j++) {
-				/* a call, not a jump: a jump leaves no return address in the range */
-				if (code[offs[j]] != 0xe8 || n == max)
-					continue;
-				snprintf(sites[n].sym, sizeof(sites[n].sym), "%s", ai->r[r].sym);
-				sites[n++].off = ai->r[r].lo + offs[j];
-			}
-			free(code);
-		}
-	}
-	return n;
-}
-
-/* "a, b" of the functions the instances of name are inlined into, into out. */
-static void inline_hosts(const struct anchors *a, const char *name, char *out, size_t len)
-{
-	*out = '\0';
-	for (int i = 0; i < a->n; i++) {
-		bool seen = false;
-
-		for (int j = 0; j < i && !seen; j++)
-			seen = !strcmp(a->inst[j].name, name) && !strcmp(a->inst[j].func, a->inst[i].func);
-		if (strcmp(a->inst[i].name, name) || seen)
-			continue;
-		appendf(out, len, "%s%s", *out ? ", " : "", a->inst[i].func);
-	}
-}
-
-static bool has_inline(const struct anchors *a, const char *name)
-{
-	for (int i = 0; a && i < a->n; i++)
-		if (!strcmp(a->inst[i].name, name))
-			return true;
-	return false;
-}
-
-/* memmove's addresses (memmove, __memmove) into targets; how many. */
-static size_t memmove_targets(const struct ksyms *ks, uint64_t targets[2])
-{
-	const struct ksym *s;
-	size_t nt = 0;
-
-	if ((s = ksyms_find(ks, "memmove")))
-		targets[nt++] = s->addr;
-	if ((s = ksyms_find(ks, "__memmove")) && (!nt || s->addr != targets[0]))
-		targets[nt++] = s->addr;
-	return nt;
-}
-
-/*
- * The transport output inlined where no symbol names it: probe the calls
- * to memmove inside its inlined instances, as the kernel's DWARF places
- * them (xfrm4_transport_output's, else xfrm_outer_mode_output's).
- */
-static void attach_call_sites_dwarf(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
-				    const char *const *cands, int ncands)
-{
-	const struct anchors *a = dwarf_anchors(p);
-	struct site sites[MAX_SITES];
-	uint64_t targets[2];
-	size_t nt = memmove_targets(ks, targets);
-	char why[256] = "", list[160] = "", hosts[128];
-	int n = 0, ok = 0;
-	const char *name = NULL;
-
-	if (!a) {
-		probes_set_how(p, c, false, "none of %s is in /proc/kallsyms (inlined further), and %s", cands[0], p->anc_why);
-		return;
-	}
-	for (int i = 0; i < ncands && !name; i++)
-		if (has_inline(a, cands[i]))
-			name = cands[i];
-	if (!name) {
-		probes_set_how(p, c, false, "none of %s is in /proc/kallsyms, nor inlined anywhere by the DWARF of %s",
-			cands[0], a->source);
-		return;
-	}
-	if (!nt) {
-		probes_set_how(p, c, false, "memmove is not in /proc/kallsyms");
-		return;
-	}
-	n = inline_call_sites(a, ks, name, NULL, targets, nt, sites, MAX_SITES, why, sizeof(why));
-	if (n < 0) {
-		probes_set_how(p, c, false, "cannot read the code of %s, inlined: %s", name, why);
-		return;
-	}
-	inline_hosts(a, name, hosts, sizeof(hosts));
-	if (!n) {
-		probes_set_how(p, c, false, "no call to memmove found in %s, inlined into %s (DWARF of %s)", name, hosts,
-			a->source);
-		return;
-	}
-	for (int j = 0; j < n; j++) {
-		if (attach_kprobe(p, prog, sites[j].sym, sites[j].off, why, sizeof(why)) < 0)
-			continue;
-		ok++;
-		appendf(list, sizeof(list), "%s%.63s+0x%zx", *list ? "," : "",
-			 sites[j].sym, sites[j].off);
-	}
-	if (!ok)
-		probes_set_how(p, c, false, "%s", why);
-	else
-		probes_set_how(p, c, true, "call-site kprobe at %s (calls to memmove in %s, inlined into %s; DWARF of %s)",
-			list, name, hosts, a->source);
-}
-
-/*
- * xfrm4_transport_output inlined where no symbol names it: a kprobe at
- * the entry of each inlined instance, which runs only for the states
- * that take it (no gate; the arguments are not in their registers there).
- */
-static void attach_transport_output_dwarf(struct probes *p, const struct ksyms *ks)
-{
-	const struct anchors *a = dwarf_anchors(p);
-	const int c = IPP_XFRM_TRANSPORT_OUTPUT;
-	char why[256] = "", list[160] = "", hosts[128];
-	int ok = 0, n = 0;
-
-	if (!a) {
-		probes_set_how(p, c, false,
-			"neither xfrm4_transport_output nor xfrm_outer_mode_output is in /proc/kallsyms (inlined further), and %s",
-			p->anc_why);
-		return;
-	}
-	p->skel->bss->gate_transport_output = 0;
-	for (int i = 0; i < a->n; i++) {
-		const struct anchor_inst *ai = &a->inst[i];
-		uint64_t addr;
-
-		if (strcmp(ai->name, "xfrm4_transport_output"))
-			continue;
-		n++;
-		if (anchor_addr(ks, ai->entry_sym, ai->entry_off, 1, &addr) < 0) {
-			snprintf(why, sizeof(why), "%s+0x%llx (DWARF of %s) is not in /proc/kallsyms", ai->entry_sym,
-				 (unsigned long long)ai->entry_off, a->source);
-			continue;
-		}
-		if (attach_kprobe(p, p->skel->progs.transport_output, ai->entry_sym, ai->entry_off, why,
-				  sizeof(why)) < 0)
-			continue;
-		ok++;
-		appendf(list, sizeof(list), "%s%s+0x%llx", *list ? "," : "",
-			 ai->entry_sym, (unsigned long long)ai->entry_off);
-	}
-	if (!n) {
-		probes_set_how(p, c, false, "xfrm4_transport_output is neither in /proc/kallsyms nor inlined anywhere by the DWARF of %s",
-			a->source);
-		return;
-	}
-	inline_hosts(a, "xfrm4_transport_output", hosts, sizeof(hosts));
-	if (ok < n)
-		probes_set_how(p, c, false, "%s", why);
-	else
-		probes_set_how(p, c, true, "kprobe at %s (the entry of xfrm4_transport_output, inlined into %s; DWARF of %s)",
-			list, hosts, a->source);
-}
-
-/*
- * memmove accepts no kprobe (and is noinstr from about 6.3): probe the
- * calls to it inside the first candidate function that has any.
- */
-static void attach_call_sites(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
-			      const char *const *cands, int ncands)
-{
-	uint64_t targets[2];
-	size_t nt = memmove_targets(ks, targets), offs[MAX_SITES];
-	char why[256] = "", tried[128] = "";
-
-	if (!nt) {
-		probes_set_how(p, c, false, "memmove is not in /proc/kallsyms");
-		return;
-	}
-	for (int i = 0; i < ncands; i++) {
-		uint64_t lo, hi;
-		uint8_t *code;
-		size_t n;
-
-		if (ksyms_range(ks, cands[i], &lo, &hi) < 0)
-			continue;
-		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", *tried ? ", " : "", cands[i]);
-		code = malloc(hi - lo);
-		if (!code || kcore_read(NULL, lo, code, hi - lo, why, sizeof(why)) < 0) {
-			free(code);
-			if (!*why)
-				snprintf(why, sizeof(why), "out of memory");
-			probes_set_how(p, c, false, "cannot read the code of %s to find its memmove calls: %s", cands[i], why);
-			return;
-		}
-		n = find_call_sites(code, hi - lo, lo, targets, nt, offs, MAX_SITES);
-		free(code);
-		if (!n)
-			continue;
-		if (n > MAX_SITES)
-			n = MAX_SITES;
-		char list[160] = "";
-		int ok = 0;
-
-		for (size_t j = 0; j < n; j++) {
-			if (attach_kprobe(p, prog, cands[i], offs[j], why, sizeof(why)) < 0)
-				continue;
-			ok++;
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s+0x%zx",
-				 *list ? "," : "", cands[i], offs[j]);
-		}
-		if (!ok)
-			probes_set_how(p, c, false, "%s", why);
-		else
-			probes_set_how(p, c, true, "call-site kprobe at %s (calls to memmove)", list);
-		return;
-	}
-	if (!*tried)
-		attach_call_sites_dwarf(p, ks, c, prog, cands, ncands);
-	else
-		probes_set_how(p, c, false, "no call to memmove found in %s", tried);
-}
-
-/* The allocators kmalloc() may call, by kernel version; their addresses into targets; how many. */
-static size_t kmalloc_targets(const struct ksyms *ks, uint64_t targets[8])
-{
-	static const char *const allocs[] = { "__kmalloc", "__kmalloc_noprof", "__kmalloc_node",
-					      "__kmalloc_node_noprof", "__kmalloc_cache_noprof",
-					      "kmalloc_trace", "kmalloc_trace_noprof" };
-	size_t nt = 0;
-
-	for (size_t i = 0; i < sizeof(allocs) / sizeof(allocs[0]); i++) {
-		const struct ksym *s = ksyms_find(ks, allocs[i]);
-
-		if (s)
-			targets[nt++] = s->addr;
-	}
-	return nt;
-}
-
-/*
- * Does fn call an allocator itself (1), only tail-jump to one (0), or can
- * its code not be read (-1)? A tail jump leaves fn's caller as kmalloc's
- * call_site; an ordinary call makes the call_site fn's own.
- */
-static int calls_kmalloc(const struct ksyms *ks, const char *fn)
-{
-	uint64_t lo, hi, targets[8];
-	size_t nt = kmalloc_targets(ks, targets), offs[16], n;
-	char why[256];
-	uint8_t *code;
-	int rc = 0;
-
-	if (!nt || ksyms_range(ks, fn, &lo, &hi) < 0 || !(code = malloc(hi - lo)))
-		return -1;
-	if (kcore_read(NULL, lo, code, hi - lo, why, sizeof(why)) < 0) {
-		free(code);
-		return -1;
-	}
-	n = find_call_sites(code, hi - lo, lo, targets, nt, offs, 16);
-	for (size_t i = 0; i < n && i < 16; i++)
-		if (code[offs[i]] == 0xe8)
-			rc = 1;
-	free(code);
-	return rc;
-}
-
-/*
- * esp_alloc_tmp has no symbol: it was inlined. Where into esp_output_tail,
- * that function's range holds its allocator call already; where into
- * esp_output (or esp_output_tail itself was, a copy of it), the kernel's
- * DWARF places the call: the return address right after each call to the
- * allocator inside those instances is one more range, of one byte.
- * Returns the new number of ranges; where says what was added.
- */
-static int kmem_dwarf(struct probes *p, const struct ksyms *ks, int n, char *where, size_t wlen)
-{
-	static const char *const names[] = { "esp_alloc_tmp", "esp_output_tail" };
-	static const char *const in[] = { "esp_output", NULL };
-	const struct anchors *a = dwarf_anchors(p);
-	struct site sites[2 * MAX_SITES];
-	uint64_t targets[8], added[IPP_MAX_RANGES];
-	size_t nt = kmalloc_targets(ks, targets);
-	char why[256], hosts[128];
-	int ns = 0, nadded = 0;
-
-	if (!a || !nt)
-		return n;
-	inline_hosts(a, "esp_alloc_tmp", hosts, sizeof(hosts));
-	if (*hosts)
-		appendf(where, wlen, " (esp_alloc_tmp inlined into %s; DWARF of %s)",
-			 hosts, a->source);
-	for (int i = 0; i < 2; i++) {
-		int k = inline_call_sites(a, ks, names[i], in, targets, nt, sites + ns, MAX_SITES, why, sizeof(why));
-
-		if (k < 0) {
-			snprintf(where + strlen(where), wlen - strlen(where),
-				 " (not esp_output's inlined allocator calls: %.200s)", why);
-			return n;
-		}
-		ns += k;
-	}
-	for (int i = 0; i < ns && n < IPP_MAX_RANGES; i++) {
-		uint64_t ret;
-		bool dup = false;
-
-		if (anchor_addr(ks, sites[i].sym, sites[i].off + 5, 1, &ret) < 0)
-			continue;
-		for (int j = 0; j < nadded; j++)
-			dup |= added[j] == ret;
-		if (dup) /* esp_alloc_tmp inlined into an esp_output_tail inlined into esp_output */
-			continue;
-		added[nadded++] = ret;
-		p->skel->bss->esp_lo[n] = ret;
-		p->skel->bss->esp_hi[n] = ret + 1;
-		n++;
-		appendf(where, wlen, ", %s+0x%zx (a call of the allocator inlined there)",
-			 sites[i].sym, sites[i].off);
-	}
-	return n;
-}
-
-/*
- * The receiver's allocations: kmalloc called from esp_input or esp6_input,
- * where esp_alloc_tmp was inlined. Where it is a function of its own that
- * calls the allocator, esp_input's buffers count in kmalloc_esp_output
- * (attach_kmem), and not here. Returns the number of ranges.
- */
-static int kmem_input_ranges(struct probes *p, const struct ksyms *ks, char *where, size_t wlen)
-{
-	static const char *const fns[] = { "esp_input", "esp6_input" };
-	int n = 0;
-
-	if (ksyms_find(ks, "esp_alloc_tmp") && calls_kmalloc(ks, "esp_alloc_tmp") != 0) {
-		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false,
-			"esp_alloc_tmp is a function of its own here: esp_input's buffers count in kmalloc_esp_output");
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && n < IPP_MAX_RANGES; i++) {
-		uint64_t lo, hi;
-
-		if (ksyms_range(ks, fns[i], &lo, &hi) < 0)
-			continue;
-		p->skel->bss->esp_in_lo[n] = lo;
-		p->skel->bss->esp_in_hi[n] = hi;
-		n++;
-		appendf(where, wlen, "%s%s", n > 1 ? ", " : "", fns[i]);
-	}
-	if (!n)
-		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false, "%s", esp_missing("esp_input"));
-	return n;
-}
-
-static void attach_kmem(struct probes *p, const struct ksyms *ks)
-{
-	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
-	char where[300] = "", why[256], in_where[100] = "";
-	int n = 0, nin = kmem_input_ranges(p, ks, in_where, sizeof(in_where));
-
-	/* esp_output_done frees, never allocates: kfree is matched by pointer, wherever it is */
-	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]) && n < IPP_MAX_RANGES; i++) {
-		const char *note = "";
-		uint64_t lo, hi;
-
-		if (ksyms_range(ks, fns[i], &lo, &hi) < 0)
-			continue;
-		if (i == 1) {
-			/* esp_input allocates through esp_alloc_tmp too */
-			int c = calls_kmalloc(ks, fns[i]);
-
-			if (c == 0) {
-				snprintf(where + strlen(where), sizeof(where) - strlen(where),
-					 " (esp_alloc_tmp tail-calls the allocator: the call site is its caller's)");
-				continue;
-			}
-			note = c > 0 ? " (which calls the allocator itself, so esp_input's tmp buffers count too)"
-				     : " (its code unreadable: if it calls the allocator itself, esp_input's tmp buffers count too)";
-		}
-		p->skel->bss->esp_lo[n] = lo;
-		p->skel->bss->esp_hi[n] = hi;
-		n++;
-		snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%s%s",
-			 *where && where[0] != ' ' ? ", " : "", fns[i], note);
-	}
-	if (n && !ksyms_find(ks, "esp_alloc_tmp"))
-		n = kmem_dwarf(p, ks, n, where, sizeof(where));
-	if (!n) {
-		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
-		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_missing("esp_output_tail"));
-		if (!nin)
-			return;
-	}
-	if (attach_raw_tp(p, p->skel->progs.kmalloc, "kmalloc", why, sizeof(why)) < 0) {
-		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", n ? why : esp_missing("esp_output_tail"));
-		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "kfree is counted by the pointers kmalloc_esp_output saw");
-		if (nin)
-			probes_set_how(p, IPP_KMALLOC_ESP_INPUT, false, "%s", why);
-		return;
-	}
-	if (nin) {
-		probes_set_how(p, IPP_KMALLOC_ESP_INPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", in_where);
-		p->skel->bss->nr_esp_in_ranges = nin;
-	}
-	if (!n)
-		return;
-	if (attach_raw_tp(p, p->skel->progs.kfree, "kfree", why, sizeof(why)) < 0)
-		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", why);
-	else
-		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, true,
-			"raw tracepoint kmem:kfree, of the buffers kmalloc_esp_output counted");
-	probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, true, "raw tracepoint kmem:kmalloc, call_site in %s", where);
-	p->skel->bss->nr_esp_ranges = n; /* last: the programs read the ranges only once it is set */
-}
-
-#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
-#define NOT_IN_SET_WHY "not in the default probe set (about 12 program runs per ESP packet, docs/probes.md): --probe-set esp or all"
-
-/*
- * Without BPF: the tracepoints through perf_event_open, counted, filtered
- * by tracefs; what needs kprobes stays unavailable.
- */
-static int attach_perf(struct probes *p, const char *const *devs, bool xmit, bool esp)
-{
-	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
-	uint64_t lo[2], hi[2];
-	int n = 0;
-	char why[256], esp_why[256] = "";
-	const char *tracefs;
-	struct ksyms ks;
-
-	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		probes_set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
-	if (!xmit && !esp) /* nothing to count here: the kernel's counters give skbs and segments */
-		return 0;
-	tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
-	if (!tracefs) {
-		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			probes_set_how(p, c, false, "%s; and %s", p->nobpf, why);
-		return -1;
-	}
-	if (!esp) {
-		snprintf(esp_why, sizeof(esp_why), "%s", p->esp ? NOT_IN_SET_WHY : NO_ESP_WHY);
-	} else if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {
-		for (int i = 0; i < 2; i++)
-			if (ksyms_range(&ks, fns[i], &lo[n], &hi[n]) == 0)
-				n++;
-		if (!n)
-			snprintf(esp_why, sizeof(esp_why), "%s", esp_missing("esp_output_tail"));
-		ksyms_free(&ks);
-	} else {
-		snprintf(esp_why, sizeof(esp_why), "%s", why);
-	}
-	p->pc = perfcount_open(tracefs, xmit, devs, lo, hi, n, p->avail, p->how);
-	if (!p->pc)
-		return -1;
-	if (*esp_why) {
-		probes_set_how(p, IPP_KMALLOC_ESP_OUTPUT, false, "%s", esp_why);
-		probes_set_how(p, IPP_KFREE_ESP_OUTPUT, false, "%s", esp_why);
-	}
-	return 0;
-}
-
-/*
- * net_dev_start_xmit, filtered to the testbed's devices by interface index
- * and namespace (another run on this host may have devices of the same
- * names in namespaces of its own). No devices: every device counts.
- */
-static void attach_xmit(struct probes *p, const char *const *devs, const char *const *netns)
-{
-	struct bpf_program *prog = p->xmit == XMIT_CAST ? p->skel->progs.xmit_cast
-				   : p->xmit == XMIT_BTF ? p->skel->progs.xmit_btf : p->skel->progs.xmit;
-	const char *kind = p->xmit == XMIT_RAW ? "raw tracepoint" : "BTF tracepoint";
-	const char *read = p->xmit == XMIT_CAST ? "bpf_rdonly_cast" : "bpf_probe_read_kernel";
-	char why[256] = "", on[128] = "";
-	struct bpf_link *l;
-
-	memset(p->skel->bss->xmit_ifindex, 0, sizeof(p->skel->bss->xmit_ifindex));
-	memset(p->skel->bss->xmit_ns, 0, sizeof(p->skel->bss->xmit_ns));
-	for (int i = 0; devs && devs[i] && i < 2 && !why[0]; i++) {
-		const char *ns = netns ? netns[i] : NULL;
-
-		if (netns_ifindex(ns, devs[i], &p->skel->bss->xmit_ifindex[i], &p->skel->bss->xmit_ns[i]) < 0)
-			snprintf(why, sizeof(why), "no device %s%s%s: %s", devs[i], ns ? " in namespace " : "",
-				 ns ? ns : "", strerror(errno));
-	}
-	if (!why[0]) {
-		l = bpf_program__attach(prog);
-		if (!l || keep_link(p, l) < 0)
-			snprintf(why, sizeof(why), "%s net:net_dev_start_xmit refused: %s", kind, strerror(errno));
-	}
-	if (why[0]) {
-		probes_set_how(p, IPP_XMIT_SKBS, false, "%s", why);
-		probes_set_how(p, IPP_XMIT_SEGS, false, "%s", why);
-		return;
-	}
-	if (devs && devs[0])
-		snprintf(on, sizeof(on), " on %s%s%s%s", devs[0], devs[1] ? " and " : "", devs[1] ? devs[1] : "",
-			 netns ? " in the testbed's namespaces" : "");
-	probes_set_how(p, IPP_XMIT_SKBS, true, "%s net:net_dev_start_xmit%s", kind, on);
-	probes_set_how(p, IPP_XMIT_SEGS, true, "%s net:net_dev_start_xmit%s, skb_shinfo(skb)->gso_segs (1 if not GSO; %s)",
-		kind, on, read);
 }
 
 int probes_attach(struct probes *p, const char *const *devs)
@@ -965,11 +148,11 @@ static void attach_receive_kprobes(struct probes *p, const struct ksyms *ks)
 {
 	char why[256];
 
-	attach_simple_kprobe(p, ks, IPP_ESP_INPUT, p->skel->progs.esp_input, "esp_input", true);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_INPUT, p->skel->progs.esp_input, "esp_input", true);
 	if (p->avail[IPP_ESP_INPUT] && ksyms_find(ks, "esp6_input") &&
-	    attach_kprobe(p, p->skel->progs.esp_input, "esp6_input", 0, why, sizeof(why)) == 0)
+	    probes_attach_kprobe(p, p->skel->progs.esp_input, "esp6_input", 0, why, sizeof(why)) == 0)
 		probes_set_how(p, IPP_ESP_INPUT, true, "kprobes esp_input and esp6_input");
-	attach_simple_kprobe(p, ks, IPP_XFRM_INPUT, p->skel->progs.xfrm_input, "xfrm_input", false);
+	probes_attach_simple_kprobe(p, ks, IPP_XFRM_INPUT, p->skel->progs.xfrm_input, "xfrm_input", false);
 	if (!ksyms_find(ks, "esp4_gro_receive")) {
 		probes_set_how(p, IPP_ESP_GRO_RECEIVE, false, "%s",
 			access("/sys/module/esp4_offload", F_OK) == 0
@@ -977,9 +160,9 @@ static void attach_receive_kprobes(struct probes *p, const struct ksyms *ks)
 				: "esp4_gro_receive is not in /proc/kallsyms: esp4_offload is not loaded (no GRO over ESP)");
 		return;
 	}
-	attach_simple_kprobe(p, ks, IPP_ESP_GRO_RECEIVE, p->skel->progs.esp_gro_receive, "esp4_gro_receive", false);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_GRO_RECEIVE, p->skel->progs.esp_gro_receive, "esp4_gro_receive", false);
 	if (p->avail[IPP_ESP_GRO_RECEIVE] && ksyms_find(ks, "esp6_gro_receive") &&
-	    attach_kprobe(p, p->skel->progs.esp_gro_receive, "esp6_gro_receive", 0, why, sizeof(why)) == 0)
+	    probes_attach_kprobe(p, p->skel->progs.esp_gro_receive, "esp6_gro_receive", 0, why, sizeof(why)) == 0)
 		probes_set_how(p, IPP_ESP_GRO_RECEIVE, true, "kprobes esp4_gro_receive and esp6_gro_receive");
 }
 
@@ -989,30 +172,30 @@ static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
 	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
 	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
 
-	attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
-	attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
+	probes_attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
+	probes_attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
 	if (!esp)
 		return;
-	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
-	attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
+	probes_attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
+	probes_attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
 
-	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
-	attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
+	probes_attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
 	attach_receive_kprobes(p, ks);
 
 	if (ksyms_find(ks, "xfrm4_transport_output")) {
 		p->skel->bss->gate_transport_output = 0;
-		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm4_transport_output", false);
+		probes_attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+					    "xfrm4_transport_output", false);
 	} else if (ksyms_find(ks, "xfrm_outer_mode_output")) {
 		p->skel->bss->gate_transport_output = 1;
-		attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-				     "xfrm_outer_mode_output", false);
+		probes_attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
+					    "xfrm_outer_mode_output", false);
 		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
 			probes_set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
 				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
 	} else {
-		attach_transport_output_dwarf(p, ks);
+		probes_attach_transport_output_dwarf(p, ks);
 	}
 }
 
@@ -1043,14 +226,14 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 		return 0;
 	}
 	if (!p->skel) {
-		int rc = attach_perf(p, devs, xmit, !no_esp);
+		int rc = probes_attach_perf(p, devs, xmit, !no_esp);
 
 		p->xmit_bpf = xmit && p->pc;
 		xmit_from_kernel(p);
 		return rc;
 	}
 	if (xmit || p->list) {
-		attach_xmit(p, devs, netns);
+		probes_attach_xmit(p, devs, netns);
 		p->xmit_bpf = true;
 	}
 	if (p->list) /* the default's source, and the program --probe-set all adds */
@@ -1078,7 +261,7 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 		leave_out(p, kp, sizeof(kp) / sizeof(kp[0]), nokp);
 	}
 	if (!no_esp)
-		attach_kmem(p, &ks);
+		probes_attach_kmem(p, &ks);
 	else if (p->set == PROBE_SET_TRACEPOINTS) /* its kprobe ones say "kprobes not asked for" */
 		leave_out(p, esp_ctrs + NESP - NKMEM, NKMEM, no_esp);
 	else
@@ -1121,192 +304,16 @@ void probes_detach(struct probes *p)
 		probes_set_how(p, c, false, "not attached");
 }
 
-int probes_nattached(const struct probes *p)
-{
-	return p->nlinks + (p->pc != NULL) + kcount_active(&p->kc);
-}
-
-static void snap(struct probes *p, struct snapshot *s)
-{
-	struct ipp_counts *pc = calloc(p->ncpus, sizeof(*pc));
-	uint64_t *v = calloc(p->ncpus, sizeof(*v));
-	struct ipp_sa_key k, next, *prev = NULL;
-	__u32 zero = 0;
-
-	memset(s, 0, sizeof(*s));
-	if (p->pc || !p->skel || !p->nlinks) {
-		uint64_t t[IPP_NR_SLOTS];
-
-		kcount_read(&p->kc, &s->k);
-		if (!p->pc)
-			goto out_free;
-		perfcount_read(p->pc, t);
-		for (int i = 0; i < IPP_NR_SLOTS; i++)
-			s->c.v[i] = t[i];
-		goto out_free;
-	}
-	if (!pc || !v)
-		goto out_free;
-	struct bpf_program *prog;
-	int np = 0;
-
-	bpf_object__for_each_program(prog, p->skel->obj) {
-		struct bpf_prog_info info = { 0 };
-		__u32 len = sizeof(info);
-
-		if (bpf_program__fd(prog) >= 0 &&
-		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
-			s->prog_ns += info.run_time_ns;
-			s->prog_runs += info.run_cnt;
-			s->missed += info.recursion_misses;
-			if (np < MAX_PROGS) {
-				s->pns[np] = info.run_time_ns;
-				s->pruns[np] = info.run_cnt;
-			}
-		}
-		np++;
-	}
-	kcount_read(&p->kc, &s->k); /* next to the programs' counts: the window's edges agree */
-	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
-		for (int cpu = 0; cpu < p->ncpus; cpu++)
-			for (int i = 0; i < IPP_NR_SLOTS; i++)
-				s->c.v[i] += pc[cpu].v[i];
-	while (s->nsa < MAX_SA &&
-	       bpf_map__get_next_key(p->skel->maps.per_sa, prev, &next, sizeof(next)) == 0) {
-		if (bpf_map__lookup_elem(p->skel->maps.per_sa, &next, sizeof(next), v, p->ncpus * sizeof(*v), 0) == 0) {
-			struct sa_val *e = &s->sa[s->nsa++];
-
-			e->k = next;
-			for (int cpu = 0; cpu < p->ncpus; cpu++)
-				e->v += v[cpu];
-			/* the programs count per SA only: one map update per call */
-			if (e->k.ctr == IPP_ESP_OUTPUT || e->k.ctr == IPP_ESP_OUTPUT_TAIL || e->k.ctr == IPP_ESP_INPUT)
-				s->c.v[e->k.ctr] += e->v;
-		}
-		k = next;
-		prev = &k;
-	}
-out_free:
-	free(pc);
-	free(v);
-}
-
-void probes_set_set(struct probes *p, enum probe_set set)
-{
-	if (!p)
-		return;
-	p->set = set;
-	if (set != PROBE_SET_KERNEL && !p->force_perf && !p->load_tried)
-		probes_load(p, set == PROBE_SET_ALL || set == PROBE_SET_TRACEPOINTS || p->list);
-}
-
 void probes_need_esp(struct probes *p, bool esp)
 {
 	if (p)
 		p->esp = esp;
 }
 
-int probes_stats_enable(struct probes *p)
-{
-	if (!p || !p->skel || p->stats_fd >= 0)
-		return p && p->stats_fd >= 0 ? 0 : -1;
-	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (p->stats_fd < 0)
-		pr_warn("probe: cannot enable BPF run-time statistics: %s", strerror(errno));
-	return p->stats_fd < 0 ? -1 : 0;
-}
-
 void probes_tick(struct probes *p)
 {
 	if (p && p->pc)
 		perfcount_drain(p->pc);
-}
-
-void probes_window(struct probes *p, int open)
-{
-	if (!p || !probes_nattached(p))
-		return;
-	snap(p, open ? &p->begin : &p->end);
-	if (!open)
-		p->have_window = true;
-}
-
-void probes_load_mark(struct probes *p, int begin)
-{
-	if (!p || !probes_nattached(p))
-		return;
-	/*
-	 * After the load the connections still close (FIN, last ACKs): wait
-	 * until the testbed's devices have sent nothing for 50 ms (at most
-	 * 6 s), so that this snapshot and the SAs' counters read next agree.
-	 */
-	if (!begin && p->avail[IPP_XMIT_SKBS]) {
-		const int skbs = IPP_XMIT_SKBS;
-
-		uint64_t last = UINT64_MAX;
-		int quiet = 0;
-
-		/*
-		 * 50 ms, polled every 10 ms. The load's processes have exited,
-		 * so every socket is closed and what is left is the closing
-		 * handshake, each step of it answered at once (a FIN received
-		 * in FIN_WAIT is acked without delay; a closing socket's own FIN
-		 * carries its pending ACK): no delayed ACK is left to wait for.
-		 * (Measured: a second more after 30, 50, 100 or 500 ms of quiet
-		 * sees the same strays each time, the links' own IPv6 chatter.)
-		 */
-		for (int i = 0; i < 600 && quiet < 5; i++) {
-			uint64_t now;
-
-			snap(p, &p->lend);
-			now = p->xmit_bpf ? p->lend.c.v[skbs] : p->lend.k.skbs;
-			quiet = now == last ? quiet + 1 : 0;
-			last = now;
-			usleep(10 * 1000);
-		}
-	}
-	snap(p, begin ? &p->lbegin : &p->lend);
-	p->have_load = !begin;
-}
-
-bool probes_load_moved(struct probes *p)
-{
-	struct snapshot *now;
-	bool moved;
-
-	if (!p || !probes_nattached(p) || !p->have_load)
-		return false;
-	now = malloc(sizeof(*now));
-	if (!now)
-		return false;
-	snap(p, now);
-	moved = memcmp(&now->c, &p->lend.c, sizeof(now->c)) != 0 || now->nsa != p->lend.nsa;
-	for (int i = 0; !moved && i < now->nsa; i++)
-		moved = memcmp(&now->sa[i].k, &p->lend.sa[i].k, sizeof(now->sa[i].k)) != 0 ||
-			now->sa[i].v != p->lend.sa[i].v;
-	free(now);
-	return moved;
-}
-
-/* --probe-cost per program that ran in the window: {"<program>": {"runs", "ns", "ns_per_run"}} */
-json_t *probes_programs_cost(const struct probes *p)
-{
-	json_t *o = json_object();
-	struct bpf_program *prog;
-	int i = 0;
-
-	bpf_object__for_each_program(prog, p->skel->obj) {
-		uint64_t runs = i < MAX_PROGS ? p->end.pruns[i] - p->begin.pruns[i] : 0;
-		uint64_t ns = i < MAX_PROGS ? p->end.pns[i] - p->begin.pns[i] : 0;
-
-		i++;
-		if (!runs)
-			continue;
-		json_object_set_new(o, bpf_program__name(prog),
-				    json_pack("{s:I, s:I, s:f}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
-					      "ns_per_run", (double)ns / runs));
-	}
-	return o;
 }
 
 int probes_list(FILE *f, bool as_json)

@@ -4,6 +4,10 @@
  * once per `ipsecperf run`, attached per scenario (after the scenario has
  * loaded its modules, so that esp4's symbols can be found), read at the
  * open and the close of each window, detached before the scenario is undone.
+ *
+ * A façade over the loader's files (probes*.c: probes_int.h says which
+ * holds what), the window's record (probes_record.c) and --probe-overhead
+ * (overhead.c).
  */
 #ifndef IPSECPERF_PROBES_H
 #define IPSECPERF_PROBES_H

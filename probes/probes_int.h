@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the probe set: its state, shared by the loader (probes.c) and
- * the record it makes of a window (probes_record.c). Nothing else uses it.
+ * The header probes' own files share, a façade: the probe set's state,
+ * and what they call in each other. Nothing else uses it.
+ *   probes.c         the entry points: attaches per set and scenario, detaches
+ *   probes_load.c    opens the probe set, loads the BPF object
+ *   probes_attach.c  attaches one program at a time (probes_set_how)
+ *   probes_sites.c   places the probes by the kernel's code and DWARF
+ *   probes_snap.c    the snapshots at the window's and the load's edges
+ *   probes_record.c  the record of a window
  */
 #ifndef IPSECPERF_PROBES_INT_H
 #define IPSECPERF_PROBES_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ipsecperf.h"
@@ -15,6 +22,8 @@
 
 struct ipsecperf_bpf;
 struct bpf_link;
+struct bpf_program;
+struct ksyms;
 struct perfcount;
 struct anchors;
 
@@ -65,10 +74,43 @@ struct probes {
 	char anc_why[512];           /* why there are none */
 };
 
-/* Say how counter c is counted (avail) or why not; unavailable ones get "unavailable: " first. */
+/* Say how counter c is counted (avail) or why not; unavailable ones get "unavailable: " first (probes_attach.c). */
 void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* --probe-cost per program that ran between the window's snapshots (needs the skeleton: probes.c). */
+/* --probe-cost per program that ran between the window's snapshots (needs the skeleton: probes_snap.c). */
 json_t *probes_programs_cost(const struct probes *p);
+
+/*
+ * probes_attach.c: attach one program, saying how or why not. The link
+ * is kept in p->links; why (wlen bytes) says why not, on -1.
+ */
+int probes_attach_raw_tp(struct probes *p, struct bpf_program *prog, const char *tp, char *why, size_t wlen);
+int probes_attach_kprobe(struct probes *p, struct bpf_program *prog, const char *sym, size_t off,
+			 char *why, size_t wlen);
+/* A kprobe on sym for counter c, or why not (esp: sym is esp4's, say whether esp4 is there). */
+void probes_attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
+				 const char *sym, bool esp);
+/* Why esp4's sym is not in /proc/kallsyms (a static buffer). */
+const char *probes_esp_missing(const char *sym);
+/* Without BPF: the tracepoints through perf_event_open (p->pc). */
+int probes_attach_perf(struct probes *p, const char *const *devs, bool xmit, bool esp);
+/* The xmit program on net_dev_start_xmit, filtered to devs in netns. */
+void probes_attach_xmit(struct probes *p, const char *const *devs, const char *const *netns);
+
+/* Why a counter of the ESP programs is left out (probes.c, probes_attach.c). */
+#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
+#define NOT_IN_SET_WHY "not in the default probe set (about 12 program runs per ESP packet, docs/probes.md): --probe-set esp or all"
+
+/*
+ * probes_sites.c: the probes placed by reading the kernel's code and, where
+ * a function was inlined, its DWARF: the calls to memmove in the transport
+ * output and input (cands: the functions to look in, first that has any),
+ * xfrm4_transport_output's inlined entries, and the ranges of ESP's
+ * allocator calls for the kmem tracepoints.
+ */
+void probes_attach_call_sites(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
+			      const char *const *cands, int ncands);
+void probes_attach_transport_output_dwarf(struct probes *p, const struct ksyms *ks);
+void probes_attach_kmem(struct probes *p, const struct ksyms *ks);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A window's record: the counters' differences between the snapshots the
- * loader (probes.c) took at the window's and the load's edges, their
+ * loader (probes_snap.c) took at the window's and the load's edges, their
  * per-packet ratios, the SAs' counters over the window, and what the
  * probes say about themselves (probe_missed, probe_cost).
  */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The snapshots at the window's and the load's edges: the programs'
+ * per-CPU counts and per-SA map, the kernel's counters, or the perf
+ * fallback's; and what our programs cost in between (bpf_enable_stats).
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipsecperf.skel.h"
+#include "kcount.h"
+#include "log.h"
+#include "perfcount.h"
+#include "probes.h"
+#include "probes_int.h"
+
+static void snap(struct probes *p, struct snapshot *s)
+{
+	struct ipp_counts *pc = calloc(p->ncpus, sizeof(*pc));
+	uint64_t *v = calloc(p->ncpus, sizeof(*v));
+	struct ipp_sa_key k, next, *prev = NULL;
+	__u32 zero = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (p->pc || !p->skel || !p->nlinks) {
+		uint64_t t[IPP_NR_SLOTS];
+
+		kcount_read(&p->kc, &s->k);
+		if (!p->pc)
+			goto out_free;
+		perfcount_read(p->pc, t);
+		for (int i = 0; i < IPP_NR_SLOTS; i++)
+			s->c.v[i] = t[i];
+		goto out_free;
+	}
+	if (!pc || !v)
+		goto out_free;
+	struct bpf_program *prog;
+	int np = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(prog) >= 0 &&
+		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) {
+			s->prog_ns += info.run_time_ns;
+			s->prog_runs += info.run_cnt;
+			s->missed += info.recursion_misses;
+			if (np < MAX_PROGS) {
+				s->pns[np] = info.run_time_ns;
+				s->pruns[np] = info.run_cnt;
+			}
+		}
+		np++;
+	}
+	kcount_read(&p->kc, &s->k); /* next to the programs' counts: the window's edges agree */
+	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
+		for (int cpu = 0; cpu < p->ncpus; cpu++)
+			for (int i = 0; i < IPP_NR_SLOTS; i++)
+				s->c.v[i] += pc[cpu].v[i];
+	while (s->nsa < MAX_SA &&
+	       bpf_map__get_next_key(p->skel->maps.per_sa, prev, &next, sizeof(next)) == 0) {
+		if (bpf_map__lookup_elem(p->skel->maps.per_sa, &next, sizeof(next), v, p->ncpus * sizeof(*v), 0) == 0) {
+			struct sa_val *e = &s->sa[s->nsa++];
+
+			e->k = next;
+			for (int cpu = 0; cpu < p->ncpus; cpu++)
+				e->v += v[cpu];
+			/* the programs count per SA only: one map update per call */
+			if (e->k.ctr == IPP_ESP_OUTPUT || e->k.ctr == IPP_ESP_OUTPUT_TAIL || e->k.ctr == IPP_ESP_INPUT)
+				s->c.v[e->k.ctr] += e->v;
+		}
+		k = next;
+		prev = &k;
+	}
+out_free:
+	free(pc);
+	free(v);
+}
+
+int probes_stats_enable(struct probes *p)
+{
+	if (!p || !p->skel || p->stats_fd >= 0)
+		return p && p->stats_fd >= 0 ? 0 : -1;
+	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (p->stats_fd < 0)
+		pr_warn("probe: cannot enable BPF run-time statistics: %s", strerror(errno));
+	return p->stats_fd < 0 ? -1 : 0;
+}
+
+void probes_window(struct probes *p, int open)
+{
+	if (!p || !probes_nattached(p))
+		return;
+	snap(p, open ? &p->begin : &p->end);
+	if (!open)
+		p->have_window = true;
+}
+
+void probes_load_mark(struct probes *p, int begin)
+{
+	if (!p || !probes_nattached(p))
+		return;
+	/*
+	 * After the load the connections still close (FIN, last ACKs): wait
+	 * until the testbed's devices have sent nothing for 50 ms (at most
+	 * 6 s), so that this snapshot and the SAs' counters read next agree.
+	 */
+	if (!begin && p->avail[IPP_XMIT_SKBS]) {
+		const int skbs = IPP_XMIT_SKBS;
+
+		uint64_t last = UINT64_MAX;
+		int quiet = 0;
+
+		/*
+		 * 50 ms, polled every 10 ms. The load's processes have exited,
+		 * so every socket is closed and what is left is the closing
+		 * handshake, each step of it answered at once (a FIN received
+		 * in FIN_WAIT is acked without delay; a closing socket's own FIN
+		 * carries its pending ACK): no delayed ACK is left to wait for.
+		 * (Measured: a second more after 30, 50, 100 or 500 ms of quiet
+		 * sees the same strays each time, the links' own IPv6 chatter.)
+		 */
+		for (int i = 0; i < 600 && quiet < 5; i++) {
+			uint64_t now;
+
+			snap(p, &p->lend);
+			now = p->xmit_bpf ? p->lend.c.v[skbs] : p->lend.k.skbs;
+			quiet = now == last ? quiet + 1 : 0;
+			last = now;
+			usleep(10 * 1000);
+		}
+	}
+	snap(p, begin ? &p->lbegin : &p->lend);
+	p->have_load = !begin;
+}
+
+bool probes_load_moved(struct probes *p)
+{
+	struct snapshot *now;
+	bool moved;
+
+	if (!p || !probes_nattached(p) || !p->have_load)
+		return false;
+	now = malloc(sizeof(*now));
+	if (!now)
+		return false;
+	snap(p, now);
+	moved = memcmp(&now->c, &p->lend.c, sizeof(now->c)) != 0 || now->nsa != p->lend.nsa;
+	for (int i = 0; !moved && i < now->nsa; i++)
+		moved = memcmp(&now->sa[i].k, &p->lend.sa[i].k, sizeof(now->sa[i].k)) != 0 ||
+			now->sa[i].v != p->lend.sa[i].v;
+	free(now);
+	return moved;
+}
+
+/* --probe-cost per program that ran in the window: {"<program>": {"runs", "ns", "ns_per_run"}} */
+json_t *probes_programs_cost(const struct probes *p)
+{
+	json_t *o = json_object();
+	struct bpf_program *prog;
+	int i = 0;
+
+	bpf_object__for_each_program(prog, p->skel->obj) {
+		uint64_t runs = i < MAX_PROGS ? p->end.pruns[i] - p->begin.pruns[i] : 0;
+		uint64_t ns = i < MAX_PROGS ? p->end.pns[i] - p->begin.pns[i] : 0;
+
+		i++;
+		if (!runs)
+			continue;
+		json_object_set_new(o, bpf_program__name(prog),
+				    json_pack("{s:I, s:I, s:f}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
+					      "ns_per_run", (double)ns / runs));
+	}
+	return o;
+}

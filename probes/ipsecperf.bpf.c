@@ -271,6 +271,61 @@ int BPF_KPROBE(esp_gro_receive)
 	return 0;
 }
 
+/*
+ * skb_gro_receive(p, skb) merges skb into the packet GRO holds, p, and
+ * returns 0 when it did. A decrypted ESP packet comes here when GRO
+ * decrypted it (esp4_gro_receive hands it to xfrm_input, which gives the
+ * inner packet to GRO again through gro_cells); it is the one that
+ * carries a sec_path. The entry notes, per CPU, whether skb carries one
+ * (GRO runs in softirq, one skb_gro_receive at a time on a CPU); the
+ * return counts the merges of those. Kernels without sec_path extensions
+ * (no XFRM) count nothing.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} gro_decrypted SEC(".maps");
+
+static __always_inline __u32 *gro_flag(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&gro_decrypted, &zero);
+}
+
+static __always_inline __u32 has_sec_path(struct sk_buff *skb)
+{
+	if (!bpf_core_field_exists(skb->active_extensions) ||
+	    !bpf_core_enum_value_exists(enum skb_ext_id, SKB_EXT_SEC_PATH))
+		return 0;
+	return !!(BPF_CORE_READ(skb, active_extensions) & (1u << bpf_core_enum_value(enum skb_ext_id, SKB_EXT_SEC_PATH)));
+}
+
+SEC("kprobe")
+int BPF_KPROBE(gro_merge_entry, struct sk_buff *p, struct sk_buff *skb)
+{
+	__u32 *f = gro_flag();
+
+	if (f)
+		*f = has_sec_path(skb);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(gro_merge_return, int ret)
+{
+	__u32 *f = gro_flag();
+
+	if (f && *f) {
+		if (ret == 0)
+			add(IPP_ESP_GRO_MERGED, 1);
+		*f = 0;
+	}
+	return 0;
+}
+
 SEC("kprobe")
 int BPF_KPROBE(esp_output_tail, struct xfrm_state *x)
 {

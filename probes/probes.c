@@ -38,6 +38,7 @@ const char *const probe_counter_names[IPP_NR_COUNTERS] = {
 	[IPP_ESP_INPUT] = "esp_input",
 	[IPP_XFRM_INPUT] = "xfrm_input",
 	[IPP_ESP_GRO_RECEIVE] = "esp_gro_receive",
+	[IPP_ESP_GRO_MERGED] = "esp_gro_merged",
 	[IPP_KMALLOC_ESP_INPUT] = "kmalloc_esp_input",
 	[IPP_SKB_SEGMENT] = "skb_segment",
 	[IPP_TCP_GSO_SEGMENT] = "tcp_gso_segment",
@@ -135,18 +136,43 @@ static void leave_out(struct probes *p, const int *ctrs, size_t n, const char *w
 /* the kprobe ones, then the NKMEM kmem tracepoint ones (last: esp_ctrs + NESP - NKMEM) */
 static const int esp_ctrs[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 				IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
-				IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE,
+				IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE, IPP_ESP_GRO_MERGED,
 				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT, IPP_KMALLOC_ESP_INPUT };
 #define NESP (sizeof(esp_ctrs) / sizeof(esp_ctrs[0]))
 #define NKMEM 3
 
 /*
+ * Whether GRO merged the decrypted packets: skb_gro_receive's entry notes
+ * a sec_path, its return counts the merges (ipsecperf.bpf.c). Attached
+ * whether or not esp4_offload is loaded: without it, no decrypted packet
+ * reaches GRO, and 0 is the count.
+ */
+static void attach_gro_merged(struct probes *p, const struct ksyms *ks)
+{
+	char why[256];
+
+	if (!ksyms_find(ks, "skb_gro_receive")) {
+		probes_set_how(p, IPP_ESP_GRO_MERGED, false, "skb_gro_receive is not in /proc/kallsyms");
+		return;
+	}
+	if (probes_attach_kprobe(p, p->skel->progs.gro_merge_entry, "skb_gro_receive", 0, why, sizeof(why)) < 0 ||
+	    probes_attach_kretprobe(p, p->skel->progs.gro_merge_return, "skb_gro_receive", why, sizeof(why)) < 0) {
+		probes_set_how(p, IPP_ESP_GRO_MERGED, false, "%s", why);
+		return;
+	}
+	probes_set_how(p, IPP_ESP_GRO_MERGED, true, "kprobe and kretprobe skb_gro_receive (packets with a sec_path)");
+}
+
+/*
  * The receive path: esp_input and the GRO over ESP each in their IPv4 and
- * IPv6 function (the IPv6 one where its module is loaded), and xfrm_input.
+ * IPv6 function (the IPv6 one where its module is loaded), xfrm_input,
+ * and whether GRO merged what it decrypted.
  */
 static void attach_receive_kprobes(struct probes *p, const struct ksyms *ks)
 {
 	char why[256];
+
+	attach_gro_merged(p, ks);
 
 	probes_attach_simple_kprobe(p, ks, IPP_ESP_INPUT, p->skel->progs.esp_input, "esp_input", true);
 	if (p->avail[IPP_ESP_INPUT] && ksyms_find(ks, "esp6_input") &&
@@ -255,7 +281,7 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 	if (nokp) {
 		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
 					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
-					  IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE,
+					  IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE, IPP_ESP_GRO_MERGED,
 					  IPP_SKB_SEGMENT, IPP_TCP_GSO_SEGMENT };
 
 		leave_out(p, kp, sizeof(kp) / sizeof(kp[0]), nokp);

@@ -70,6 +70,19 @@ int probes_attach_kprobe(struct probes *p, struct bpf_program *prog, const char 
 	return 0;
 }
 
+/* A kretprobe on sym; -1 with why. */
+int probes_attach_kretprobe(struct probes *p, struct bpf_program *prog, const char *sym, char *why, size_t wlen)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .retprobe = true);
+	struct bpf_link *l = bpf_program__attach_kprobe_opts(prog, sym, &o);
+
+	if (!l || keep_link(p, l) < 0) {
+		snprintf(why, wlen, "kretprobe on %s refused: %s", sym, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Is there an esp4 this kernel could load? modules.dep and modules.builtin say; 1 yes, 0 no, -1 cannot tell. */
 static int esp4_exists(void)
 {

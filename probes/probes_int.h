@@ -87,6 +87,8 @@ json_t *probes_programs_cost(const struct probes *p);
 int probes_attach_raw_tp(struct probes *p, struct bpf_program *prog, const char *tp, char *why, size_t wlen);
 int probes_attach_kprobe(struct probes *p, struct bpf_program *prog, const char *sym, size_t off,
 			 char *why, size_t wlen);
+/* A kretprobe on sym, or -1 with why. */
+int probes_attach_kretprobe(struct probes *p, struct bpf_program *prog, const char *sym, char *why, size_t wlen);
 /* A kprobe on sym for counter c, or why not (esp: sym is esp4's, say whether esp4 is there). */
 void probes_attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
 				 const char *sym, bool esp);

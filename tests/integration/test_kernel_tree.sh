@@ -51,7 +51,7 @@ for name, r in sorted(recs.items()):
     for n, v in r["counters"].items():
         if not esp and n in ("esp_output", "esp_output_tail", "kmalloc_esp_output", "kfree_esp_output",
                              "memmove_transport_output", "memmove_transport_input", "xfrm_transport_output",
-                             "esp_input", "xfrm_input", "esp_gro_receive", "kmalloc_esp_input"):
+                             "esp_input", "xfrm_input", "esp_gro_receive", "esp_gro_merged", "kmalloc_esp_input"):
             continue
         # unavailable for a reason of the kernel's own making, said
         if n == "esp_gro_receive" and "esp4_offload is not loaded" in v["symbol"]:

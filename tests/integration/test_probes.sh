@@ -18,7 +18,7 @@
 
 NAMES="esp_output esp_output_tail xfrm_transport_output memmove_transport_output
 memmove_transport_input kmalloc_esp_output kfree_esp_output esp_input
-xfrm_input esp_gro_receive kmalloc_esp_input skb_segment tcp_gso_segment
+xfrm_input esp_gro_receive esp_gro_merged kmalloc_esp_input skb_segment tcp_gso_segment
 xmit_skbs xmit_segs"
 
 "$IPSECPERF" probe --list > "$TMP/list" 2> "$TMP/list.err" || fail "probe --list exited $?"
@@ -76,7 +76,7 @@ for r in records(sys.argv[1]):
     why = "not in the default probe set" if sys.argv[3] == "kernel" else "the scenario has no SAs"
     if sys.argv[3] != "perf":
         for n in ("esp_output", "memmove_transport_output", "kmalloc_esp_output", "kfree_esp_output",
-                  "esp_input", "xfrm_input", "kmalloc_esp_input"):
+                  "esp_input", "xfrm_input", "esp_gro_merged", "kmalloc_esp_input"):
             assert c[n].get("count") is None and (why in c[n]["symbol"] or "no kprobes" in c[n]["symbol"]), c[n]
 ng, cl = recs["no-gso"]["counters"], recs["clear"]["counters"]
 # the GSO effect: segmented before the device without GSO, superpackets with it

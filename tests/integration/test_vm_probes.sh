@@ -13,7 +13,10 @@
 # (only ESP scenarios get them).
 # The receive path, both: esp_input calls per SPI == the receiving SA's
 # packet counter; one kmalloc_esp_input per esp_input; xfrm_input at least
-# once per esp_input.
+# once per esp_input; in esp-null-gso every ESP packet through
+# esp_gro_receive; esp_gro_merged (GRO merging a decrypted packet into
+# another) above 0 and below esp_input where GRO decrypts, 0 where the
+# decrypted packets do not reach GRO (esp-null: no esp4_offload).
 # With --probe-set all, xmit through the BTF tracepoint (bpf_rdonly_cast
 # where the kernel has it, 6.12), and its counts against the kernel's own
 # (device statistics, Tcp OutSegs + RetransSegs): whole load exact for
@@ -48,7 +51,7 @@ for kernel in kernels:
       for n, v in c.items():
           esp_only = n in ("esp_output", "esp_output_tail", "xfrm_transport_output", "memmove_transport_output",
                            "memmove_transport_input", "kmalloc_esp_output", "kfree_esp_output",
-                           "esp_input", "xfrm_input", "esp_gro_receive", "kmalloc_esp_input")
+                           "esp_input", "xfrm_input", "esp_gro_receive", "esp_gro_merged", "kmalloc_esp_input")
           if name == "no-gso" and esp_only:
               assert v.get("count") is None and "the scenario has no SAs" in v["symbol"], (name, n, v)
               continue
@@ -97,6 +100,16 @@ for kernel in kernels:
             f" esp_gro_receive {g.get('count_load', g['symbol'])}", file=sys.stderr)
       assert c["kmalloc_esp_input"]["count_load"] == e, (name, c["kmalloc_esp_input"], e)
       assert c["xfrm_input"]["count_load"] >= e, (name, c["xfrm_input"], e)
+      # merges of decrypted packets: only where GRO decrypted them (esp4_offload, esp-null-gso), and each
+      # merge takes one decrypted packet into another; without it the inner packets never reach GRO
+      m = c["esp_gro_merged"]["count_load"]
+      print(f"  {name}: esp_gro_merged {m} ({m / e:.3f} of the ESP packets received)", file=sys.stderr)
+      if name == "esp-null-gso":
+          assert g["count_load"] == e, (name, g, e)
+      if g.get("count_load"):
+          assert 0 < m < e, (name, g, m, e)
+      else:
+          assert m == 0, (name, c["esp_gro_merged"])
   n = recs["no-gso"]["counters"]
   assert n["tcp_gso_segment"]["count"] > 0 and n["xmit_skbs"]["count"] == n["xmit_segs"]["count"], n
   # the loader's choice of xmit program: 6.1 lacks bpf_rdonly_cast (6.2+)

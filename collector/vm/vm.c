@@ -32,7 +32,11 @@
 #include "log.h"
 #include "signals.h"
 #include "vm_guest.h"
+#include "vm_initramfs.h"
+#include "vm_kvm.h"
 #include "vm_pair.h"
+#include "vm_preflight.h"
+#include "vm_pvh.h"
 
 #define TAIL_LINES 15
 /* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */

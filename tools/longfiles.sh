@@ -3,13 +3,14 @@
 # The .c files longer than N lines (default 800), longest first, as
 #     LINES  FILE
 # a report beside tools/longfuncs.sh: a file that long does more than one
-# job. Only the folders named are read; by default analyze, the one whose
-# files have been split to fit (others, vm and probes, are still longer).
+# job. Only the folders named are read; by default analyze and
+# collector/vm, the ones whose files have been split to fit (probes is
+# still longer).
 #
-# usage: tools/longfiles.sh [-n N] [FILE|DIR...]   (default: analyze)
+# usage: tools/longfiles.sh [-n N] [FILE|DIR...]   (default: analyze collector/vm)
 set -eu
 # shellcheck disable=SC2034 # read by long_lib.sh
-me=longfiles.sh max=800 dirs=analyze
+me=longfiles.sh max=800 dirs="analyze collector/vm"
 # shellcheck source=tools/long_lib.sh
 . "$(dirname "$0")/long_lib.sh"
 c_files "$@" | while read -r f; do

@@ -4,9 +4,10 @@
  * that holds this very program, run the matrix inside on the netns testbed,
  * and bring the records and raw files back (docs/vm-testbed.md).
  *
- * vm.h declares vm.c's: one kernel's run. The parts have their own
- * headers: vm_kernel.h (kernel specs), vm_matrix.h (every --kernel),
- * vm_kvm.h, vm_preflight.h, vm_initramfs.h, vm_pvh.h.
+ * vm.h declares vm.c's: one kernel's run (vm_matrix.c, every --kernel,
+ * calls it). Each part of a run has a header of its file's name:
+ * vm_kernel.h (kernel specs), vm_work.h, vm_accel.h, vm_boot.h,
+ * vm_home.h and the rest (docs/architecture.md lists them).
  */
 #ifndef IPSECPERF_VM_H
 #define IPSECPERF_VM_H

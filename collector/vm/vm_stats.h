@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What one kernel's VM did (struct vm_stats): vm.c fills it, vm_matrix.c
- * and cmd/ read it.
+ * What one kernel's VM did (struct vm_stats): vm.c and vm_home.c fill it,
+ * vm_matrix.c reads it.
  */
 #ifndef IPSECPERF_VM_STATS_H
 #define IPSECPERF_VM_STATS_H

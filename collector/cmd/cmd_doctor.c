@@ -26,7 +26,7 @@
 #include "ipsec.h"
 #include "load.h"
 #include "log.h"
-#include "vm.h"
+#include "vm_kvm.h"
 
 static const char help_doctor[] =
 	"usage: ipsecperf doctor [-f FMT]\n"

@@ -13,7 +13,7 @@
 #include "scenario.h"
 #include "signals.h"
 #include "log.h"
-#include "vm.h"
+#include "vm_kernel.h"
 #include "files.h"
 
 static const char help_kernel[] =

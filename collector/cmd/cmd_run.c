@@ -31,7 +31,8 @@
 #include "testbed.h"
 #include "testbed_peer.h"
 #include "until_ci.h"
-#include "vm.h"
+#include "vm_kernel.h"
+#include "vm_matrix.h"
 
 static const char help_run[] =
 	"usage: ipsecperf run [OPTIONS] [SCENARIO...]\n"

@@ -26,7 +26,6 @@
 #include "log.h"
 #include "guest.h"
 #include "guest_pair.h"
-#include "vm.h"
 #include "vm_guest.h"
 #include "files.h"
 

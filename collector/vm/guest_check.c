@@ -53,7 +53,7 @@ int guest_out_scan(const void *tar, size_t len, struct guest_out *g, char *why, 
 
 /*
  * The names the host writes beside the guest's raw files in raw/<release>/
- * (vm.c's keep_raw): console[-receiver][-rN].log, vm-guest[-rN].json. A
+ * (vm_home.c's keep_raw): console[-receiver][-rN].log, vm-guest[-rN].json. A
  * guest may not plant one for a later boot of the same kernel.
  */
 bool guest_raw_name_reserved(const char *name)

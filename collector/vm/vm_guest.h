@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the host (vm.c) and the guest's init (guest.c) agree on: where things
- * are in the initramfs, and the lines the guest prints on its console
- * (ttyS0) for the host to follow. Results travel back as a tar stream on
- * the second serial port (ttyS1): the 8250 UART is built into every x86
- * kernel config, unlike virtio-9p (Debian's cloud kernels lack it). A
- * third port (ttyS2) carries each record as it is written, so that the
- * runs finished before a panic or a hang are not lost.
+ * What the host (vm_initramfs.c, vm_qemu.c, vm_console.c, vm_home.c) and
+ * the guest's init (guest.c) agree on: where things are in the initramfs,
+ * and the lines the guest prints on its console (ttyS0) for the host to
+ * follow. Results travel back as a tar stream on the second serial port
+ * (ttyS1): the 8250 UART is built into every x86 kernel config, unlike
+ * virtio-9p (Debian's cloud kernels lack it). A third port (ttyS2) carries
+ * each record as it is written, so that the runs finished before a panic
+ * or a hang are not lost.
  */
 #ifndef IPSECPERF_VM_GUEST_H
 #define IPSECPERF_VM_GUEST_H

@@ -9,11 +9,12 @@
  * for the guest's modprobe by `depmod -b` (the kernel itself asks
  * /sbin/modprobe for crypto templates and xfrm types on demand).
  */
-#include "vm.h"
+#include "vm_initramfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

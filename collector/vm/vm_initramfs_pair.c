@@ -9,7 +9,6 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
-#include "vm.h"
 #include "vm_guest.h"
 #include "vm_pair.h"
 

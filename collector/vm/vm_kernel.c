@@ -3,7 +3,7 @@
  * Kernels for the VM testbed: resolving --kernel specs, fetching Debian
  * packages with apt-get download and unpacking them into a cache.
  */
-#include "vm.h"
+#include "vm_kernel.h"
 
 #include <dirent.h>
 #include <errno.h>

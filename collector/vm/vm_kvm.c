@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 
 #include "exec.h"
 #include "signals.h"
-#include "vm.h"
+#include "vm_kvm.h"
 #include "clock.h"
 #include "files.h"
 #include "log.h"

@@ -17,7 +17,10 @@
 #include "signals.h"
 #include "stats.h"
 #include "summary.h"
+#include "vm_matrix.h"
+
 #include "vm.h"
+#include "vm_kernel.h"
 
 /*
  * Resolve every --kernel into ks (ok[i] when it could be); a kernel with

@@ -6,10 +6,15 @@
  * (collector/run/tb_peer.c) with the receiver's guest as its peer, reached with ssh
  * over a second, control link; its agent counts the receiver's SAs, probes
  * and CPU. No new run loop: what is new is the wires and the guests' roles.
+ *
+ * vm_pair.h is a façade: the pair's addresses and a guest's role, shared
+ * by the host's files, and the functions of vm_initramfs_pair.c (the
+ * pair's part of an initramfs, the ssh keys).
  */
 #ifndef IPSECPERF_VM_PAIR_H
 #define IPSECPERF_VM_PAIR_H
 
+#include <jansson.h>
 #include <limits.h>
 
 #include "cpio.h"

@@ -3,7 +3,7 @@
  * Before a kernel boots: does its .config have what the guest needs to
  * boot and report, and what will the chosen scenarios lose?
  */
-#include "vm.h"
+#include "vm_preflight.h"
 
 #include <stdio.h>
 #include <stdlib.h>

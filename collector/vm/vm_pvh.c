@@ -10,11 +10,12 @@
  * it is. The image may come from anywhere: its header is checked against
  * its size, and the result must be an x86-64 ELF with a PVH note.
  */
-#include "vm.h"
+#include "vm_pvh.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -48,7 +48,7 @@ static void terminated(const char *why, size_t len)
 		abort();
 }
 
-/* guest.json, meta.json and records, as vm.c takes them; release: the one guest.json gave */
+/* guest.json, meta.json and records, as vm_home.c takes them; release: the one guest.json gave */
 static void check(const char *info, size_t info_len, const char *meta, size_t meta_len,
 		  const char *runs, size_t runs_len)
 {

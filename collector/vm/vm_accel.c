@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The accelerator, KVM or TCG, chosen once per process, and the boots of
+ * a kernel that choose it: a KVM boot that ends before the guest's init is
+ * booted again under TCG, a TCG boot that panics before it once more. The
+ * time limits of a boot depend on the accelerator.
+ */
+#include "vm_accel.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "log.h"
+#include "signals.h"
+#include "vm_boot.h"
+#include "vm_kvm.h"
+
+/* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */
+#define KVM_INIT_TIMEOUT_S 10
+#define TCG_INIT_TIMEOUT_S 60
+
+/*
+ * Decided once per process, for every kernel and every --interleave round:
+ * qemu is asked first (vm_kvm_probe), then the first boot under KVM shows
+ * whether it runs a kernel. A KVM boot that ends before the guest's init
+ * is booted again under TCG; when TCG reaches the init, KVM is the culprit
+ * and every later boot uses TCG.
+ */
+static int kvm_state = -1; /* -1 not known yet, 0 unusable, 1 usable */
+static char kvm_why[256];
+
+bool want_kvm(const char *workdir, bool dry)
+{
+	char why[224];
+
+	if (kvm_state >= 0)
+		return kvm_state;
+	if (!vm_kvm_allowed(why, sizeof(why))) {
+		fmt_buf(kvm_why, sizeof(kvm_why), "%s", why);
+		kvm_state = 0;
+		return false;
+	}
+	if (dry)
+		return true;
+	switch (vm_kvm_probe(workdir, why, sizeof(why))) {
+	case 1:
+		pr_debug("vm: %s", why);
+		kvm_state = 1;
+		return true;
+	case 0:
+		fmt_buf(kvm_why, sizeof(kvm_why), "KVM cannot run guests here: %s", why);
+		pr_warn("vm: %s; using TCG", kvm_why);
+		kvm_state = 0;
+		return false;
+	default:
+		pr_debug("vm: cannot tell whether KVM runs guests here (%s); the first boot will", why);
+		return true;
+	}
+}
+
+/* Why not KVM, as this process knows it: why want_kvm said no, or the boot that showed it. */
+const char *accel_kvm_why(void)
+{
+	return kvm_why;
+}
+
+static int default_total_timeout(const struct run_config *cfg, bool kvm)
+{
+	const char *env = getenv("IPSECPERF_VM_TIMEOUT");
+	int per_run = (cfg->duration_s > 0 ? cfg->duration_s : 10) +
+		      (cfg->omit_s > 0 ? cfg->omit_s : 0) + (kvm ? 10 : 30);
+	int runs = (cfg->nscenarios ? cfg->nscenarios : 1) * (cfg->repeat > 0 ? cfg->repeat : 1);
+
+	if (env && atoi(env) > 0)
+		return atoi(env);
+	return 90 + runs * per_run;
+}
+
+/*
+ * Boot until a boot is not KVM's fault: a KVM boot that ends before the
+ * guest's init is booted again under TCG, and when TCG reaches the init,
+ * KVM is not used for the rest of the invocation (kvm_state).
+ */
+void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
+			const struct vm_work *w, struct boot *b, char *kvm_fail, size_t failen)
+{
+	b->kvm = want_kvm(w->dir, false);
+	for (;;) {
+		b->boot_timeout_s = b->kvm ? KVM_INIT_TIMEOUT_S : TCG_INIT_TIMEOUT_S;
+		b->total_timeout_s = default_total_timeout(cfg, b->kvm);
+		if (!cfg->quiet)
+			pr_info("vm: %s: booting under %s%s%s%s", k->release, b->kvm ? "KVM" : "TCG",
+				b->kvm ? "" : " (", b->kvm ? "" : *kvm_fail ? "KVM did not bring it to its init" : kvm_why,
+				b->kvm ? "" : ")");
+		boot_once(b, false);
+		if (!b->kvm_broken)
+			break;
+		fmt_buf(kvm_fail, failen, "KVM did not bring %s to its init: %s", k->release, b->why);
+		pr_warn("vm: %s; booting it again under TCG", kvm_fail);
+		b->kvm = false;
+	}
+	/*
+	 * A TCG boot that panics before the init, once, is booted again: seen
+	 * here with a 6.12 defconfig kernel now and then in a timer interrupt
+	 * ("Fatal exception in interrupt", RIP inside an instruction) and never
+	 * twice in a row. A kernel that panics again is at fault; the retry
+	 * and the first panic are said, and kept in the records (vm.boot_retry).
+	 */
+	if (!b->kvm && b->con.panic && !b->con.t_init && !stop_requested()) {
+		fmt_buf(b->retried, sizeof(b->retried), "%.250s", b->con.panic_line);
+		pr_warn("vm: %s panicked under TCG before its init (%s); booting it once more", k->release,
+			b->retried);
+		boot_once(b, false);
+	}
+	if (b->kvm) {
+		kvm_state = 1;
+	} else if (*kvm_fail && b->con.t_init) {
+		/* TCG brought the kernel KVM did not to its init: KVM it was */
+		kvm_state = 0;
+		fmt_buf(kvm_why, sizeof(kvm_why), "%.255s", kvm_fail);
+	}
+}

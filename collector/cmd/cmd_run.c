@@ -28,6 +28,7 @@
 #include "run.h"
 #include "signals.h"
 #include "summary.h"
+#include "testbeds.h"
 #include "testbed.h"
 #include "testbed_peer.h"
 #include "until_ci.h"
@@ -254,7 +255,7 @@ static int opt_no_wait(void *arg, const char *val)
 #define RC struct run_ctx
 
 static const struct opt_def run_opts[] = {
-	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", "netns (default), peer, vm, vm-pair", .marks = ALL | PAIR, .group = "what runs"),
+	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", testbeds_help, .marks = ALL | PAIR, .group = "what runs"),
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
 	OPT_INT("vcpus", 0, RC, cfg.vcpus, 1, 64, "N", "each guest's vCPUs (default, vm: two a --flows flow, at least this host's CPUs up to 4; vm-pair: one a flow)", .marks = OPT_VM | PAIR),
@@ -343,25 +344,19 @@ static int check_tools(void)
 static int check_testbed(struct run_ctx *ctx, int argc, char **argv)
 {
 	struct run_config *c = &ctx->cfg;
-	unsigned tb = options_testbed_mark(c->testbed);
+	const struct testbed_entry *t = testbed_find(c->testbed);
 	char err[1024];
 
-	if (!tb) {
-		pr_warn("run: unknown testbed '%s'; this build has: netns, peer, vm, vm-pair", c->testbed);
+	if (!t) {
+		testbeds_names(err, sizeof(err), ", ");
+		pr_warn("run: unknown testbed '%s'; this build has: %s", c->testbed, err);
 		return -1;
 	}
-	if (options_check_testbed("run", run_opts, argc, argv, tb) < 0)
+	c->tb_entry = t;
+	if (options_check_testbed("run", run_opts, argc, argv, t->mark) < 0)
 		return -1;
-	if (tb == OPT_PEER && (!c->peer || !c->dev || !c->peer_dev)) {
-		pr_warn("run: --testbed peer needs --peer [USER@]HOST, --dev IF and --peer-dev IF (docs/peer-testbed.md)");
-		return -1;
-	}
-	if (tb == OPT_PEER && peer_config_check(c, err, sizeof(err)) < 0) {
+	if (t->check && t->check(c, err, sizeof(err)) < 0) {
 		pr_warn("run: %s", err);
-		return -1;
-	}
-	if ((tb == OPT_VM || tb == OPT_VMPAIR) && !c->nkernels) {
-		pr_warn("run: --testbed %s needs --kernel K (see `ipsecperf help kernel`)", c->testbed);
 		return -1;
 	}
 	if (c->npeer_kernels && c->npeer_kernels != c->nkernels) {
@@ -447,7 +442,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	int first;
 
 	*ctx = (struct run_ctx){ 0 };
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .flows = 1, .testbed = "netns",
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .flows = 1, .testbed = testbed_default()->name,
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
 				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .port = 5201, .argc = argc, .argv = argv,
 				  .opts = run_opts };
@@ -477,7 +472,7 @@ static int run_prepare(struct run_ctx *ctx, struct results_writer *res)
 		if (geteuid() != 0)
 			why = "run: needs root (it creates network namespaces and sets offloads); try sudo";
 		if (why || check_tools() < 0 || writer_check(c, c->testbed) < 0 ||
-		    journal_check(!strcmp(c->testbed, "peer")) < 0 || writer_open(res, c, c->testbed) < 0) {
+		    journal_check(c->tb_entry->peer) < 0 || writer_open(res, c, c->testbed) < 0) {
 			if (why)
 				pr_warn("%s", why);
 			return EXIT_USAGE;
@@ -487,14 +482,14 @@ static int run_prepare(struct run_ctx *ctx, struct results_writer *res)
 	return journal_open(c->dry_run) < 0 ? EXIT_FAIL : 0;
 }
 
-/* The matrix on its testbed: the vm one in guests, the others through one loop. */
+/* The matrix on its testbed: through the one loop on its operations, or its own runner (the vm ones, in guests). */
 static int run_testbed(struct run_ctx *ctx, struct results_writer *res)
 {
-	if (run_in_vm(&ctx->cfg))
-		return vm_run_matrix(&ctx->cfg, res);
-	if (!strcmp(ctx->cfg.testbed, "peer"))
-		return run_matrix(&peer_testbed_ops, &ctx->cfg, res, &ctx->overhead);
-	return run_matrix(&netns_testbed_ops, &ctx->cfg, res, &ctx->overhead);
+	const struct testbed_entry *t = ctx->cfg.tb_entry;
+
+	if (t->ops)
+		return run_matrix(t->ops, &ctx->cfg, res, &ctx->overhead);
+	return t->run(&ctx->cfg, res);
 }
 
 /* After a run that was not stopped: the summaries; the exit status. */
@@ -509,7 +504,7 @@ static int run_report(struct run_ctx *ctx, const char *dir, int failed, int undo
 		ret = EXIT_FAIL;
 	fflush(stdout);
 	measuring_warn();
-	if (run_in_vm(&ctx->cfg) && vm_print_summary(stdout, dir) < 0)
+	if (ctx->cfg.tb_entry->summary && ctx->cfg.tb_entry->summary(stdout, dir) < 0)
 		ret = EXIT_FAIL;
 	if (ctx->overhead)
 		probe_overhead_print(stdout, ctx->overhead);

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "log.h"
 #include "suggest.h"
+#include "testbeds.h"
 #include "undo_kinds.h"
 #include "version.h"
 
@@ -165,6 +166,7 @@ int main(int argc, char **argv)
 	int i = 1, ret;
 
 	undo_kinds_register();
+	testbeds_register();
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			log_verbose++;

@@ -127,6 +127,18 @@ void options_help(FILE *f, const struct opt_def *defs);
 /* One line per option, tab-separated, for scripts and tests: name, short, arg, testbeds, guest|host. */
 void options_list(FILE *f, const struct opt_def *defs);
 
+/*
+ * The testbeds' names by mark and marks by name, from the command layer's
+ * registry (collector/cmd/testbeds.c, which this layer cannot see; main()
+ * gives them first). Until given, no testbed is known: options_testbed_mark()
+ * says 0 and the help and --list-options name no testbeds.
+ */
+struct opt_testbeds {
+	const char *(*name_of)(unsigned mark); /* the testbed of one mark bit; NULL: none */
+	unsigned (*mark_of)(const char *name);  /* 0: unknown */
+};
+void options_set_testbeds(const struct opt_testbeds *t);
+
 /* The testbed mark of a --testbed value ("netns" -> OPT_NETNS); 0 if unknown. */
 unsigned options_testbed_mark(const char *testbed);
 

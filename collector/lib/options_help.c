@@ -9,30 +9,31 @@
 #define HELP_WIDTH 80
 #define HELP_COL 24 /* where an option's text starts */
 
-static const struct {
-	unsigned mark;
-	const char *name;
-} testbeds[] = { { OPT_NETNS, "netns" }, { OPT_PEER, "peer" }, { OPT_VM, "vm" }, { OPT_VMPAIR, "vm-pair" } };
+/* The testbeds, from the registry (options.h, options_set_testbeds). */
+static const struct opt_testbeds *testbeds;
 
-#define NTESTBEDS (sizeof(testbeds) / sizeof(testbeds[0]))
+void options_set_testbeds(const struct opt_testbeds *t)
+{
+	testbeds = t;
+}
 
-/* "netns, vm" for the marks' testbeds */
+/* "netns, vm" for the marks' testbeds, in the marks' order (OPT_NETNS first: netns, peer, vm, vm-pair) */
 static void testbed_names(char *buf, size_t len, unsigned marks, const char *sep)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < NTESTBEDS; i++)
-		if ((marks & testbeds[i].mark) && off < len)
-			off += snprintf(buf + off, len - off, "%s%s", off ? sep : "", testbeds[i].name);
+	for (unsigned bit = 1; bit && testbeds; bit <<= 1) {
+		const char *name = (marks & OPT_TESTBEDS & bit) ? testbeds->name_of(bit) : NULL;
+
+		if (name && off < len)
+			off += snprintf(buf + off, len - off, "%s%s", off ? sep : "", name);
+	}
 }
 
 unsigned options_testbed_mark(const char *testbed)
 {
-	for (size_t i = 0; i < NTESTBEDS; i++)
-		if (!strcmp(testbed, testbeds[i].name))
-			return testbeds[i].mark;
-	return 0;
+	return testbeds ? testbeds->mark_of(testbed) : 0;
 }
 
 /* Print text from column col, words wrapped at HELP_WIDTH; the cursor is at column at. */
@@ -121,8 +122,7 @@ static int check_one(const struct opt_def *d, const char *val, void *arg)
 		return 0;
 	testbed_names(where, sizeof(where), d->marks, " and ");
 	testbed_names(here, sizeof(here), c->tb, "");
-	pr_warn("%s: --%s is for the %s testbed%s, not %s", c->cmd, d->name, where,
-		m == OPT_PEER || m == OPT_NETNS || m == OPT_VM || m == OPT_VMPAIR ? "" : "s", here);
+	pr_warn("%s: --%s is for the %s testbed%s, not %s", c->cmd, d->name, where, m && !(m & (m - 1)) ? "" : "s", here);
 	return -1;
 }
 

@@ -4,11 +4,35 @@
 #define IPSECPERF_RUN_H
 
 #include <stdbool.h>
-#include <string.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include "scenario.h"
 
 struct opt_def;
+struct results_writer;
+struct run_config;
+struct testbed_ops;
+
+/*
+ * A testbed as `run` knows it: one entry of the registry (the table is
+ * collector/cmd/testbeds.c, the one layer that sees both the in-host loop
+ * and the VM's runner). Nothing chooses a testbed by its name but the
+ * registry's lookup; the rest asks the entry.
+ */
+struct testbed_entry {
+	const char *name; /* --testbed NAME, the results' "testbed" */
+	unsigned mark;    /* the option tables' mark of it (OPT_NETNS ..., options.h) */
+	int guests;       /* the guests it measures in: 0 (this host), 1 (vm), 2 (vm-pair's sender and receiver) */
+	bool peer;        /* a second host of its own, whose journal a run checks too (journal_check) */
+	/* Optional: its own musts beyond the options' marks: 0, or -1 with why (one line, no "run: "). */
+	int (*check)(const struct run_config *c, char *why, size_t len);
+	/* The way it runs: the in-host matrix loop on ops (run_matrix), or, ops NULL, a runner of its own. */
+	const struct testbed_ops *ops;
+	int (*run)(const struct run_config *c, struct results_writer *res);
+	/* Optional: what it prints after a run that was not stopped, beside the summary; -1 failed. */
+	int (*summary)(FILE *f, const char *resultsdir);
+};
 
 #define RUN_MAX_KERNELS 8
 #define RUN_MAX_SSH_OPTS 16
@@ -33,7 +57,8 @@ struct run_config {
 	int max_repeat;  /* --max-repeat N: the bound of --until-ci */
 	bool interleave; /* --interleave (vm): one boot per kernel and repeat, kernels in turn */
 	/* testbed */
-	const char *testbed;   /* "netns" (default), "vm", "peer", "vm-pair" */
+	const char *testbed;   /* --testbed: "netns" (default), "vm", "peer", "vm-pair" */
+	const struct testbed_entry *tb_entry; /* its registry entry, set as the options are checked */
 	const char *addr_tx;   /* sender address, default 198.18.0.1 */
 	const char *addr_rx;   /* receiver address, default 198.18.0.2 */
 	int prefix_len;        /* default 24 */
@@ -78,13 +103,13 @@ struct run_config {
 /* Does the run measure in guests (the vm and vm-pair testbeds)? */
 static inline bool run_in_vm(const struct run_config *c)
 {
-	return c->testbed && (!strcmp(c->testbed, "vm") || !strcmp(c->testbed, "vm-pair"));
+	return c->tb_entry && c->tb_entry->guests > 0;
 }
 
 /* The vm-pair testbed: two guests over a virtio-net link (collector/vm/vm_pair.h)? */
 static inline bool run_vm_pair(const struct run_config *c)
 {
-	return c->testbed && !strcmp(c->testbed, "vm-pair");
+	return c->tb_entry && c->tb_entry->guests == 2;
 }
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The peer testbed as the matrix sees it (matrix.h): the testbed itself
- * (testbed_peer.c: checks, agent, endpoints) and, here, what a scenario and
- * a run do on it: offloads on both NICs, the IPsec set-up (ipsec.c, over the two endpoints),
- * the receiver's CPU and the SAs' counters at the window's edges, and the
+ * (testbed_peer.h: checks, agent, endpoints) and, here, a run's own state
+ * (struct tb_peer) and what a scenario and a run do on it: offloads on
+ * both NICs, the IPsec set-up (ipsec.c, over the two endpoints), the
+ * receiver's CPU and the SAs' counters at the window's edges, and the
  * records with both hosts' figures.
  */
 #include <stdio.h>
@@ -23,8 +24,46 @@
 #include "probes.h"
 #include "remote.h"
 #include "testbed_peer.h"
-#include "testbed_peer_int.h"
 
+/*
+ * The peer testbed in a run: the peer (testbed_peer.h) and what the run
+ * keeps beside it, the scenario's SAs, the probes on both ends and the
+ * window of the run in progress.
+ */
+struct tb_peer {
+	struct peer *p;
+	struct peer_view v;        /* what the run reads of p */
+	struct ipsec_sas *sas;     /* the scenario's SAs, at both ends (ipsec.c) */
+	bool no_probes;            /* --no-probes: none here, none on the peer */
+	bool peer_probes;          /* the agent's probes attached for this scenario */
+	bool peer_probes_off;      /* detached for the probe-less half of --probe-overhead */
+	double last_ping;          /* when the agent was last pinged (monotonic seconds) */
+	/* the run in progress, from the matrix's run_begin to its run_end */
+	struct peer_window {
+		json_t *rec;
+		bool rx_ok;                /* the receiver's CPU was read at both edges */
+		char rx_why[300];
+		long long stat0;           /* without the agent: /proc/stat busy ticks of the peer */
+		double rx_busy_s;
+		uint64_t rx_cycles;
+		bool rx_have_cycles;
+		char rx_method[32];
+		/*
+		 * The SAs' counters since the load began, at the window's edges; the
+		 * whole load (quiet at both ends, so exact) is kept as "sa_load", as
+		 * the netns testbed does.
+		 */
+		json_t *sa_open, *sa_close;
+		int sa_rc;
+		char sa_why[400];
+	} w;
+};
+
+/* Was the peer lost (ssh died)? Every later run fails then. */
+static bool lost(const struct tb_peer *t)
+{
+	return peer_lost_why(t->p) != NULL;
+}
 
 /* ---- the runner that puts offload.c's ethtool commands on the peer: its endpoint's run and change ---- */
 
@@ -56,55 +95,55 @@ static json_t *sa_join(json_t *a, json_t *b)
  * to its probes' snapshot; *there gets them, or stays NULL where the
  * agent did not read them (an older ipsecperf on the peer).
  */
-static json_t *agent_edge(struct peer *p, const char *op, json_t **there)
+static json_t *agent_edge(struct tb_peer *t, const char *op, json_t **there)
 {
-	json_t *r = agent_call(p, json_pack("{s:s, s:o}", "op", op, "sa", ipsec_sa_requests(p->sas, IPSEC_SA_THERE)));
+	json_t *r = agent_call(t->p, json_pack("{s:s, s:o}", "op", op, "sa", ipsec_sa_requests(t->sas, IPSEC_SA_THERE)));
 
-	*there = r ? ipsec_counters_answered(p->sas, IPSEC_SA_THERE, json_object_get(r, "sa"), p->w.sa_why,
-					     sizeof(p->w.sa_why))
+	*there = r ? ipsec_counters_answered(t->sas, IPSEC_SA_THERE, json_object_get(r, "sa"), t->w.sa_why,
+					     sizeof(t->w.sa_why))
 		   : NULL;
 	return r;
 }
 
 /* The peer's part of the window's edges: the SAs' counters, the receiver's CPU. */
-static void peer_window_open(struct peer *p)
+static void peer_window_open(struct tb_peer *t)
 {
-	struct peer_window *w = &p->w;
+	struct peer_window *w = &t->w;
 	json_t *there = NULL;
 
 	/* each host's SAs next to its own probes' snapshot: the peer's by its agent, ours last */
 	json_decref(w->sa_open);
 	w->sa_open = NULL;
 	w->rx_ok = false;
-	if (p->have_agent) {
-		json_t *r = agent_edge(p, "cpu-start", &there);
+	if (t->v.have_agent) {
+		json_t *r = agent_edge(t, "cpu-start", &there);
 
 		w->rx_ok = r && json_is_true(json_object_get(r, "ok"));
 		json_decref(r);
 	} else {
-		there = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
-		w->stat0 = peer_stat(p, w->rx_why, sizeof(w->rx_why));
+		there = lost(t) ? NULL : ipsec_counters_read(t->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+		w->stat0 = peer_stat(t->p, w->rx_why, sizeof(w->rx_why));
 		w->rx_ok = w->stat0 >= 0;
 	}
-	if (p->lost) {
+	if (lost(t)) {
 		json_decref(there);
 		return;
 	}
 	if (!there) /* an agent that does not read them */
-		there = ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
-	w->sa_open = sa_join(there, ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why)));
+		there = ipsec_counters_read(t->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+	w->sa_open = sa_join(there, ipsec_counters_read(t->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why)));
 }
 
 /* The receiver's CPU (and, by its agent, its probes and SAs: *there) at the window's close. */
-static void peer_window_close_rx(struct peer *p, json_t **there)
+static void peer_window_close_rx(struct tb_peer *t, json_t **there)
 {
-	struct peer_window *w = &p->w;
+	struct peer_window *w = &t->w;
 
 	if (!w->rx_ok)
 		return;
 	w->rx_ok = false;
-	if (p->have_agent) {
-		json_t *r = agent_edge(p, "cpu-stop", there);
+	if (t->v.have_agent) {
+		json_t *r = agent_edge(t, "cpu-stop", there);
 
 		if (r && json_is_true(json_object_get(r, "ok"))) {
 			w->rx_busy_s = json_number_value(json_object_get(r, "busy_s"));
@@ -116,7 +155,7 @@ static void peer_window_close_rx(struct peer *p, json_t **there)
 		}
 		json_decref(r);
 	} else {
-		long long t1 = peer_stat(p, w->rx_why, sizeof(w->rx_why));
+		long long t1 = peer_stat(t->p, w->rx_why, sizeof(w->rx_why));
 
 		if (t1 >= 0) {
 			/* USER_HZ: 100 on every Linux architecture that /proc/stat reports in */
@@ -126,18 +165,18 @@ static void peer_window_close_rx(struct peer *p, json_t **there)
 	}
 }
 
-static void peer_window_close(struct peer *p)
+static void peer_window_close(struct tb_peer *t)
 {
-	struct peer_window *w = &p->w;
+	struct peer_window *w = &t->w;
 	json_t *there = NULL;
 
 	/* ours first, next to the probes' snapshot just taken; the peer's by its agent, next to its own */
 	json_decref(w->sa_close);
-	w->sa_close = p->lost ? NULL : ipsec_counters_read(p->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why));
-	peer_window_close_rx(p, &there);
-	if (!there && !p->lost)
-		there = ipsec_counters_read(p->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
-	if (p->lost) {
+	w->sa_close = lost(t) ? NULL : ipsec_counters_read(t->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why));
+	peer_window_close_rx(t, &there);
+	if (!there && !lost(t))
+		there = ipsec_counters_read(t->sas, IPSEC_SA_THERE, w->sa_why, sizeof(w->sa_why));
+	if (lost(t)) {
 		json_decref(there);
 		there = NULL;
 	}
@@ -154,12 +193,12 @@ static void peer_window(void *tb, int open)
 
 static void peer_tick(void *tb)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
 	/* the agent exits after a silence (a hung connection); and a ping finds a lost one early */
-	if (p->have_agent && !p->lost && mono_s() - p->last_ping >= 5) {
-		p->last_ping = mono_s();
-		json_decref(agent_call(p, json_pack("{s:s}", "op", "ping")));
+	if (t->v.have_agent && !lost(t) && mono_s() - t->last_ping >= 5) {
+		t->last_ping = mono_s();
+		json_decref(agent_call(t->p, json_pack("{s:s}", "op", "ping")));
 	}
 }
 
@@ -167,17 +206,17 @@ static void peer_tick(void *tb)
 
 static void peer_record_head(void *tb, json_t *rec)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
-	json_object_set_new(rec, "peer_kernel", json_string(p->peer_kernel));
-	json_object_set_new(rec, "peer", json_string(p->h.ssh_dest));
+	json_object_set_new(rec, "peer_kernel", json_string(t->v.peer_kernel));
+	json_object_set_new(rec, "peer", json_string(t->v.ssh_dest));
 }
 
 /* The receiver's cycles, or why they are unknown, and the sums. */
-static void record_rx_cycles(struct peer *p, json_t *rec, const struct load_result *lr, uint64_t tx_cycles,
+static void record_rx_cycles(struct tb_peer *t, json_t *rec, const struct load_result *lr, uint64_t tx_cycles,
 			     const char *method)
 {
-	struct peer_window *w = &p->w;
+	struct peer_window *w = &t->w;
 
 	if (w->rx_ok && w->rx_have_cycles) {
 		json_object_set_new(rec, "cycles_receiver", json_integer((json_int_t)w->rx_cycles));
@@ -204,41 +243,41 @@ static void record_rx_cycles(struct peer *p, json_t *rec, const struct load_resu
 
 static void peer_record_cpu(void *tb, json_t *rec, const struct load_result *lr, const struct cpu_acct *cpu)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 	const char *method;
 	uint64_t tx_cycles = cpu_cycles(cpu, &method);
 
 	/* two hosts: each figure is the whole host's CPUs, measured on that host */
 	json_object_set_new(rec, "cpu_busy_s", json_pack("{s:f, s:o}", "sender", cpu_busy_s(cpu, -1), "receiver",
-							 p->w.rx_ok ? json_real(p->w.rx_busy_s) : json_null()));
+							 t->w.rx_ok ? json_real(t->w.rx_busy_s) : json_null()));
 	json_object_set_new(rec, "cpu_window_s", json_real(cpu_window_s(cpu)));
 	/* where sender and receiver ran: pinned (--cpu-tx, --cpu-rx) or -1, where the scheduler put them */
-	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", p->cfg.cpu_tx, "receiver", p->cfg.cpu_rx));
+	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", t->v.cfg->cpu_tx, "receiver", t->v.cfg->cpu_rx));
 	json_object_set_new(rec, "cycles_sender", json_integer((json_int_t)tx_cycles));
 	json_object_set_new(rec, "cycles_method_sender", json_string(method));
 	json_object_set_new(rec, "cycles_per_byte_sender", record_cpb(tx_cycles, lr->bytes));
-	record_rx_cycles(p, rec, lr, tx_cycles, method);
+	record_rx_cycles(t, rec, lr, tx_cycles, method);
 }
 
 static void peer_run_begin(void *tb, json_t *rec)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
-	json_decref(p->w.sa_open); /* kept by run_end, which may be called again */
-	json_decref(p->w.sa_close);
-	memset(&p->w, 0, sizeof(p->w));
-	p->w.rec = rec;
-	ipsec_counters_begin(p->sas); /* the whole load's start: "sa_load"; the window's edges are read against it */
+	json_decref(t->w.sa_open); /* kept by run_end, which may be called again */
+	json_decref(t->w.sa_close);
+	memset(&t->w, 0, sizeof(t->w));
+	t->w.rec = rec;
+	ipsec_counters_begin(t->sas); /* the whole load's start: "sa_load"; the window's edges are read against it */
 }
 
 static int peer_load(void *tb, const struct scenario *sc, const struct load_params *lp, struct load_result *lr)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
 	struct load_params l = *lp;
 
-	l.tx = &p->ep_tx;
-	l.rx = &p->ep_rx;
+	l.tx = t->v.ep_tx;
+	l.rx = t->v.ep_rx;
 	l.sc = sc;
 	return load_run(&l, lr);
 }
@@ -250,11 +289,11 @@ static int peer_load(void *tb, const struct scenario *sc, const struct load_para
  */
 static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
 {
-	struct peer *p = tb;
-	struct peer_window *w = &p->w;
+	struct tb_peer *t = tb;
+	struct peer_window *w = &t->w;
 
-	if (!p->lost)
-		w->sa_rc = ipsec_counters_record(p->sas, rec, w->sa_why, sizeof(w->sa_why));
+	if (!lost(t))
+		w->sa_rc = ipsec_counters_record(t->sas, rec, w->sa_why, sizeof(w->sa_why));
 	if (!json_object_get(rec, "sa"))
 		json_object_set_new(rec, "sa", json_array());
 	if (w->sa_open && w->sa_close && json_array_size(json_object_get(rec, "sa"))) {
@@ -262,28 +301,28 @@ static int peer_run_end(void *tb, json_t *rec, char *why, size_t len)
 		json_object_set_new(rec, "sa", probe_sa_window(w->sa_open, w->sa_close));
 	}
 	w->rec = NULL;
-	snprintf(why, len, "%s", p->w.sa_why);
-	return p->w.sa_rc < 0 ? -1 : 0;
+	snprintf(why, len, "%s", t->w.sa_why);
+	return t->w.sa_rc < 0 ? -1 : 0;
 }
 
 /* The peer's probes at the load's edges, by its agent: its "sa_load" checks them there. */
 static void peer_load_mark(void *tb, int begin)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
-	if (p->peer_probes && !p->lost)
-		json_decref(agent_call(p, json_pack("{s:s, s:b}", "op", "load-mark", "begin", begin)));
+	if (t->peer_probes && !lost(t))
+		json_decref(agent_call(t->p, json_pack("{s:s, s:b}", "op", "load-mark", "begin", begin)));
 }
 
 static bool peer_load_moved(void *tb)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 	json_t *r;
 	bool moved;
 
-	if (!p->peer_probes || p->lost)
+	if (!t->peer_probes || lost(t))
 		return false;
-	r = agent_call(p, json_pack("{s:s}", "op", "load-moved"));
+	r = agent_call(t->p, json_pack("{s:s}", "op", "load-moved"));
 	moved = r && json_is_true(json_object_get(r, "moved"));
 	json_decref(r);
 	return moved;
@@ -315,16 +354,16 @@ static json_t *missed_of(json_t *m)
 }
 
 /* The peer's counters, by its agent, with the peer's SAs as their per-packet bases. */
-static json_t *rx_counters(struct peer *p, json_t *rec, const char *off_why)
+static json_t *rx_counters(struct tb_peer *t, json_t *rec, const char *off_why)
 {
 	json_t *c = NULL;
 
-	if (p->peer_probes && !p->lost) {
+	if (t->peer_probes && !lost(t)) {
 		json_t *req = json_pack("{s:s, s:o}", "op", "probes-counters", "sa", sa_of(rec, "receiver"));
 
 		if (json_object_get(rec, "sa_load"))
 			json_object_set_new(req, "sa_load", sa_list_of(rec, "sa_load", "receiver"));
-		json_t *r = agent_call(p, req);
+		json_t *r = agent_call(t->p, req);
 
 		if (r && json_is_object(json_object_get(r, "counters")))
 			c = json_incref(json_object_get(r, "counters"));
@@ -335,14 +374,14 @@ static json_t *rx_counters(struct peer *p, json_t *rec, const char *off_why)
 		json_decref(r);
 	}
 	return c ? c : probes_counters_unavailable(
-		p->no_probes ? "probes not loaded (--no-probes)" : p->peer_probes_off ? off_why :
-		p->have_agent ? (p->lost ? "the peer was lost" : "the peer's agent could not count")
+		t->no_probes ? "probes not loaded (--no-probes)" : t->peer_probes_off ? off_why :
+		t->v.have_agent ? (lost(t) ? "the peer was lost" : "the peer's agent could not count")
 			      : "no ipsecperf on the peer to load probes there");
 }
 
 static void peer_counters(void *tb, struct probes *pr, json_t *rec, const char *off_why)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
 	if (pr) {
 		/* the probes count this host only: their per-packet bases are this host's SAs */
@@ -361,62 +400,62 @@ static void peer_counters(void *tb, struct probes *pr, json_t *rec, const char *
 	} else {
 		json_object_set_new(rec, "counters", probes_counters_unavailable(off_why));
 	}
-	json_object_set_new(rec, "counters_receiver", rx_counters(p, rec, off_why));
+	json_object_set_new(rec, "counters_receiver", rx_counters(t, rec, off_why));
 }
 
 /* ---- scenarios ---- */
 
 /* Can both kernels run sc? 0 yes; 1 no (skip, why). Changes nothing. */
-static int scenario_possible(struct peer *p, const struct scenario *sc, char *why, size_t len)
+static int scenario_possible(struct tb_peer *t, const struct scenario *sc, char *why, size_t len)
 {
 	char w[300];
 
-	if (sc->ipsec.on && p->ssh_on_link) {
+	if (sc->ipsec.on && t->v.ssh_on_link) {
 		snprintf(why, len, "ssh reaches the peer over the link under test (%s -> %s): the scenario's ESP policies would take the ssh connection too; reach the peer over another network (--peer on the management address)",
-			 p->addr_tx, p->addr_rx);
+			 t->v.addr_tx, t->v.addr_rx);
 		return 1;
 	}
 	if (!sc->tcp_auth.method[0] && strcmp(sc->load, "stream"))
 		return 0;
-	if (load_check_at(&p->ep_tx, sc, w, sizeof(w))) {
+	if (load_check_at(t->v.ep_tx, sc, w, sizeof(w))) {
 		snprintf(why, len, "this host: %s", w);
 		return 1;
 	}
-	if (!p->have_agent) {
+	if (!t->v.have_agent) {
 		snprintf(why, len, "the built-in stream%s needs ipsecperf on the peer: %s",
-			 sc->tcp_auth.method[0] ? " and its key" : "", p->no_agent_why);
+			 sc->tcp_auth.method[0] ? " and its key" : "", t->v.no_agent_why);
 		return 1;
 	}
 	if (!sc->tcp_auth.method[0])
 		return 0;
-	int rc = load_check_at(&p->ep_rx, sc, w, sizeof(w));
+	int rc = load_check_at(t->v.ep_rx, sc, w, sizeof(w));
 
 	if (rc < 0)
 		snprintf(why, len, "%s", w);
 	else if (rc)
-		snprintf(why, len, "the peer (%s): %s", p->peer_kernel, w);
+		snprintf(why, len, "the peer (%s): %s", t->v.peer_kernel, w);
 	return rc;
 }
 
-static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, size_t len)
+static int scenario_apply(struct tb_peer *t, const struct scenario *sc, char *why, size_t len)
 {
-	struct offload_runner remote = { ep_runner_run, ep_runner_change, &p->ep_rx, " on the peer", true };
+	struct offload_runner remote = { ep_runner_run, ep_runner_change, t->v.ep_rx, " on the peer", true };
 	struct offload_list ol = scenario_offloads(sc);
 	char where[64];
 	int rc;
 
 	if (journal_dry_run())
 		printf("# scenario %s: %s\n", sc->name, sc->description);
-	else if ((rc = scenario_possible(p, sc, why, len)))
+	else if ((rc = scenario_possible(t, sc, why, len)))
 		return rc;
-	rc = link_mtu_apply(&p->ep_tx, sc->mtu, "", why, len);
+	rc = link_mtu_apply(t->v.ep_tx, sc->mtu, "", why, len);
 	if (rc == 0)
-		rc = link_mtu_apply(&p->ep_rx, sc->mtu, " on the peer", why, len);
+		rc = link_mtu_apply(t->v.ep_rx, sc->mtu, " on the peer", why, len);
 	if (rc == 0)
-		rc = offload_apply(NULL, p->cfg.dev, &ol, why, len);
+		rc = offload_apply(NULL, t->v.cfg->dev, &ol, why, len);
 	if (rc == 0) {
-		rc = offload_apply_via(&remote, p->cfg.peer_dev, &ol, why, len);
-		if (rc != 0 && !p->lost && strncmp(why, "the peer", 8)) {
+		rc = offload_apply_via(&remote, t->v.cfg->peer_dev, &ol, why, len);
+		if (rc != 0 && !lost(t) && strncmp(why, "the peer", 8)) {
 			char tmp[512];
 
 			snprintf(where, sizeof(where), "the peer");
@@ -424,87 +463,90 @@ static int scenario_apply(struct peer *p, const struct scenario *sc, char *why, 
 			snprintf(why, len, "%s", tmp);
 		}
 	}
-	if (rc == 0 && sc->ipsec.on && !p->have_agent) {
-		memset(p->sas, 0, sizeof(*p->sas));
+	if (rc == 0 && sc->ipsec.on && !t->v.have_agent) {
+		memset(t->sas, 0, sizeof(*t->sas));
 		snprintf(why, len, "ESP needs ipsecperf on the peer to make its SAs (keys only on the agent's stdin): %s",
-			 p->no_agent_why);
+			 t->v.no_agent_why);
 		return 1;
 	}
 	if (rc == 0)
-		rc = ipsec_apply(&p->ep_tx, &p->ep_rx, sc, p->sas, why, len);
+		rc = ipsec_apply(t->v.ep_tx, t->v.ep_rx, sc, t->sas, why, len);
 	return rc;
 }
 
 /* This host's probes on --dev; the peer's, by its agent, on its end of the link. */
 static void peer_probes_attach(void *tb, struct probes *pr, const struct run_config *cfg)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
 	bool asked = false;
 
-	p->peer_probes_off = false;
+	t->peer_probes_off = false;
 	/* the peer loads its programs while this host loads its own: each load is half a second under TCG */
-	if (p->have_agent && !cfg->no_probes && !cfg->dry_run && !p->lost)
-		/* "kprobes" for an agent older than "set"; "esp": the scenario has SAs (p->sas, made by apply) */
-		asked = agent_send(p, json_pack("{s:s, s:s, s:b, s:s, s:b, s:b}", "op", "probes-attach", "dev",
-						p->cfg.peer_dev, "kprobes", cfg->probe_set != PROBE_SET_TRACEPOINTS,
-						"set", probe_set_names[cfg->probe_set], "esp", p->sas && p->sas->n > 0,
+	if (t->v.have_agent && !cfg->no_probes && !cfg->dry_run && !lost(t))
+		/* "kprobes" for an agent older than "set"; "esp": the scenario has SAs (t->sas, made by apply) */
+		asked = agent_send(t->p, json_pack("{s:s, s:s, s:b, s:s, s:b, s:b}", "op", "probes-attach", "dev",
+						t->v.cfg->peer_dev, "kprobes", cfg->probe_set != PROBE_SET_TRACEPOINTS,
+						"set", probe_set_names[cfg->probe_set], "esp", t->sas && t->sas->n > 0,
 						"cost", cfg->probe_cost)) == 0;
 	if (pr)
-		probes_attach(pr, (const char *const[]){ p->cfg.dev, NULL });
+		probes_attach(pr, (const char *const[]){ t->v.cfg->dev, NULL });
 	if (asked) {
-		json_t *r = agent_recv(p);
+		json_t *r = agent_recv(t->p);
 
-		p->peer_probes = r && json_is_true(json_object_get(r, "ok"));
+		t->peer_probes = r && json_is_true(json_object_get(r, "ok"));
 		json_decref(r);
 	}
 }
 
 static void peer_probes_detach(void *tb, struct probes *pr)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
 	if (pr)
 		probes_detach(pr);
-	if (p->peer_probes && !p->lost) /* before the undo may unload a probed module there */
-		json_decref(agent_call(p, json_pack("{s:s}", "op", "probes-detach")));
-	if (p->peer_probes)
-		p->peer_probes_off = true;
-	p->peer_probes = false;
+	if (t->peer_probes && !lost(t)) /* before the undo may unload a probed module there */
+		json_decref(agent_call(t->p, json_pack("{s:s}", "op", "probes-detach")));
+	if (t->peer_probes)
+		t->peer_probes_off = true;
+	t->peer_probes = false;
 }
 
 static void *peer_setup(const struct run_config *c, struct results_writer *res)
 {
 	struct testbed_config tc = testbed_config_of(c);
-	struct peer *p = peer_open(&tc, res->meta);
+	struct tb_peer *t = calloc(1, sizeof(*t));
 
-	if (p && res->meta)
+	if (!t || !(t->sas = calloc(1, sizeof(*t->sas))) || !(t->p = peer_open(&tc, res->meta))) {
+		if (t)
+			free(t->sas);
+		free(t);
+		return NULL;
+	}
+	if (res->meta)
 		writer_write_meta(res);
-	if (p)
-		p->no_probes = c->no_probes;
+	t->v = peer_view(t->p);
+	t->no_probes = c->no_probes;
 	/*
 	 * The peer loads its BPF programs (a second under TCG, the verifier
 	 * twice where the first variant of the xmit program is refused) while
 	 * this host loads its own; each scenario then only attaches them.
 	 */
-	if (p && p->have_agent && !c->no_probes && !c->dry_run && c->probe_set != PROBE_SET_KERNEL)
-		agent_send_ahead(p, json_pack("{s:s, s:s, s:b}", "op", "probes-open", "set", probe_set_names[c->probe_set],
-					      "cost", c->probe_cost));
-	if (p && !(p->sas = calloc(1, sizeof(*p->sas)))) {
-		peer_close(p);
-		return NULL;
-	}
-	return p;
+	if (t->v.have_agent && !c->no_probes && !c->dry_run && c->probe_set != PROBE_SET_KERNEL)
+		agent_send_ahead(t->p, json_pack("{s:s, s:s, s:b}", "op", "probes-open", "set", probe_set_names[c->probe_set],
+						 "cost", c->probe_cost));
+	return t;
 }
 
 static void peer_teardown(void *tb)
 {
-	struct peer *p = tb;
+	struct tb_peer *t = tb;
 
-	json_decref(p->w.sa_open);
-	json_decref(p->w.sa_close);
-	free(p->sas);
-	peer_close(p);
+	json_decref(t->w.sa_open);
+	json_decref(t->w.sa_close);
+	free(t->sas);
+	peer_close(t->p);
+	free(t);
 }
 
 int peer_config_check(const struct run_config *c, char *why, size_t len)
@@ -512,6 +554,11 @@ int peer_config_check(const struct run_config *c, char *why, size_t len)
 	struct testbed_config tc = testbed_config_of(c);
 
 	return peer_host_check(&tc, why, len);
+}
+
+static const char *peer_lost(void *tb)
+{
+	return peer_lost_why(((struct tb_peer *)tb)->p);
 }
 
 static int peer_apply(void *tb, const struct scenario *sc, char *why, size_t len)
@@ -525,7 +572,7 @@ const struct testbed_ops peer_testbed_ops = {
 	.setup = peer_setup,
 	.teardown = peer_teardown,
 	.apply = peer_apply,
-	.lost = peer_lost_why,
+	.lost = peer_lost,
 	.probes_attach = peer_probes_attach,
 	.probes_detach = peer_probes_detach,
 	.record_head = peer_record_head,

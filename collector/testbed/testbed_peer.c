@@ -47,6 +47,15 @@ const char *peer_lost_why(void *tb)
 	return p->lost ? p->lost_why : NULL;
 }
 
+struct peer_view peer_view(struct peer *p)
+{
+	return (struct peer_view){
+		.cfg = &p->cfg, .ssh_dest = p->h.ssh_dest, .peer_kernel = p->peer_kernel, .addr_tx = p->addr_tx,
+		.addr_rx = p->addr_rx, .ep_tx = &p->ep_tx, .ep_rx = &p->ep_rx, .have_agent = p->have_agent,
+		.no_agent_why = p->no_agent_why, .ssh_on_link = p->ssh_on_link,
+	};
+}
+
 static void ep_lose(void *arg, const char *why)
 {
 	peer_lost(arg, why);

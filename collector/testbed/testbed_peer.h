@@ -10,11 +10,54 @@
 #define IPSECPERF_TESTBED_PEER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "testbed.h"
+
+struct endpoint;
 
 /* The peer testbed's operations for the matrix are peer_testbed_ops (collector/run/matrix.h). */
+
+/* ---- the peer (its state is testbed_peer*.c's own: testbed_peer_int.h) ---- */
+
+struct peer;
+
+/*
+ * The peer testbed opened (both ends checked, the agent started, provenance
+ * into meta when not NULL) or NULL, having said why; and closed.
+ */
+struct peer *peer_open(const struct testbed_config *cfg, json_t *meta);
+void peer_close(struct peer *p);
+/* The ssh destination and options usable? 0, or -1 with why. */
+int peer_host_check(const struct testbed_config *cfg, char *why, size_t len);
+/* Why the peer is lost (p as void *), or NULL. */
+const char *peer_lost_why(void *p);
+/* Busy ticks of the peer's CPUs, from its /proc/stat through ssh; -1 with why. */
+long long peer_stat(struct peer *p, char *why, size_t len);
+
+/* What a run reads of an opened peer; it holds while the peer is open (lost or not). */
+struct peer_view {
+	const struct testbed_config *cfg; /* the options it was opened with */
+	const char *ssh_dest;             /* [user@]host */
+	const char *peer_kernel;          /* the peer's release */
+	const char *addr_tx, *addr_rx;    /* the link's addresses, this host's and the peer's */
+	struct endpoint *ep_tx, *ep_rx;   /* this host's end, the peer's */
+	bool have_agent;                  /* ipsecperf's agent runs on the peer */
+	const char *no_agent_why;         /* else why not */
+	/* ssh reaches the peer over the link under test: ESP policies would take it too */
+	bool ssh_on_link;
+};
+struct peer_view peer_view(struct peer *p);
+
+/* testbed_peer_call.c, the transport to the agent: one request (steals req); NULL, and the peer lost, when the session died. */
+json_t *agent_call(struct peer *p, json_t *req);
+/* The call in two halves, for work done here while the agent works: send (0 or -1), then the answer. */
+int agent_send(struct peer *p, json_t *req);
+json_t *agent_recv(struct peer *p);
+/* A request whose answer is not waited for (the next receive skips it): 0, or -1 with the peer lost. */
+int agent_send_ahead(struct peer *p, json_t *req);
 
 /* ---- parsers, exposed for the unit tests ---- */
 

@@ -11,7 +11,7 @@
 #include "matrix.h"
 #include "options.h"
 #include "testbeds.h"
-#include "vm.h"
+#include "vm_matrix.h"
 
 /* peer: the link's two ends and the host, and the options to reach it usable */
 static int peer_check(const struct run_config *c, char *why, size_t len)

@@ -6,6 +6,10 @@
  * dry-run, skipped and failed records, the probes and --probe-overhead,
  * --probe-cost and --probe-set, the measured window, the progress line and
  * --until-ci. What differs is behind a table of operations.
+ *
+ * A façade of matrix.c (the loop), record.c (the records every testbed
+ * writes) and, for the peer options' check made with the command line,
+ * tb_peer.c.
  */
 #ifndef IPSECPERF_MATRIX_H
 #define IPSECPERF_MATRIX_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The peer testbed's agent on the far host (testbed_peer_agent.c); collector/cmd/cmd_peer_agent.c starts it. */
+/* The peer testbed's agent on the far host (peer_agent.c); collector/cmd/cmd_peer_agent.c starts it. */
 #ifndef IPSECPERF_PEER_AGENT_H
 #define IPSECPERF_PEER_AGENT_H
 

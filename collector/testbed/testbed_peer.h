@@ -4,7 +4,11 @@
  * receiver on another one reached with ssh, over a real link (--dev here,
  * --peer-dev there). Offloads are set on both NICs and journaled on the host
  * they were made on; keys go to the peer only through the agent's stdin
- * (`ipsecperf peer-agent`, testbed_peer_agent.c).
+ * (`ipsecperf peer-agent`, collector/run/peer_agent.c).
+ *
+ * A façade of testbed_peer.c (open, close, the view of a peer),
+ * testbed_peer_call.c (the agent's calls) and testbed_peer_parse.c (its
+ * answers and requests, parsed).
  */
 #ifndef IPSECPERF_TESTBED_PEER_H
 #define IPSECPERF_TESTBED_PEER_H

@@ -7,7 +7,7 @@
 # its body's braces are alone at column 0.
 #
 # usage: tools/longfuncs.sh [-n N] [FILE|DIR...]   (default: every .c of
-#        lib analyze host probes testbed run kbuild vm cmd, .bpf.c included)
+#        collector/, analyze/ and probes/, .bpf.c included)
 set -eu
 # shellcheck disable=SC2034 # read by long_lib.sh
 me=longfuncs.sh max=80 dirs="collector analyze probes"

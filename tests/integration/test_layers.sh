@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # tools/layers.sh: first that it rejects what it must (a tiny tree with an
 # include up a layer, an include cycle and a call cycle, and a clean tree
-# it must pass), then the project's own tree, includes and calls.
+# it must pass), then the project's own tree, includes and calls; and
+# that no function is over 80 lines and no .c file over 800, and that a
+# header declaring several files' functions says it is a façade.
 source "$(dirname "$0")/lib.sh"
 LAYERS="$TOP/tools/layers.sh"
 
@@ -50,4 +52,30 @@ rm -rf "$t/collector/lib/low.c" "$t/collector/host/a.h" "$t/collector/run" "$t/o
 if ! out=$("$LAYERS" "$TOP"); then
 	echo "$out" >&2
 	fail "the tree's layers are broken ($(echo "$out" | grep -c '^[a-z]') findings above)"
+fi
+
+# Functions of at most 80 lines, files of at most 800: longer ones do more
+# than one job (tools/longfuncs.sh, tools/longfiles.sh; docs/architecture.md).
+long=$("$TOP/tools/longfuncs.sh") || fail "longfuncs.sh exited $?"
+[ -z "$long" ] || { echo "$long" >&2; fail "functions over 80 lines (above)"; }
+long=$("$TOP/tools/longfiles.sh") || fail "longfiles.sh exited $?"
+[ -z "$long" ] || { echo "$long" >&2; fail ".c files over 800 lines (above)"; }
+
+# A header declaring the functions of several files says it is a façade
+# (tools/headers.sh): a tiny tree whose x.h declares y.c's y() is
+# reported until x.h's comment says so; then the project's headers.
+h=$TMP/htree
+mkdir -p "$h/collector/lib" "$h/obj/collector/lib"
+printf '/* SPDX-License-Identifier: GPL-2.0 */\n/* x and y. */\nint x(void);\nint y(void);\n' > "$h/collector/lib/x.h"
+printf 'int x(void) { return 0; }\n' > "$h/collector/lib/x.c"
+printf 'int y(void) { return 1; }\n' > "$h/collector/lib/y.c"
+for f in x y; do cc -c -o "$h/obj/collector/lib/$f.o" "$h/collector/lib/$f.c" || fail "the headers self-test tree does not build"; done
+out=$("$TOP/tools/headers.sh" -o "$h/obj" "$h") && fail "headers.sh passed x.h, which declares y.c's y() unsaid"
+echo "$out" | grep -qx "collector/lib/x.h: declares functions of collector/lib/x.c (1), collector/lib/y.c (1)" ||
+	fail "headers.sh did not name x.h's two files: $out"
+sed -i 's|/\* x and y. \*/|/* x and y: a façade of x.c and y.c. */|' "$h/collector/lib/x.h"
+"$TOP/tools/headers.sh" -o "$h/obj" "$h" >&2 || fail "headers.sh rejected a header that says it is a façade"
+if ! out=$("$TOP/tools/headers.sh"); then
+	echo "$out" >&2
+	fail "headers declare several files' functions unsaid (above)"
 fi

@@ -11,8 +11,8 @@
 # - the README's sample, peer-testbed.md's mail and docs/example.md's
 #   reports and comparisons are what the program prints for the committed
 #   examples they name;
-# - the docs and the code's comments stand alone: every path the docs
-#   name under the tree's folders exists, and nothing cites an issue
+# - the docs and the code's comments stand alone: every path they name
+#   under the tree's folders exists, and nothing cites an issue
 #   number, DESIGN.md or the people who measured.
 . "$(dirname "$0")/lib.sh"
 
@@ -108,13 +108,18 @@ grep -n 'shared folder\|/work/shared\|DESIGN\.md\|reference/' "$TOP/README.md" "
 	(cd "$TOP" && xargs grep -n -i -E 'issue #?[0-9]+|DESIGN\.md|other engineers?.s|other helpers|what is owed|other sessions') >&2 &&
 	fail "the tree names issues, DESIGN.md or who measured (above)"
 
-# every path the docs name under the tree's folders is in the tree
-python3 - "$TOP" << 'EOF' >&2 || fail "the docs name files that are not in the tree (above)"
+# every path the docs and the code name under the tree's folders is in the tree
+python3 - "$TOP" << 'EOF' >&2 || fail "the docs or the code name files that are not in the tree (above)"
 import glob, os, re, sys
 top = sys.argv[1]
-dirs = "docs|tools|tests|results|scenarios|analyze|cmd|lib|run|vm|host|probes|testbed|kbuild|debian"
+dirs = "docs|tools|tests|results|scenarios|analyze|collector|cmd|lib|run|vm|host|probes|testbed|kbuild|debian"
 bad = []
 pages = [os.path.join(top, "README.md"), os.path.join(top, "results", "README.md")] + sorted(glob.glob(os.path.join(top, "docs", "*.md")))
+# and the code's comments (a moved file leaves its old path behind there too)
+for d in ("collector", "analyze", "probes", "tests", "tools"):
+    pages += sorted(f for f in glob.glob(os.path.join(top, d, "**", "*"), recursive=True)
+                    if re.search(r"\.(c|h|sh|py)$", f) and os.path.isfile(f)
+                    and not f.endswith("/test_layers.sh"))  # its self-test trees are made up
 for f in pages:
     for n, line in enumerate(open(f), 1):
         for m in re.finditer(r"(?<![\w/.~$-])((?:%s)/[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*)" % dirs, line):

@@ -103,6 +103,40 @@ void probes_window(struct probes *p, int open)
 		p->have_window = true;
 }
 
+/* Did anything count between snapshots a and b: the programs, the kernel's counters, an SA? */
+static bool snap_moved(const struct snapshot *a, const struct snapshot *b)
+{
+	bool moved = memcmp(&a->c, &b->c, sizeof(a->c)) != 0 || a->k.skbs != b->k.skbs ||
+		     a->k.segs != b->k.segs || a->nsa != b->nsa;
+
+	for (int i = 0; !moved && i < a->nsa; i++)
+		moved = memcmp(&a->sa[i].k, &b->sa[i].k, sizeof(a->sa[i].k)) != 0 || a->sa[i].v != b->sa[i].v;
+	return moved;
+}
+
+/*
+ * A snapshot no packet went through: snap() reads the kernel's counters
+ * just before the programs', so a packet sent between the two reads is
+ * in the programs' count and not the kernel's, and the load's counts then
+ * differ by one. Taken again until a second snapshot right after it
+ * finds nothing moved (at most 10 times; the load has not started, so
+ * what flows is the links' own chatter).
+ */
+static void snap_settled(struct probes *p, struct snapshot *s)
+{
+	struct snapshot *again = malloc(sizeof(*again));
+
+	for (int i = 0; i < 10; i++) {
+		snap(p, s);
+		if (!again)
+			break;
+		snap(p, again);
+		if (!snap_moved(s, again))
+			break;
+	}
+	free(again);
+}
+
 void probes_load_mark(struct probes *p, int begin)
 {
 	if (!p || !probes_nattached(p))
@@ -137,7 +171,10 @@ void probes_load_mark(struct probes *p, int begin)
 			usleep(10 * 1000);
 		}
 	}
-	snap(p, begin ? &p->lbegin : &p->lend);
+	if (begin)
+		snap_settled(p, &p->lbegin);
+	else
+		snap(p, &p->lend);
 	p->have_load = !begin;
 }
 
@@ -152,10 +189,7 @@ bool probes_load_moved(struct probes *p)
 	if (!now)
 		return false;
 	snap(p, now);
-	moved = memcmp(&now->c, &p->lend.c, sizeof(now->c)) != 0 || now->nsa != p->lend.nsa;
-	for (int i = 0; !moved && i < now->nsa; i++)
-		moved = memcmp(&now->sa[i].k, &p->lend.sa[i].k, sizeof(now->sa[i].k)) != 0 ||
-			now->sa[i].v != p->lend.sa[i].v;
+	moved = snap_moved(now, &p->lend);
 	free(now);
 	return moved;
 }

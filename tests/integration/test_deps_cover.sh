@@ -79,11 +79,14 @@ headers() { # out compiler flags... -- sources...
 	grep '^/' "$out.all" | xargs -r realpath -s | sort -u > "$out"
 }
 cd "$TOP" || fail "cd $TOP"
-prog_srcs=$(ls {lib,analyze,host,probes,testbed,run,kbuild,vm,cmd}/*.c | grep -v '\.bpf\.c$')
+src_dirs=$(var SRC_DIRS) # the Makefile's source folders, as it builds them
+[ -n "$src_dirs" ] || fail "make print-SRC_DIRS printed nothing"
+# shellcheck disable=SC2086 # a list of folders
+prog_srcs=$(for d in $src_dirs; do ls "$d"/*.c; done | grep -v '\.bpf\.c$')
 headers "$TMP/h.prog" cc $cflags -MG -M $prog_srcs
 headers "$TMP/h.bpf" "$clang" $bpf_cflags -MG -M probes/*.bpf.c
 headers "$TMP/h.unit" cc $cflags -MG -M tests/unit/*.c
-headers "$TMP/h.fuzz" "$clang" -std=c11 -D_GNU_SOURCE $(printf -- '-I%s ' lib analyze host probes testbed run kbuild vm cmd build) \
+headers "$TMP/h.fuzz" "$clang" -std=c11 -D_GNU_SOURCE $(printf -- '-I%s ' $src_dirs build) \
 	-MG -M tests/fuzz/*.c
 n=$(wc -l < "$TMP/h.prog")
 [ "$n" -gt 100 ] || fail "only $n system headers for the program: the -M pass saw nothing"

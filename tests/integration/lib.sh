@@ -42,7 +42,8 @@ lane_of() { # pid
 
 # Whether what PID made is out of this test's sight: PID belongs to the
 # test running beside this one, or PID is gone and so is what it made
-# (PATH: its namespace or journal, made and removed while we looked).
+# (PATH: its namespace or journal, made and removed while we looked), or
+# PID is gone and its journal is in another test's folder.
 # Never when no test runs beside this one.
 not_ours() { # pid [path]
 	[ -n "${IPSECPERF_TEST_LANE:-}" ] || return 1
@@ -53,8 +54,15 @@ not_ours() { # pid [path]
 	# parent may be init by now): what it made is seen once it is gone
 	[ -e "/proc/$1" ] && [ -z "$(head -c 8 "/proc/$1/cmdline" 2> /dev/null | tr -d '\0')" ] && return 0
 	[ -e "/proc/$1" ] && return 1
-	[ -n "${2:-}" ] && [ -e "$2" ] && return 1
-	return 0
+	[ -n "${2:-}" ] && [ -e "$2" ] || return 0
+	# gone, and what it made still there: a run the test beside this one
+	# killed on purpose, whose journal (in that test's own folder) its
+	# cleanup undoes, is that test's to check
+	local j
+	for j in /tmp/ipsecperf-test.*/journal/journal-"$1"-*; do
+		[ -e "$j" ] && [ "${j#"$TMP"/}" = "$j" ] && return 0
+	done
+	return 1
 }
 
 # What a run must leave as it found it: namespaces, the host's links,

@@ -137,44 +137,43 @@ static void snap_settled(struct probes *p, struct snapshot *s)
 	free(again);
 }
 
+/*
+ * The load's end: after the load the connections still close (FIN, last
+ * ACKs), and a packet may be halfway through ESP (its tmp buffer
+ * allocated, not yet freed; under TCG a vCPU can stall there). Snapshots
+ * every 10 ms until five in a row find nothing moved, the programs', the
+ * kernel's and the SAs' counters alike (50 ms; at most 6 s), the last of
+ * them the load's end: then it and the SAs' counters read next agree.
+ * The load's processes have exited, so every socket is closed and what is
+ * left is the closing handshake, each step of it answered at once (a FIN
+ * received in FIN_WAIT is acked without delay; a closing socket's own FIN
+ * carries its pending ACK): no delayed ACK is left to wait for. (Measured:
+ * a second more after 30, 50, 100 or 500 ms of quiet sees the same strays
+ * each time, the links' own IPv6 chatter.)
+ */
+static void snap_quiet(struct probes *p, struct snapshot *s)
+{
+	struct snapshot *prev = malloc(sizeof(*prev));
+	int quiet = 0;
+
+	snap(p, s);
+	for (int i = 0; prev && i < 600 && quiet < 5; i++) {
+		*prev = *s;
+		usleep(10 * 1000);
+		snap(p, s);
+		quiet = snap_moved(s, prev) ? 0 : quiet + 1;
+	}
+	free(prev);
+}
+
 void probes_load_mark(struct probes *p, int begin)
 {
 	if (!p || !probes_nattached(p))
 		return;
-	/*
-	 * After the load the connections still close (FIN, last ACKs): wait
-	 * until the testbed's devices have sent nothing for 50 ms (at most
-	 * 6 s), so that this snapshot and the SAs' counters read next agree.
-	 */
-	if (!begin && p->avail[IPP_XMIT_SKBS]) {
-		const int skbs = IPP_XMIT_SKBS;
-
-		uint64_t last = UINT64_MAX;
-		int quiet = 0;
-
-		/*
-		 * 50 ms, polled every 10 ms. The load's processes have exited,
-		 * so every socket is closed and what is left is the closing
-		 * handshake, each step of it answered at once (a FIN received
-		 * in FIN_WAIT is acked without delay; a closing socket's own FIN
-		 * carries its pending ACK): no delayed ACK is left to wait for.
-		 * (Measured: a second more after 30, 50, 100 or 500 ms of quiet
-		 * sees the same strays each time, the links' own IPv6 chatter.)
-		 */
-		for (int i = 0; i < 600 && quiet < 5; i++) {
-			uint64_t now;
-
-			snap(p, &p->lend);
-			now = p->xmit_bpf ? p->lend.c.v[skbs] : p->lend.k.skbs;
-			quiet = now == last ? quiet + 1 : 0;
-			last = now;
-			usleep(10 * 1000);
-		}
-	}
 	if (begin)
 		snap_settled(p, &p->lbegin);
 	else
-		snap(p, &p->lend);
+		snap_quiet(p, &p->lend);
 	p->have_load = !begin;
 }
 

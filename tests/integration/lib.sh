@@ -54,15 +54,17 @@ not_ours() { # pid [path]
 	# parent may be init by now): what it made is seen once it is gone
 	[ -e "/proc/$1" ] && [ -z "$(head -c 8 "/proc/$1/cmdline" 2> /dev/null | tr -d '\0')" ] && return 0
 	[ -e "/proc/$1" ] && return 1
-	[ -n "${2:-}" ] && [ -e "$2" ] || return 0
-	# gone, and what it made still there: a run the test beside this one
-	# killed on purpose, whose journal (in that test's own folder) its
-	# cleanup undoes, is that test's to check
+	[ -n "${2:-}" ] || return 0
+	# gone: a run the test beside this one killed on purpose, whose journal
+	# (in that test's own folder) its cleanup undoes, is that test's to
+	# check. The journal first: cleanup removes it only after it has
+	# undone what the run made, so then PATH is gone too.
 	local j
 	for j in /tmp/ipsecperf-test.*/journal/journal-"$1"-*; do
 		[ -e "$j" ] && [ "${j#"$TMP"/}" = "$j" ] && return 0
 	done
-	return 1
+	[ -e "$2" ] && return 1
+	return 0
 }
 
 # What a run must leave as it found it: namespaces, the host's links,

@@ -19,6 +19,38 @@
 #include "probes.h"
 #include "probes_int.h"
 
+/*
+ * struct bpf_link_info as 6.7+ fills it for a kprobe perf link, mirrored
+ * here since the build's headers may be older: its "missed" is the
+ * kprobe's own (the probe hit while another kprobe's handler ran on that
+ * CPU, through an interrupt), which the program's recursion_misses do not
+ * hold. Older kernels leave it 0.
+ */
+struct kprobe_link_info {
+	__u32 type, id, prog_id, pad;
+	__u32 perf_type, pad2;
+	__u64 func_name;
+	__u32 name_len, offset;
+	__u64 addr, missed, cookie;
+};
+
+/* The kprobe links' own missed hits, summed. */
+static uint64_t kprobe_links_missed(const struct probes *p)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < p->nlinks; i++) {
+		struct kprobe_link_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_link__fd(p->links[i]), &info, &len) == 0 &&
+		    info.type == BPF_LINK_TYPE_PERF_EVENT && len >= sizeof(info) &&
+		    (info.perf_type == 3 /* BPF_PERF_EVENT_KPROBE */ || info.perf_type == 4 /* KRETPROBE */))
+			n += info.missed;
+	}
+	return n;
+}
+
 static void snap(struct probes *p, struct snapshot *s)
 {
 	struct ipp_counts *pc = calloc(p->ncpus, sizeof(*pc));
@@ -59,6 +91,7 @@ static void snap(struct probes *p, struct snapshot *s)
 		}
 		np++;
 	}
+	s->missed += kprobe_links_missed(p);
 	kcount_read(&p->kc, &s->k); /* next to the programs' counts: the window's edges agree */
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
 		for (int cpu = 0; cpu < p->ncpus; cpu++)

@@ -127,12 +127,22 @@ def records(path):
     return [r for _, r in numbered_records(path)]
 
 
+def unsaid(r, n):
+    """How many of n counts a kprobe may have missed with no record saying
+    so: kernels before 6.7 give no kprobe's own missed hits (docs/probes.md,
+    "Missed counts"), so there a count may be short by a few, at most 1 in
+    10,000 (1 at least); 0 on 6.7 and later, which say them."""
+    m = re.match(r"(\d+)\.(\d+)", r.get("kernel") or "")
+    return max(1, n // 10000) if m and (int(m.group(1)), int(m.group(2))) < (6, 7) else 0
+
+
 def probe_equals_sa(r, ctr, key, direction="out"):
     """The probe counter ctr, per SPI over the whole load, equals each
     SA's own count key ("packets", "wire_packets") in record r, of the SAs
     of that direction ("out": the sender's, "in": the receiver's); printed.
     Short by at most the program runs the kernel skipped and said it did
-    (probe_missed.load, results-format.md), never over."""
+    (probe_missed.load, results-format.md) and, before 6.7, unsaid(), never
+    over."""
     per = r["counters"][ctr]["per_sa_load"]
     outs = [s for s in r["sa_load"] if s["dir"] == direction]
     missed = (r.get("probe_missed") or {}).get("load") or 0
@@ -141,7 +151,7 @@ def probe_equals_sa(r, ctr, key, direction="out"):
         got = per.get(s["spi"], 0)
         print(f"  {r['scenario']}: {ctr} {s['spi']} {got} calls, SA {key} {s[key]}"
               + (f", {missed} runs missed" if missed else ""), file=sys.stderr)
-        assert s[key] - missed <= got <= s[key], (r["scenario"], ctr, s["spi"], got, key, s[key], missed)
+        assert s[key] - missed - unsaid(r, s[key]) <= got <= s[key], (r["scenario"], ctr, s["spi"], got, key, s[key], missed)
 
 
 def match(pattern, s):

@@ -9,7 +9,7 @@
 #   - its per-packet table has memmove_transport_output and
 #     kmalloc_esp_output from the counting repeat, at 1.0 per ESP packet
 #     over its whole load (per_packet_load): there they equal the out SAs'
-#     wire packets exactly;
+#     wire packets exactly, but for what a kprobe missed (unsaid() before 6.7);
 #   - a --count-repeats 0 run has no counting repeat, and its throughput
 #     median agrees with the default run's within TCG's noise on a shared
 #     host (a factor of 3: 6.12 measured 0.071 against 0.135 Gbit/s once,
@@ -37,7 +37,7 @@ grep -q "^repeats   $((3 * nk)) measured (throughput, cycles: probes default), $
 
 python3 - "$TMP" << 'PY' || fail "counting repeats wrong (above)"
 import statistics, sys
-from assert_json import document, probe_equals_sa, records
+from assert_json import document, probe_equals_sa, records, slack
 tmp = sys.argv[1]
 recs = records(f"{tmp}/res-default/runs.jsonl")
 rep = document(f"{tmp}/report-default.json")
@@ -67,14 +67,17 @@ for k in kernels:
     assert row(rep, k, "cycles_per_byte")["n"] == 3
     # the per-packet table: the counting repeat's, at 1.0 per ESP packet on the wire
     wire = sum(s["wire_packets"] for s in c["sa_load"] if s["dir"] == "out")
+    # exact but for what a kprobe missed: said (probe_missed), or before 6.7 unsaid()
+    # (Debian 6.1 once counted 21,106 memmoves for 21,107 wire packets, none said)
+    short = slack(c, wire)
     for n in ESP:
         x = row(rep, k, n)
         print(f"  {k}: {n} {x['median']:.4f} per packet over the load ({c['counters'][n]['per_packet']:.4f} in the window);"
               f" load {c['counters'][n]['count_load']}, SAs' wire packets {wire}", file=sys.stderr)
-        assert c["counters"][n]["count_load"] == wire, (n, c["counters"][n], wire)
+        assert wire - short <= c["counters"][n]["count_load"] <= wire, (n, c["counters"][n], wire, short)
         # the table's figure is the counting repeat's whole load: exact
         assert x["n"] == 1 and abs(x["median"] - c["counters"][n]["per_packet_load"]) < 1e-9, (x, c["counters"][n])
-        assert abs(x["median"] - 1.0) < 1e-9, x
+        assert 1.0 - short / wire - 1e-9 <= x["median"] <= 1.0 + 1e-9, (x, short, wire)
     probe_equals_sa(c, "esp_output", "packets")
     # measured clean: the same statistics as without counting repeats, within TCG's noise
     # (two runs minutes apart on a shared 2-CPU host under TCG differ by up to 2x: a factor

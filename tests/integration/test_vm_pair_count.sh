@@ -15,7 +15,8 @@
 # receiver, which does not count the kprobe runs it skips, within 2%).
 # Over the whole load the sender's kmalloc_esp_output and
 # memmove_transport_output equal its out SAs' wire packets read at the
-# load's edges ("sa_load", now written on the peer testbeds too) exactly.
+# load's edges ("sa_load", now written on the peer testbeds too) exactly, but
+# for what a 6.1 sender's kprobes miss unsaid (at most 1 in 10,000).
 # clear, without SAs, gets none. The report counts 2 measured and 2
 # counted.
 . "$(dirname "$0")/lib.sh"
@@ -43,7 +44,7 @@ assert_records "$out/runs.jsonl" \
 	"not clear, esp-null and esp-null's two counting repeats, all ok"
 python3 - "$out/runs.jsonl" "$rx" << 'PY' || fail "the counting repeats did not count on both guests (above)"
 import sys
-from assert_json import probe_equals_sa, records
+from assert_json import probe_equals_sa, records, slack
 rs = records(sys.argv[1])
 t = rs[1]
 assert "not in the default probe set" in t["counters"]["kmalloc_esp_output"]["symbol"], t["counters"]["kmalloc_esp_output"]
@@ -85,8 +86,10 @@ for c in rs[2:]:
     # the whole load, quiet at both ends: the sender's SAs read at its edges ("sa_load"), exact
     load = sum(s["wire_packets"] for s in c["sa_load"] if s["dir"] == "out" and s["host"] == "sender")
     print(f"  count r{c['repeat']}: over the load {k['count_load']} kmallocs, {load} ESP packets out (sa_load)", file=sys.stderr)
-    assert k["count_load"] == load and c["counters"]["memmove_transport_output"]["count_load"] == load, (k, load)
-    assert c["counters"]["kmalloc_esp_output"]["per_packet_load"] == 1.0, c["counters"]["kmalloc_esp_output"]
+    # (on a 6.1 sender short by what its kprobes missed unsaid, at most 1 in 10,000: slack())
+    short = slack(c, load)
+    for n in ("kmalloc_esp_output", "memmove_transport_output"):
+        assert load - short <= c["counters"][n]["count_load"] <= load, (n, c["counters"][n], load, short)
 PY
 "$IPSECPERF" report "$out" > "$TMP/report.txt" || fail "report exited $?"
 grep -q '^repeats   2 measured (throughput, cycles: probes default), 2 counted' "$TMP/report.txt" ||

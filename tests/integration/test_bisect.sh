@@ -24,6 +24,11 @@
 # names the source "..": each step rebuilds esp4.o and relinks. git
 # rewrites only the files a checkout changes; the others keep the mtimes
 # that make trusts.
+#
+# run-all: alone (the busy-wait's cost is fixed, 500 us a packet, the good
+# kernel's speed is not: the slower TCG runs beside other tests' guests, the
+# smaller the slowdown's share and the wider the spread; beside them a step
+# once judged the busy-wait commit good at p = 0.34)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 . "$(dirname "$0")/kernel_lib.sh"

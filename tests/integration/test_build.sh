@@ -103,9 +103,9 @@ bpfo=$(cd "$src" && ls probes/*.bpf.c | head -1 | sed 's|^probes/\(.*\)\.c$|buil
 m -n -B "$bpfo" | grep -q -- "-target bpf .*-D__TARGET_ARCH_$arch " ||
 	fail "the BPF program is not built for $arch on $(uname -m): $(m -n -B "$bpfo" | grep -- '-target bpf')"
 m -n -B BPF_ARCH=arm64 "$bpfo" | grep -q -- "-D__TARGET_ARCH_arm64 " || fail "BPF_ARCH=arm64 is not used"
-mkdir "$TMP/bin"
-printf '#!/bin/sh\necho pdp11\n' > "$TMP/bin/uname" && chmod +x "$TMP/bin/uname"
-PATH="$TMP/bin:$PATH" m -n -B "$bpfo" > "$TMP/pdp11.out" 2>&1 && fail "make on an unknown machine (pdp11) builds BPF"
+mkdir "$TMP/pdp11" # (not $TMP/bin: lib.sh's, already on PATH where python3 is not /usr/bin's)
+printf '#!/bin/sh\necho pdp11\n' > "$TMP/pdp11/uname" && chmod +x "$TMP/pdp11/uname"
+PATH="$TMP/pdp11:$PATH" m -n -B "$bpfo" > "$TMP/pdp11.out" 2>&1 && fail "make on an unknown machine (pdp11) builds BPF"
 grep -q 'unknown machine "pdp11".*BPF_ARCH' "$TMP/pdp11.out" ||
 	fail "an unknown machine gets no clear error: $(cat "$TMP/pdp11.out")"
 exit 0

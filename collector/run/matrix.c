@@ -97,7 +97,7 @@ static void record_overhead(struct matrix *m, json_t *rec, const struct scenario
 
 static json_t *record_head(struct matrix *m, const char *scenario, int repeat)
 {
-	json_t *rec = record_new(m->ops->kind, scenario, repeat);
+	json_t *rec = record_new(m->cfg->testbed, scenario, repeat);
 
 	m->ops->record_head(m->tb, rec);
 	return rec;

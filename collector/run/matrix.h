@@ -30,7 +30,6 @@ struct probes;
  * setup); every operation not marked optional is set.
  */
 struct testbed_ops {
-	const char *kind;     /* "netns", "peer": the records' "testbed" */
 	double run_slack_s;   /* a run's seconds beyond omit + duration, for the progress line */
 	/* Make the testbed (journaled); provenance into res->meta. NULL: could not, said why. */
 	void *(*setup)(const struct run_config *cfg, struct results_writer *res);
@@ -90,7 +89,7 @@ int run_matrix(const struct testbed_ops *ops, const struct run_config *cfg, stru
 /* ---- records (record.c), one builder for every testbed ---- */
 
 /* A record's head: version, kernel (this host's), scenario, repeat, testbed, start. */
-json_t *record_new(const char *kind, const char *scenario, int repeat);
+json_t *record_new(const char *testbed, const char *scenario, int repeat);
 void record_status(json_t *rec, const char *status, const char *reason);
 /* The load's fields of an ok record: load, duration_s, bytes, throughputs, retransmits. */
 void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr);

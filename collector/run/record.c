@@ -8,7 +8,7 @@
 #include "log.h"
 #include "matrix.h"
 
-json_t *record_new(const char *kind, const char *scenario, int repeat)
+json_t *record_new(const char *testbed, const char *scenario, int repeat)
 {
 	char start[40];
 	struct utsname u;
@@ -16,7 +16,7 @@ json_t *record_new(const char *kind, const char *scenario, int repeat)
 	uname(&u);
 	iso8601_now(start, sizeof(start));
 	return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s}", "version", 1, "kernel", u.release,
-			 "scenario", scenario, "repeat", repeat, "testbed", kind, "start", start);
+			 "scenario", scenario, "repeat", repeat, "testbed", testbed, "start", start);
 }
 
 void record_status(json_t *rec, const char *status, const char *reason)

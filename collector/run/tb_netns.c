@@ -172,7 +172,6 @@ static void netns_counters(void *arg, struct probes *pr, json_t *rec, const char
 }
 
 const struct testbed_ops netns_testbed_ops = {
-	.kind = "netns",
 	.run_slack_s = 1.0,
 	.setup = netns_setup_ops,
 	.teardown = netns_teardown,

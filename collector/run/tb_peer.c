@@ -567,7 +567,6 @@ static int peer_apply(void *tb, const struct scenario *sc, char *why, size_t len
 }
 
 const struct testbed_ops peer_testbed_ops = {
-	.kind = "peer",
 	.run_slack_s = 2.0,
 	.setup = peer_setup,
 	.teardown = peer_teardown,

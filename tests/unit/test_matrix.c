@@ -145,7 +145,7 @@ static void fake_counters(void *tb, struct probes *pr, json_t *rec, const char *
 }
 
 static const struct testbed_ops fake_ops = {
-	.kind = "fake", .setup = fake_setup, .teardown = fake_teardown, .apply = fake_apply,
+	.setup = fake_setup, .teardown = fake_teardown, .apply = fake_apply,
 	.probes_attach = fake_probes, .probes_detach = fake_probes_detach, .record_head = fake_record_head,
 	.run_begin = fake_run_begin, .load = fake_load, .window = fake_window, .tick = fake_tick,
 	.record_cpu = fake_record_cpu, .run_end = fake_run_end, .counters = fake_counters,

@@ -14,6 +14,10 @@
 # no lane, or that its process left behind, is not (unless its journal is
 # in another test's folder: a run that test killed); nor is a process on
 # its way out (a zombie).
+#
+# run-all: alone (its stand-ins are made to be seen from every lane: a
+# process of no lane, a namespace its ended process left behind; beside
+# it, test_leftovers saw that namespace before and not after, and failed)
 . "$(dirname "$0")/lib.sh"
 
 D="$TMP/tests"
@@ -31,7 +35,7 @@ for _ in \$(seq 50); do [ -e "$TMP/mark.${p#*:}" ] && { echo "line two of ${p%:*
 echo "${p%:*} never saw ${p#*:} running"; exit 1
 EOF
 done
-# (the mark made by printf, so that this file's own lines do not mark it)
+# (the mark made by printf, so that only the header's line marks this file)
 printf '# run-all: %s (the stand-in for a test that looks at the whole host)\n' alone > "$D/test_solo.sh"
 cat >> "$D/test_solo.sh" << EOF
 ls "$TMP" | grep -q '^mark\.' && { echo "solo: another test has run"; exit 1; }

@@ -75,7 +75,9 @@ snapshot() {
 	echo "## netns"
 	ip netns list | while read -r line; do
 		name=${line%% *}
-		pid=$(echo "$name" | sed -nE 's/^ipsecperf-(peertest-)?([0-9]+)-.*/\2/p')
+		# a run's (ipsecperf-PID-START-ROLE), or one a test made by hand,
+		# named after the test's shell (NAME-PID, test_restore's)
+		pid=$(echo "$name" | sed -nE 's/^ipsecperf-(peertest-)?([0-9]+)-.*/\2/p; t; s/^[a-z][a-z0-9-]*-([0-9]+)$/\1/p')
 		[ -n "$pid" ] && not_ours "$pid" "/run/netns/$name" && continue
 		echo "$line"
 	done | sort

@@ -10,7 +10,8 @@
 #   traps TERM: without it bash may die of the signal before its EXIT trap);
 # - a bad TEST_JOBS or TEST_FILTER is one line and exit 2.
 # Then lib.sh's snapshot() beside another test: a process, namespace or
-# journal of the other test's lane is left out; one of this lane's, or of
+# journal of the other test's lane is left out (a namespace of a run's, or made
+# by hand and named after the test's shell); one of this lane's, or of
 # no lane, or that its process left behind, is not (unless its journal is
 # in another test's folder: a run that test killed); nor is a process on
 # its way out (a zombie).
@@ -117,18 +118,22 @@ env -u IPSECPERF_TEST_LANE "$TMP/ipsecperf" 60 &
 nolane=$!
 "$TMP/ipsecperf" 60 &
 ours=$!
-trap 'kill $other $nolane $ours 2> /dev/null; ip netns del "ipsecperf-$other-1-tx" 2> /dev/null
+trap 'kill $other $nolane $ours 2> /dev/null; ip netns del "ipsecperf-$other-1-tx" 2> /dev/null; ip netns del "ipp-byhand-$other" 2> /dev/null
       ip netns del "ipsecperf-$ours-1-tx" 2> /dev/null; rm -rf "$TMP"' EXIT
-ip netns add "ipsecperf-$other-1-tx" && ip netns add "ipsecperf-$ours-1-tx" || fail "cannot add the namespaces"
+# (and one made by hand, as test_restore makes them: NAME-PID, PID the test's shell)
+ip netns add "ipsecperf-$other-1-tx" && ip netns add "ipsecperf-$ours-1-tx" && ip netns add "ipp-byhand-$other" ||
+	fail "cannot add the namespaces"
 touch "$IPSECPERF_JOURNAL_DIR/journal-$other-1.jsonl" "$IPSECPERF_JOURNAL_DIR/journal-$ours-1.jsonl"
 snapshot > "$TMP/snap"
 [ "$(grep -c '^ipsecperf$' "$TMP/snap")" -ge 2 ] || { cat "$TMP/snap" >&2; fail "this lane's or no lane's process was left out"; }
 grep -q "ipsecperf-$ours-1-tx" "$TMP/snap" && grep -q "journal-$ours-1" "$TMP/snap" ||
 	{ cat "$TMP/snap" >&2; fail "this lane's namespace or journal was left out"; }
-grep -q "ipsecperf-$other-1-tx\|journal-$other-1" "$TMP/snap" && { cat "$TMP/snap" >&2; fail "the other lane's namespace or journal was seen"; }
+grep -q "ipsecperf-$other-1-tx\|ipp-byhand-$other\|journal-$other-1" "$TMP/snap" &&
+	{ cat "$TMP/snap" >&2; fail "the other lane's namespace or journal was seen"; }
 IPSECPERF_TEST_LANE="other-$$" snapshot > "$TMP/snap.other"
 grep -q "ipsecperf-$other-1-tx" "$TMP/snap.other" && ! grep -q "ipsecperf-$ours-1-tx" "$TMP/snap.other" ||
 	{ cat "$TMP/snap.other" >&2; fail "from the other lane: its own namespace left out, or this lane's seen"; }
+ip netns del "ipp-byhand-$other"
 # the other lane's process ends and leaves its namespace and journal: they are seen
 kill $other && wait $other 2> /dev/null
 snapshot > "$TMP/snap2"
@@ -147,7 +152,7 @@ grep -q "ipsecperf-$other-1-tx" "$TMP/snap2b" &&
 kill $ours && wait $ours 2> /dev/null
 bash -c '"$1" 0 & exec sleep 60' - "$TMP/ipsecperf" &
 reaper=$!
-trap 'kill $other $nolane $reaper 2> /dev/null; ip netns del "ipsecperf-$other-1-tx" 2> /dev/null
+trap 'kill $other $nolane $reaper 2> /dev/null; ip netns del "ipsecperf-$other-1-tx" 2> /dev/null; ip netns del "ipp-byhand-$other" 2> /dev/null
       ip netns del "ipsecperf-$ours-1-tx" 2> /dev/null; rm -rf "$TMP"' EXIT
 for _ in $(seq 50); do ps -o stat= --ppid $reaper | grep -q Z && break; sleep 0.1; done
 ps -o stat=,comm= --ppid $reaper | grep -q '^Z.*ipsecperf' || fail "the stand-in zombie was not made"

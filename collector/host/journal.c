@@ -32,6 +32,7 @@ static unsigned char *seq_file; /* which file holds record seq */
 static size_t seq_cap;
 static int hostwide_at = -1;    /* the last seq before the host-wide lock was taken */
 static json_t *dry_undo; /* in dry-run: the undo records, printed at the end */
+static json_t *dead_changes; /* what dead runs' journals hold that runs share (dead_scan) */
 
 static const char *jdir_of(int which)
 {
@@ -251,14 +252,28 @@ int journal_amend(int s, json_t *undo)
 	return err;
 }
 
-int journal_hostwide(char *why, size_t len)
+static json_t *dead_scan(void);
+static bool dead_conflict(const char *what, char *why, size_t len);
+
+int journal_hostwide(const char *what, char *why, size_t len)
 {
-	if (dry || hostwide_locked())
+	if (dry)
 		return 0;
-	if (hostwide_lock(why, len) < 0)
-		return -1;
-	hostwide_at = seq;
-	return 0;
+	if (!hostwide_locked()) {
+		if (hostwide_lock(why, len) < 0)
+			return -1;
+		hostwide_at = seq;
+		/* no other run changes what runs share while we hold the lock, and cleanup waits for it */
+		json_decref(dead_changes);
+		dead_changes = dead_scan();
+	}
+	if (!dead_conflict(what, why, len))
+		return 0;
+	if (hostwide_at == seq) { /* nothing changed under the lock yet: give it back */
+		hostwide_unlock();
+		hostwide_at = -1;
+	}
+	return -1;
 }
 
 static json_t *argv_json(char *const argv[])
@@ -311,14 +326,15 @@ int host_do(const char *netns, char *const do_argv[], char *const undo_argv[], c
  * newline is the exception: the run died writing it, before the change it
  * records (a change is made only after its record is on disk).
  */
-static json_t *journal_read(int fd, const char *path, int which, int *bad)
+static json_t *journal_read(int fd, const char *path, int which, bool quiet, int *bad)
 {
 	json_t *recs = json_array(), *done = json_object(), *amends = json_object();
 	char *text = file_read_fd(fd, NULL), *line, *next;
 	int lineno = 0;
 
 	if (!text) {
-		pr_warn("journal: cannot read %s: %s", path, strerror(errno));
+		if (!quiet)
+			pr_warn("journal: cannot read %s: %s", path, strerror(errno));
 		(*bad)++;
 	}
 	for (line = text; line && *line; line = next) {
@@ -329,8 +345,9 @@ static json_t *journal_read(int fd, const char *path, int which, int *bad)
 		lineno++;
 		next = nl ? nl + 1 : line + strlen(line);
 		if (!nl) {
-			pr_info("journal: %s line %d is torn (its run died writing it, before making the change): ignored",
-				path, lineno);
+			if (!quiet)
+				pr_info("journal: %s line %d is torn (its run died writing it, before making the change): ignored",
+					path, lineno);
 			break;
 		}
 		*nl = '\0';
@@ -354,8 +371,9 @@ static json_t *journal_read(int fd, const char *path, int which, int *bad)
 		}
 		if (!json_is_object(r) || !json_is_integer(json_object_get(r, "seq")) ||
 		    !json_is_string(json_object_get(r, "kind"))) {
-			pr_warn("journal: %s line %d cannot be read (%s): the change it records is not undone; the journal is kept",
-				path, lineno, r ? "not an undo record with a kind and a seq" : jerr.text);
+			if (!quiet)
+				pr_warn("journal: %s line %d cannot be read (%s): the change it records is not undone; the journal is kept",
+					path, lineno, r ? "not an undo record with a kind and a seq" : jerr.text);
 			(*bad)++;
 			json_decref(r);
 			continue;
@@ -411,7 +429,7 @@ static int undo_files(const int fds[], char paths[][PATH_MAX], int nfiles, int a
 		failures[i] = 0;
 		if (fds[i] < 0)
 			continue;
-		recs = journal_read(fds[i], paths[i], i, &failures[i]);
+		recs = journal_read(fds[i], paths[i], i, false, &failures[i]);
 		json_array_extend(all, recs);
 		json_decref(recs);
 	}
@@ -539,6 +557,119 @@ static void print_undo(json_t *r)
 	free(s);
 }
 
+/* ---- dead runs' journals ---- */
+
+/* A journal in dirfd that no live run holds (its run was killed), opened; -1 if none. */
+static int dead_open(int dirfd, const char *dir, const char *name)
+{
+	char why[PATH_MAX + 300];
+	int fd;
+
+	if (strncmp(name, "journal-", 8))
+		return -1;
+	/* one cleanup refuses (a link, not root's) was never a run's */
+	fd = jdir_openat(dirfd, dir, name, O_RDONLY, 0, why, sizeof(why));
+	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The changes to what runs share in one dead journal (journal_target), appended to into. */
+static void dead_read(int fd, const char *path, json_t *into)
+{
+	int bad = 0;
+	json_t *recs = journal_read(fd, path, 0, true, &bad), *r;
+	char buf[128];
+	size_t i;
+
+	json_array_foreach(recs, i, r) {
+		const char *t = journal_target(r, buf, sizeof(buf));
+
+		if (t)
+			json_array_append_new(into, json_pack("{s:s, s:s}", "target", t, "journal", path));
+	}
+	if (bad) /* a line it cannot read may record anything */
+		json_array_append_new(into, json_pack("{s:s, s:s}", "target", "*", "journal", path));
+	json_decref(recs);
+}
+
+/*
+ * Every change to what runs share that dead runs' journals hold, in both
+ * folders: objects {"target", "journal"}.
+ */
+static json_t *dead_scan(void)
+{
+	json_t *all = json_array();
+
+	for (int i = 0; i < J_FILES; i++) {
+		char why[PATH_MAX + 300], path[PATH_MAX + 300];
+		int dirfd = jdir_open(jdir_of(i), false, why, sizeof(why)), fd;
+		DIR *d = dirfd >= 0 ? fdopendir(dup(dirfd)) : NULL;
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			if ((fd = dead_open(dirfd, jdir_of(i), de->d_name)) < 0)
+				continue;
+			fmt_buf(path, sizeof(path), "%s/%s", jdir_of(i), de->d_name);
+			dead_read(fd, path, all);
+			close(fd);
+		}
+		if (d)
+			closedir(d);
+		if (dirfd >= 0)
+			close(dirfd);
+	}
+	return all;
+}
+
+/* Does a dead run's journal hold a change to what (or to what it cannot name)? why says which. */
+static bool dead_conflict(const char *what, char *why, size_t len)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(dead_changes, i, c) {
+		const char *t = json_string_value(json_object_get(c, "target"));
+		char name[128];
+
+		if (strcmp(t, "*") && strcmp(t, what))
+			continue;
+		if (!strncmp(t, "dev:", 4))
+			fmt_buf(name, sizeof(name), "device %s", t + 4);
+		else
+			fmt_buf(name, sizeof(name), "%s", strcmp(t, "*") ? "the kernel modules" : "the host");
+		snprintf(why, len, "%s, the journal of a run that is gone, holds a change to %s not undone (this run would take it for the host's own): run `ipsecperf cleanup` first",
+			 json_string_value(json_object_get(c, "journal")), name);
+		return true;
+	}
+	return false;
+}
+
+/* Is there a journal of a dead run in any of the folders? */
+static bool any_dead(const int dirfd[J_FILES])
+{
+	bool found = false;
+
+	for (int i = 0; i < J_FILES && !found; i++) {
+		DIR *d = dirfd[i] >= 0 ? fdopendir(dup(dirfd[i])) : NULL;
+		struct dirent *de;
+		int fd;
+
+		if (d)
+			rewinddir(d);
+		while (d && !found && (de = readdir(d)))
+			if ((fd = dead_open(dirfd[i], jdir_of(i), de->d_name)) >= 0) {
+				found = true;
+				close(fd);
+			}
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
 /* Undo (or, dry, print) one dead run's journal in dirfd; returns what it keeps. */
 static int cleanup_one(int dirfd, const char *dir, const char *name, bool dry_run, int *found)
 {
@@ -558,7 +689,7 @@ static int cleanup_one(int dirfd, const char *dir, const char *name, bool dry_ru
 	}
 	(*found)++;
 	if (dry_run) {
-		json_t *recs = journal_read(fd, paths[0], 0, &failures[0]);
+		json_t *recs = journal_read(fd, paths[0], 0, false, &failures[0]);
 
 		for (size_t i = json_array_size(recs); i-- > 0;)
 			print_undo(json_array_get(recs, i));
@@ -577,6 +708,7 @@ int journal_cleanup_stale(bool dry_run, int *found)
 {
 	char why[PATH_MAX + 300];
 	int dirfd[J_FILES], failures = 0;
+	bool locked = false;
 
 	*found = 0;
 	/* both folders checked before anything is undone: a refused one means nothing is done */
@@ -589,6 +721,20 @@ int journal_cleanup_stale(bool dry_run, int *found)
 					close(dirfd[j]);
 			return -1;
 		}
+	}
+	/*
+	 * Under the host-wide lock, as a run's changes are: never while a run
+	 * sets or reads back what the whole host shares (it waits, and says for whom).
+	 */
+	if (!dry_run && any_dead(dirfd) && !hostwide_locked()) {
+		if (hostwide_lock(why, sizeof(why)) < 0) {
+			pr_warn("cleanup: %s; nothing undone", why);
+			for (int i = 0; i < J_FILES; i++)
+				if (dirfd[i] >= 0)
+					close(dirfd[i]);
+			return 1;
+		}
+		locked = true;
 	}
 	for (int i = 0; i < J_FILES; i++) {
 		DIR *d = dirfd[i] >= 0 ? fdopendir(dup(dirfd[i])) : NULL;
@@ -608,5 +754,7 @@ int journal_cleanup_stale(bool dry_run, int *found)
 		if (dirfd[i] >= 0)
 			close(dirfd[i]);
 	}
+	if (locked)
+		hostwide_unlock();
 	return failures;
 }

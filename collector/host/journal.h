@@ -71,9 +71,14 @@ int journal_amend(int seq, json_t *undo);
  * Before a change to what the whole host shares (kernel modules, offloads
  * of a device outside our namespaces): take the host-wide lock
  * (hostwide.h). It is given back when the journal has undone every change
- * made since. 0, or -1 with why (--no-wait, or a stop while waiting).
+ * made since. what names the change as journal_target() names a record's
+ * ("dev:NAME", "modules"): while a dead run's journal holds a change to
+ * the same (or to something it cannot name), this run would take that
+ * run's setting for the host's own and put it back at its end, so the
+ * change is refused until `ipsecperf cleanup` has undone it. 0, or -1
+ * with why (that refusal, --no-wait, or a stop while waiting).
  */
-int journal_hostwide(char *why, size_t len);
+int journal_hostwide(const char *what, char *why, size_t len);
 
 /* Journal a child process so that cleanup can kill it if we die first. */
 int journal_add_process(pid_t pid);
@@ -112,8 +117,22 @@ int journal_undo_one(json_t *undo);
 struct journal_kind {
 	const char *kind;
 	int (*undo)(json_t *r);
+	/* what its undo sets back that every run shares (journal_target), or NULL for none */
+	const char *(*target)(json_t *r, char *buf, size_t len);
 };
 void journal_register_kinds(const struct journal_kind *kinds, size_t n);
+
+/*
+ * What undoing r sets back that other runs share, into buf: "dev:NAME" (a
+ * device outside any run's namespaces, here or on the peer), "modules",
+ * or "*" (something of the whole host it cannot name); NULL when it is
+ * what only the run that made it has (its namespaces, folders, processes;
+ * SAs and policies, which the EEXIST guard finds). Returns buf or NULL.
+ */
+const char *journal_target(json_t *r, char *buf, size_t len);
+
+/* The same for a command's argv (a JSON array): an "argv" or "remote-argv" undo. */
+const char *journal_argv_target(json_t *argv, char *buf, size_t len);
 
 /* The exit status of `ipsecperf peer-agent --undo` for JOURNAL_LEFT. */
 #define JOURNAL_LEFT_EXIT 3

@@ -55,12 +55,59 @@ static int undo_process(json_t *r)
 	return 0;
 }
 
+static const char *arg(json_t *a, size_t i)
+{
+	const char *s = json_string_value(json_array_get(a, i));
+
+	return s ? s : "";
+}
+
+const char *journal_argv_target(json_t *a, char *buf, size_t len)
+{
+	const char *p = arg(a, 0);
+	size_t dev = 0;
+
+	if (!strcmp(p, "rm") || (!strcmp(p, "ip") && !strcmp(arg(a, 1), "netns")))
+		return NULL; /* a run's own folder, its own namespace */
+	if (!strcmp(p, "modprobe") || !strcmp(p, "rmmod")) {
+		fmt_buf(buf, len, "modules");
+		return buf;
+	}
+	if (!strcmp(p, "ethtool") && (!strcmp(arg(a, 1), "-K") || !strcmp(arg(a, 1), "--features") ||
+				      !strcmp(arg(a, 1), "--offload")))
+		dev = 2;
+	else if (!strcmp(p, "ip") && !strcmp(arg(a, 1), "link") && !strcmp(arg(a, 2), "set"))
+		dev = !strcmp(arg(a, 3), "dev") ? 4 : 3;
+	if (dev && *arg(a, dev)) {
+		fmt_buf(buf, len, "dev:%s", arg(a, dev));
+		return buf;
+	}
+	if (!strcmp(arg(a, 1), "peer-agent") && !strcmp(arg(a, 2), "--undo")) {
+		/* one of the peer's records, undone there by its agent */
+		json_t *r = json_loads(arg(a, 3), 0, NULL);
+		const char *t = r ? journal_target(r, buf, len) : buf;
+
+		if (!r)
+			fmt_buf(buf, len, "*");
+		json_decref(r);
+		return t;
+	}
+	fmt_buf(buf, len, "*");
+	return buf;
+}
+
+static const char *argv_target(json_t *r, char *buf, size_t len)
+{
+	if (json_object_get(r, "netns"))
+		return NULL; /* inside a run's own namespace */
+	return journal_argv_target(json_object_get(r, "argv"), buf, len);
+}
 
 /* The kinds known: the journal's own first, then those registered. */
 #define MAX_KINDS 16
 static struct journal_kind kinds[MAX_KINDS] = {
-	{ "argv", undo_argv },
-	{ "process", undo_process },
+	{ "argv", undo_argv, argv_target },
+	{ "process", undo_process, NULL },
 };
 static size_t nkinds = 2;
 
@@ -90,4 +137,16 @@ int journal_undo_one(json_t *r)
 			return kinds[i].undo(r);
 	pr_warn("undo: unknown journal record kind '%s'", kind ? kind : "(none)");
 	return -1;
+}
+
+const char *journal_target(json_t *r, char *buf, size_t len)
+{
+	const char *kind = json_string_value(json_object_get(r, "kind"));
+
+	for (size_t i = 0; kind && i < nkinds; i++)
+		if (!strcmp(kinds[i].kind, kind))
+			return kinds[i].target ? kinds[i].target(r, buf, len) : NULL;
+	/* a kind this program does not know: it may be anything */
+	fmt_buf(buf, len, "*");
+	return buf;
 }

@@ -192,14 +192,15 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 		      char *why, size_t whylen)
 {
 	struct feature_state f[MAX_FEATURES];
-	char *do_argv[4 + 2 * OFFLOAD_MAX], *undo_argv[4 + 2 * OFFLOAD_MAX];
+	char *do_argv[4 + 2 * OFFLOAD_MAX], *undo_argv[4 + 2 * OFFLOAD_MAX], target[128];
 	int nd = 0, nu = 0, n, rc;
 	char *err = NULL;
 
 	if (!ol->n)
 		return 0;
 	/* before reading them: the values to restore are those no other run has changed */
-	if (r->shared && journal_hostwide(why, whylen) < 0)
+	snprintf(target, sizeof(target), "dev:%s", dev);
+	if (r->shared && journal_hostwide(target, why, whylen) < 0)
 		return -1;
 	n = journal_dry_run() ? 0 : read_features_via(r, dev, f);
 	if (n < 0) {

@@ -149,12 +149,13 @@ int offload_nl_apply(const char *netns, const char *dev, const struct offload_li
 	static struct ethnl_features f; /* 4 kB */
 	const char *nm[ETHNL_FEATURES_MAX];
 	bool on[ETHNL_FEATURES_MAX];
-	char err[256];
+	char err[256], target[128];
 	json_t *rec;
 	int n, rc;
 
 	/* before reading them: the values to restore are those no other run has changed */
-	if (!netns && journal_hostwide(why, whylen) < 0)
+	snprintf(target, sizeof(target), "dev:%s", dev);
+	if (!netns && journal_hostwide(target, why, whylen) < 0)
 		return -1;
 	if (ethnl_features_get(netns, dev, &f, err, sizeof(err)) < 0) {
 		snprintf(why, whylen, "cannot read the offloads of %s: %s", dev, err);

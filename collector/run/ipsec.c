@@ -534,7 +534,7 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 		return 0;
 	}
 	/* modules are the whole host's: ours are those loaded inside the windows, under the lock */
-	if (journal_hostwide(why, len) < 0)
+	if (journal_hostwide("modules", why, len) < 0)
 		return -1;
 	if (windows_open(&x, win, why, len) < 0)
 		return -1;

@@ -30,7 +30,7 @@ int link_mtu_read(const struct endpoint *e, char *why, size_t len)
 
 int link_mtu_apply(const struct endpoint *e, int mtu, const char *where, char *why, size_t len)
 {
-	char want[16], was[16], *err = NULL;
+	char want[16], was[16], target[128], *err = NULL;
 	int old;
 
 	if (!mtu)
@@ -40,7 +40,8 @@ int link_mtu_apply(const struct endpoint *e, int mtu, const char *where, char *w
 		return ep_change(e, (char *[]){ "ip", "link", "set", "dev", (char *)e->dev, "mtu", want, NULL }, NULL,
 				 NULL) < 0 ? -1 : 0;
 	/* a device outside our namespaces is shared: its MTU to restore is one no other run has changed */
-	if (!e->netns && journal_hostwide(why, len) < 0)
+	snprintf(target, sizeof(target), "dev:%s", e->dev);
+	if (!e->netns && journal_hostwide(target, why, len) < 0)
 		return -1;
 	old = link_mtu_read(e, why, len);
 	if (old < 0)

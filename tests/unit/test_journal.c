@@ -8,7 +8,10 @@
  * - the modules window: only what appeared between its open and its close
  *   is the run's, never what was loaded before or after;
  * - the host-wide lock: a second holder fails with --no-wait, naming the
- *   first, and gets the lock once the first lets go;
+ *   first, and gets the lock once the first lets go; a run killed after it
+ *   set a device's offloads leaves a journal that the next run's change to
+ *   that device refuses (until cleanup), not a state it takes for the
+ *   device's own; cleanup undoes under the lock, after the holder;
  * - the measuring registry: whose windows overlap whose, for runs alive
  *   and gone.
  * Each test has a journal folder of its own (IPSECPERF_JOURNAL_DIR).
@@ -42,6 +45,7 @@
 #include "journal.h"
 #include "kmod.h"
 #include "measuring.h"
+#include "offload.h"
 #include "undo_kinds.h"
 #include "xfrm.h"
 
@@ -299,6 +303,126 @@ static void hostwide_no_wait_names_holder(void **state)
 	close(ready[1]);
 }
 
+/* Is TSO on for dev (in this process's namespace)? */
+static bool tso_on(const char *dev)
+{
+	char *out = NULL;
+	bool on;
+
+	assert_int_equal(exec_run(NULL, (char *[]){ "ethtool", "-k", (char *)dev, NULL }, &out, NULL), 0);
+	assert_non_null(out);
+	on = strstr(out, "tcp-segmentation-offload: on") != NULL;
+	free(out);
+	return on;
+}
+
+static const struct offload_setting tso_off_v[] = { { "tso", false } };
+static const struct offload_list tso_off = { tso_off_v, 1 };
+
+/*
+ * Run A sets TSO off on a device outside its namespaces and is killed
+ * (SIGKILL: no undo). Run B must not read off as the device's own and
+ * put it back at its end: its change to that device is refused, naming
+ * A's journal and cleanup, while one to another device goes ahead.
+ * cleanup then puts A's TSO back, and B's change is taken.
+ */
+static void dead_run_change_refused(void **state)
+{
+	char why[512] = "";
+	int ready[2];
+	pid_t a;
+
+	(void)state;
+	if (!in_private_netns)
+		skip();
+	assert_int_equal(exec_run(NULL, (char *[]){ "ip", "link", "add", "ippj0", "type", "veth", "peer", "name",
+						    "ippj1", NULL }, NULL, NULL), 0);
+	assert_true(tso_on("ippj0"));
+	assert_int_equal(pipe(ready), 0);
+	a = fork();
+	if (a == 0) {
+		char w[512];
+
+		if (journal_open(false) == 0 && offload_apply(NULL, "ippj0", &tso_off, w, sizeof(w)) == 0 &&
+		    write(ready[1], "x", 1) == 1)
+			sleep(30);
+		_exit(1);
+	}
+	char x;
+
+	assert_int_equal(read(ready[0], &x, 1), 1);
+	kill(a, SIGKILL);
+	exec_wait(a);
+	assert_false(tso_on("ippj0"));
+
+	assert_int_equal(journal_open(false), 0);
+	assert_int_equal(offload_apply(NULL, "ippj0", &tso_off, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "device ippj0"));
+	assert_non_null(strstr(why, "ipsecperf cleanup"));
+	assert_false(hostwide_locked()); /* nothing changed under it: given back */
+	assert_int_equal(offload_apply(NULL, "ippj1", &tso_off, why, sizeof(why)), 0);
+	assert_false(tso_on("ippj1"));
+	assert_int_equal(journal_undo_all(), 0);
+	assert_true(tso_on("ippj1"));
+
+	int found = 0;
+
+	assert_int_equal(journal_cleanup_stale(false, &found), 0);
+	assert_int_equal(found, 1);
+	assert_true(tso_on("ippj0"));
+	assert_int_equal(journal_open(false), 0);
+	assert_int_equal(offload_apply(NULL, "ippj0", &tso_off, why, sizeof(why)), 0);
+	assert_int_equal(journal_undo_all(), 0);
+	assert_true(tso_on("ippj0"));
+	exec_run(NULL, (char *[]){ "ip", "link", "del", "ippj0", NULL }, NULL, NULL);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/*
+ * cleanup undoes under the host-wide lock: while a run holds it, the dead
+ * run's undo waits. The planted journal's undo succeeds only once the
+ * holder has let go (it leaves a file just before).
+ */
+static void cleanup_waits_for_hostwide(void **state)
+{
+	char path[256], released[256], line[600];
+	int ready[2], found = 0;
+	pid_t holder;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(journal_check(false), 0);
+	snprintf(released, sizeof(released), "%s/released", jdir);
+	snprintf(path, sizeof(path), "%s/journal-999999999-1.jsonl", jdir);
+	snprintf(line, sizeof(line), "{\"kind\":\"argv\",\"argv\":[\"test\",\"-e\",\"%s\"],\"seq\":1}\n", released);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(line, f);
+	fclose(f);
+	assert_int_equal(pipe(ready), 0);
+	holder = fork();
+	if (holder == 0) {
+		char w[256];
+
+		if (hostwide_lock(w, sizeof(w)) == 0 && write(ready[1], "x", 1) == 1) {
+			usleep(300 * 1000);
+			close(open(released, O_WRONLY | O_CREAT, 0600));
+			hostwide_unlock();
+		}
+		_exit(0);
+	}
+	char x;
+
+	assert_int_equal(read(ready[0], &x, 1), 1);
+	assert_int_equal(journal_cleanup_stale(false, &found), 0);
+	assert_int_equal(found, 1);
+	assert_int_equal(access(path, F_OK), -1); /* undone, so removed */
+	exec_wait(holder);
+	close(ready[0]);
+	close(ready[1]);
+}
+
 /* ---- the measuring registry ---- */
 
 /* Register a run (pid, start) that measured in the windows given (close 0: still open). */
@@ -415,7 +539,7 @@ static int test_kind_undo2(json_t *r)
 static void kinds_are_registered(void **state)
 {
 	json_t *r = json_pack("{s:s}", "kind", "test-kind");
-	struct journal_kind k = { "test-kind", test_kind_undo };
+	struct journal_kind k = { "test-kind", test_kind_undo, NULL };
 
 	(void)state;
 	assert_int_equal(journal_undo_one(r), -1);
@@ -504,6 +628,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(amend_keeps_undo_order, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(modules_window_is_exact, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(hostwide_no_wait_names_holder, jdir_setup, jdir_teardown),
+		cmocka_unit_test_setup_teardown(dead_run_change_refused, jdir_setup, jdir_teardown),
+		cmocka_unit_test_setup_teardown(cleanup_waits_for_hostwide, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(measuring_overlaps, jdir_setup, jdir_teardown),
 	};
 

@@ -2,14 +2,27 @@
 /* Unit tests for analyze/stats.c: summary figures, t quantiles, the tests. */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
 #include "stats.h"
+#include "stats_reference.h"
 
 #define assert_close(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
+/* relative: a reference value within rel of its size */
+#define assert_rel(a, b, rel) assert_true(near(#a, (a), (b), (rel)))
+
+/* got within rel of want (relative); says both when not */
+static bool near(const char *what, double got, double want, double rel)
+{
+	if (fabs(got - want) <= rel * fabs(want))
+		return true;
+	print_message("%s: %.17g, the reference %.17g\n", what, got, want);
+	return false;
+}
 
 static void test_summary_odd(void **state)
 {
@@ -151,6 +164,122 @@ static void test_mann_whitney_normal(void **state)
 	assert_true(mann_whitney_p(a, 60, b, 60, NULL) < 1e-15);
 }
 
+/*
+ * Against SciPy (tests/unit/stats_reference.h, tools/stats-reference.py;
+ * R agrees to 1e-14): unequal sizes, ties, both sides of the exact
+ * threshold. The p-values within 1e-9 of theirs (a relative error: the
+ * sums are exact, the normal tail erfc's); U exactly. Each case also the
+ * other way round: the same p, U = na nb - U.
+ */
+#define MW_CASE(c) { #c, c##_a, sizeof(c##_a) / sizeof(double), c##_b, sizeof(c##_b) / sizeof(double), \
+		     c##_U_REF, c##_P_REF }
+#define mw_exact_4_9_U_REF MW_EXACT_4_9_U
+#define mw_exact_4_9_P_REF MW_EXACT_4_9_P
+#define mw_exact_3_17_U_REF MW_EXACT_3_17_U
+#define mw_exact_3_17_P_REF MW_EXACT_3_17_P
+#define mw_ties_5_9_U_REF MW_TIES_5_9_U
+#define mw_ties_5_9_P_REF MW_TIES_5_9_P
+#define mw_ties_7_12_U_REF MW_TIES_7_12_U
+#define mw_ties_7_12_P_REF MW_TIES_7_12_P
+#define mw_ties_11_4_U_REF MW_TIES_11_4_U
+#define mw_ties_11_4_P_REF MW_TIES_11_4_P
+#define mw_edge_30_50_U_REF MW_EDGE_30_50_U
+#define mw_edge_30_50_P_REF MW_EDGE_30_50_P
+#define mw_edge_41_40_U_REF MW_EDGE_41_40_U
+#define mw_edge_41_40_P_REF MW_EDGE_41_40_P
+#define mw_normal_50_37_U_REF MW_NORMAL_50_37_U
+#define mw_normal_50_37_P_REF MW_NORMAL_50_37_P
+#define mw_normal_100_23_U_REF MW_NORMAL_100_23_U
+#define mw_normal_100_23_P_REF MW_NORMAL_100_23_P
+#define mw_normal_60_45_U_REF MW_NORMAL_60_45_U
+#define mw_normal_60_45_P_REF MW_NORMAL_60_45_P
+#define mw_normal_30_60_U_REF MW_NORMAL_30_60_U
+#define mw_normal_30_60_P_REF MW_NORMAL_30_60_P
+
+static const struct mw_ref {
+	const char *name;
+	const double *a;
+	int na;
+	const double *b;
+	int nb;
+	double u, p;
+} mw_refs[] = {
+	MW_CASE(mw_exact_4_9), MW_CASE(mw_exact_3_17), MW_CASE(mw_ties_5_9), MW_CASE(mw_ties_7_12),
+	MW_CASE(mw_ties_11_4), MW_CASE(mw_edge_30_50), MW_CASE(mw_edge_41_40), MW_CASE(mw_normal_50_37),
+	MW_CASE(mw_normal_100_23), MW_CASE(mw_normal_60_45), MW_CASE(mw_normal_30_60),
+};
+
+static void test_mann_whitney_reference(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(mw_refs) / sizeof(mw_refs[0]); i++) {
+		const struct mw_ref *c = &mw_refs[i];
+		double u, p = mann_whitney_p(c->a, c->na, c->b, c->nb, &u);
+
+		if (!near(c->name, p, c->p, 1e-9) || u != c->u)
+			fail_msg("%s: p %.17g U %g, SciPy's p %.17g U %g", c->name, p, u, c->p, c->u);
+		p = mann_whitney_p(c->b, c->nb, c->a, c->na, &u);
+		if (!near(c->name, p, c->p, 1e-9) || u != (double)c->na * c->nb - c->u)
+			fail_msg("%s the other way round: p %.17g U %g", c->name, p, u);
+	}
+}
+
+/* Welch against SciPy's ttest_ind(equal_var=False): the p rests on the fractional degrees of freedom. */
+static void test_welch_reference(void **state)
+{
+	(void)state;
+	assert_rel(welch_p(welch_4_11_a, 4, welch_4_11_b, 11), WELCH_4_11_P, 1e-9);
+	assert_rel(welch_p(welch_4_11_b, 11, welch_4_11_a, 4), WELCH_4_11_P, 1e-9);
+	assert_rel(welch_p(welch_2_30_a, 2, welch_2_30_b, 30), WELCH_2_30_P, 1e-9);
+	assert_rel(welch_p(welch_13_6_a, 13, welch_13_6_b, 6), WELCH_13_6_P, 1e-9);
+	assert_rel(welch_p(welch_13_6_b, 6, welch_13_6_a, 13), WELCH_13_6_P, 1e-9);
+}
+
+/* Student t at fractional df (Welch's): the cdf within 1e-12; the quantile within 1e-7 (R and SciPy differ by 2e-9). */
+static void test_t_reference(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(t_reference) / sizeof(t_reference[0]); i++) {
+		const double *r = t_reference[i];
+
+		assert_close(t_cdf(r[1], r[0]), r[2], 1e-12);
+		assert_rel(t_quantile(0.975, r[0]), r[3], 1e-7);
+		assert_rel(t_quantile(0.025, r[0]), -r[3], 1e-7);
+	}
+}
+
+/* The median's interval against SciPy's binomial: ranks k and n + 1 - k of a shuffled 1..n, and their coverage. */
+static void test_median_ci_reference(void **state)
+{
+	static double x[1000];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(median_ci_reference) / sizeof(median_ci_reference[0]); i++) {
+		int n = median_ci_reference[i].n, k = median_ci_reference[i].k;
+		double lo, hi, cov;
+
+		for (int j = 0; j < n; j++)
+			x[j] = (double)((j * 7919L) % n + 1); /* 7919 is prime: a permutation of 1..n */
+		cov = stats_median_ci(x, n, &lo, &hi);
+		if (!near("coverage", cov, median_ci_reference[i].coverage, 1e-12) || lo != k || hi != n + 1 - k)
+			fail_msg("n %d: ranks %g and %g, coverage %.17g; SciPy: %d and %d, %.17g", n, lo, hi, cov, k,
+				 n + 1 - k, median_ci_reference[i].coverage);
+	}
+}
+
+/* The summary's mean, sd and t interval against SciPy (the interval within 1e-7: R and SciPy differ by 1e-9). */
+static void test_summary_reference(void **state)
+{
+	struct stats s;
+
+	(void)state;
+	stats_compute(summary_x, 7, &s);
+	assert_rel(s.mean, SUMMARY_MEAN, 1e-12);
+	assert_rel(s.sd, SUMMARY_SD, 1e-12);
+	assert_rel(s.ci_lo, SUMMARY_CI_LO, 1e-7);
+	assert_rel(s.ci_hi, SUMMARY_CI_HI, 1e-7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +291,11 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_exact),
 		cmocka_unit_test(test_mann_whitney_ties_exact),
 		cmocka_unit_test(test_mann_whitney_normal),
+		cmocka_unit_test(test_mann_whitney_reference),
+		cmocka_unit_test(test_welch_reference),
+		cmocka_unit_test(test_t_reference),
+		cmocka_unit_test(test_median_ci_reference),
+		cmocka_unit_test(test_summary_reference),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

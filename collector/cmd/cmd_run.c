@@ -324,19 +324,28 @@ static int check_addr(const char *what, const char *a, int prefix)
 	return -1;
 }
 
-/* The tools a run starts, with the Debian package that provides each. */
+/* A tool a run starts is in PATH, or say which Debian package has it. */
+static int check_tool(const struct load_need *t)
+{
+	if (exec_have(t->program))
+		return 0;
+	pr_warn("run: %s not found in PATH: install the %s package (apt-get install %s)", t->program,
+		t->package, t->package);
+	return -1;
+}
+
+/* The tools a run starts: every load's (loads.h), then the testbeds'. */
 static int check_tools(void)
 {
-	static const char *const tools[][2] = {
-		{ "iperf3", "iperf3" }, { "ethtool", "ethtool" }, { "ip", "iproute2" },
-	};
+	static const struct load_need tools[] = { { "ethtool", "ethtool" }, { "ip", "iproute2" } };
 
+	for (int k = 0; load_kinds[k]; k++)
+		for (const struct load_need *t = load_kinds[k]->needs; t->program; t++)
+			if (check_tool(t) < 0)
+				return -1;
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (!exec_have(tools[i][0])) {
-			pr_warn("run: %s not found in PATH: install the %s package (apt-get install %s)",
-				tools[i][0], tools[i][1], tools[i][1]);
+		if (check_tool(&tools[i]) < 0)
 			return -1;
-		}
 	return 0;
 }
 

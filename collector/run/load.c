@@ -1,26 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The loads behind one entry (load.h): the scenario's load picks iperf3
- * (load_iperf3.c) or the built-in stream (load_stream_run.c, over the
- * sockets of load_stream.c). Here, so that neither load file calls the other.
+ * What every load shares (load.h): the scenario's entry of the table of
+ * loads (loads.c) and running it, the check at an endpoint, the flows'
+ * fairness. Here, so that no load file calls another.
  */
 #include <string.h>
 
-#include "endpoint_xfrm.h"
 #include "load.h"
 
-int load_check(const struct scenario *sc, char *why, size_t len)
+const struct load_kind *load_of(const struct scenario *sc)
 {
-	if (!sc->tcp_auth.method[0])
-		return 0;
-	return tcp_auth_probe(sc->tcp_auth.method, sc->tcp_auth.ao_alg, why, len) ? 1 : 0;
+	const struct load_kind *k = sc ? load_find(sc->load) : NULL;
+
+	return k ? k : load_kinds[0];
 }
 
 int load_check_at(const struct endpoint *e, const struct scenario *sc, char *why, size_t len)
 {
-	if (!sc->tcp_auth.method[0])
-		return 0;
-	return ep_tcp_auth_check(e, sc->tcp_auth.method, sc->tcp_auth.ao_alg, tcp_auth_probe, why, len);
+	const struct load_kind *k = load_of(sc);
+
+	return k->check_at ? k->check_at(e, sc, why, len) : 0;
 }
 
 const char *const load_direction_names[3] = { "tx", "rx", "both" };
@@ -38,7 +37,5 @@ double load_fairness(const struct load_flow *f, int n)
 
 int load_run(const struct load_params *p, struct load_result *r)
 {
-	if (p->sc && !strcmp(p->sc->load, "stream"))
-		return load_stream(p, r);
-	return load_iperf3(p, r);
+	return load_of(p->sc)->run(p, r);
 }

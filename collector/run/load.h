@@ -5,7 +5,9 @@
  * The measured window (after the warm-up) is opened and closed through
  * callbacks, so that CPU accounting and probes count the same interval.
  *
- * A façade of load.c (the choice and the window), load_iperf3.c,
+ * Which loads there are is one table, load_kinds[] (loads.h).
+ *
+ * A façade of load.c (the scenario's load, the window), load_iperf3.c,
  * load_stream.c (the stream's sockets) and load_stream_run.c (the stream
  * as a load).
  */
@@ -18,6 +20,7 @@
 #include <sys/socket.h>
 
 #include "endpoint.h"
+#include "loads.h"
 #include "scenario.h"
 #include "testbed.h"
 
@@ -50,7 +53,6 @@ struct load_result {
 };
 
 struct load_params {
-	const struct testbed *tb;      /* the netns testbed (its stream's ends) */
 	const struct endpoint *tx, *rx; /* the sender's and the receiver's ends */
 	int duration_s, omit_s;
 	int port;
@@ -66,7 +68,8 @@ struct load_params {
 /* Jain's fairness index of the flows' throughputs (1: all equal, 1/n: one took all). Unit-tested. */
 double load_fairness(const struct load_flow *f, int n);
 
-int load_iperf3(const struct load_params *p, struct load_result *r);
+/* The scenario's load (the default when sc is NULL or names none). */
+const struct load_kind *load_of(const struct scenario *sc);
 
 /*
  * A load's raw file, PREFIX SUFFIX (e.g. raw/clear-r1- iperf3-client.json):
@@ -75,23 +78,14 @@ int load_iperf3(const struct load_params *p, struct load_result *r);
 int raw_open(const char *prefix, const char *suffix);
 char *raw_read(const char *prefix, const char *suffix);
 
-/*
- * The built-in stream (load_stream.c): one TCP connection, the sender in
- * the tx namespace writing as fast as it can, the receiver in rx counting
- * bytes; TCP_MD5SIG or TCP-AO keys (getrandom()) on both sockets when the
- * scenario's [tcp-auth] asks. Its records carry the same fields as iperf3's.
- */
-int load_stream(const struct load_params *p, struct load_result *r);
-
-/* The scenario's load: iperf3 or the built-in stream. */
+/* The scenario's load (load_of(p->sc)->run). */
 int load_run(const struct load_params *p, struct load_result *r);
 
 /*
- * Can this kernel run the scenario's load (TCP-MD5, TCP-AO)? 0 yes; 1 no,
- * with the reason in why. Probes with a throwaway socket; changes nothing.
+ * Can endpoint e's kernel run the scenario's load (TCP-MD5, TCP-AO)? 0 yes;
+ * 1 no, with the reason in why; -1 e was lost (why). Here by trying with a
+ * throwaway socket, on the peer by its agent; changes nothing.
  */
-int load_check(const struct scenario *sc, char *why, size_t len);
-/* The same at endpoint e (here by trying, on the peer by its agent); -1: e was lost (why). */
 int load_check_at(const struct endpoint *e, const struct scenario *sc, char *why, size_t len);
 
 /*

@@ -411,7 +411,7 @@ static int flows_result(struct iperf3_run *x)
 	return 0;
 }
 
-int load_iperf3(const struct load_params *p, struct load_result *r)
+static int load_iperf3(const struct load_params *p, struct load_result *r)
 {
 	const struct endpoint *tx = p->tx, *rx = p->rx;
 	struct iperf3_run x = { .p = p, .tx = tx, .rx = rx, .r = r, .n = (p->flows > 1 ? p->flows : 1) * (p->direction == LOAD_BOTH ? 2 : 1) };
@@ -466,3 +466,13 @@ int load_iperf3(const struct load_params *p, struct load_result *r)
 	}
 	return err;
 }
+
+/* iperf3, the default load: a server and a client per flow, their JSON read back. */
+const struct load_kind load_kind_iperf3 = {
+	.name = "iperf3",
+	.title = "iperf3",
+	.caps = LOAD_FLOWS,
+	.needs = (const struct load_need[]){ { "iperf3", "iperf3" }, { NULL, NULL } },
+	.comm = "iperf3",
+	.run = load_iperf3,
+};

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "endpoint_xfrm.h"
 #include "exec.h"
 #include "journal.h"
 #include "load.h"
@@ -371,7 +372,7 @@ static void dry_run(const struct load_params *p, const struct tcp_auth_config *t
 		       m[0] ? (!strcmp(m, "md5") ? "MD5 key on both sockets" : "AO key on both sockets") : "");
 }
 
-int load_stream(const struct load_params *p, struct load_result *r)
+static int load_stream(const struct load_params *p, struct load_result *r)
 {
 	static const struct tcp_auth_config none;
 	struct stream_run x = { .p = p, .ta = p->sc ? &p->sc->tcp_auth : &none, .tx = p->tx, .rx = p->rx, .r = r,
@@ -418,3 +419,26 @@ int load_stream(const struct load_params *p, struct load_result *r)
 	munmap(x.shm, sizeof(*x.shm));
 	return err;
 }
+
+/* TCP-MD5/AO at endpoint e: here by trying, on the peer by its agent. */
+static int tcp_auth_check_at(const struct endpoint *e, const struct scenario *sc, char *why, size_t len)
+{
+	if (!sc->tcp_auth.method[0])
+		return 0;
+	return ep_tcp_auth_check(e, sc->tcp_auth.method, sc->tcp_auth.ao_alg, tcp_auth_probe, why, len);
+}
+
+/*
+ * The built-in stream (load_stream.c): one TCP connection, the sender in
+ * the tx namespace writing as fast as it can, the receiver in rx counting
+ * bytes; TCP_MD5SIG or TCP-AO keys (getrandom()) on both sockets when the
+ * scenario's [tcp-auth] asks. Its records carry the same fields as iperf3's.
+ */
+const struct load_kind load_kind_stream = {
+	.name = "stream",
+	.title = "the built-in stream",
+	.caps = LOAD_TCP_AUTH | LOAD_AGENT,
+	.needs = (const struct load_need[]){ { NULL, NULL } },
+	.check_at = tcp_auth_check_at,
+	.run = load_stream,
+};

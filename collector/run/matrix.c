@@ -365,11 +365,14 @@ static void run_scenario(struct matrix *m, int s)
 	char why[1024] = "";
 	int rc = lost ? -1 : ops->apply(m->tb, sc, why, sizeof(why));
 
-	/* the built-in stream is one connection, from the sending end */
-	if (rc == 0 && (m->cfg->flows > 1 || m->cfg->direction) && strcmp(sc->load, "iperf3")) {
+	/* a load without LOAD_FLOWS (the built-in stream) is one connection, from the sending end */
+	if (rc == 0 && (m->cfg->flows > 1 || m->cfg->direction) && !(load_of(sc)->caps & LOAD_FLOWS)) {
+		char names[200];
+
 		rc = 1;
-		snprintf(why, sizeof(why), "%s: the built-in stream (load = %s) runs one flow from the sending end; iperf3 runs these",
-			 m->cfg->flows > 1 ? "--flows" : "--direction", sc->load);
+		snprintf(why, sizeof(why), "%s: %s (load = %s) runs one flow from the sending end; %s runs these",
+			 m->cfg->flows > 1 ? "--flows" : "--direction", load_of(sc)->title, sc->load,
+			 load_names(LOAD_FLOWS, names, sizeof(names)));
 	}
 
 	if ((lost = ops->lost ? ops->lost(m->tb) : NULL))

@@ -48,7 +48,9 @@ json_t *record_cpb(uint64_t cycles, uint64_t bytes)
 
 void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr)
 {
-	json_object_set_new(rec, "load", json_string(sc->load));
+	const struct load_kind *k = load_of(sc);
+
+	json_object_set_new(rec, "load", json_string(k->name));
 	json_object_set_new(rec, "duration_s", json_real(lr->duration_s));
 	json_object_set_new(rec, "bytes", json_integer((json_int_t)lr->bytes));
 	json_object_set_new(rec, "throughput_bps", json_real(lr->throughput_bps));
@@ -74,4 +76,6 @@ void record_load(json_t *rec, const struct scenario *sc, const struct load_resul
 		json_object_set_new(rec, "flow", a);
 		json_object_set_new(rec, "fairness", json_real(load_fairness(lr->flows, lr->nflows)));
 	}
+	if (k->record)
+		k->record(rec, sc, lr);
 }

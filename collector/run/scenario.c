@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "loads.h"
 #include "log.h"
 #include "suggest.h"
 #include "options.h"
@@ -83,8 +84,10 @@ static int section_scenario(struct parse_state *ps, const char *key, const char 
 	if (!strcmp(key, "description"))
 		return set_string(sc->description, sizeof(sc->description), v, ps, key);
 	if (!strcmp(key, "load")) {
-		if (strcmp(v, "iperf3") && strcmp(v, "stream")) {
-			snprintf(ps->why, sizeof(ps->why), "load must be iperf3 or stream, not '%s'", v);
+		if (!load_find(v)) {
+			char names[200];
+
+			snprintf(ps->why, sizeof(ps->why), "load must be %s, not '%s'", load_names(0, names, sizeof(names)), v);
 			return 0;
 		}
 		return set_string(sc->load, sizeof(sc->load), v, ps, key);
@@ -241,6 +244,17 @@ static int section_link(struct parse_state *ps, const char *key, const char *v)
 }
 
 /* What the sections cannot check one key at a time. */
+/* Why sc's load cannot take its [tcp-auth] (a static buffer). */
+static const char *tcp_auth_load_why(const struct scenario *sc)
+{
+	static char why[300];
+	char names[200];
+
+	snprintf(why, sizeof(why), "[tcp-auth] needs load = %s: %s cannot set TCP_MD5SIG or TCP-AO keys",
+		 load_names(LOAD_TCP_AUTH, names, sizeof(names)), sc->load);
+	return why;
+}
+
 static const char *scenario_validate(struct scenario *sc)
 {
 	struct ipsec_config *c = &sc->ipsec;
@@ -260,8 +274,8 @@ static const char *scenario_validate(struct scenario *sc)
 	if (sc->tcp_auth.method[0] || sc->tcp_auth.ao_alg[0]) {
 		if (!sc->tcp_auth.method[0])
 			return "[tcp-auth] method is missing (md5 or ao)";
-		if (strcmp(sc->load, "stream"))
-			return "[tcp-auth] needs load = stream: iperf3 cannot set TCP_MD5SIG or TCP-AO keys";
+		if (!(load_find(sc->load)->caps & LOAD_TCP_AUTH))
+			return tcp_auth_load_why(sc);
 		if (!sc->tcp_auth.ao_alg[0])
 			strcpy(sc->tcp_auth.ao_alg, "hmac(sha1)");
 	}
@@ -316,7 +330,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	}
 	memcpy(sc->name, base, n);
 	snprintf(sc->path, sizeof(sc->path), "%s", path);
-	strcpy(sc->load, "iperf3");
+	snprintf(sc->load, sizeof(sc->load), "%s", load_kinds[0]->name);
 
 	sc->text = file_read_regular(path, SCENARIO_MAX_BYTES, &len, why, sizeof(why));
 	if (!sc->text) {

@@ -67,7 +67,7 @@ static int netns_apply(void *arg, const struct scenario *sc, char *why, size_t l
 	if (rc == 0)
 		rc = offload_apply(n->tb.ns_rx, n->tb.dev_rx, &ol, why, len);
 	if (rc == 0 && !journal_dry_run())
-		rc = load_check(sc, why, len);
+		rc = load_check_at(&n->tb.ep_tx, sc, why, len);
 	if (rc == 0)
 		rc = ipsec_apply(&n->tb.ep_tx, &n->tb.ep_rx, sc, &n->sas, why, len);
 	return rc;
@@ -113,7 +113,6 @@ static int netns_load(void *arg, const struct scenario *sc, const struct load_pa
 	struct netns_tb *n = arg;
 	struct load_params p = *lp;
 
-	p.tb = &n->tb;
 	p.tx = &n->tb.ep_tx;
 	p.rx = &n->tb.ep_rx;
 	p.sc = sc;

@@ -415,14 +415,14 @@ static int scenario_possible(struct tb_peer *t, const struct scenario *sc, char 
 			 t->v.addr_tx, t->v.addr_rx);
 		return 1;
 	}
-	if (!sc->tcp_auth.method[0] && strcmp(sc->load, "stream"))
+	if (!sc->tcp_auth.method[0] && !(load_of(sc)->caps & LOAD_AGENT))
 		return 0;
 	if (load_check_at(t->v.ep_tx, sc, w, sizeof(w))) {
 		snprintf(why, len, "this host: %s", w);
 		return 1;
 	}
 	if (!t->v.have_agent) {
-		snprintf(why, len, "the built-in stream%s needs ipsecperf on the peer: %s",
+		snprintf(why, len, "%s%s needs ipsecperf on the peer: %s", load_of(sc)->title,
 			 sc->tcp_auth.method[0] ? " and its key" : "", t->v.no_agent_why);
 		return 1;
 	}

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loads.h"
 #include "log.h"
 #include "guest.h"
 #include "guest_pair.h"
@@ -147,8 +148,9 @@ static bool is_kthread(long pid)
 }
 
 /*
- * Has load started? An iperf3 process whose namespace has sent more than
- * the handshakes do: that is the first byte of the first run's load.
+ * Has load started? A load's sender (its entry's comm: iperf3) whose
+ * namespace has sent more than the handshakes do: that is the first byte
+ * of the first run's load.
  */
 #define FIRST_BYTE_THRESHOLD (64 * 1024)
 
@@ -166,7 +168,7 @@ static bool load_started(void)
 		if (e->d_name[0] < '1' || e->d_name[0] > '9' || is_kthread(atol(e->d_name)))
 			continue;
 		fmt_buf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (file_read_line(path, comm, sizeof(comm)) < 0 || strcmp(comm, "iperf3"))
+		if (file_read_line(path, comm, sizeof(comm)) < 0 || !load_comm(comm))
 			continue;
 		started = ns_tx_bytes(e->d_name) > FIRST_BYTE_THRESHOLD;
 	}

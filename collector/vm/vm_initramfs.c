@@ -27,6 +27,7 @@
 #include "files.h"
 #include "exec.h"
 #include "kdwarf.h"
+#include "loads.h"
 #include "options.h"
 #include "log.h"
 #include "vm_guest.h"
@@ -54,8 +55,8 @@ struct tool {
 	bool required;
 };
 
+/* Besides the programs the loads start (loads.h), each put in usr/bin. */
 static const struct tool tools[] = {
-	{ "usr/bin/iperf3", { "/usr/bin/iperf3", "/usr/local/bin/iperf3", "/bin/iperf3" }, true },
 	{ "usr/sbin/ethtool", { "/usr/sbin/ethtool", "/sbin/ethtool", "/usr/bin/ethtool" }, true },
 	{ "usr/sbin/ip", { "/usr/sbin/ip", "/sbin/ip", "/bin/ip", "/usr/bin/ip" }, true },
 	{ "usr/sbin/tc", { "/usr/sbin/tc", "/sbin/tc", "/bin/tc", "/usr/bin/tc" }, false },
@@ -93,6 +94,37 @@ static int add_busybox_applets(struct cpio *c)
 	return 0;
 }
 
+/* One tool, found on the host; a required one missing is an error. */
+static int add_tool(struct cpio *c, const struct tool *t)
+{
+	const char *src = first_real(t->host, !strcmp(t->guest, "bin/busybox"));
+
+	if (src)
+		return add_elf(c, t->guest, src);
+	if (!t->required)
+		return 0;
+	pr_warn("vm: initramfs: %s is not installed on this host; `make deps` installs it", strrchr(t->guest, '/') + 1);
+	return -1;
+}
+
+/* The programs every load starts (iperf3), from the host's usr/local/bin, usr/bin or bin. */
+static int add_load_tools(struct cpio *c)
+{
+	for (int k = 0; load_kinds[k]; k++)
+		for (const struct load_need *n = load_kinds[k]->needs; n->program; n++) {
+			char guest[128], in[3][128];
+			struct tool t = { guest, { in[0], in[1], in[2] }, true };
+
+			fmt_buf(guest, sizeof(guest), "usr/bin/%s", n->program);
+			fmt_buf(in[0], sizeof(in[0]), "/usr/bin/%s", n->program);
+			fmt_buf(in[1], sizeof(in[1]), "/usr/local/bin/%s", n->program);
+			fmt_buf(in[2], sizeof(in[2]), "/bin/%s", n->program);
+			if (add_tool(c, &t) < 0)
+				return -1;
+		}
+	return 0;
+}
+
 static int add_tools(struct cpio *c, const char *workdir)
 {
 	char self[64], stripped[PATH_MAX + 32], *out = NULL;
@@ -110,22 +142,11 @@ static int add_tools(struct cpio *c, const char *workdir)
 		      &out) == 0)
 		exe = stripped;
 	free(out);
-	if (add_elf(c, GUEST_EXE + 1, exe) < 0)
+	if (add_elf(c, GUEST_EXE + 1, exe) < 0 || add_load_tools(c) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
-		const char *src = first_real(tools[i].host, !strcmp(tools[i].guest, "bin/busybox"));
-
-		if (!src) {
-			if (tools[i].required) {
-				pr_warn("vm: initramfs: %s is not installed on this host; `make deps` installs it",
-					strrchr(tools[i].guest, '/') + 1);
-				return -1;
-			}
-			continue;
-		}
-		if (add_elf(c, tools[i].guest, src) < 0)
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (add_tool(c, &tools[i]) < 0)
 			return -1;
-	}
 	/*
 	 * Not /sbin/modprobe, the kernel's default modprobe path: while it
 	 * boots, the kernel asks for crypto and other modules it can do

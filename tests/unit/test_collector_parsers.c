@@ -93,6 +93,37 @@ static void scenario_errors(void **state)
 	expect_error("[scenario]\ndescription = x\n[link]\nmt = 1500\n", ":4: unknown key 'mt' in [link]");
 }
 
+/* The table of loads: every entry whole, names unique, the lookups and the lists messages print. */
+static void load_table(void **state)
+{
+	char names[200];
+
+	(void)state;
+	assert_ptr_equal(load_kinds[0], &load_kind_iperf3); /* the default */
+	for (int i = 0; load_kinds[i]; i++) {
+		const struct load_kind *k = load_kinds[i];
+
+		assert_non_null(k->name);
+		assert_non_null(k->title);
+		assert_non_null(k->run);
+		assert_non_null(k->needs);
+		assert_true(strlen(k->name) < sizeof(((struct scenario *)0)->load));
+		assert_ptr_equal(load_find(k->name), k);
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(load_kinds[j]->name, k->name);
+	}
+	assert_null(load_find("netperf"));
+	assert_null(load_find(NULL));
+	assert_string_equal(load_names(0, names, sizeof(names)), "iperf3 or stream");
+	assert_string_equal(load_names(LOAD_TCP_AUTH, names, sizeof(names)), "stream");
+	assert_string_equal(load_names(LOAD_FLOWS, names, sizeof(names)), "iperf3");
+	assert_ptr_equal(load_comm("iperf3"), &load_kind_iperf3);
+	assert_null(load_comm("ipsecperf"));
+	assert_ptr_equal(load_of(NULL), &load_kind_iperf3);
+	expect_error("[scenario]\ndescription = x\n[tcp-auth]\nmethod = md5\n",
+		     "[tcp-auth] needs load = stream: iperf3 cannot set TCP_MD5SIG or TCP-AO keys");
+}
+
 static void expect_load_error(const char *path, const char *want)
 {
 	struct scenario sc;
@@ -394,6 +425,7 @@ int main(void)
 		cmocka_unit_test(proc_stat),       cmocka_unit_test(metrics),
 		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),
 		cmocka_unit_test(options_separator), cmocka_unit_test(options_bad),
+		cmocka_unit_test(load_table),
 	};
 
 	return cmocka_run_group_tests_name("collector parsers", tests, NULL, NULL);

@@ -16,7 +16,7 @@ json_t *probes_counters_unavailable(const char *why)
 
 	snprintf(how, sizeof(how), "unavailable: %s", why);
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
-		json_object_set_new(out, probe_counter_names[c],
+		json_object_set_new(out, probe_counters[c].name,
 				    json_pack("{s:n, s:n, s:s}", "count", "per_packet", "symbol", how));
 	return out;
 }

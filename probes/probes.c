@@ -27,25 +27,6 @@
 #include "probes.h"
 #include "probes_int.h"
 
-const char *const probe_counter_names[IPP_NR_COUNTERS] = {
-	[IPP_ESP_OUTPUT] = "esp_output",
-	[IPP_ESP_OUTPUT_TAIL] = "esp_output_tail",
-	[IPP_XFRM_TRANSPORT_OUTPUT] = "xfrm_transport_output",
-	[IPP_MEMMOVE_TRANSPORT_OUTPUT] = "memmove_transport_output",
-	[IPP_MEMMOVE_TRANSPORT_INPUT] = "memmove_transport_input",
-	[IPP_KMALLOC_ESP_OUTPUT] = "kmalloc_esp_output",
-	[IPP_KFREE_ESP_OUTPUT] = "kfree_esp_output",
-	[IPP_ESP_INPUT] = "esp_input",
-	[IPP_XFRM_INPUT] = "xfrm_input",
-	[IPP_ESP_GRO_RECEIVE] = "esp_gro_receive",
-	[IPP_ESP_GRO_MERGED] = "esp_gro_merged",
-	[IPP_KMALLOC_ESP_INPUT] = "kmalloc_esp_input",
-	[IPP_SKB_SEGMENT] = "skb_segment",
-	[IPP_TCP_GSO_SEGMENT] = "tcp_gso_segment",
-	[IPP_XMIT_SKBS] = "xmit_skbs",
-	[IPP_XMIT_SEGS] = "xmit_segs",
-};
-
 const char *const probe_set_names[PROBE_SET_N] = {
 	[PROBE_SET_DEFAULT] = "default",
 	[PROBE_SET_ALL] = "all",
@@ -126,103 +107,156 @@ static int ksyms_cached(struct ksyms *ks, char *why, size_t wlen)
 	return 0;
 }
 
-/* Counters left out by the probe set or the scenario, saying which. */
-static void leave_out(struct probes *p, const int *ctrs, size_t n, const char *why)
-{
-	for (size_t i = 0; i < n; i++)
-		probes_set_how(p, ctrs[i], false, "%s", why);
-}
-
-/* the kprobe ones, then the NKMEM kmem tracepoint ones (last: esp_ctrs + NESP - NKMEM) */
-static const int esp_ctrs[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
-				IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
-				IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE, IPP_ESP_GRO_MERGED,
-				IPP_KMALLOC_ESP_OUTPUT, IPP_KFREE_ESP_OUTPUT, IPP_KMALLOC_ESP_INPUT };
-#define NESP (sizeof(esp_ctrs) / sizeof(esp_ctrs[0]))
-#define NKMEM 3
-
 /*
  * Whether GRO merged the decrypted packets: skb_gro_receive's entry notes
  * a sec_path, its return counts the merges (ipsecperf.bpf.c). Attached
  * whether or not esp4_offload is loaded: without it, no decrypted packet
  * reaches GRO, and 0 is the count.
  */
-static void attach_gro_merged(struct probes *p, const struct ksyms *ks)
+static void attach_gro_merged(struct probes *p, const struct ksyms *ks, int c)
 {
 	char why[256];
 
 	if (!ksyms_find(ks, "skb_gro_receive")) {
-		probes_set_how(p, IPP_ESP_GRO_MERGED, false, "skb_gro_receive is not in /proc/kallsyms");
+		probes_set_how(p, c, false, "skb_gro_receive is not in /proc/kallsyms");
 		return;
 	}
 	if (probes_attach_kprobe(p, p->skel->progs.gro_merge_entry, "skb_gro_receive", 0, why, sizeof(why)) < 0 ||
 	    probes_attach_kretprobe(p, p->skel->progs.gro_merge_return, "skb_gro_receive", why, sizeof(why)) < 0) {
-		probes_set_how(p, IPP_ESP_GRO_MERGED, false, "%s", why);
+		probes_set_how(p, c, false, "%s", why);
 		return;
 	}
-	probes_set_how(p, IPP_ESP_GRO_MERGED, true, "kprobe and kretprobe skb_gro_receive (packets with a sec_path)");
+	probes_set_how(p, c, true, "kprobe and kretprobe skb_gro_receive (packets with a sec_path)");
 }
 
-/*
- * The receive path: esp_input and the GRO over ESP each in their IPv4 and
- * IPv6 function (the IPv6 one where its module is loaded), xfrm_input,
- * and whether GRO merged what it decrypted.
- */
-static void attach_receive_kprobes(struct probes *p, const struct ksyms *ks)
+/* esp_input in its IPv4 and IPv6 function (the IPv6 one where its module is loaded). */
+static void attach_esp_input(struct probes *p, const struct ksyms *ks, int c)
 {
 	char why[256];
 
-	attach_gro_merged(p, ks);
-
-	probes_attach_simple_kprobe(p, ks, IPP_ESP_INPUT, p->skel->progs.esp_input, "esp_input", true);
-	if (p->avail[IPP_ESP_INPUT] && ksyms_find(ks, "esp6_input") &&
+	probes_attach_simple_kprobe(p, ks, c, p->skel->progs.esp_input, "esp_input", true);
+	if (p->avail[c] && ksyms_find(ks, "esp6_input") &&
 	    probes_attach_kprobe(p, p->skel->progs.esp_input, "esp6_input", 0, why, sizeof(why)) == 0)
-		probes_set_how(p, IPP_ESP_INPUT, true, "kprobes esp_input and esp6_input");
-	probes_attach_simple_kprobe(p, ks, IPP_XFRM_INPUT, p->skel->progs.xfrm_input, "xfrm_input", false);
+		probes_set_how(p, c, true, "kprobes esp_input and esp6_input");
+}
+
+/* The GRO over ESP, IPv4 and IPv6, where esp4_offload is loaded. */
+static void attach_esp_gro_receive(struct probes *p, const struct ksyms *ks, int c)
+{
+	char why[256];
+
 	if (!ksyms_find(ks, "esp4_gro_receive")) {
-		probes_set_how(p, IPP_ESP_GRO_RECEIVE, false, "%s",
+		probes_set_how(p, c, false, "%s",
 			access("/sys/module/esp4_offload", F_OK) == 0
 				? "esp4_gro_receive is not in /proc/kallsyms although esp4_offload is loaded"
 				: "esp4_gro_receive is not in /proc/kallsyms: esp4_offload is not loaded (no GRO over ESP)");
 		return;
 	}
-	probes_attach_simple_kprobe(p, ks, IPP_ESP_GRO_RECEIVE, p->skel->progs.esp_gro_receive, "esp4_gro_receive", false);
-	if (p->avail[IPP_ESP_GRO_RECEIVE] && ksyms_find(ks, "esp6_gro_receive") &&
+	probes_attach_simple_kprobe(p, ks, c, p->skel->progs.esp_gro_receive, "esp4_gro_receive", false);
+	if (p->avail[c] && ksyms_find(ks, "esp6_gro_receive") &&
 	    probes_attach_kprobe(p, p->skel->progs.esp_gro_receive, "esp6_gro_receive", 0, why, sizeof(why)) == 0)
-		probes_set_how(p, IPP_ESP_GRO_RECEIVE, true, "kprobes esp4_gro_receive and esp6_gro_receive");
+		probes_set_how(p, c, true, "kprobes esp4_gro_receive and esp6_gro_receive");
 }
 
-/* The kprobes; call sites first: the code is read before any kprobe of ours patches it. */
-static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
+/* The calls to memmove in the transport output and input: in the first of the functions that has any. */
+static void attach_memmove_out(struct probes *p, const struct ksyms *ks, int c)
 {
-	static const char *const out_fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
-	static const char *const in_fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
+	static const char *const fns[] = { "xfrm4_transport_output", "xfrm_outer_mode_output" };
 
-	probes_attach_simple_kprobe(p, ks, IPP_SKB_SEGMENT, p->skel->progs.skb_segment, "skb_segment", false);
-	probes_attach_simple_kprobe(p, ks, IPP_TCP_GSO_SEGMENT, p->skel->progs.tcp_gso_segment, "tcp_gso_segment", false);
-	if (!esp)
-		return;
-	probes_attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_OUTPUT, p->skel->progs.memmove_out, out_fns, 2);
-	probes_attach_call_sites(p, ks, IPP_MEMMOVE_TRANSPORT_INPUT, p->skel->progs.memmove_in, in_fns, 3);
+	probes_attach_call_sites(p, ks, c, p->skel->progs.memmove_out, fns, 2);
+}
 
-	probes_attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT, p->skel->progs.esp_output, "esp_output", true);
-	probes_attach_simple_kprobe(p, ks, IPP_ESP_OUTPUT_TAIL, p->skel->progs.esp_output_tail, "esp_output_tail", true);
-	attach_receive_kprobes(p, ks);
+static void attach_memmove_in(struct probes *p, const struct ksyms *ks, int c)
+{
+	static const char *const fns[] = { "xfrm4_transport_input", "xfrm_inner_mode_input", "xfrm_input" };
 
+	probes_attach_call_sites(p, ks, c, p->skel->progs.memmove_in, fns, 3);
+}
+
+/* The IPv4 transport output: a function of its own, inlined into xfrm_outer_mode_output, or found by DWARF. */
+static void attach_transport_output(struct probes *p, const struct ksyms *ks, int c)
+{
 	if (ksyms_find(ks, "xfrm4_transport_output")) {
 		p->skel->bss->gate_transport_output = 0;
-		probes_attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-					    "xfrm4_transport_output", false);
+		probes_attach_simple_kprobe(p, ks, c, p->skel->progs.transport_output, "xfrm4_transport_output", false);
 	} else if (ksyms_find(ks, "xfrm_outer_mode_output")) {
 		p->skel->bss->gate_transport_output = 1;
-		probes_attach_simple_kprobe(p, ks, IPP_XFRM_TRANSPORT_OUTPUT, p->skel->progs.transport_output,
-					    "xfrm_outer_mode_output", false);
-		if (p->avail[IPP_XFRM_TRANSPORT_OUTPUT])
-			probes_set_how(p, IPP_XFRM_TRANSPORT_OUTPUT, true,
+		probes_attach_simple_kprobe(p, ks, c, p->skel->progs.transport_output, "xfrm_outer_mode_output", false);
+		if (p->avail[c])
+			probes_set_how(p, c, true,
 				"kprobe xfrm_outer_mode_output (xfrm4_transport_output is inlined into it; only IPv4 transport-mode states count)");
 	} else {
 		probes_attach_transport_output_dwarf(p, ks);
 	}
+}
+
+/*
+ * The counters, by slot (ipsecperf.h), each counted by a program of
+ * ipsecperf.bpf.c: the names the records, `probe --list` and
+ * docs/probes.md give, how each attaches, and what it is checked against.
+ * A new counter is its slot, its program and its line here
+ * (docs/architecture.md, "A new counter"). Why a counter is left out
+ * comes from its flags (not in the probe set, no SAs, no kprobes) or from
+ * its attach, which says what the kernel lacks (probes_set_how).
+ */
+const struct probe_counter probe_counters[IPP_NR_COUNTERS] = {
+	[IPP_ESP_OUTPUT] = { "esp_output", PC_ESP | PC_KPROBE | PC_ESP4 | PC_PER_SA, .prog = "esp_output",
+			     .check = "the SAs' packets, off the GSO path (ipsec_path_check)" },
+	[IPP_ESP_OUTPUT_TAIL] = { "esp_output_tail", PC_ESP | PC_KPROBE | PC_ESP4 | PC_PER_SA,
+				  .prog = "esp_output_tail",
+				  .check = "the SAs' packets; ran without esp_output: the GSO path (ipsec_path_check)" },
+	[IPP_XFRM_TRANSPORT_OUTPUT] = { "xfrm_transport_output", PC_ESP | PC_KPROBE, .attach = attach_transport_output },
+	[IPP_MEMMOVE_TRANSPORT_OUTPUT] = { "memmove_transport_output", PC_ESP | PC_KPROBE | PC_READS_CODE,
+					   .attach = attach_memmove_out },
+	[IPP_MEMMOVE_TRANSPORT_INPUT] = { "memmove_transport_input", PC_ESP | PC_KPROBE | PC_READS_CODE,
+					  .attach = attach_memmove_in },
+	[IPP_KMALLOC_ESP_OUTPUT] = { "kmalloc_esp_output", PC_ESP | PC_KMEM, .bytes = IPP_KMALLOC_ESP_OUTPUT_BYTES },
+	[IPP_KFREE_ESP_OUTPUT] = { "kfree_esp_output", PC_ESP | PC_KMEM, .bytes = IPP_KFREE_ESP_OUTPUT_BYTES },
+	[IPP_ESP_INPUT] = { "esp_input", PC_ESP | PC_KPROBE | PC_PER_SA, .attach = attach_esp_input },
+	[IPP_XFRM_INPUT] = { "xfrm_input", PC_ESP | PC_KPROBE, .prog = "xfrm_input" },
+	[IPP_ESP_GRO_RECEIVE] = { "esp_gro_receive", PC_ESP | PC_KPROBE, .attach = attach_esp_gro_receive },
+	[IPP_ESP_GRO_MERGED] = { "esp_gro_merged", PC_ESP | PC_KPROBE, .attach = attach_gro_merged },
+	[IPP_KMALLOC_ESP_INPUT] = { "kmalloc_esp_input", PC_ESP | PC_KMEM | PC_BYTES_ALWAYS,
+				    .bytes = IPP_KMALLOC_ESP_INPUT_BYTES },
+	[IPP_SKB_SEGMENT] = { "skb_segment", PC_KPROBE, .prog = "skb_segment" },
+	[IPP_TCP_GSO_SEGMENT] = { "tcp_gso_segment", PC_KPROBE, .prog = "tcp_gso_segment" },
+	[IPP_XMIT_SKBS] = { "xmit_skbs", PC_XMIT, .check = "the kernel's own count of skbs (\"kernel\")" },
+	[IPP_XMIT_SEGS] = { "xmit_segs", PC_XMIT, .check = "the kernel's own count of segments (\"kernel\")" },
+};
+
+/* Counters with every flag of flags left out, saying why. */
+static void leave_out(struct probes *p, unsigned flags, const char *why)
+{
+	for (int c = 0; c < IPP_NR_COUNTERS; c++)
+		if ((probe_counters[c].flags & flags) == flags)
+			probes_set_how(p, c, false, "%s", why);
+}
+
+/* One kprobe counter: its own attach, or a kprobe on the function its program is named for. */
+static void attach_counter(struct probes *p, const struct ksyms *ks, int c)
+{
+	const struct probe_counter *pc = &probe_counters[c];
+
+	if (pc->attach)
+		pc->attach(p, ks, c);
+	else
+		probes_attach_simple_kprobe(p, ks, c, bpf_object__find_program_by_name(p->skel->obj, pc->prog),
+					    pc->prog, pc->flags & PC_ESP4);
+}
+
+/*
+ * The kprobes, the ESP ones in ESP scenarios only; those that read the
+ * kernel's code first, before any kprobe of ours patches it.
+ */
+static void attach_kprobes(struct probes *p, const struct ksyms *ks, bool esp)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int c = 0; c < IPP_NR_COUNTERS; c++) {
+			unsigned f = probe_counters[c].flags;
+
+			if ((f & PC_KPROBE) && (esp || !(f & PC_ESP)) && ((f & PC_READS_CODE) != 0) == (pass == 0))
+				attach_counter(p, ks, c);
+		}
 }
 
 /* xmit_skbs and xmit_segs from the kernel's counters, where no program counts them. */
@@ -273,25 +307,19 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 	xmit_from_kernel(p);
 	if (ksyms_cached(&ks, why, sizeof(why)) < 0) {
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			if (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS)
+			if (!(probe_counters[c].flags & PC_XMIT))
 				probes_set_how(p, c, false, "%s", why);
 		return 0;
 	}
 	nokp = p->set == PROBE_SET_TRACEPOINTS ? "kprobes not asked for (--probe-set tracepoints)" : no_kprobes();
-	if (nokp) {
-		static const int kp[] = { IPP_ESP_OUTPUT, IPP_ESP_OUTPUT_TAIL, IPP_XFRM_TRANSPORT_OUTPUT,
-					  IPP_MEMMOVE_TRANSPORT_OUTPUT, IPP_MEMMOVE_TRANSPORT_INPUT,
-					  IPP_ESP_INPUT, IPP_XFRM_INPUT, IPP_ESP_GRO_RECEIVE, IPP_ESP_GRO_MERGED,
-					  IPP_SKB_SEGMENT, IPP_TCP_GSO_SEGMENT };
-
-		leave_out(p, kp, sizeof(kp) / sizeof(kp[0]), nokp);
-	}
+	if (nokp)
+		leave_out(p, PC_KPROBE, nokp);
 	if (!no_esp)
 		probes_attach_kmem(p, &ks);
 	else if (p->set == PROBE_SET_TRACEPOINTS) /* its kprobe ones say "kprobes not asked for" */
-		leave_out(p, esp_ctrs + NESP - NKMEM, NKMEM, no_esp);
+		leave_out(p, PC_ESP | PC_KMEM, no_esp);
 	else
-		leave_out(p, esp_ctrs, NESP, no_esp);
+		leave_out(p, PC_ESP, no_esp);
 	if (!nokp)
 		attach_kprobes(p, &ks, !no_esp);
 	return 0;
@@ -361,7 +389,7 @@ int probes_list(FILE *f, bool as_json)
 
 			if (!strncmp(why, "unavailable: ", 13))
 				why += 13;
-			json_object_set_new(o, probe_counter_names[c],
+			json_object_set_new(o, probe_counters[c].name,
 					    json_pack("{s:b, s:s?, s:s?}", "available", p->avail[c], "symbol",
 						      p->avail[c] ? p->how[c] : NULL, "reason",
 						      p->avail[c] ? NULL : *why ? why : "not attached"));
@@ -372,7 +400,7 @@ int probes_list(FILE *f, bool as_json)
 	} else {
 		fprintf(f, "%-26s %s\n", "counter", "how it attaches on this kernel");
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
-			fprintf(f, "%-26s %s\n", probe_counter_names[c], p->how[c]);
+			fprintf(f, "%-26s %s\n", probe_counters[c].name, p->how[c]);
 	}
 	probes_close(p);
 	return 0;

@@ -20,9 +20,32 @@
 #include "ipsecperf.h"
 
 struct probes;
+struct ksyms;
 
-/* Counter names (docs/probes.md), by slot. */
-extern const char *const probe_counter_names[IPP_NR_COUNTERS];
+/* What a counter is (struct probe_counter's flags). */
+#define PC_ESP 0x01        /* an ESP program's: attached in ESP scenarios, with --probe-set esp, all or tracepoints */
+#define PC_KPROBE 0x02     /* attached by kprobes: left out without them or with --probe-set tracepoints */
+#define PC_KMEM 0x04       /* a kmem tracepoint's, attached with the others (probes_attach_kmem) */
+#define PC_XMIT 0x08       /* skbs or segments sent: the kernel's own counters, or the xmit program */
+#define PC_PER_SA 0x10     /* its program counts per SA ("per_sa", "per_sa_load") */
+#define PC_ESP4 0x20       /* its function is esp4's: a missing symbol says whether esp4 is there */
+#define PC_READS_CODE 0x40 /* placed by reading the kernel's code: attached before the other kprobes */
+#define PC_BYTES_ALWAYS 0x80 /* its bytes are counted by the perf fallback too */
+
+/*
+ * One counter of the table probe_counters[] (probes.c), by slot
+ * (ipsecperf.h): a record's "counters" key and what it holds.
+ */
+struct probe_counter {
+	const char *name;  /* the record's key (docs/probes.md) */
+	unsigned flags;    /* PC_* */
+	const char *prog;  /* its program in ipsecperf.bpf.c, on a kprobe of the function of that name; or NULL */
+	/* Where prog on its function is not enough: attach, or say why not (probes_set_how). */
+	void (*attach)(struct probes *p, const struct ksyms *ks, int c);
+	int bytes;         /* the slot of the bytes it counts beside its calls ("bytes"), or 0 */
+	const char *check; /* what the kernel's own figures check it against, or NULL */
+};
+extern const struct probe_counter probe_counters[IPP_NR_COUNTERS];
 
 /* Open and load the BPF programs. Never NULL: without BPF every counter says why. */
 struct probes *probes_open(void);

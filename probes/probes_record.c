@@ -160,7 +160,7 @@ static json_t *load_count(const struct probes *p, int c)
 {
 	uint64_t d;
 
-	if (p->xmit_bpf || (c != IPP_XMIT_SKBS && c != IPP_XMIT_SEGS))
+	if (p->xmit_bpf || !(probe_counters[c].flags & PC_XMIT))
 		return json_integer((json_int_t)(p->lend.c.v[c] - p->lbegin.c.v[c]));
 	return kernel_delta(&p->lbegin, &p->lend, c, &d) ? json_integer((json_int_t)d) : json_null();
 }
@@ -221,13 +221,14 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 					      "programs", probes_programs_cost(p)));
 	}
 	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
+		const struct probe_counter *pc = &probe_counters[c];
 		json_t *o;
 
 		if (!p || !ok || !p->avail[c]) {
 			o = json_pack("{s:n, s:n, s:s}", "count", "per_packet", "symbol",
 				      !p ? "unavailable: no probe set" :
 				      p->avail[c] ? "unavailable: no measured window" : p->how[c]);
-			json_object_set_new(out, probe_counter_names[c], o);
+			json_object_set_new(out, probe_counters[c].name, o);
 			continue;
 		}
 		o = json_object();
@@ -239,22 +240,20 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 		json_object_set_new(o, "per_superpacket", ratio_json(d[c], b.superpackets, b.has_super));
 		json_object_set_new(o, "per_tcp_segment", ratio_json(d[c], b.tcp_segments, b.has_tcp));
 		json_object_set_new(o, "symbol", json_string(p->how[c]));
-		if (c == IPP_KMALLOC_ESP_OUTPUT) /* the perf fallback only counts */
-			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KMALLOC_ESP_OUTPUT_BYTES]));
-		if (c == IPP_KFREE_ESP_OUTPUT)
-			json_object_set_new(o, "bytes", p->pc ? json_null() : json_integer((json_int_t)d[IPP_KFREE_ESP_OUTPUT_BYTES]));
-		if (c == IPP_KMALLOC_ESP_INPUT)
-			json_object_set_new(o, "bytes", json_integer((json_int_t)d[IPP_KMALLOC_ESP_INPUT_BYTES]));
+		if (pc->bytes) /* the perf fallback only counts, but for those it counts always */
+			json_object_set_new(o, "bytes", p->pc && !(pc->flags & PC_BYTES_ALWAYS)
+								 ? json_null()
+								 : json_integer((json_int_t)d[pc->bytes]));
 		if (p->have_load)
 			json_object_set_new(o, "count_load", load_count(p, c));
-		if ((c == IPP_XMIT_SKBS || c == IPP_XMIT_SEGS) && p->xmit_bpf)
+		if ((pc->flags & PC_XMIT) && p->xmit_bpf)
 			json_object_set_new(o, "kernel", kernel_json(p, c));
-		if (c == IPP_ESP_OUTPUT || c == IPP_ESP_OUTPUT_TAIL || c == IPP_ESP_INPUT) {
+		if (pc->flags & PC_PER_SA) {
 			json_object_set_new(o, "per_sa", per_sa_json(&p->begin, &p->end, c));
 			if (p->have_load)
 				json_object_set_new(o, "per_sa_load", per_sa_json(&p->lbegin, &p->lend, c));
 		}
-		json_object_set_new(out, probe_counter_names[c], o);
+		json_object_set_new(out, probe_counters[c].name, o);
 	}
 	if (ok && rec)
 		per_packet_load(out, rec);

@@ -106,7 +106,7 @@ static void snap(struct probes *p, struct snapshot *s)
 			for (int cpu = 0; cpu < p->ncpus; cpu++)
 				e->v += v[cpu];
 			/* the programs count per SA only: one map update per call */
-			if (e->k.ctr == IPP_ESP_OUTPUT || e->k.ctr == IPP_ESP_OUTPUT_TAIL || e->k.ctr == IPP_ESP_INPUT)
+			if (e->k.ctr < IPP_NR_COUNTERS && (probe_counters[e->k.ctr].flags & PC_PER_SA))
 				s->c.v[e->k.ctr] += e->v;
 		}
 		k = next;

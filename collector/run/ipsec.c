@@ -18,6 +18,7 @@
 #include "journal.h"
 #include "kmod.h"
 #include "log.h"
+#include "probes.h"
 #include "secret.h"
 #include "endpoint_xfrm.h"
 #include "remote.h"
@@ -586,7 +587,8 @@ static json_int_t probe_count(json_t *rec, const char *name)
 int ipsec_path_check(const struct ipsec_config *c, json_t *rec, char *why, size_t len)
 {
 	json_t *sas = json_object_get(rec, "sa_load"), *s;
-	json_int_t out = probe_count(rec, "esp_output"), tail = probe_count(rec, "esp_output_tail");
+	json_int_t out = probe_count(rec, probe_counters[IPP_ESP_OUTPUT].name);
+	json_int_t tail = probe_count(rec, probe_counters[IPP_ESP_OUTPUT_TAIL].name);
 	const char *hint = "ESP GSO (esp4_offload, esp6_offload) was active: built in (CONFIG_INET_ESP_OFFLOAD=y), or loaded by something else";
 	size_t i;
 

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 
+#include "ipsecperf.skel.h"
 #include "anchors.h"
 #include "kcount.h"
 #include "kdwarf.h"
@@ -37,6 +38,35 @@ static void put_rel(uint8_t *code, size_t at, uint8_t op, uint64_t target)
 
 	code[at] = op;
 	memcpy(code + at + 1, &rel, 4); /* x86 is little-endian, as is this host */
+}
+
+/*
+ * The table of counters: every slot named once, every counter attached
+ * somehow, and every program it names in the BPF object (opened, not loaded).
+ */
+static void test_counter_table(void **state)
+{
+	struct ipsecperf_bpf *skel = ipsecperf_bpf__open();
+
+	(void)state;
+	assert_non_null(skel);
+	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
+		const struct probe_counter *pc = &probe_counters[c];
+
+		assert_non_null(pc->name);
+		for (int d = 0; d < c; d++)
+			assert_string_not_equal(probe_counters[d].name, pc->name);
+		if (pc->flags & PC_KPROBE)
+			assert_true(pc->attach || pc->prog);
+		else
+			assert_true(pc->flags & (PC_KMEM | PC_XMIT));
+		if (pc->prog && !bpf_object__find_program_by_name(skel->obj, pc->prog))
+			fail_msg("counter %s: no program %s in ipsecperf.bpf.c", pc->name, pc->prog);
+		assert_true(pc->bytes == 0 || (pc->bytes >= IPP_NR_COUNTERS && pc->bytes < IPP_NR_SLOTS));
+	}
+	assert_string_equal(probe_counters[IPP_ESP_OUTPUT].name, "esp_output");
+	assert_string_equal(probe_counters[IPP_XMIT_SEGS].name, "xmit_segs");
+	ipsecperf_bpf__destroy(skel);
 }
 
 static void test_call_sites(void **state)
@@ -518,6 +548,7 @@ static void test_snmp(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counter_table),
 		cmocka_unit_test(test_call_sites),
 		cmocka_unit_test(test_ksyms),
 		cmocka_unit_test(test_kcore),

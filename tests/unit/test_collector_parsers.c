@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The collector's parsers and arithmetic: scenario files, ethtool -k,
- * iperf3 -J, /proc/net/tcp, /proc/stat, option ranges. */
+ * iperf3 -J, /proc/net/tcp, /proc/stat, /proc/net/snmp and xfrm_stat, option ranges. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cpu.h"
+#include "kstat.h"
 #include "load.h"
 #include "offload.h"
 #include "options.h"
@@ -415,6 +416,60 @@ static void options_bad(void **state)
 	assert_int_equal(o.ncb, 0);
 }
 
+/* /proc/net/snmp's Ip and Udp and xfrm_stat, and what moved between two reads. */
+static void kernel_drop_counters(void **state)
+{
+	const char *snmp0 =
+		"Ip: Forwarding DefaultTTL InReceives InDiscards\n"
+		"Ip: 1 64 100 0\n"
+		"Icmp: InMsgs InErrors\nIcmp: 5 0\n"
+		"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors\n"
+		"Udp: 10 0 0 12 0 0\n"
+		"UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors\n"
+		"UdpLite: 0 0 0 0 0 0\n";
+	const char *snmp1 =
+		"Ip: Forwarding DefaultTTL InReceives InDiscards\n"
+		"Ip: 1 64 1100 3\n"
+		"Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors\n"
+		"Udp: 900 0 7 12 7 0\n";
+	const char *x0 = "XfrmInError             \t0\nXfrmInStateSeqError     \t2\n";
+	const char *x1 = "XfrmInError             \t0\nXfrmInStateSeqError     \t5\n";
+	struct kstat a, b;
+	uint64_t v;
+	json_t *d;
+
+	(void)state;
+	assert_int_equal(kstat_parse(&a, snmp0, x0), 0);
+	assert_int_equal(kstat_parse(&b, snmp1, x1), 0);
+	assert_true(a.xfrm && b.xfrm);
+	/* UdpLite is not Udp, Icmp is not read */
+	assert_int_equal(kstat_get(&a, "UdpInDatagrams", &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(kstat_get(&a, "IcmpInMsgs", &v), -1);
+	assert_int_equal(kstat_get(&a, "UdpLiteInDatagrams", &v), -1);
+	d = kstat_delta(&a, &b);
+	assert_int_equal(json_integer_value(json_object_get(d, "UdpRcvbufErrors")), 7);
+	assert_int_equal(json_integer_value(json_object_get(d, "UdpInErrors")), 7);
+	assert_int_equal(json_integer_value(json_object_get(d, "UdpInDatagrams")), 890);
+	assert_int_equal(json_integer_value(json_object_get(d, "IpInDiscards")), 3);
+	assert_int_equal(json_integer_value(json_object_get(d, "XfrmInStateSeqError")), 3);
+	/* only what moved */
+	assert_null(json_object_get(d, "UdpOutDatagrams"));
+	assert_null(json_object_get(d, "XfrmInError"));
+	assert_null(json_object_get(d, "IpForwarding"));
+	json_decref(d);
+	/* no xfrm_stat (CONFIG_XFRM_STATISTICS unset): said, the rest read */
+	assert_int_equal(kstat_parse(&a, snmp0, NULL), 0);
+	assert_false(a.xfrm);
+	/* not snmp at all */
+	assert_int_equal(kstat_parse(&a, "garbage\n", NULL), -1);
+	assert_int_equal(kstat_parse(&a, "Udp: InDatagrams\nUdp: -1\n", NULL), 0);
+	assert_int_equal(kstat_get(&a, "UdpInDatagrams", &v), -1);
+	/* this host's own, read in its namespace */
+	assert_int_equal(kstat_read_netns(NULL, &a), 0);
+	assert_int_equal(kstat_get(&a, "UdpInDatagrams", &v), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -426,6 +481,7 @@ int main(void)
 		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),
 		cmocka_unit_test(options_separator), cmocka_unit_test(options_bad),
 		cmocka_unit_test(load_table),
+		cmocka_unit_test(kernel_drop_counters),
 	};
 
 	return cmocka_run_group_tests_name("collector parsers", tests, NULL, NULL);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the request/response engine's two ends (collector/run/rr_sock.c)
- * and the UDP rate engine's (collector/run/udp_rate_sock.c), each in forked
+ * Unit tests for the request/response engine's two ends (collector/run/rr.c)
+ * and the UDP rate engine's (collector/run/udp_rate.c), each in forked
  * children over this namespace's loopback, as the loads run them.
  */
 #include <setjmp.h>

@@ -31,7 +31,8 @@
  *   run                       one program ("argv", no shell) of those the peer testbed
  *                             runs (peer_run_allowed) to its end: "status", "out",
  *                             "err", as ssh would run it (endpoint.c), without an ssh
- *                             connection each; "ran" says whether it ran
+ *                             connection each; "ran" says whether it ran. `cat` of
+ *                             the files the testbed reads is read here (peer_files.h)
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
  * journals its changes there as remote-argv records running this. It exits
@@ -70,6 +71,7 @@
 #include "remote.h"
 #include "log.h"
 #include "peer_agent.h"
+#include "peer_files.h"
 #include "peer_run.h"
 #include "secret.h"
 #include "testbed_peer.h"
@@ -298,7 +300,7 @@ static void op_run(json_t *req)
 	char **argv = n && n < 64 ? calloc(n + 1, sizeof(*argv)) : NULL;
 	struct exec_limits lim = { .max_out = REMOTE_ANSWER_MAX, .deadline_ms = PEER_RUN_DEADLINE_MS };
 	struct exec_result res;
-	char why[400], *line;
+	char why[600], *line;
 
 	if (!argv) {
 		not_run("run: \"argv\" is not a list of 1 to 63 words");
@@ -317,7 +319,9 @@ static void op_run(json_t *req)
 		not_run(why);
 		return;
 	}
-	int st = exec_run_limited(NULL, argv, &lim, &res);
+	/* the files the testbed reads: read here, not by a program */
+	int st = !strcmp(argv[0], "cat") ? peer_files_cat(argv + 1, (int)n - 1, lim.max_out, &res)
+					  : exec_run_limited(NULL, argv, &lim, &res);
 
 	free(argv);
 	line = peer_run_answer(&(struct peer_run_output){ .status = st, .out = res.out ?: "", .out_len = res.out_len,

@@ -61,7 +61,10 @@ int ep_change(const struct endpoint *e, char *const do_argv[], char *const undo_
  */
 pid_t ep_spawn(const struct endpoint *e, char *const argv[], int cpu, int out_fd, int err_fd);
 
-/* The text of the file at path at e (malloc'd), or NULL. */
+/*
+ * The text of the file at path at e (malloc'd), or NULL. On the peer, its
+ * agent reads only the files the testbed reads (peer_files.h).
+ */
 char *ep_read(const struct endpoint *e, const char *path);
 
 /* argv as a person would type it to run it at e (dry-run). */

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "peer_files.h"
 #include "peer_run.h"
 #include "remote.h"
+#include "version.h"
 
 /* ---- the agent's run request: what it runs, and its answer ---- */
 
@@ -28,26 +30,6 @@ static bool dev_ok(const char *s)
 static bool feature_ok(const char *s)
 {
 	return *s && *s != '-' && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-")];
-}
-
-/* A file under /proc or /sys by plain components: no "..", nothing a reader could turn elsewhere. */
-static bool kernel_file_ok(const char *s)
-{
-	const char *p;
-
-	if (strncmp(s, "/proc/", 6) && strncmp(s, "/sys/", 5))
-		return false;
-	for (p = s + 1; *p;) {
-		size_t n = strcspn(p, "/");
-
-		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)p[i] <= ' ' || p[i] == 0x7f)
-				return false;
-		p += n + (p[n] == '/');
-	}
-	return s[strlen(s) - 1] != '/';
 }
 
 static bool argv_is(char *const argv[], int argc, const char *const want[])
@@ -93,17 +75,18 @@ int peer_run_allowed(char *const argv[], int argc, char *why, size_t len)
 				return 0;
 		}
 	}
-	if (!strcmp(prog, "cat") && argc >= 2 && argc <= 5) {
+	/* the files the testbed reads, which the agent reads itself (peer_files.c) */
+	if (!strcmp(prog, "cat") && argc >= 2 && argc <= 4) {
 		int i;
 
-		for (i = 1; i < argc && kernel_file_ok(argv[i]); i++)
+		for (i = 1; i < argc && peer_file_known(argv[i]); i++)
 			;
 		if (i == argc)
 			return 0;
 	}
-	snprintf(why, len, "run: not a command the peer testbed runs (%.40s%s); the agent runs only ip -j addr show, ip link set dev DEV mtu N, ethtool, "
-		 "iperf3 --version, timeout --version, uname -r, printenv SSH_CONNECTION and cat of /proc and /sys",
-		 prog, argc > 1 ? " ..." : "");
+	snprintf(why, len, "run: not a command the peer testbed runs (%.40s%s); the agent (ipsecperf %s) runs only ip -j addr show, ip link set dev DEV mtu N, ethtool, "
+		 "iperf3 --version, timeout --version, uname -r, printenv SSH_CONNECTION and cat of %s; a run of another release may ask for more: install the same release on both hosts",
+		 prog, argc > 1 ? " ..." : "", IPSECPERF_VERSION, peer_files_list);
 	return -1;
 }
 

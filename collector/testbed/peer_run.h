@@ -17,8 +17,10 @@
  * The agent's run request. It runs only what the peer testbed sends:
  * ip -j addr show dev DEV; ethtool DEV, -i DEV, -k DEV, -K DEV FEATURE
  * on|off ...; iperf3 --version; timeout --version; uname -r; printenv
- * SSH_CONNECTION; cat of files under /proc and /sys. 0 when argv (argc
- * words) is one of those, else -1 with why.
+ * SSH_CONNECTION; cat of the files the testbed reads (peer_files.h),
+ * which the agent reads itself. 0 when argv (argc words) is one of those,
+ * else -1 with why (naming the agent's release: a run of another one may
+ * send what this one does not run).
  */
 int peer_run_allowed(char *const argv[], int argc, char *why, size_t len);
 

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The peer agent's "run" request (collector/run/peer_agent.c): one program from an
 # argv, no shell, and only one the peer testbed runs (ip, ethtool, iperf3
-# and timeout --version, uname -r, printenv SSH_CONNECTION, cat of /proc
-# and /sys); its exit status and output in the answer, as ssh would give
-# them. Every answer line fits what the run reads (64 KiB), measured as
+# and timeout --version, uname -r, printenv SSH_CONNECTION, and cat of the
+# files the testbed reads, /proc/net/tcp, tcp6 and /proc/stat, which the
+# agent reads itself); its exit status and output in the answer, as ssh
+# would give them. Every answer line fits what the run reads (64 KiB), measured as
 # sent: output whose JSON escapes make it too long, output with a NUL or
 # not UTF-8, a program past the agent's deadline are said, never sent
 # half, and the answer says the program ran (the run then does not run it
@@ -32,6 +33,13 @@ change) echo ran >> "$TMP/changes" ;;
 esac
 EOF
 chmod +x "$TMP/bin/ethtool"
+# cat's stand-in: the agent reads the testbed's files itself, and no other file
+cat > "$TMP/bin/cat" << EOF
+#!/bin/sh
+echo "\$*" >> "$TMP/cat-ran"
+exec /bin/cat "\$@"
+EOF
+chmod +x "$TMP/bin/cat"
 
 cat > "$TMP/req" << EOF
 {"op":"run","argv":["ethtool","status3"]}
@@ -49,14 +57,18 @@ cat > "$TMP/req" << EOF
 {"op":"run","argv":["cat","/proc/../$TMP/req"]}
 {"op":"run","argv":["ethtool","-K","change","tso","off"]}
 {"op":"run","argv":["printenv","SSH_CONNECTION"]}
+{"op":"run","argv":["cat","/proc/self/root/etc/shadow"]}
+{"op":"run","argv":["cat","/proc/1/environ"]}
+{"op":"run","argv":["cat","/proc/net/tcp","/proc/net/tcp6","/proc/stat"]}
 {"op":"run","argv":["ethtool","hang"]}
 EOF
 start=$(date +%s)
-SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/bin:$PATH" timeout --kill-after=5 40 \
+# in a network namespace of its own, whose /proc/net/tcp and tcp6 are short
+SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/bin:$PATH" unshare -n timeout --kill-after=5 40 \
 	"$IPSECPERF" peer-agent < "$TMP/req" > "$TMP/ans" 2> "$TMP/err" ||
 	fail "the agent exited $? at the end of its input: $(cat "$TMP/err")"
 secs=$(($(date +%s) - start))
-[ "$(wc -l < "$TMP/ans")" = 16 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
+[ "$(wc -l < "$TMP/ans")" = 19 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
 python3 - "$TMP/ans" << 'EOF' || fail "the agent's answers to run are not as they should be"
 import json, sys
 lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
@@ -81,8 +93,14 @@ for i in (10, 11, 12):
          "a program the testbed does not run: refused")
 want(13, a[13]["ok"] and a[13]["status"] == 0, "ethtool -K")
 want(14, a[14]["ok"] and a[14]["out"] == "198.18.8.1 40000 198.18.8.2 22\n", "the session's environment")
-want(15, not a[15]["ok"] and a[15]["ran"] and a[15].get("timed_out") is True, "past the deadline: killed, said")
+for i in (15, 16):
+    want(i, not a[i]["ok"] and a[i]["ran"] is False and "/proc/net/tcp, /proc/net/tcp6 and /proc/stat" in a[i]["error"],
+         "a file the testbed does not read (root's secrets through /proc): refused, the files it reads named")
+want(17, a[17]["ok"] and a[17]["status"] == 0 and a[17]["out"].startswith("  sl  local_address")
+     and a[17]["out"].count("local_address") == 2 and "\ncpu " in a[17]["out"], "/proc/net/tcp, tcp6 and /proc/stat, read by the agent")
+want(18, not a[18]["ok"] and a[18]["ran"] and a[18].get("timed_out") is True, "past the deadline: killed, said")
 EOF
+[ -e "$TMP/cat-ran" ] && fail "the agent ran cat ($(cat "$TMP/cat-ran")): it reads the testbed's files itself"
 [ -e "$TMP/shell-ran" ] && fail "a refused argv ran"
 [ "$(cat "$TMP/changes")" = ran ] || fail "ethtool -K ran $(wc -l < "$TMP/changes") times, not once"
 # the hung program and its child were killed at the deadline (10 s), and the agent then saw its input end

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "exec.h"
 #include "log.h"
+#include "peer_files.h"
 #include "peer_run.h"
 #include "remote.h"
 #include "testbed_peer.h"
@@ -402,7 +403,7 @@ static void run_allowed_list(void **state)
 		{ "timeout", "--version" }, { "ip", "-j", "addr", "show", "dev", "eth0" }, { "ethtool", "enp1s0" },
 		{ "ethtool", "-i", "eth0" }, { "ethtool", "-k", "eth0" },
 		{ "ethtool", "-K", "eth0", "tso", "off", "rx-gro-hw", "on", "tx-udp_tnl-segmentation", "off" },
-		{ "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "cat", "/sys/class/net/eth0/mtu" },
+		{ "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "cat", "/proc/stat" }, { "cat", "/proc/net/tcp6" },
 		{ "ip", "link", "set", "dev", "eth0", "mtu", "9000" },
 	};
 	static const char *const no[][9] = {
@@ -416,6 +417,10 @@ static void run_allowed_list(void **state)
 		{ "ip", "link", "set", "dev", "eth0", "down" }, { "ip", "link", "set", "dev", "eth0", "mtu", "9000x" },
 		{ "ip", "link", "set", "dev", "eth0", "mtu", "" }, { "ip", "link", "set", "dev", "-x", "mtu", "9000" },
 		{ "ip", "link", "set", "dev", "eth0", "mtu", "9000", "up" }, { "ip", "link", "set", "dev", "eth0", "mtu", "123456" },
+		/* only the files the testbed reads: no other /proc or /sys file, none through a link of /proc */
+		{ "cat", "/proc/self/root/etc/shadow" }, { "cat", "/proc/1/root/etc/shadow" }, { "cat", "/proc/self/environ" },
+		{ "cat", "/proc/1/cwd/x" }, { "cat", "/proc/self/fd/3" }, { "cat", "/sys/class/net/eth0/mtu" },
+		{ "cat", "/proc/net/tcp", "/proc/self/environ" }, { "cat", "/proc/net/tcp/" }, { "cat", "/proc/kcore" },
 	};
 
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
@@ -423,6 +428,33 @@ static void run_allowed_list(void **state)
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		if (allowed(no[i]) != -1)
 			fail_msg("allowed: %s %s", no[i][0], no[i][1] ? no[i][1] : "");
+}
+
+/* The agent's cat: the testbed's files, read here, capped; nothing else. */
+static void files_read_in_process(void **state)
+{
+	(void)state;
+	struct exec_result r;
+
+	assert_int_equal(peer_files_cat((char *[]){ "/proc/net/tcp", "/proc/stat" }, 2, 1 << 20, &r), 0);
+	assert_false(r.too_long);
+	assert_int_equal(strncmp(r.out, "  sl  local_address", 19), 0);
+	assert_non_null(strstr(r.out, "\ncpu "));
+	assert_int_equal(r.err_len, 0);
+	free(r.out);
+	free(r.err);
+	assert_int_equal(peer_files_cat((char *[]){ "/proc/stat" }, 1, 10, &r), 0);
+	assert_true(r.too_long);
+	assert_int_equal(r.out_len, 10);
+	free(r.out);
+	free(r.err);
+	/* a name not in the table is never opened, whatever it is */
+	assert_int_equal(peer_files_cat((char *[]){ "/proc/stat", "/proc/self/root/etc/shadow" }, 2, 1 << 20, &r), -1);
+	assert_null(r.out);
+	assert_int_equal(peer_files_cat((char *[]){ "/proc/self/environ" }, 1, 1 << 20, &r), -1);
+	assert_false(peer_file_known("/proc/net/../stat"));
+	assert_false(peer_file_known("/proc/net/tcp "));
+	assert_true(peer_file_known("/proc/net/tcp6"));
 }
 
 /* exec_run_limited: a cap and a deadline end the program at once, and its children with it. */
@@ -545,6 +577,7 @@ int main(void)
 		cmocka_unit_test(run_result_ran_or_not),
 		cmocka_unit_test(answer_ok_or_error),
 		cmocka_unit_test(run_allowed_list),
+		cmocka_unit_test(files_read_in_process),
 		cmocka_unit_test(exec_limits_kill),
 		cmocka_unit_test(clean_text),
 		cmocka_unit_test(session_answer_cleaned),

@@ -155,9 +155,12 @@ void remote_argv_free(char **a)
 	free(a);
 }
 
-int remote_run(const struct host *h, char *const argv[], char **out, char **err)
+int remote_run_within(const struct host *h, char *const argv[], const struct exec_limits *l, char **out,
+		      char **err)
 {
 	char **a = remote_ssh_argv(h, argv);
+	struct exec_result r;
+	char why[160] = "";
 	int st;
 
 	if (!a)
@@ -166,24 +169,50 @@ int remote_run(const struct host *h, char *const argv[], char **out, char **err)
 		fputs("ipsecperf: + ", stderr);
 		exec_print(stderr, NULL, a);
 	}
-	st = exec_run(NULL, a, out, err);
+	st = exec_run_limited(NULL, a, l, &r);
 	remote_argv_free(a);
+	if (r.too_long)
+		snprintf(why, sizeof(why), "the peer sent more than %zu KiB; ssh was stopped", l->max_out >> 10);
+	else if (r.timed_out)
+		snprintf(why, sizeof(why), "ssh did not end within %d s; it was stopped", l->deadline_ms / 1000);
+	if (why[0]) { /* nothing of it is taken: a part may read as a whole */
+		free(r.out);
+		free(r.err);
+		r.out = strdup("");
+		r.err = strdup(why);
+		st = -1;
+	}
 	/* the peer's text: it reaches the terminal and the results */
+	msg_clean(r.out, false);
+	msg_clean(r.err, false);
 	if (out)
-		msg_clean(*out, false);
+		*out = r.out;
+	else
+		free(r.out);
 	if (err)
-		msg_clean(*err, false);
+		*err = r.err;
+	else
+		free(r.err);
 	return st;
+}
+
+int remote_run(const struct host *h, char *const argv[], char **out, char **err)
+{
+	const struct exec_limits l = { .max_out = REMOTE_OUTPUT_MAX, .deadline_ms = REMOTE_RUN_DEADLINE_MS };
+
+	return remote_run_within(h, argv, &l, out, err);
 }
 
 pid_t remote_spawn(const struct host *h, char *const argv[], const struct spawn_opts *o)
 {
 	char **a = remote_ssh_argv(h, argv);
+	struct spawn_opts capped = *o;
 	pid_t pid;
 
 	if (!a)
 		return -1;
-	pid = exec_spawn(a, o);
+	capped.file_max = REMOTE_OUTPUT_MAX; /* the raw/ files it writes */
+	pid = exec_spawn(a, &capped);
 	remote_argv_free(a);
 	return pid;
 }
@@ -282,6 +311,23 @@ int remote_undo_argv(json_t *r)
 
 /* ---- sessions ---- */
 
+/*
+ * The memfd that takes ssh's stderr: REMOTE_OUTPUT_MAX long and sealed
+ * against growing, so that what ssh writes past it fails; what was written
+ * ends at the file offset ssh shares with us. -1 when it cannot be made.
+ */
+static int stderr_memfd(void)
+{
+	int fd = memfd_create("ipsecperf-ssh-stderr", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd >= 0 && (ftruncate(fd, REMOTE_OUTPUT_MAX) < 0 ||
+			fcntl(fd, F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int remote_session_open(struct remote_session *s, const struct host *h, char *const argv[])
 {
 	int in[2], out[2];
@@ -302,14 +348,14 @@ int remote_session_open(struct remote_session *s, const struct host *h, char *co
 		remote_argv_free(a);
 		return -1;
 	}
-	s->err_fd = memfd_create("ipsecperf-ssh-stderr", MFD_CLOEXEC);
+	s->err_fd = stderr_memfd();
 	s->pid = exec_fork(NULL, -1, NULL, 0);
 	if (s->pid == 0) {
 		signal(SIGPIPE, SIG_DFL);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
-		if (s->err_fd >= 0)
-			dup2(s->err_fd, 2);
+		/* the peer's stderr never reaches the terminal as it is */
+		dup2(s->err_fd >= 0 ? s->err_fd : open("/dev/null", O_WRONLY), 2);
 		execvp(a[0], a);
 		dprintf(2, "ipsecperf: cannot run ssh: %s\n", strerror(errno));
 		_exit(127);
@@ -338,7 +384,7 @@ static void session_lost(struct remote_session *s, const char *what)
 		return;
 	s->lost = true;
 	if (s->err_fd >= 0) {
-		off_t end = lseek(s->err_fd, 0, SEEK_END);
+		off_t end = lseek(s->err_fd, 0, SEEK_CUR); /* where ssh's writes are */
 		off_t from = end > (off_t)sizeof(tail) - 1 ? end - (off_t)sizeof(tail) + 1 : 0;
 		ssize_t n = pread(s->err_fd, tail, sizeof(tail) - 1, from);
 

@@ -33,6 +33,15 @@
 #define REMOTE_LINE_MAX 65536
 #define REMOTE_ANSWER_MAX (REMOTE_LINE_MAX - 2)
 
+/*
+ * What the peer may send back besides the agent's answers, far above any
+ * legitimate one: a command's output (each of stdout and stderr), what ssh
+ * writes on a session's stderr, each raw/ file of a program started there.
+ */
+#define REMOTE_OUTPUT_MAX (1 << 20)
+/* How long one command through ssh may take, connection included: it bounds a hang. */
+#define REMOTE_RUN_DEADLINE_MS 60000
+
 struct host {
 	const char *ssh_dest;                    /* [user@]host */
 	const char *ssh_opts[REMOTE_MAX_OPTS + 1]; /* values of -o, NULL-terminated */
@@ -62,11 +71,20 @@ void remote_argv_free(char **a);
 
 /*
  * Run argv on h to completion; like exec_run (255: ssh itself failed, the
- * reason in *err).
+ * reason in *err), within REMOTE_OUTPUT_MAX a stream and
+ * REMOTE_RUN_DEADLINE_MS: past either, ssh is stopped and -1 returned,
+ * *out empty and *err saying which.
  */
 int remote_run(const struct host *h, char *const argv[], char **out, char **err);
+/* remote_run within other limits l (the tests' short deadline). */
+int remote_run_within(const struct host *h, char *const argv[], const struct exec_limits *l, char **out,
+		      char **err);
 
-/* Start argv on h through ssh; like exec_spawn (o->netns must be NULL). */
+/*
+ * Start argv on h through ssh; like exec_spawn (o->netns must be NULL).
+ * What it writes into its stdout and stderr files stops at
+ * REMOTE_OUTPUT_MAX each.
+ */
 pid_t remote_spawn(const struct host *h, char *const argv[], const struct spawn_opts *o);
 
 /*
@@ -88,7 +106,9 @@ int remote_undo_argv(json_t *r);
 /*
  * A long-lived ssh session to a program on the peer that answers one JSON
  * object per line (the peer agent): requests are written to its stdin,
- * answers read from its stdout. ssh's stderr is kept to explain a loss.
+ * answers read from its stdout, each within a deadline and REMOTE_LINE_MAX.
+ * ssh's stderr is kept to explain a loss, in a memfd that cannot grow past
+ * REMOTE_OUTPUT_MAX (sealed: ssh's writes past it fail).
  */
 struct remote_session {
 	pid_t pid;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +90,13 @@ pid_t exec_spawn(char *const argv[], const struct spawn_opts *o)
 	child_fd(o ? o->stderr_fd : -1, 2);
 	child_fd(-1, 0);
 	pass_fds(o);
+	if (o && o->file_max) {
+		struct rlimit rl = { o->file_max, o->file_max };
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(126);
+	}
 	execvp(argv[0], argv);
 	dprintf(2, "ipsecperf: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);

@@ -19,6 +19,12 @@ struct spawn_opts {
 	/* fds the program gets as 3, 4, ... (qemu's tap devices); none when npass is 0 */
 	const int *pass_fds;
 	int npass;
+	/*
+	 * The most the program may write into a file (RLIMIT_FSIZE; SIGXFSZ
+	 * ignored, so a write past it fails with EFBIG), its stdout and stderr
+	 * files too; 0: no limit.
+	 */
+	size_t file_max;
 };
 
 /*

@@ -558,6 +558,132 @@ static void remote_run_cleaned(void **state)
 	free(err);
 }
 
+/* ---- what the peer sends back over ssh is capped and has a deadline ---- */
+
+static char fake_dir[64], *saved_path;
+
+/* An ssh on PATH that runs body (sh) instead of reaching a peer; fake_ssh_end() takes it away. */
+static void fake_ssh(const char *body)
+{
+	char path[96], *oldpath = getenv("PATH");
+	FILE *f;
+
+	snprintf(fake_dir, sizeof(fake_dir), "/tmp/ipsecperf-unit-XXXXXX");
+	assert_non_null(mkdtemp(fake_dir));
+	snprintf(path, sizeof(path), "%s/ssh", fake_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	chmod(path, 0755);
+	saved_path = strdup(oldpath ? oldpath : "/usr/bin:/bin");
+	setenv("PATH", fake_dir, 1);
+	setenv("IPP_FAKE_PATH", saved_path, 1); /* the stand-in's own tools */
+}
+
+static void fake_ssh_end(void)
+{
+	char path[96];
+
+	setenv("PATH", saved_path, 1);
+	free(saved_path);
+	snprintf(path, sizeof(path), "%s/ssh", fake_dir);
+	unlink(path);
+	rmdir(fake_dir);
+}
+
+#define FLOOD "PATH=$IPP_FAKE_PATH; head -c 100000000 /dev/zero | tr '\\000' a"
+
+/* A peer that prints 100 MB, on stdout or stderr: ssh is stopped at 1 MiB and nothing of it is taken. */
+static void remote_output_capped(void **state)
+{
+	(void)state;
+	struct host h = { .ssh_dest = "peer" };
+	const char *bodies[] = { FLOOD, FLOOD " >&2" };
+
+	for (int i = 0; i < 2; i++) {
+		char *out = NULL, *err = NULL;
+		double t0 = mono_s();
+
+		fake_ssh(bodies[i]);
+		int st = remote_run(&h, (char *[]){ "cat", "/proc/stat", NULL }, &out, &err);
+
+		fake_ssh_end();
+		assert_int_equal(st, -1);
+		assert_string_equal(out, "");
+		assert_non_null(strstr(err, "more than 1024 KiB"));
+		assert_true(mono_s() - t0 < 30);
+		free(out);
+		free(err);
+	}
+}
+
+/* A peer whose command never ends: stopped at the deadline, with what it started there. */
+static void remote_run_deadline(void **state)
+{
+	(void)state;
+	struct host h = { .ssh_dest = "peer" };
+	const struct exec_limits soon = { .max_out = REMOTE_OUTPUT_MAX, .deadline_ms = 1000 };
+	char *out = NULL, *err = NULL;
+	double t0 = mono_s();
+	int st;
+
+	assert_true(REMOTE_RUN_DEADLINE_MS > 0 && REMOTE_RUN_DEADLINE_MS <= 120000);
+	fake_ssh("PATH=$IPP_FAKE_PATH; echo partial; exec sleep 600");
+	st = remote_run_within(&h, (char *[]){ "uname", "-r", NULL }, &soon, &out, &err);
+	fake_ssh_end();
+	assert_int_equal(st, -1);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "ssh did not end within 1 s; it was stopped");
+	assert_true(mono_s() - t0 < 10);
+	free(out);
+	free(err);
+}
+
+/* What ssh writes on a session's stderr stays in a memfd that cannot grow past 1 MiB. */
+static void session_stderr_capped(void **state)
+{
+	(void)state;
+	struct host h = { .ssh_dest = "peer" };
+	struct remote_session s;
+	struct stat st;
+
+	fake_ssh(FLOOD " >&2; exit 255");
+	assert_int_equal(remote_session_open(&s, &h, (char *[]){ "ipsecperf", "peer-agent", NULL }), 0);
+	assert_int_equal(exec_wait(s.pid), 255);
+	s.pid = -1;
+	fake_ssh_end();
+	assert_int_equal(fstat(s.err_fd, &st), 0);
+	assert_true(st.st_size <= REMOTE_OUTPUT_MAX);
+	assert_true(lseek(s.err_fd, 0, SEEK_CUR) <= REMOTE_OUTPUT_MAX);
+	assert_null(remote_session_recv(&s, 5000));
+	assert_non_null(strstr(s.lost_why, "ssh closed the connection"));
+	remote_session_close(&s);
+}
+
+/* A program started on the peer (the iperf3 server) writes at most 1 MiB into each raw/ file. */
+static void spawn_output_capped(void **state)
+{
+	(void)state;
+	struct host h = { .ssh_dest = "peer" };
+	char file[] = "/tmp/ipsecperf-unit-raw-XXXXXX";
+	int fd = mkstemp(file);
+	struct stat st;
+	pid_t pid;
+
+	assert_true(fd >= 0);
+	fake_ssh(FLOOD);
+	pid = remote_spawn(&h, (char *[]){ "iperf3", "-s", NULL },
+			   &(struct spawn_opts){ .cpu = -1, .stdout_fd = fd, .stderr_fd = -1 });
+	assert_true(pid > 0);
+	exec_wait(pid);
+	fake_ssh_end();
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(st.st_size > 0 && st.st_size <= REMOTE_OUTPUT_MAX);
+	close(fd);
+	unlink(file);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -582,6 +708,10 @@ int main(void)
 		cmocka_unit_test(clean_text),
 		cmocka_unit_test(session_answer_cleaned),
 		cmocka_unit_test(remote_run_cleaned),
+		cmocka_unit_test(remote_output_capped),
+		cmocka_unit_test(remote_run_deadline),
+		cmocka_unit_test(session_stderr_capped),
+		cmocka_unit_test(spawn_output_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,13 @@ fi
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit $KSFT_SKIP; }
+# A skip for what the project itself provides (a package of the Makefile's
+# DEB_PKGS, a kernel its own fetch gets): under `make test`, which ran
+# `make deps` first and says so (IPSECPERF_TEST_DEPS=1), it is a failure.
+skip_ours() {
+	[ -n "${IPSECPERF_TEST_DEPS:-}" ] && fail "$* (make test installed what this test needs: a failure, not a skip)"
+	skip "$*"
+}
 info() { echo "  $*" >&2; }
 
 [ "$(id -u)" = 0 ] || skip "needs root"

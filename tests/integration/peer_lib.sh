@@ -19,9 +19,9 @@ PEER_MGMT_L="198.18.8.1"   # the management network: ippt-ml <-> ippt-mp
 PEER_MGMT_P="198.18.8.2"
 SSHD_PID=""
 
-command -v /usr/sbin/sshd >/dev/null || skip "no /usr/sbin/sshd: install openssh-server (make deps)"
-command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || skip "no ssh client: install openssh-client"
-command -v iperf3 >/dev/null || skip "no iperf3"
+command -v /usr/sbin/sshd >/dev/null || skip_ours "no /usr/sbin/sshd: install openssh-server (make deps)"
+command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || skip_ours "no ssh client: install openssh-client"
+command -v iperf3 >/dev/null || skip_ours "no iperf3"
 
 # Every process of the test sshd: the listener and its session children.
 sshd_tree() {

@@ -4,7 +4,8 @@
 # .sh, $TEST_FILTER matches: an extended regex, unanchored, so a plain name
 # is a substring and 'test_cli|test_help' picks two),
 # each with a time bound that only catches hangs, and print a closing line
-# "N passed, N failed, N skipped".
+# "N passed, N failed, N skipped", after the names of those that skipped
+# and failed.
 #
 # $TEST_JOBS tests run at once (default: one more than the CPUs, at most
 # 4). Much of a test's time is a run's fixed duration, a timeout or a
@@ -22,7 +23,7 @@
 # together.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
-pass=0 failed=0 skipped=0 failures=""
+pass=0 failed=0 skipped=0 failures="" skips=""
 filter=${TEST_FILTER:-}
 [[ "" =~ $filter ]]
 [ $? = 2 ] && { echo "run-all.sh: TEST_FILTER '$filter' is not an extended regex" >&2; exit 2; }
@@ -81,7 +82,7 @@ end_one() {
 	sed 's/^/    /' "$logs/$name.log"
 	case $rc in
 	0) pass=$((pass + 1)); printf '  PASS     %s (%d s)\n' "$name" "$secs" ;;
-	4) skipped=$((skipped + 1)); printf '  SKIP     %s (%d s)\n' "$name" "$secs" ;;
+	4) skipped=$((skipped + 1)); skips="$skips $name"; printf '  SKIP     %s (%d s)\n' "$name" "$secs" ;;
 	*) failed=$((failed + 1)); failures="$failures $name"; printf '  FAIL     %s (exit %d, %d s)\n' "$name" "$rc" "$secs" ;;
 	esac
 	echo "$name $secs" >> "$logs/times"
@@ -119,6 +120,7 @@ if [ -s "$logs/times" ] && mkdir -p "$(dirname "$times")" 2> /dev/null; then
 		> "$times.new.$$" && mv "$times.new.$$" "$times"
 fi
 rm -rf "$logs"
+[ -n "$skips" ] && echo "skipped:$skips"
 [ -n "$failures" ] && echo "failed:$failures"
 echo "$pass passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

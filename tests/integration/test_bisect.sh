@@ -33,7 +33,7 @@
 . "$(dirname "$0")/vm_lib.sh"
 . "$(dirname "$0")/kernel_lib.sh"
 
-command -v git > /dev/null || skip "git missing"
+command -v git > /dev/null || skip_ours "git missing"
 kb=$(ktree_base) || fail "the tests' kernel could not be built"
 REPO="$KTREE_CACHE/src/linux-6.12-git" # the source as a git repository (cached)
 BUILD="$REPO/build"                    # a copy of the base build that the steps rebuild (cached)

@@ -22,7 +22,7 @@
 #   git is left running in the tree; the tree is as it was found.
 . "$(dirname "$0")/lib.sh"
 
-command -v git > /dev/null || skip "git missing"
+command -v git > /dev/null || skip_ours "git missing"
 [ -x "$IPSECPERF" ] || fail "$IPSECPERF is missing: run make"
 cp "$IPSECPERF" "$TMP/ipsecperf" || fail "cannot copy $IPSECPERF"
 IPSECPERF="$TMP/ipsecperf"

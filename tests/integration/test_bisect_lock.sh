@@ -11,9 +11,9 @@
 # that fails, so that each step is a build that does not build.
 . "$(dirname "$0")/lib.sh"
 
-command -v git > /dev/null || skip "git missing"
+command -v git > /dev/null || skip_ours "git missing"
 for p in make gcc flex bison bc pahole; do
-	command -v $p > /dev/null || skip "$p missing (make deps installs what a kernel build needs)"
+	command -v $p > /dev/null || skip_ours "$p missing (make deps installs what a kernel build needs)"
 done
 export IPSECPERF_JOURNAL_DIR="$TMP/journal" IPSECPERF_BISECT_CACHE="$TMP/cache" TMPDIR="$TMP/scratch"
 mkdir -p "$TMPDIR"

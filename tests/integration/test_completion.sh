@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 BC=/usr/share/bash-completion/bash_completion
-[ -f "$BC" ] || skip "no $BC: install bash-completion (make deps)"
+[ -f "$BC" ] || skip_ours "no $BC: install bash-completion (make deps)"
 
 # a kernel cache of one fake kernel, a results directory, two scenarios
 cache="$TMP/cache/linux-image-9.9.9-test_9.9.9-1_amd64"

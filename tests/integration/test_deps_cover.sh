@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 
 for t in apt-get dpkg-query cc; do
-	command -v $t > /dev/null || skip "no $t here"
+	command -v $t > /dev/null || skip_ours "no $t here"
 done
 [ -n "$(ls /var/lib/apt/lists/*_Packages* 2> /dev/null)" ] || skip "no apt lists here (apt-get update)"
 

@@ -16,7 +16,7 @@
 #   a 3000-character name) stay attribute values and text;
 # - bad usage: one line, exit 2.
 source "$(dirname "$0")/lib.sh"
-command -v python3 > /dev/null || skip "python3 missing"
+command -v python3 > /dev/null || skip_ours "python3 missing"
 EX="$TOP/results/examples/20261202T1718-vm-profile-nogso-esp-6.1"
 [ -d "$EX" ] || fail "$EX missing"
 cd "$TMP" || fail "cd"

@@ -16,8 +16,8 @@
 # - compare -f html of two committed netns runs: fits 1280 px, one chart
 #   per row, every run a dot, the regressions marked as the text says.
 source "$(dirname "$0")/lib.sh"
-CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium missing (make deps)"
-command -v python3 > /dev/null || skip "python3 missing"
+CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip_ours "chromium missing (make deps)"
+command -v python3 > /dev/null || skip_ours "python3 missing"
 EX="$TOP/results/examples/20261202T1718-vm-profile-nogso-esp-6.1"
 
 check_page() { # page.html checking-js -> the lines the script wrote

@@ -31,7 +31,7 @@
 . "$(dirname "$0")/lib.sh"
 
 for t in mmdebstrap chroot setsid flock mount git tar apt-cache apt-config; do
-	command -v $t > /dev/null || skip "no $t: make deps installs mmdebstrap and what it needs"
+	command -v $t > /dev/null || skip_ours "no $t: make deps installs mmdebstrap and what it needs"
 done
 [ -r /etc/os-release ] && . /etc/os-release
 [ "${ID:-}" = debian ] && [ -n "${VERSION_CODENAME:-}" ] || skip "not a Debian host: the image is made from its apt sources"

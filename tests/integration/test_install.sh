@@ -7,7 +7,7 @@
 # and a lone copy of the binary; then make uninstall leaves nothing.
 . "$(dirname "$0")/lib.sh"
 
-command -v man > /dev/null || skip "no man: install man-db (make deps)"
+command -v man > /dev/null || skip_ours "no man: install man-db (make deps)"
 
 D="$TMP/root"
 P="$D/usr/local"

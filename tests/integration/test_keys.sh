@@ -10,7 +10,7 @@
 # and capabilities can open on a dumpable one, is closed to it.
 . "$(dirname "$0")/lib.sh"
 
-command -v cc > /dev/null || skip "no C compiler for the stand-in getrandom()"
+command -v cc > /dev/null || skip_ours "no C compiler for the stand-in getrandom()"
 snapshot > "$TMP/before"
 
 # --- the run -------------------------------------------------------------

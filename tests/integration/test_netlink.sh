@@ -7,7 +7,7 @@
 # and their undo by cleanup.) --dry-run still prints the ip and ethtool commands a person could type.
 . "$(dirname "$0")/lib.sh"
 
-command -v strace > /dev/null || skip "strace is not installed (apt-get install strace)"
+command -v strace > /dev/null || skip_ours "strace is not installed (apt-get install strace)"
 export IPSECPERF_JOURNAL_DIR="$TMP/journal"
 
 # (LeakSanitizer cannot work under ptrace: off for this run of a SANITIZE=1 build)

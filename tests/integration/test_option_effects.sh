@@ -15,8 +15,8 @@
 # lock as another run would, shows --no-wait: it fails at once naming it.
 . "$(dirname "$0")/lib.sh"
 
-command -v iperf3 > /dev/null || skip "no iperf3"
-command -v perf > /dev/null || skip "perf not installed (apt-get install linux-perf)"
+command -v iperf3 > /dev/null || skip_ours "no iperf3"
+command -v perf > /dev/null || skip_ours "perf not installed (apt-get install linux-perf)"
 # this test's journals and lock, apart from other runs on this host
 export IPSECPERF_JOURNAL_DIR="$TMP/journal"
 mkdir -p "$TMP/cwd" "$TMP/sc"

@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
-command -v perf > /dev/null || skip "perf not installed (apt-get install linux-perf)"
+command -v perf > /dev/null || skip_ours "perf not installed (apt-get install linux-perf)"
 k61=$(vm_kernel "$DEB61") || exit $?
 info "kernel: $k61"
 TX=198.18.62.1 RX=198.18.63.2 PORT=5444

@@ -7,8 +7,8 @@
 # network namespace of its own (unshare: gone with the test's processes).
 . "$(dirname "$0")/lib.sh"
 
-command -v strace > /dev/null || skip "no strace (make deps installs it)"
-command -v unshare > /dev/null || skip "no unshare"
+command -v strace > /dev/null || skip_ours "no strace (make deps installs it)"
+command -v unshare > /dev/null || skip_ours "no unshare"
 
 unshare -n python3 - "$IPSECPERF" "$TMP/strace" > "$TMP/out" 2>&1 << 'EOF'
 import json, socket, subprocess, sys, time

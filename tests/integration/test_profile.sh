@@ -6,7 +6,7 @@
 # then report --profile: top tables, the difference table, folded files.
 . "$(dirname "$0")/lib.sh"
 
-command -v perf > /dev/null || skip "perf not installed (apt-get install linux-perf)"
+command -v perf > /dev/null || skip_ours "perf not installed (apt-get install linux-perf)"
 perf record -a -e cpu-clock -o /dev/null -- true > /dev/null 2>&1 ||
 	skip "perf record -a -e cpu-clock does not work here"
 
@@ -27,30 +27,30 @@ from assert_json import records
 out = sys.argv[1]
 for r in records(os.path.join(out, "runs.jsonl")):
     name = "%s-r%d" % (r["scenario"], r["repeat"])
-    assert r["status"] == "ok", (name, r.get("reason"))
+    if not (r["status"] == "ok"): raise AssertionError((name, r.get("reason")))
     p = r["profile"]
-    assert p["status"] == "ok", (name, p.get("reason"))
-    assert p["event"] == "cpu-clock" and p["hz"] > 0, name
-    assert p["busy_samples"] > 0 and p["samples"] >= p["busy_samples"], (name, p)
+    if not (p["status"] == "ok"): raise AssertionError((name, p.get("reason")))
+    if not (p["event"] == "cpu-clock" and p["hz"] > 0): raise AssertionError(name)
+    if not (p["busy_samples"] > 0 and p["samples"] >= p["busy_samples"]): raise AssertionError((name, p))
     top = p["top"]
-    assert top, name + ": no functions"
-    assert any(f["kernel"] for f in top), name + ": no kernel function in the top"
+    if not (top): raise AssertionError(name + ": no functions")
+    if not (any(f["kernel"] for f in top)): raise AssertionError(name + ": no kernel function in the top")
     total = sum(f["share"] for f in top)
-    assert 0 < total <= 1.0 + 1e-9, (name, total)
+    if not (0 < total <= 1.0 + 1e-9): raise AssertionError((name, total))
     for f in top:
-        assert 0 <= f["share"] <= f["total_share"] <= 1.0 + 1e-9, (name, f)
+        if not (0 <= f["share"] <= f["total_share"] <= 1.0 + 1e-9): raise AssertionError((name, f))
         cpb = r["cycles_per_byte"] * f["share"]
-        assert abs(f["cycles_per_byte"] - cpb) <= 1e-6 * max(1, cpb), (name, f)
+        if not (abs(f["cycles_per_byte"] - cpb) <= 1e-6 * max(1, cpb)): raise AssertionError((name, f))
     folded = os.path.join(out, p["folded"])
     count = 0
     for l in open(folded):
         stack, n = l.rstrip("\n").rsplit(" ", 1)
         count += int(n)
-    assert count == p["samples"], (name, count, p["samples"])
-    assert "_[k]" in open(folded).read(), name + ": no kernel frame in the folded stacks"
-    assert not os.path.exists(os.path.join(out, "raw", name + "-perf.data")), name + ": perf.data left"
+    if not (count == p["samples"]): raise AssertionError((name, count, p["samples"]))
+    if not ("_[k]" in open(folded).read()): raise AssertionError(name + ": no kernel frame in the folded stacks")
+    if not (not os.path.exists(os.path.join(out, "raw", name + "-perf.data"))): raise AssertionError(name + ": perf.data left")
     # the samples cover the measured window, not the warm-up: about hz per busy CPU second
-    assert p["busy_s_sampled"] <= r["cpu_busy_s"]["total"] * 1.5 + 0.5, (name, p["busy_s_sampled"])
+    if not (p["busy_s_sampled"] <= r["cpu_busy_s"]["total"] * 1.5 + 0.5): raise AssertionError((name, p["busy_s_sampled"]))
 EOF
 
 "$IPSECPERF" report --profile "$out" > "$TMP/report" 2> "$TMP/report.err" ||

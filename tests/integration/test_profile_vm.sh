@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
-command -v perf > /dev/null || skip "perf not installed (apt-get install linux-perf)"
+command -v perf > /dev/null || skip_ours "perf not installed (apt-get install linux-perf)"
 k61=$(vm_kernel "$DEB61") || exit $?
 info "kernel: $k61"
 out="$TMP/res"
@@ -22,17 +22,17 @@ from assert_json import records
 out = sys.argv[1]
 for r in records(os.path.join(out, "runs.jsonl")):
     name = r["scenario"]
-    assert r["status"] == "ok", (name, r.get("reason"))
+    if not (r["status"] == "ok"): raise AssertionError((name, r.get("reason")))
     p = r["profile"]
-    assert p["status"] == "ok", (name, p.get("reason"))
-    assert any(f["kernel"] for f in p["top"]), name
-    assert 0 < sum(f["share"] for f in p["top"]) <= 1.0 + 1e-9, name
+    if not (p["status"] == "ok"): raise AssertionError((name, p.get("reason")))
+    if not (any(f["kernel"] for f in p["top"])): raise AssertionError(name)
+    if not (0 < sum(f["share"] for f in p["top"]) <= 1.0 + 1e-9): raise AssertionError(name)
     # the guest's raw files are brought home into raw/<release>/
     folded = glob.glob(os.path.join(out, "raw", "*", os.path.basename(p["folded"])))
-    assert len(folded) == 1, (name, folded)
+    if not (len(folded) == 1): raise AssertionError((name, folded))
     text = open(folded[0]).read()
     esp = ";esp_output_tail_[k]" in text or ";esp_input_[k]" in text
-    assert esp == (name == "esp-null"), (name, "ESP functions in the stacks" if esp else "no ESP functions")
+    if not (esp == (name == "esp-null")): raise AssertionError((name, "ESP functions in the stacks" if esp else "no ESP functions"))
 PY
 
 "$IPSECPERF" report --profile "$out" > "$TMP/report" 2> "$TMP/report.err" ||

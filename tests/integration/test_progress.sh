@@ -3,7 +3,7 @@
 # On a terminal a progress line (scenario i/N, repeat, time left) is drawn
 # on stderr; with stderr not a terminal, or --quiet, there is none.
 . "$(dirname "$0")/lib.sh"
-command -v script > /dev/null || skip "script(1) (bsdutils) not installed"
+command -v script > /dev/null || skip_ours "script(1) (bsdutils) not installed"
 
 # script(1) gives the run a pseudo-terminal
 script -qec "$IPSECPERF run -t 1 -O 0 -r 2 -o $TMP/tty clear" /dev/null > "$TMP/tty.out" 2>&1 ||

@@ -12,9 +12,9 @@
 source "$(dirname "$0")/lib.sh"
 SYNTH="$TOP/tests/integration/synth_results.py"
 export IPSECPERF_TEMPLATES=${IPSECPERF_TEMPLATES:-"$TOP/analyze/templates"}
-CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip "chromium missing (make deps)"
-command -v gnuplot > /dev/null || skip "gnuplot missing (make deps)"
-command -v python3 > /dev/null || skip "python3 missing"
+CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip_ours "chromium missing (make deps)"
+command -v gnuplot > /dev/null || skip_ours "gnuplot missing (make deps)"
+command -v python3 > /dev/null || skip_ours "python3 missing"
 
 browse() { # what page.html args...: chromium, headless, a fresh profile each time
 	local what=$1 page=$2 prof

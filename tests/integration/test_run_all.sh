@@ -8,7 +8,9 @@
 # - the times of a run are kept and order the next (longest first);
 # - a TERM to the runner stops the running tests, whose traps run (lib.sh
 #   traps TERM: without it bash may die of the signal before its EXIT trap);
-# - a bad TEST_JOBS or TEST_FILTER is one line and exit 2.
+# - a bad TEST_JOBS or TEST_FILTER is one line and exit 2;
+# - a VM test whose own kernel fetch fails skips, but fails under make test;
+# - `make unit` names the cases a program skipped (root-only, without root).
 # Then lib.sh's snapshot() beside another test: a process, namespace or
 # journal of the other test's lane is left out (a namespace of a run's, or made
 # by hand and named after the test's shell); one of this lane's, or of
@@ -55,6 +57,7 @@ cat "$TMP/out" >&2
 [ $rc = 1 ] || fail "a run with a failing test exited $rc, not 1"
 tail -1 "$TMP/out" | grep -qx '3 passed, 1 failed, 1 skipped' || fail "the closing line is not '3 passed, 1 failed, 1 skipped'"
 grep -qx 'failed: test_fails' "$TMP/out" || fail "the failed test is not named"
+grep -qx 'skipped: test_skips' "$TMP/out" || fail "the skipped test is not named"
 grep -q '^  FAIL     test_fails (exit 3, [0-9]* s)$' "$TMP/out" || fail "no FAIL line with the exit status"
 # each test's lines together, indented, right above its verdict
 for t in a b; do
@@ -95,6 +98,39 @@ rc=$?
 [ -e "$TMP/trapped" ] || fail "the stopped test's trap did not run"
 pgrep -f "$D/test_long.sh" > /dev/null && fail "the stopped test is still running"
 info "times kept and used; a TERM stops the tests, traps run"
+
+# a skip for what the project provides is seen: a VM test whose own fetch
+# of its kernel fails (a cache that cannot be made) skips under make check and
+# fails the suite under make test (IPSECPERF_TEST_DEPS=1)
+cat > "$D/test_fetch.sh" << EOF
+. "$TOP/tests/integration/lib.sh"
+. "$TOP/tests/integration/vm_lib.sh"
+k=\$(vm_kernel "\$DEB61") || exit \$?
+echo "a kernel from a cache that cannot be: \$k"
+EOF
+touch "$TMP/a-file" && export IPSECPERF_CACHE="$TMP/a-file/cache"
+env -u IPSECPERF_TEST_DEPS TEST_FILTER=fetch bash "$D/run-all.sh" > "$TMP/out4" 2>&1
+rc=$?
+grep -q '^    SKIP: cannot fetch ' "$TMP/out4" && [ $rc = 0 ] && tail -1 "$TMP/out4" | grep -qx '0 passed, 0 failed, 1 skipped' ||
+	{ cat "$TMP/out4" >&2; fail "a failed fetch without make test: exit $rc, not a skip"; }
+IPSECPERF_TEST_DEPS=1 TEST_FILTER=fetch bash "$D/run-all.sh" > "$TMP/out5" 2>&1
+rc=$?
+grep -q '^    FAIL: cannot fetch .*make test installed' "$TMP/out5" && [ $rc = 1 ] &&
+	tail -1 "$TMP/out5" | grep -qx '0 passed, 1 failed, 0 skipped' ||
+	{ cat "$TMP/out5" >&2; fail "a failed fetch under make test: exit $rc, not a failure"; }
+unset IPSECPERF_CACHE
+info "a failed fetch of the tests' own kernel: a skip, and under make test a failure"
+
+# make unit names the cases a program skipped (cmocka's skip()): test_xfrm
+# as nobody, whose kernel round trip needs root
+make -s -C "$TOP" build/tests/test_xfrm > /dev/null || fail "cannot build build/tests/test_xfrm"
+printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=nogroup --clear-groups %s\n' "$TOP/build/tests/test_xfrm" \
+	> "$TMP/xfrm-as-nobody" && chmod +x "$TMP/xfrm-as-nobody"
+make -s -C "$TOP" unit UNIT_BINS="$TMP/xfrm-as-nobody" > "$TMP/unit.out" 2>&1 || { cat "$TMP/unit.out" >&2; fail "make unit failed"; }
+grep -qx "  SKIP     $TMP/xfrm-as-nobody: kernel_roundtrip" "$TMP/unit.out" &&
+	tail -1 "$TMP/unit.out" | grep -qx 'unit: 1 programs, 0 failed, 1 cases skipped' ||
+	{ cat "$TMP/unit.out" >&2; fail "make unit did not say which case it skipped"; }
+info "make unit names a skipped case"
 
 # bad input: one line, exit 2
 for bad in "TEST_JOBS=0" "TEST_JOBS=two" "TEST_FILTER=("; do

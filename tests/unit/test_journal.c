@@ -617,9 +617,17 @@ static void bisect_record_outlives_reboot(void **state)
 	assert_int_equal(journal_undo_all(), 0);
 }
 
+/* Without root every case is this: journal folders are root's. */
+static void needs_root(void **state)
+{
+	(void)state;
+	print_message("needs root (journal folders are root's)\n");
+	skip();
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	struct CMUnitTest tests[] = {
 		cmocka_unit_test(kinds_are_registered),
 		cmocka_unit_test_setup_teardown(journal_locked_before_named, jdir_setup, jdir_teardown),
 		cmocka_unit_test_setup_teardown(bisect_record_outlives_reboot, jdir_setup, jdir_teardown),
@@ -633,12 +641,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(measuring_overlaps, jdir_setup, jdir_teardown),
 	};
 
-	if (geteuid() != 0) {
-		fprintf(stderr, "test_journal: needs root (journal folders are root's); skipped\n");
-		return 0;
-	}
+	/* without root, the cases with a journal folder are reported skipped, not passed (`make unit` names them) */
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]) && geteuid() != 0; i++)
+		if (tests[i].setup_func)
+			tests[i] = (struct CMUnitTest){ .name = tests[i].name, .test_func = needs_root };
 	/* a namespace of our own, so the host's xfrm tables are never touched */
-	in_private_netns = unshare(CLONE_NEWNET) == 0;
+	in_private_netns = geteuid() == 0 && unshare(CLONE_NEWNET) == 0;
 	/* as main() does: the test kind is registered on top of these */
 	undo_kinds_register();
 	return cmocka_run_group_tests(tests, NULL, NULL);

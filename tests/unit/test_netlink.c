@@ -267,8 +267,10 @@ static void kernel_roundtrip(void **state)
 	json_t *rec;
 
 	(void)state;
-	if (geteuid() != 0 || !ethnl_available())
+	if (geteuid() != 0 || !ethnl_available()) {
+		print_message("needs root and ethtool netlink\n");
 		skip();
+	}
 	snprintf(a, sizeof(a), "ipsecperf-unit-%d-a", (int)getpid());
 	snprintf(b, sizeof(b), "ipsecperf-unit-%d-b", (int)getpid());
 	assert_int_equal(rtnl_netns_add(a, err, sizeof(err)), 0);

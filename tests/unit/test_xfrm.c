@@ -365,8 +365,10 @@ static void kernel_roundtrip(void **state)
 	int err;
 
 	(void)state;
-	if (!in_private_netns)
+	if (!in_private_netns) {
+		print_message("needs root (a network namespace of its own)\n");
 		skip();
+	}
 	strcpy(p.src, "198.18.0.1");
 	strcpy(p.dst, "198.18.0.2");
 	assert_int_equal(xfrm_policy_add(NULL, &p, kmsg, sizeof(kmsg)), 0);

@@ -153,12 +153,12 @@ def probe_equals_sa(r, ctr, key, direction="out"):
     per = r["counters"][ctr]["per_sa_load"]
     outs = [s for s in r["sa_load"] if s["dir"] == direction]
     missed = (r.get("probe_missed") or {}).get("load") or 0
-    assert outs, (r["scenario"], r["sa_load"])
+    if not (outs): raise AssertionError((r["scenario"], r["sa_load"]))
     for s in outs:
         got = per.get(s["spi"], 0)
         print(f"  {r['scenario']}: {ctr} {s['spi']} {got} calls, SA {key} {s[key]}"
               + (f", {missed} runs missed" if missed else ""), file=sys.stderr)
-        assert s[key] - slack(r, s[key]) <= got <= s[key], (r["scenario"], ctr, s["spi"], got, key, s[key], missed)
+        if not (s[key] - slack(r, s[key]) <= got <= s[key]): raise AssertionError((r["scenario"], ctr, s["spi"], got, key, s[key], missed))
 
 
 def match(pattern, s):

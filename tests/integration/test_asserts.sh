@@ -3,13 +3,16 @@
 # The tests' own JSON assertions (assert_lib.sh, assert_json.py) fail when
 # they should: a missing key, a null, an exception, a false, a non-bool, an
 # empty file and a torn line each fail with exit 1 and one line naming the
-# file, the line and the expression; a true one passes silently. Needs
-# neither root nor the program.
+# file, the line and the expression; a true one passes silently; all of
+# it also under PYTHONOPTIMIZE, and no test's Python has an assert
+# statement. Needs neither root nor the program.
 set -u
 TMP=$(mktemp -d /tmp/ipsecperf-test-asserts.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v python3 > /dev/null || { echo "SKIP: python3 missing" >&2; exit 4; }
+# (under make test, which installed python3, its absence is a failure: lib.sh's skip_ours)
+command -v python3 > /dev/null || { [ -n "${IPSECPERF_TEST_DEPS:-}" ] && fail "python3 missing (make test installed it)"
+	echo "SKIP: python3 missing" >&2; exit 4; }
 . "$(dirname "$0")/assert_lib.sh"
 
 # two records as a run writes them; the second lacks cycles_per_byte and
@@ -113,7 +116,25 @@ for _ in $(seq 3000); do echo '{"kernel": "k"}'; done > "$TMP/many.jsonl"
 python3 - "$f" << 'EOF' 2> "$TMP/err" && fail "records(): a null read passed"
 import sys
 from assert_json import records
-assert all(r["rx"] >= 0 for r in records(sys.argv[1]))
+if not (all(r["rx"] >= 0 for r in records(sys.argv[1]))): raise AssertionError
 EOF
 grep -q "Missing: key 'rx' is null" "$TMP/err" || { cat "$TMP/err" >&2; fail "records(): not the null"; }
+
+# PYTHONOPTIMIZE (python3 -O) drops assert statements: the checks are
+# explicit raises, and hold under it
+PYTHONOPTIMIZE=2 expect_fail "optimized" "^FAIL: $f line 1 .*: r\[\"repeat\"\] == 2: is False\$" \
+	assert_jsonl "$f" 'r["repeat"] == 2'
+PYTHONOPTIMIZE=2 python3 - << 'EOF' 2> "$TMP/err" && fail "probe_equals_sa: a count above the SA's passed under PYTHONOPTIMIZE"
+from assert_json import probe_equals_sa
+probe_equals_sa({"kernel": "6.12.0", "scenario": "esp-null", "sa_load": [{"spi": "0x1", "dir": "out", "packets": 5}],
+                 "counters": {"esp_output": {"per_sa_load": {"0x1": 6}}}}, "esp_output", "packets")
+EOF
+grep -q "AssertionError: ('esp-null', 'esp_output', '0x1', 6, 'packets', 5, 0)" "$TMP/err" ||
+	{ cat "$TMP/err" >&2; fail "probe_equals_sa under PYTHONOPTIMIZE: not its message"; }
+# and no test's Python has an assert statement (tests/, tools/: the scripts
+# and the heredocs and strings the shell tests hand to python3)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+grep -nE "(^|[;'\"])[[:space:]]*assert([[:space:]]+|\()" "$top"/tests/integration/*.sh "$top"/tests/integration/*.py \
+	"$top"/tests/bench/*.py "$top"/tools/*.py > "$TMP/asserts" && { cat "$TMP/asserts" >&2
+	fail "PYTHONOPTIMIZE drops Python's assert statements: write 'if not (X): raise AssertionError(...)'"; }
 exit 0

@@ -200,37 +200,37 @@ import json, os, sys
 out, c1, c2, c3, c4, base, cache = sys.argv[1:]
 steps = [json.loads(l) for l in open(os.path.join(out, "steps.jsonl"))]
 def kernel(s):  # a build from the cache (or made and kept there), its release following its tree
-    assert s["release"].endswith("-bisect-" + s["tree"][:12]), s
-    assert os.path.dirname(s["kernel"]) == cache and os.path.basename(s["kernel"]).startswith(s["tree"]), s
-    assert s["cached"] or os.path.exists(os.path.join(s["dir"], "build.log")), s
+    if not (s["release"].endswith("-bisect-" + s["tree"][:12])): raise AssertionError(s)
+    if not (os.path.dirname(s["kernel"]) == cache and os.path.basename(s["kernel"]).startswith(s["tree"])): raise AssertionError(s)
+    if not (s["cached"] or os.path.exists(os.path.join(s["dir"], "build.log"))): raise AssertionError(s)
     return "cached" if s["cached"] else f"built in {s['build_s']:.0f} s"
 g = steps[0]
-assert g["step"] == 0 and g["sha"] == base and g["verdict"] == "good" and "run_s" not in g, g
+if not (g["step"] == 0 and g["sha"] == base and g["verdict"] == "good" and "run_s" not in g): raise AssertionError(g)
 print(f"  good revision: {kernel(g)}", file=sys.stderr)
 tested = steps[1:]
-assert 1 <= len(tested) <= 3, [s["short"] for s in tested]
+if not (1 <= len(tested) <= 3): raise AssertionError([s["short"] for s in tested])
 want = {c1: "good", c2: "bad", c3: "bad", c4: "bad"}
 for s in tested:
-    assert s["verdict"] == want[s["sha"]], (s["short"], s["subject"], s["verdict"], s.get("why"))
+    if not (s["verdict"] == want[s["sha"]]): raise AssertionError((s["short"], s["subject"], s["verdict"], s.get("why")))
     f = s["figures"]
-    assert len(f) == 1 and f[0]["scenario"] == "esp-null" and f[0]["metric"] == "throughput", f
-    assert isinstance(f[0]["p"], float) and f[0]["good"] > 0 and f[0]["this"] > 0, f
+    if not (len(f) == 1 and f[0]["scenario"] == "esp-null" and f[0]["metric"] == "throughput"): raise AssertionError(f)
+    if not (isinstance(f[0]["p"], float) and f[0]["good"] > 0 and f[0]["this"] > 0): raise AssertionError(f)
     if s["verdict"] == "bad":
-        assert f[0]["p"] < 0.05 and f[0]["change_pct"] < -50, f
+        if not (f[0]["p"] < 0.05 and f[0]["change_pct"] < -50): raise AssertionError(f)
     for d in ("run.log", "compare.txt", "results/runs.jsonl"):
-        assert os.path.exists(os.path.join(s["dir"], d)), (s["dir"], d)
+        if not (os.path.exists(os.path.join(s["dir"], d))): raise AssertionError((s["dir"], d))
     built = kernel(s)
     # one run of both kernels, booted in turn: good, this, good, this, ...
     res = os.path.join(s["dir"], "results")
     recs = [json.loads(l) for l in open(os.path.join(res, "runs.jsonl"))]
     for rel in (g["release"], s["release"]):
-        assert sum(r["kernel"] == rel and r["status"] == "ok" for r in recs) == 4, (rel, recs)
+        if not (sum(r["kernel"] == rel and r["status"] == "ok" for r in recs) == 4): raise AssertionError((rel, recs))
     boots = [v["release"] for v in json.load(open(os.path.join(res, "meta.json")))["vm"]]
-    assert boots == [g["release"], s["release"]] * 4, boots
+    if not (boots == [g["release"], s["release"]] * 4): raise AssertionError(boots)
     print(f"  step {s['step']} {s['short']} {s['verdict']}: {f[0]['good']:.4f} -> {f[0]['this']:.4f} Gbit/s "
           f"({f[0]['change_pct']:+.1f}%), p {f[0]['p']:.4f}; {built}, run {s['run_s']:.0f} s",
           file=sys.stderr)
-assert c2 in {s["sha"] for s in tested} or c3 in {s["sha"] for s in tested}
+if not (c2 in {s["sha"] for s in tested} or c3 in {s["sha"] for s in tested}): raise AssertionError
 PY
 # one report row per step, each with its verdict and p-value
 n=$(wc -l < "$TMP/out/steps.jsonl")

@@ -57,10 +57,10 @@ import sys
 from assert_json import document
 j = document(sys.argv[1])
 reg = [r for r in j["rows"] if r["regression"]]
-assert j["regressions"] == 1 and len(reg) == 1, reg
+if not (j["regressions"] == 1 and len(reg) == 1): raise AssertionError(reg)
 r = reg[0]
-assert r["scenario"] == "esp-null" and r["metric"] == "throughput" and r["base"]["n"] == 5
-assert abs(r["p_mw"] - 2 / 252) < 1e-9 and r["change_pct"] < -5
+if not (r["scenario"] == "esp-null" and r["metric"] == "throughput" and r["base"]["n"] == 5): raise AssertionError
+if not (abs(r["p_mw"] - 2 / 252) < 1e-9 and r["change_pct"] < -5): raise AssertionError
 PY
 "$IPSECPERF" compare -f csv "$TMP/base" "$TMP/slow" | head -1 | grep -q '^kernel_base,kernel_new,scenario,metric' ||
 	fail "csv header"
@@ -186,36 +186,42 @@ import sys
 from assert_json import document
 j = document(sys.argv[1])
 codes = [n["code"] for n in j["notes"]]
-assert all(n["text"] for n in j["notes"]), j["notes"]
+if not (all(n["text"] for n in j["notes"])): raise AssertionError(j["notes"])
 exec(sys.argv[2])
 PY
 }
 "$IPSECPERF" compare -f json "$TMP/n3a" "$TMP/n3b" > "$TMP/j1"
-json_notes "$TMP/j1" 'assert "too_few_runs" in codes, codes; assert j["undecided"] == 6 and j["exit_status"] == 0, j
-assert all(not r["decidable"] and "too few runs" in r["undecided"] for r in j["rows"] if r["selected"])'
+json_notes "$TMP/j1" '
+if not ("too_few_runs" in codes): raise AssertionError(codes)
+if not (j["undecided"] == 6 and j["exit_status"] == 0): raise AssertionError(j)
+if not (all(not r["decidable"] and "too few runs" in r["undecided"] for r in j["rows"] if r["selected"])): raise AssertionError'
 "$IPSECPERF" compare -f json --base-kernel k1 --new-kernel k2 "$TMP/two" "$TMP/two" > "$TMP/j2"
-json_notes "$TMP/j2" 'assert "run_order" in codes, codes; assert "emulated" in codes, codes'
+json_notes "$TMP/j2" '
+if not ("run_order" in codes and "emulated" in codes): raise AssertionError(codes)'
 "$IPSECPERF" compare -f json --common "$TMP/base" "$TMP/fewer" > "$TMP/j3"
-json_notes "$TMP/j3" 'assert "common" in codes, codes'
+json_notes "$TMP/j3" '
+if not ("common" in codes): raise AssertionError(codes)'
 synth "$TMP/failing" --seed 14 --fail clear:2
 "$IPSECPERF" compare -f json "$TMP/base" "$TMP/failing" > "$TMP/j4"
-json_notes "$TMP/j4" 'assert "not_ok" in codes, codes'
+json_notes "$TMP/j4" '
+if not ("not_ok" in codes): raise AssertionError(codes)'
 "$IPSECPERF" compare -f json --allow-mismatch host "$TMP/base" "$TMP/f-host" > "$TMP/j5"
 json_notes "$TMP/j5" '
 m = [n for n in j["notes"] if n["code"] == "mismatch"]
-assert len(m) == 1 and m[0]["field"] == "host" and m[0]["allowed"] is True, m
-assert j["base_dirs"][0]["host"] == "synth" and j["new_dirs"][0]["host"] == "other-host", j["new_dirs"]'
+if not (len(m) == 1 and m[0]["field"] == "host" and m[0]["allowed"] is True): raise AssertionError(m)
+if not (j["base_dirs"][0]["host"] == "synth" and j["new_dirs"][0]["host"] == "other-host"): raise AssertionError(j["new_dirs"])'
 "$IPSECPERF" compare -f json "$TMP/base" "$TMP/f-host" > "$TMP/j6" 2> /dev/null
 [ $? = 2 ] || fail "json: refused mismatch: exit status"
 json_notes "$TMP/j6" '
-assert j["status"] == "not_comparable" and j["exit_status"] == 2 and j["rows"] == [], j
-assert [n["allowed"] for n in j["notes"] if n["code"] == "mismatch"] == [False]'
+if not (j["status"] == "not_comparable" and j["exit_status"] == 2 and j["rows"] == []): raise AssertionError(j)
+if not ([n["allowed"] for n in j["notes"] if n["code"] == "mismatch"] == [False]): raise AssertionError'
 "$IPSECPERF" compare -f json "$TMP/base" "$TMP/fast" > "$TMP/j7"
 json_notes "$TMP/j7" '
-assert j["improvements"] == 1 and j["regressions"] == 0, j
+if not (j["improvements"] == 1 and j["regressions"] == 0): raise AssertionError(j)
 r = [r for r in j["rows"] if r["improvement"]][0]
-assert r["scenario"] == "esp-null" and r["metric"] == "throughput" and r["flag"] == "I" and r["direction"] == "better", r
-assert all(r["direction"] in ("better", "worse", "same") for r in j["rows"])'
+if not (r["scenario"] == "esp-null" and r["metric"] == "throughput" and r["flag"] == "I" and r["direction"] == "better"):
+    raise AssertionError(r)
+if not (all(r["direction"] in ("better", "worse", "same") for r in j["rows"])): raise AssertionError'
 
 # JUnit: the structure of the JUnit schema (Jenkins xunit's junit-10.xsd)
 junit() { # name expect-rc compare-args...
@@ -253,61 +259,61 @@ SCHEMA = {
     "system-err": (set(), set(), set()),
 }
 def check(e):
-    assert e.tag in SCHEMA, e.tag
+    if not (e.tag in SCHEMA): raise AssertionError(e.tag)
     req, opt, kids = SCHEMA[e.tag]
-    assert req <= set(e.attrib), (e.tag, req - set(e.attrib))
-    assert set(e.attrib) <= req | opt, (e.tag, set(e.attrib) - req - opt)
+    if not (req <= set(e.attrib)): raise AssertionError((e.tag, req - set(e.attrib)))
+    if not (set(e.attrib) <= req | opt): raise AssertionError((e.tag, set(e.attrib) - req - opt))
     for c in e:
-        assert c.tag in kids, (e.tag, c.tag)
+        if not (c.tag in kids): raise AssertionError((e.tag, c.tag))
         check(c)
     if "time" in e.attrib:
         float(e.attrib["time"])
 def counts(suite):
     cases = suite.findall("testcase")
     n = lambda tag: sum(1 for c in cases if c.find(tag) is not None)
-    assert int(suite.get("tests")) == len(cases), suite.get("name")
-    assert int(suite.get("failures")) == n("failure"), suite.get("name")
-    assert int(suite.get("errors")) == n("error"), suite.get("name")
-    assert int(suite.get("skipped", "0")) == n("skipped"), suite.get("name")
+    if not (int(suite.get("tests")) == len(cases)): raise AssertionError(suite.get("name"))
+    if not (int(suite.get("failures")) == n("failure")): raise AssertionError(suite.get("name"))
+    if not (int(suite.get("errors")) == n("error")): raise AssertionError(suite.get("name"))
+    if not (int(suite.get("skipped", "0")) == n("skipped")): raise AssertionError(suite.get("name"))
     return len(cases), n("failure"), n("error")
 def load(name):
     root = ET.parse("%s/%s.xml" % (tmp, name)).getroot()
-    assert root.tag == "testsuites"
+    if not (root.tag == "testsuites"): raise AssertionError
     check(root)
     t = [counts(s) for s in root.findall("testsuite")]
-    assert int(root.get("tests")) == sum(x[0] for x in t)
-    assert int(root.get("failures")) == sum(x[1] for x in t)
-    assert int(root.get("errors")) == sum(x[2] for x in t)
+    if not (int(root.get("tests")) == sum(x[0] for x in t)): raise AssertionError
+    if not (int(root.get("failures")) == sum(x[1] for x in t)): raise AssertionError
+    if not (int(root.get("errors")) == sum(x[2] for x in t)): raise AssertionError
     return root
 # a regression: a failure with the figures; one testcase per scenario x selected metric
 r = load("slow")
 suites = r.findall("testsuite")
-assert suites[0].get("name") == "ipsecperf compare: comparability" and int(suites[0].get("errors")) == 0
+if not (suites[0].get("name") == "ipsecperf compare: comparability" and int(suites[0].get("errors")) == 0): raise AssertionError
 k = suites[1]
-assert k.get("name") == "ipsecperf compare 6.1.0-28-cloud-amd64", k.get("name")
-assert sorted((c.get("classname"), c.get("name")) for c in k.findall("testcase")) == sorted(
-    (s, m) for s in ("clear", "no-gso", "esp-null") for m in ("throughput", "cycles_per_byte"))
+if not (k.get("name") == "ipsecperf compare 6.1.0-28-cloud-amd64"): raise AssertionError(k.get("name"))
+if not (sorted((c.get("classname"), c.get("name")) for c in k.findall("testcase")) == sorted(
+    (s, m) for s in ("clear", "no-gso", "esp-null") for m in ("throughput", "cycles_per_byte"))): raise AssertionError
 f = [c for c in k.findall("testcase") if c.find("failure") is not None]
-assert len(f) == 1 and f[0].get("classname") == "esp-null" and f[0].get("name") == "throughput"
+if not (len(f) == 1 and f[0].get("classname") == "esp-null" and f[0].get("name") == "throughput"): raise AssertionError
 fl = f[0].find("failure")
-assert fl.get("type") == "regression" and fl.get("message").startswith("esp-null throughput -"), fl.attrib
-assert "(p 0.0079): worse by more than 5% with p < 0.05" in fl.get("message"), fl.attrib
-assert "base median" in fl.text and "new median" in fl.text and "n 5" in fl.text, fl.text
+if not (fl.get("type") == "regression" and fl.get("message").startswith("esp-null throughput -")): raise AssertionError(fl.attrib)
+if not ("(p 0.0079): worse by more than 5% with p < 0.05" in fl.get("message")): raise AssertionError(fl.attrib)
+if not ("base median" in fl.text and "new median" in fl.text and "n 5" in fl.text): raise AssertionError(fl.text)
 # too few runs: skipped with the reason, never passed
 r = load("few")
 k = r.findall("testsuite")[1]
 sk = [c.find("skipped") for c in k.findall("testcase")]
-assert len(sk) == 6 and all(s is not None and "too few runs" in s.get("message") for s in sk), sk
-assert "too_few_runs" in r.findall("testsuite")[0].find("system-out").text
+if not (len(sk) == 6 and all(s is not None and "too few runs" in s.get("message") for s in sk)): raise AssertionError(sk)
+if not ("too_few_runs" in r.findall("testsuite")[0].find("system-out").text): raise AssertionError
 # a refused mismatch: the comparability suite's error, no metric suites
 r = load("refused")
 suites = r.findall("testsuite")
-assert len(suites) == 1 and suites[0].get("errors") == "1"
+if not (len(suites) == 1 and suites[0].get("errors") == "1"): raise AssertionError
 e = [c for c in suites[0].findall("testcase") if c.find("error") is not None]
-assert len(e) == 1 and e[0].get("name") == "duration" and "differs" in e[0].find("error").get("message")
+if not (len(e) == 1 and e[0].get("name") == "duration" and "differs" in e[0].find("error").get("message")): raise AssertionError
 # strings from results directories are escaped
 r = load("escaped")
-assert r.findall("testsuite")[1].get("name") == "ipsecperf compare k&<\"'>1", r.findall("testsuite")[1].get("name")
+if not (r.findall("testsuite")[1].get("name") == "ipsecperf compare k&<\"'>1"): raise AssertionError(r.findall("testsuite")[1].get("name"))
 PY
 
 # several directories a side: pooled, each one's provenance shown
@@ -319,7 +325,8 @@ for d in base b2 slow s2; do
 done
 [ "$(grep -c '^        testbed netns, host synth' "$TMP/out")" = 4 ] || { cat "$TMP/out" >&2; fail "pooled: not 4 provenance lines"; }
 "$IPSECPERF" compare -f json "$TMP/base" "$TMP/b2" -- "$TMP/slow" "$TMP/s2" > "$TMP/j8"
-json_notes "$TMP/j8" 'assert len(j["base_dirs"]) == 2 and len(j["new_dirs"]) == 2 and j["regressions"] == 1, j'
+json_notes "$TMP/j8" '
+if not (len(j["base_dirs"]) == 2 and len(j["new_dirs"]) == 2 and j["regressions"] == 1): raise AssertionError(j)'
 # refused where a side's directories differ, and allowed
 synth "$TMP/b3" --seed 23 --host elsewhere
 expect 2 "not comparable: host differs: synth in base $TMP/base, elsewhere in base $TMP/b3" "$TMP/base" "$TMP/b3" -- "$TMP/aa"

@@ -45,10 +45,10 @@ NS = "{http://www.w3.org/2000/svg}"
 def frames(path):
     root = ET.parse(path).getroot()  # raises on XML that does not parse
     scripts = root.findall(".//" + NS + "script")
-    assert len(scripts) == 1, "%s: %d scripts" % (path, len(scripts))
+    if not (len(scripts) == 1): raise AssertionError("%s: %d scripts" % (path, len(scripts)))
     text = open(path).read()
     for bad in ("href=", "src=", "url(http", "@import"):
-        assert bad not in text, (path, bad)
+        if not (bad not in text): raise AssertionError((path, bad))
     out = []
     for g in root.iter(NS + "g"):
         if g.get("class") != "f":
@@ -60,10 +60,10 @@ def frames(path):
     return root, out
 
 def close(a, b, what):
-    assert abs(a - b) <= 1e-5 * max(1.0, abs(a), abs(b)), "%s: %r != %r" % (what, a, b)
+    if not (abs(a - b) <= 1e-5 * max(1.0, abs(a), abs(b))): raise AssertionError("%s: %r != %r" % (what, a, b))
 
 def close_px(a, b, what):  # the SVG's coordinates have 3 decimals
-    assert abs(a - b) <= 0.0006, "%s: %r != %r px" % (what, a, b)
+    if not (abs(a - b) <= 0.0006): raise AssertionError("%s: %r != %r px" % (what, a, b))
 
 def per_function(fs, key):
     s = {}
@@ -76,11 +76,11 @@ def per_function(fs, key):
 def check_single(path, group):
     root, fs = frames(path)
     top = fs[0]
-    assert top["d"] == 0 and top["n"] == "all"
+    if not (top["d"] == 0 and top["n"] == "all"): raise AssertionError
     close(top["v"], group["cycles_per_byte"], "root against the group's cycles/byte")
-    assert "cycles/byte" in ET.tostring(root, encoding="unicode"), "no unit in the title"
+    if not ("cycles/byte" in ET.tostring(root, encoding="unicode")): raise AssertionError("no unit in the title")
     sv = per_function(fs, "sv")
-    assert group["top"], "no top functions"
+    if not (group["top"]): raise AssertionError("no top functions")
     for f in group["top"]:
         close(sv[(f["function"], f["kernel"])], f["cycles_per_byte"], f["function"])
     # widths in proportion to the values; every frame's children within it
@@ -94,7 +94,7 @@ def check_diff(path, diff, side_names):
     root, fs = frames(path)
     sv, sb = per_function(fs, "sv"), per_function(fs, "sb")
     rows = diff["gains"] + diff["losses"]
-    assert len(rows) >= 5, "too few rows to compare"
+    if not (len(rows) >= 5): raise AssertionError("too few rows to compare")
     for r in rows:
         k = (r["function"], r["kernel"])
         close(sv.get(k, 0.0), r["cycles_per_byte"], "new side of " + r["function"])
@@ -111,13 +111,13 @@ def check_diff(path, diff, side_names):
     for f in fs:
         o = on[f["n"]]
         want = "base" if o[0] and not o[1] else "new" if o[1] and not o[0] else None
-        assert f["only"] == want, (f["n"], f["only"], want)
+        if not (f["only"] == want): raise AssertionError((f["n"], f["only"], want))
         marked += want is not None
-    assert marked > 0, "no frame of one side only"
+    if not (marked > 0): raise AssertionError("no frame of one side only")
     t = ET.tostring(root, encoding="unicode")
     for s in side_names:
-        assert "only in " + s in t, "legend: only in " + s
-    assert "change in cycles/byte" in t, "no colour scale legend"
+        if not ("only in " + s in t): raise AssertionError("legend: only in " + s)
+    if not ("change in cycles/byte" in t): raise AssertionError("no colour scale legend")
     # widths: the two sides together
     scale = fs[0]["w"] / (fs[0]["v"] + fs[0]["b"])
     for f in fs:
@@ -148,7 +148,7 @@ sv = sb = 0.0
 for g in ET.parse(sys.argv[1]).getroot().iter(NS + "g"):
     if g.get("class") == "f" and g.get("data-n") == sys.argv[2] and int(g.get("data-d")) >= 2:
         sv += float(g.get("data-sv")); sb += float(g.get("data-sb"))
-assert "%.3f" % sb == sys.argv[3] and "%.3f" % sv == sys.argv[4], (sb, sv, sys.argv[2:])
+if not ("%.3f" % sb == sys.argv[3] and "%.3f" % sv == sys.argv[4]): raise AssertionError((sb, sv, sys.argv[2:]))
 PY
 
 # one kernel against another: the run copied as kernel "6.1.0-57-other", with memmove's stacks left out
@@ -180,7 +180,7 @@ python3 - k.svg <<'PY' || fail "memmove not marked as the base kernel's only"
 import sys, xml.etree.ElementTree as ET
 NS = "{http://www.w3.org/2000/svg}"
 m = [g.get("data-only") for g in ET.parse(sys.argv[1]).getroot().iter(NS + "g") if g.get("data-n") == "memmove"]
-assert m and set(m) == {"base"}, m
+if not (m and set(m) == {"base"}): raise AssertionError(m)
 PY
 
 # hostile names: a copy of the run with three more stacks
@@ -198,15 +198,15 @@ python3 - h.svg "$long" <<'PY' || fail "hostile names"
 import sys, xml.etree.ElementTree as ET
 NS = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
-assert len(root.findall(".//" + NS + "script")) == 1, "a name became a script"
-assert not root.findall(".//" + NS + "img") and not root.findall(".//img") and not root.findall(".//b")
+if not (len(root.findall(".//" + NS + "script")) == 1): raise AssertionError("a name became a script")
+if not (not root.findall(".//" + NS + "img") and not root.findall(".//img") and not root.findall(".//b")): raise AssertionError
 names = {g.get("data-n") for g in root.iter(NS + "g")}
 for n in ('"><script>window.pwned=1</script>', "it's \"quoted\" & <b>bold</b>", "<img src=x onerror=window.pwned=1>"):
-    assert n in names, n
+    if not (n in names): raise AssertionError(n)
 longs = [n for n in names if n and n.startswith("xxxx")]
-assert len(longs) == 1 and len(longs[0]) == 500 and longs[0].endswith("..."), [len(n) for n in longs]
+if not (len(longs) == 1 and len(longs[0]) == 500 and longs[0].endswith("...")): raise AssertionError([len(n) for n in longs])
 for t in root.iter(NS + "text"):
-    assert len(t.text or "") < 200, "a label longer than its frame"
+    if not (len(t.text or "") < 200): raise AssertionError("a label longer than its frame")
 PY
 
 # bad usage: one line, exit 2

@@ -99,13 +99,13 @@ d, long = sys.argv[2], sys.argv[3]
 def lines(kind):
     return [l.split(" ", 1)[1] for l in res if l.startswith(kind + " ")]
 w, win = map(int, lines("width")[0].split())
-assert win == 1280 and w <= win, ("the page is wider than the window", w, win)
-assert lines("pwned") == ["no"], "a hostile name ran: " + lines("pwned")[0]
+if not (win == 1280 and w <= win): raise AssertionError(("the page is wider than the window", w, win))
+if not (lines("pwned") == ["no"]): raise AssertionError("a hostile name ran: " + lines("pwned")[0])
 svgs = {l.split()[0]: l.split(" ", 3) for l in lines("svg")}
-assert len(svgs) == 3, svgs
+if not (len(svgs) == 3): raise AssertionError(svgs)
 caps = sorted(v[3] for v in svgs.values())
-assert any(c.startswith("Difference: esp-null") and "against no-gso" in c for c in caps), caps
-assert int(lines("scripts")[0]) == len(svgs) + 1, "scripts: " + lines("scripts")[0]
+if not (any(c.startswith("Difference: esp-null") and "against no-gso" in c for c in caps)): raise AssertionError(caps)
+if not (int(lines("scripts")[0]) == len(svgs) + 1): raise AssertionError("scripts: " + lines("scripts")[0])
 # the command frames' widths on screen, from the folded stacks themselves
 def idle(stack):
     fr = stack.split(";")
@@ -128,30 +128,30 @@ def expected(scen):
     return {k: v / whole for k, v in cmd.items()}
 checked = 0
 for sid, scen in (("flame-0-svg", "no-gso"), ("flame-1-svg", "esp-null")):
-    assert svgs[sid][3].startswith(scen + " on "), svgs[sid]
+    if not (svgs[sid][3].startswith(scen + " on ")): raise AssertionError(svgs[sid])
     px = float(svgs[sid][1]) * 1180 / 1200  # the frames' part of the SVG's rendered width
     exp = expected(scen)
     got = {l.split()[1]: float(l.split()[2]) for l in lines("frame") if l.split()[0] == sid}
-    assert set(got) == set(exp), (sid, set(got) ^ set(exp))
+    if not (set(got) == set(exp)): raise AssertionError((sid, set(got) ^ set(exp)))
     for k, share in exp.items():
-        assert abs(got[k] - share * px) <= 0.05, (sid, k, got[k], share * px)
+        if not (abs(got[k] - share * px) <= 0.05): raise AssertionError((sid, k, got[k], share * px))
         checked += 1
 print("%d command frames as wide as the folded stacks say" % checked)
 # the click zooms, the root zooms out
 before, after, hidden, named = lines("zoom")[0].split()
-assert abs(float(after) - 1180) < 0.01 and float(before) < 1170 and int(hidden) > 0 and named == "true", lines("zoom")
+if not (abs(float(after) - 1180) < 0.01 and float(before) < 1170 and int(hidden) > 0 and named == "true"): raise AssertionError(lines("zoom"))
 after, hidden = lines("unzoom")[0].split()
-assert abs(float(after) - float(before)) < 0.01 and hidden == "0", lines("unzoom")
+if not (abs(float(after) - float(before)) < 0.01 and hidden == "0"): raise AssertionError(lines("unzoom"))
 # the hostile names as text
 hostile = [json.loads(l) for l in lines("hostile")]
 names = {h[0] for h in hostile}
 for n in ('"><script>window.pwned=1</script>', "it's \"quoted\" & <b>bold</b>", "<img src=x onerror=window.pwned=2>"):
-    assert n in names, (n, names)
+    if not (n in names): raise AssertionError((n, names))
 for n, title, label in hostile:
-    assert title.startswith(n[:490]), (n, title)
-    assert label == "" or n.startswith(label.rstrip(".")), (n, label)
+    if not (title.startswith(n[:490])): raise AssertionError((n, title))
+    if not (label == "" or n.startswith(label.rstrip("."))): raise AssertionError((n, label))
 longs = [h for h in hostile if h[0].startswith("yyyy")]
-assert longs and len(longs[0][0]) == 500, [len(h[0]) for h in longs]
+if not (longs and len(longs[0][0]) == 500): raise AssertionError([len(h[0]) for h in longs])
 PY
 
 # compare's page: two netns runs of the default scenarios
@@ -185,21 +185,21 @@ import json, sys
 res = open(sys.argv[1]).read().splitlines()
 j = json.load(open(sys.argv[2]))
 w, win = map(int, res[0].split()[1:])
-assert win == 1280 and w <= win, ("the page is wider than the window", w, win)
+if not (win == 1280 and w <= win): raise AssertionError(("the page is wider than the window", w, win))
 rows = [l.split(" ", 5) for l in res if l.startswith("row ")]
-assert len(rows) == len(j["rows"]) > 0, (len(rows), len(j["rows"]))
+if not (len(rows) == len(j["rows"]) > 0): raise AssertionError((len(rows), len(j["rows"])))
 for (_, cls, size, dots, medians, head), jr in zip(rows, j["rows"]):
     sw, sh = map(int, size.split("x"))
-    assert sw > 100 and sh > 50, size
+    if not (sw > 100 and sh > 50): raise AssertionError(size)
     n = jr["base"]["n"] + jr["new"]["n"]
-    assert int(dots) == n, (head, dots, n)
-    assert int(medians) == (jr["base"]["n"] > 0) + (jr["new"]["n"] > 0), (head, medians)
+    if not (int(dots) == n): raise AssertionError((head, dots, n))
+    if not (int(medians) == (jr["base"]["n"] > 0) + (jr["new"]["n"] > 0)): raise AssertionError((head, medians))
     want = "regression" if jr["regression"] else "improvement" if jr["improvement"] else ""
     got = cls.split(".", 1)[1] if "." in cls else ""
-    assert got == want, (head, got, want)
+    if not (got == want): raise AssertionError((head, got, want))
 verdict = [l for l in res if l.startswith("verdict ")][0]
 nreg = sum(r["regression"] for r in j["rows"])
-assert ("%d regression" % nreg in verdict) if nreg else ("no regression" in verdict), verdict
+if not (("%d regression" % nreg in verdict) if nreg else ("no regression" in verdict)): raise AssertionError(verdict)
 print("%d rows drawn, %d regressions marked" % (len(rows), nreg))
 PY
 exit 0

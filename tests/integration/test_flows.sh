@@ -26,16 +26,16 @@ from assert_json import records
 rs = records(sys.argv[1])
 n, port = int(sys.argv[2]), int(sys.argv[3])
 r = next(x for x in rs if x["scenario"] == "clear")
-assert r["status"] == "ok", r.get("reason")
+if not (r["status"] == "ok"): raise AssertionError(r.get("reason"))
 f = r["flow"]
-assert r["flows"] == n and len(f) == n, (r["flows"], f)
-assert [x["port"] for x in f] == list(range(port, port + n)), f
-assert all(x["bytes"] > 0 and x["throughput_bps"] > 0 for x in f), f
-assert sum(x["bytes"] for x in f) == r["bytes"], (f, r["bytes"])
-assert abs(sum(x["throughput_bps"] for x in f) - r["throughput_bps"]) <= 1e-6 * r["throughput_bps"], (f, r["throughput_bps"])
+if not (r["flows"] == n and len(f) == n): raise AssertionError((r["flows"], f))
+if not ([x["port"] for x in f] == list(range(port, port + n))): raise AssertionError(f)
+if not (all(x["bytes"] > 0 and x["throughput_bps"] > 0 for x in f)): raise AssertionError(f)
+if not (sum(x["bytes"] for x in f) == r["bytes"]): raise AssertionError((f, r["bytes"]))
+if not (abs(sum(x["throughput_bps"] for x in f) - r["throughput_bps"]) <= 1e-6 * r["throughput_bps"]): raise AssertionError((f, r["throughput_bps"]))
 t = [x["throughput_bps"] for x in f]
 jain = sum(t) ** 2 / (n * sum(v * v for v in t))
-assert abs(r["fairness"] - jain) < 1e-6 and 1 / n <= r["fairness"] <= 1, (r["fairness"], jain)
+if not (abs(r["fairness"] - jain) < 1e-6 and 1 / n <= r["fairness"] <= 1): raise AssertionError((r["fairness"], jain))
 print(f"  {n} flows: {', '.join(f'{v / 1e9:.3f}' for v in t)} Gbit/s, sum {r['throughput_bps'] / 1e9:.3f}, "
       f"fairness {r['fairness']:.4f}", file=sys.stderr)
 PY

@@ -207,9 +207,9 @@ python3 - "$TMP/charts/throughput.svg" "$TMP/awkward.html" "$awkward" <<'EOF' ||
 import html, sys
 svg, page, name = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
 # gnuplot's SVG escapes < and &; the legend shows the name whole
-assert name.replace("&", "&amp;").replace("<", "&lt;") in svg, "kernel name not in the chart's legend"
-assert "no 'gso' `x` (n=3)" in svg, "scenario label not in the chart"
-assert "<b>" not in page, "the HTML page holds the name's <b> as markup"
-assert html.escape(name, quote=True).replace("&#x27;", "&#39;") in page, "the HTML page lacks the escaped name"
+if not (name.replace("&", "&amp;").replace("<", "&lt;") in svg): raise AssertionError("kernel name not in the chart's legend")
+if not ("no 'gso' `x` (n=3)" in svg): raise AssertionError("scenario label not in the chart")
+if not ("<b>" not in page): raise AssertionError("the HTML page holds the name's <b> as markup")
+if not (html.escape(name, quote=True).replace("&#x27;", "&#39;") in page): raise AssertionError("the HTML page lacks the escaped name")
 EOF
 exit 0

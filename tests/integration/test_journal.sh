@@ -139,11 +139,11 @@ import sys
 from assert_json import document, records
 other = int(sys.argv[2])
 m = document(sys.argv[1] + "/meta.json")
-assert [c["pid"] for c in m["concurrent_runs"]] == [other], m["concurrent_runs"]
+if not ([c["pid"] for c in m["concurrent_runs"]] == [other]): raise AssertionError(m["concurrent_runs"])
 during = m["concurrent_runs"][0]["during"]
 recs = records(sys.argv[1] + "/runs.jsonl")
 marked = [r["repeat"] for r in recs if other in r["concurrent_runs"]]
-assert marked and marked == [d["repeat"] for d in during], (marked, during)
+if not (marked and marked == [d["repeat"] for d in during]): raise AssertionError((marked, during))
 print(f"  run {sys.argv[1].rsplit('/', 1)[1]}: pid {other} measured during repeats {marked}", file=sys.stderr)
 EOF
 done

@@ -42,10 +42,10 @@ import sys
 from assert_json import probe_equals_sa, records
 recs = {r["scenario"]: r for r in records(sys.argv[1])}
 rel, want = sys.argv[2], sys.argv[3:]
-assert sorted(recs) == sorted(want), (sorted(recs), want)
+if not (sorted(recs) == sorted(want)): raise AssertionError((sorted(recs), want))
 for name, r in sorted(recs.items()):
-    assert r["kernel"] == rel, (name, r["kernel"])
-    assert r["status"] == "ok", (name, r["status"], r.get("reason"))
+    if not (r["kernel"] == rel): raise AssertionError((name, r["kernel"]))
+    if not (r["status"] == "ok"): raise AssertionError((name, r["status"], r.get("reason")))
     print(f"  {name}: {r['throughput_bps'] / 1e9:.4f} Gbit/s", file=sys.stderr)
     esp = r["scenario"].startswith("esp-")
     for n, v in r["counters"].items():
@@ -58,13 +58,13 @@ for name, r in sorted(recs.items()):
             continue
         if n == "kmalloc_esp_input" and "esp_alloc_tmp is a function of its own" in v["symbol"]:
             continue
-        assert v.get("count") is not None, (name, n, v.get("symbol"))
+        if not (v.get("count") is not None): raise AssertionError((name, n, v.get("symbol")))
 for name in ("tcp-ao", "tcp-md5"):
-    assert recs[name]["throughput_bps"] > 0, name
+    if not (recs[name]["throughput_bps"] > 0): raise AssertionError(name)
 
 probe_equals_sa(recs["esp-null"], "esp_output", "packets")
 probe_equals_sa(recs["esp-null-gso"], "esp_output_tail", "wire_packets")
 probe_equals_sa(recs["esp-null"], "esp_input", "packets", "in")
-assert recs["esp-null-gso"]["counters"]["esp_output"]["count_load"] == 0
+if not (recs["esp-null-gso"]["counters"]["esp_output"]["count_load"] == 0): raise AssertionError
 PY
 exit 0

@@ -60,16 +60,16 @@ import sys
 from assert_json import records
 recs, base, new = records(sys.argv[1]), sys.argv[2], sys.argv[3]
 esp = [r for r in recs if r["scenario"] == "esp-null"]
-assert sorted({r["kernel"] for r in esp}) == sorted([base, new]), [r["kernel"] for r in esp]
+if not (sorted({r["kernel"] for r in esp}) == sorted([base, new])): raise AssertionError([r["kernel"] for r in esp])
 for r in esp:
-    assert r["status"] == "ok", (r["kernel"], r.get("reason"))
+    if not (r["status"] == "ok"): raise AssertionError((r["kernel"], r.get("reason")))
     c = r["counters"]
     eo, km = c["esp_output"], c["kmalloc_esp_output"]
-    assert eo["count"] and eo["count"] > 1000, (r["kernel"], eo)
+    if not (eo["count"] and eo["count"] > 1000): raise AssertionError((r["kernel"], eo))
     if r["kernel"] == base:
-        assert km["count"] is not None and abs(km["count"] / eo["count"] - 1) < 0.02, (r["kernel"], km, eo)
+        if not (km["count"] is not None and abs(km["count"] / eo["count"] - 1) < 0.02): raise AssertionError((r["kernel"], km, eo))
     else:
-        assert km["count"] == 0, (r["kernel"], km)
+        if not (km["count"] == 0): raise AssertionError((r["kernel"], km))
     print("  %s: esp_output %d, kmalloc_esp_output %s" % (r["kernel"], eo["count"], km["count"]), file=sys.stderr)
 PY
 # compare's row under esp-null: base, CV, change, new, ..., the counter's name

@@ -74,10 +74,10 @@ browse "screenshot" "$TMP/ex.html" --screenshot="$TMP/shot.png"
 python3 - "$TMP/shot.png" <<'PY' || fail "screenshot: not a 1280x2000 PNG with content"
 import struct, sys, os
 b = open(sys.argv[1], 'rb').read(32)
-assert b[:8] == b'\x89PNG\r\n\x1a\n', b[:8]
+if not (b[:8] == b'\x89PNG\r\n\x1a\n'): raise AssertionError(b[:8])
 w, h = struct.unpack('>II', b[16:24])
-assert (w, h) == (1280, 2000), (w, h)
-assert os.path.getsize(sys.argv[1]) > 20000, os.path.getsize(sys.argv[1])
+if not ((w, h) == (1280, 2000)): raise AssertionError((w, h))
+if not (os.path.getsize(sys.argv[1]) > 20000): raise AssertionError(os.path.getsize(sys.argv[1]))
 PY
 [ -n "${KEEP_SCREENSHOT:-}" ] && cp "$TMP/shot.png" "$KEEP_SCREENSHOT"
 check_page "example" "$TMP/ex.html" > "$TMP/res" || exit 1
@@ -88,17 +88,17 @@ python3 - "$TMP/ex.html" "$nsvg" <<'PY' || fail "html: structure"
 import re, sys
 p = open(sys.argv[1]).read()
 order = [p.find(s) for s in ('id=summary', '<h2>Contents', 'id=figures', 'id=charts', 'id=text', 'id=provenance')]
-assert all(o > 0 for o in order) and order == sorted(order), order
+if not (all(o > 0 for o in order) and order == sorted(order)): raise AssertionError(order)
 summary = p[order[0]:order[1]]
-assert 'class=caution' in summary and 'emulated CPU' in summary, 'no TCG caution in the summary'
-assert 'accelerator <strong>tcg</strong>' in summary
-assert summary.count('class="n warn"') >= 4, 'CV above 5% not highlighted'
-assert 'ratio to first' in summary and 'Verdict:' in summary
+if not ('class=caution' in summary and 'emulated CPU' in summary): raise AssertionError('no TCG caution in the summary')
+if not ('accelerator <strong>tcg</strong>' in summary): raise AssertionError
+if not (summary.count('class="n warn"') >= 4): raise AssertionError('CV above 5% not highlighted')
+if not ('ratio to first' in summary and 'Verdict:' in summary): raise AssertionError
 toc = p[order[1]:order[2]]
-assert toc.count('href="#chart-') == int(sys.argv[2]), toc
+if not (toc.count('href="#chart-') == int(sys.argv[2])): raise AssertionError(toc)
 for i in range(int(sys.argv[2])):
-    assert 'id="chart-%d"' % i in p
-assert p.count('<figcaption>') == int(sys.argv[2]) and 'accelerator tcg' in p[p.find('<figcaption>'):]
+    if not ('id="chart-%d"' % i in p): raise AssertionError
+if not (p.count('<figcaption>') == int(sys.argv[2]) and 'accelerator tcg' in p[p.find('<figcaption>'):]): raise AssertionError
 PY
 for c in "$TMP/charts"/counter-*.dat; do
 	awk '!/^#/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i != 0) ok = 1 } END { exit !ok }' "$c" ||

@@ -132,12 +132,12 @@ python3 - "$j" "$k" << 'PY' || fail "SIGKILL in no-gso: the journal's records ar
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 kinds = [r["kind"] for r in recs]
-assert "argv" not in kinds, kinds  # no ip or ethtool command to undo
-assert [r["name"] for r in recs if r["kind"] == "netns"] == [sys.argv[2] + "-tx", sys.argv[2] + "-rx"], recs
+if not ("argv" not in kinds): raise AssertionError(kinds)  # no ip or ethtool command to undo
+if not ([r["name"] for r in recs if r["kind"] == "netns"] == [sys.argv[2] + "-tx", sys.argv[2] + "-rx"]): raise AssertionError(recs)
 feat = [r for r in recs if r["kind"] == "ethtool-features"]
-assert sorted(r["dev"] for r in feat) == ["ipp-rx", "ipp-tx"], feat
+if not (sorted(r["dev"] for r in feat) == ["ipp-rx", "ipp-tx"]): raise AssertionError(feat)
 for r in feat:
-    assert r["wanted"]["tx-tcp-segmentation"] is True and r["wanted"]["tx-generic-segmentation"] is True, r
+    if not (r["wanted"]["tx-tcp-segmentation"] is True and r["wanted"]["tx-generic-segmentation"] is True): raise AssertionError(r)
 with open(sys.argv[1], "a") as f:  # the namespaces stay, for the check below
     for r in recs:
         if r["kind"] == "netns":

@@ -16,13 +16,13 @@ import sys
 from assert_json import records
 recs = {r["scenario"]: r for r in records(sys.argv[1])}
 a, b = recs["clear"], recs["clear-stream"]
-assert a["status"] == b["status"] == "ok", (a.get("reason"), b.get("reason"))
+if not (a["status"] == b["status"] == "ok"): raise AssertionError((a.get("reason"), b.get("reason")))
 missing = set(a) - set(b)
-assert not missing, f"the stream's record lacks {sorted(missing)}"
-assert b["load"] == "stream" and a["load"] == "iperf3"
-assert b["bytes"] > 0 and b["throughput_bps"] > 1e8 and isinstance(b["retransmits"], int)
-assert abs(b["duration_s"] - 2) < 0.2, b["duration_s"]
-assert abs(b["throughput_bps"] - b["bytes"] * 8 / b["duration_s"]) < 1e-3 * b["throughput_bps"]
+if not (not missing): raise AssertionError(f"the stream's record lacks {sorted(missing)}")
+if not (b["load"] == "stream" and a["load"] == "iperf3"): raise AssertionError
+if not (b["bytes"] > 0 and b["throughput_bps"] > 1e8 and isinstance(b["retransmits"], int)): raise AssertionError
+if not (abs(b["duration_s"] - 2) < 0.2): raise AssertionError(b["duration_s"])
+if not (abs(b["throughput_bps"] - b["bytes"] * 8 / b["duration_s"]) < 1e-3 * b["throughput_bps"]): raise AssertionError
 PY
 [ -s "$out/raw/clear-stream-r1-stream.json" ] || fail "no raw stream summary"
 

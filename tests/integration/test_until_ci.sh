@@ -33,7 +33,7 @@ import sys
 from assert_json import document, records
 recs = records(sys.argv[1] + "/runs.jsonl")
 meta = document(sys.argv[1] + "/meta.json")
-assert meta["params"]["until_ci"] == {"target_pct": 30.0, "max_repeat": 9}, meta["params"]
+if not (meta["params"]["until_ci"] == {"target_pct": 30.0, "max_repeat": 9}): raise AssertionError(meta["params"])
 def median_ci(x):
     # stats_median_ci: order statistics k, n+1-k, k the largest with P(Bin(n, 1/2) < k) <= 2.5%
     from math import comb
@@ -44,24 +44,24 @@ def median_ci(x):
     return (x[k - 1], x[n - k]) if k >= 1 else (None, None)
 for scen in ("clear", "no-gso"):
     rs = [r for r in recs if r["scenario"] == scen]
-    assert 6 <= len(rs) <= 9, (scen, len(rs))
-    assert [r["repeat"] for r in rs] == list(range(1, len(rs) + 1))
+    if not (6 <= len(rs) <= 9): raise AssertionError((scen, len(rs)))
+    if not ([r["repeat"] for r in rs] == list(range(1, len(rs) + 1))): raise AssertionError
     tp = []
     for i, r in enumerate(rs):
         u = r["until_ci"]
         tp.append(r["throughput_bps"])
-        assert u["n_ok"] == len(tp) and u["target_pct"] == 30.0 and u["max_repeat"] == 9, u
+        if not (u["n_ok"] == len(tp) and u["target_pct"] == 30.0 and u["max_repeat"] == 9): raise AssertionError(u)
         if len(tp) < 6:
-            assert u.get("width_pct") is None and u["reached"] is False and u["last"] is False, u
+            if not (u.get("width_pct") is None and u["reached"] is False and u["last"] is False): raise AssertionError(u)
             continue
         lo, hi = median_ci(tp)
-        assert abs(u["ci95_lo_bps"] - lo) < 1 and abs(u["ci95_hi_bps"] - hi) < 1, (u, lo, hi)
+        if not (abs(u["ci95_lo_bps"] - lo) < 1 and abs(u["ci95_hi_bps"] - hi) < 1): raise AssertionError((u, lo, hi))
         med = sorted(tp)[len(tp) // 2] if len(tp) % 2 else sum(sorted(tp)[len(tp) // 2 - 1:len(tp) // 2 + 1]) / 2
-        assert abs(u["width_pct"] - 100 * (hi - lo) / med) < 1e-6, (u, med)
-        assert u["reached"] == (u["width_pct"] < 30), u
+        if not (abs(u["width_pct"] - 100 * (hi - lo) / med) < 1e-6): raise AssertionError((u, med))
+        if not (u["reached"] == (u["width_pct"] < 30)): raise AssertionError(u)
         # it stops at the first interval narrow enough, or at --max-repeat
-        assert u["last"] == (u["reached"] or len(tp) == 9), u
-    assert rs[-1]["until_ci"]["last"]
+        if not (u["last"] == (u["reached"] or len(tp) == 9)): raise AssertionError(u)
+    if not (rs[-1]["until_ci"]["last"]): raise AssertionError
 PY
 "$IPSECPERF" report "$out" > "$TMP/report" || fail "report: exit $?"
 grep -q '^Adaptive repeats (--until-ci 30%, --max-repeat 9)' "$TMP/report" || fail "report: no adaptive section"
@@ -73,9 +73,9 @@ rep = open(sys.argv[2]).read().splitlines()
 for scen in ("clear", "no-gso"):
     last = [r for r in recs if r["scenario"] == scen][-1]
     row = [l for l in rep if l.startswith(scen + " ")][-1].split()
-    assert int(row[1]) == last["repeat"], row
-    assert row[4] == "%.1f%%" % last["until_ci"]["width_pct"], (row, last["until_ci"])
-    assert row[5] == ("yes" if last["until_ci"]["reached"] else "no"), row
+    if not (int(row[1]) == last["repeat"]): raise AssertionError(row)
+    if not (row[4] == "%.1f%%" % last["until_ci"]["width_pct"]): raise AssertionError((row, last["until_ci"]))
+    if not (row[5] == ("yes" if last["until_ci"]["reached"] else "no")): raise AssertionError(row)
 PY
 
 # the simulation: coverage of the stopping rule's interval

@@ -35,37 +35,37 @@ python3 - "$out/runs.jsonl" << 'PY' || fail "ESP records wrong (above)"
 import sys
 from assert_json import records
 recs = {r["scenario"]: r for r in records(sys.argv[1])}
-assert sorted(recs) == ["esp-gcm", "esp-null", "esp-null-gso"], sorted(recs)
+if not (sorted(recs) == ["esp-gcm", "esp-null", "esp-null-gso"]): raise AssertionError(sorted(recs))
 for name, r in recs.items():
-    assert r["status"] == "ok", f"{name}: {r['status']}: {r.get('reason')}"
+    if not (r["status"] == "ok"): raise AssertionError(f"{name}: {r['status']}: {r.get('reason')}")
     # "sa" covers the measured window; "sa_load", where the probes' code adds
     # it, the whole load: quiet at both ends, so the two sides must agree
-    assert all(s["packets"] > 0 for s in r["sa"]), f"{name}: an SA counted nothing in the window: {r['sa']}"
+    if not (all(s["packets"] > 0 for s in r["sa"])): raise AssertionError(f"{name}: an SA counted nothing in the window: {r['sa']}")
     sas = r.get("sa_load", r["sa"])
     exact = "sa_load" in r
-    assert len(sas) == 4, f"{name}: {len(sas)} SAs recorded, expected 4"
-    assert len({s["spi"] for s in sas}) == 2, f"{name}: SPIs {sas}"
+    if not (len(sas) == 4): raise AssertionError(f"{name}: {len(sas)} SAs recorded, expected 4")
+    if not (len({s["spi"] for s in sas}) == 2): raise AssertionError(f"{name}: SPIs {sas}")
     for s in sas:
-        assert s["packets"] > 0 and s["bytes"] > 0 and s["wire_packets"] > 0, f"{name}: SA counted nothing: {s}"
+        if not (s["packets"] > 0 and s["bytes"] > 0 and s["wire_packets"] > 0): raise AssertionError(f"{name}: SA counted nothing: {s}")
     for spi in {s["spi"] for s in sas}:
         o = next(s for s in sas if s["spi"] == spi and s["dir"] == "out")
         i = next(s for s in sas if s["spi"] == spi and s["dir"] == "in")
-        assert o["netns"] != i["netns"], f"{name}: SA {spi} out and in in one namespace"
+        if not (o["netns"] != i["netns"]): raise AssertionError(f"{name}: SA {spi} out and in in one namespace")
         # one end cannot take in more than the other sent (veth may drop
         # under load, so fewer is possible), nor can the highest sequence
         # number received pass it; over the whole load (quiet at both ends)
         # exactly, within the window by what was in flight at its edges
         slack = 3 if exact else 200
-        assert i["packets"] <= o["wire_packets"] + slack, f"{name}: {o} vs {i}"
-        assert i["wire_packets"] <= o["wire_packets"] + slack, f"{name}: {o} vs {i}"
+        if not (i["packets"] <= o["wire_packets"] + slack): raise AssertionError(f"{name}: {o} vs {i}")
+        if not (i["wire_packets"] <= o["wire_packets"] + slack): raise AssertionError(f"{name}: {o} vs {i}")
     data_out = next(s for s in sas if s["dir"] == "out" and s["netns"] == "tx")
     print(f"  {name}: {r['throughput_bps']/1e9:.4f} Gbit/s, data SA {data_out['spi']}: "
           f"{data_out['packets']} packets, {data_out['wire_packets']} on the wire", file=sys.stderr)
     if name == "esp-null-gso":
         # GSO over ESP: the SA counts super-packets, the sequence numbers segments
-        assert data_out["wire_packets"] > data_out["packets"], f"no GSO over ESP: {data_out}"
+        if not (data_out["wire_packets"] > data_out["packets"]): raise AssertionError(f"no GSO over ESP: {data_out}")
     else:
-        assert data_out["wire_packets"] == data_out["packets"], f"{name}: GSO over ESP? {data_out}"
+        if not (data_out["wire_packets"] == data_out["packets"]): raise AssertionError(f"{name}: GSO over ESP? {data_out}")
 PY
 # keys never leave the collector: no xfrm key material in what came back
 if grep -rIl 'alg_key\|KEY_AEAD\|"key"' "$out" > "$TMP/keys" 2> /dev/null && [ -s "$TMP/keys" ]; then

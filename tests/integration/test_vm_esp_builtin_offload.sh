@@ -71,15 +71,15 @@ def data_sa(r):
 def check_gso(name, r):
     # the GSO path: esp_xmit calls esp_output_tail once per ESP packet, esp_output never
     c = r["counters"]
-    assert c["esp_output"]["count_load"] == 0, (name, c["esp_output"])
+    if not (c["esp_output"]["count_load"] == 0): raise AssertionError((name, c["esp_output"]))
     per = c["esp_output_tail"]["per_sa_load"]
     # a program run the kernel skipped (recursion) is in probe_missed: short by at most that
     missed = r.get("probe_missed", {}).get("load", 0) or 0
     for s in out_sas(r):
         got = per.get(s["spi"], 0)
-        assert s["wire_packets"] - missed <= got <= s["wire_packets"] and got > 0, (name, s, got, missed)
+        if not (s["wire_packets"] - missed <= got <= s["wire_packets"] and got > 0): raise AssertionError((name, s, got, missed))
     d = data_sa(r)
-    assert d["wire_packets"] > d["packets"], (name, "no GSO over ESP", d)
+    if not (d["wire_packets"] > d["packets"]): raise AssertionError((name, "no GSO over ESP", d))
     print(f"  {name} {r['kernel']}: {r['throughput_bps']/1e9:.4f} Gbit/s, esp_output 0, "
           f"esp_output_tail {c['esp_output_tail']['count_load']}, data SA {d['packets']} packets, "
           f"{d['wire_packets']} on the wire", file=sys.stderr)
@@ -90,33 +90,33 @@ def check_no_gso(name, r):
     per = c["esp_output"]["per_sa_load"]
     for s in out_sas(r):
         got = per.get(s["spi"], 0)
-        assert got == s["packets"] == s["wire_packets"] > 0, (name, s, got)
-    assert c["esp_output"]["count_load"] == c["esp_output_tail"]["count_load"] > 0, (name, c)
+        if not (got == s["packets"] == s["wire_packets"] > 0): raise AssertionError((name, s, got))
+    if not (c["esp_output"]["count_load"] == c["esp_output_tail"]["count_load"] > 0): raise AssertionError((name, c))
     d = data_sa(r)
     print(f"  {name} {r['kernel']}: {r['throughput_bps']/1e9:.4f} Gbit/s, esp_output "
           f"{c['esp_output']['count_load']}, data SA {d['packets']} packets, {d['wire_packets']} on the wire",
           file=sys.stderr)
 
 y, ynl, m = by_name(sys.argv[1]), by_name(sys.argv[2]), by_name(sys.argv[3])
-assert sorted(y) == ["esp-null", "esp-null-gso"] and sorted(ynl) == ["esp-null"], (sorted(y), sorted(ynl))
-assert sorted(m) == ["esp-null", "esp-null-gso"], sorted(m)
+if not (sorted(y) == ["esp-null", "esp-null-gso"] and sorted(ynl) == ["esp-null"]): raise AssertionError((sorted(y), sorted(ynl)))
+if not (sorted(m) == ["esp-null", "esp-null-gso"]): raise AssertionError(sorted(m))
 for what, recs in (("=y", y), ("=y, no module lists", ynl)):
-    assert len(recs["esp-null"]) == 2, (what, recs["esp-null"])
+    if not (len(recs["esp-null"]) == 2): raise AssertionError((what, recs["esp-null"]))
     for r in recs["esp-null"]:
-        assert r["kernel"].endswith("-espoffload-y"), r["kernel"]
+        if not (r["kernel"].endswith("-espoffload-y")): raise AssertionError(r["kernel"])
         why = r.get("reason", "")
-        assert r["status"] == "skipped", (what, r["status"], why)
-        assert "esp4_offload is built into this kernel (CONFIG_INET_ESP_OFFLOAD=y)" in why, (what, why)
-        assert "throughput_bps" not in r, (what, "measured all the same", r["throughput_bps"])
+        if not (r["status"] == "skipped"): raise AssertionError((what, r["status"], why))
+        if not ("esp4_offload is built into this kernel (CONFIG_INET_ESP_OFFLOAD=y)" in why): raise AssertionError((what, why))
+        if not ("throughput_bps" not in r): raise AssertionError((what, "measured all the same", r["throughput_bps"]))
     print(f"  esp-null ({what}): skipped: {why}", file=sys.stderr)
 for r in y["esp-null-gso"]:
-    assert r["status"] == "ok", ("esp-null-gso =y", r.get("reason"))
+    if not (r["status"] == "ok"): raise AssertionError(("esp-null-gso =y", r.get("reason")))
     check_gso("esp-null-gso", r)
 for name in ("esp-null", "esp-null-gso"):
-    assert len(m[name]) == 2, (name, m[name])
+    if not (len(m[name]) == 2): raise AssertionError((name, m[name]))
     for r in m[name]:
-        assert not r["kernel"].endswith("-espoffload-y"), r["kernel"]
-        assert r["status"] == "ok", (name, "=m", r.get("reason"))
+        if not (not r["kernel"].endswith("-espoffload-y")): raise AssertionError(r["kernel"])
+        if not (r["status"] == "ok"): raise AssertionError((name, "=m", r.get("reason")))
         (check_gso if name == "esp-null-gso" else check_no_gso)(name, r)
 PY
 exit 0

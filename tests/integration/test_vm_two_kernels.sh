@@ -27,24 +27,24 @@ kernels = []
 for r in recs:
     if r["kernel"] not in kernels:
         kernels.append(r["kernel"])
-assert len(kernels) == 2 and kernels[0].startswith("6.1.") and kernels[1].startswith("6.12."), kernels
+if not (len(kernels) == 2 and kernels[0].startswith("6.1.") and kernels[1].startswith("6.12.")): raise AssertionError(kernels)
 # the boots in turn: K1 r1, K2 r1, K1 r2, K2 r2, two scenarios each
 order = [(r["kernel"], r["repeat"]) for r in sorted(recs, key=lambda r: r["start"])]
-assert order == [(k, rep) for rep in (1, 2) for k in kernels for _ in range(2)], order
+if not (order == [(k, rep) for rep in (1, 2) for k in kernels for _ in range(2)]): raise AssertionError(order)
 for k in kernels:
     for rep in (1, 2):
         by = {r["scenario"]: r for r in recs if r["kernel"] == k and r["repeat"] == rep}
-        assert sorted(by) == ["clear", "esp-null"], (k, rep, sorted(by))
-        assert all(r["status"] == "ok" for r in by.values()), (k, [r.get("reason") for r in by.values()])
+        if not (sorted(by) == ["clear", "esp-null"]): raise AssertionError((k, rep, sorted(by)))
+        if not (all(r["status"] == "ok" for r in by.values())): raise AssertionError((k, [r.get("reason") for r in by.values()]))
         out = [s for s in by["esp-null"]["sa"] if s["dir"] == "out"]
-        assert out and all(s["packets"] > 0 for s in out), (k, by["esp-null"]["sa"])
+        if not (out and all(s["packets"] > 0 for s in out)): raise AssertionError((k, by["esp-null"]["sa"]))
         c, e = by["clear"]["throughput_bps"], by["esp-null"]["throughput_bps"]
         print(f"  {k} r{rep}: clear {c/1e9:.3f} Gbit/s, esp-null {e/1e9:.3f} Gbit/s", file=sys.stderr)
-        assert c > e > 0, (k, c, e)
+        if not (c > e > 0): raise AssertionError((k, c, e))
 m = document(sys.argv[2])
-assert [k["release"] for k in m["kernels"]] == kernels, m["kernels"]
-assert len({k["config_sha256"] for k in m["kernels"]}) == 2, "config hashes not per kernel"
-assert [(v["release"], v["repeat"]) for v in m["vm"]] == [(k, rep) for rep in (1, 2) for k in kernels], m["vm"]
+if not ([k["release"] for k in m["kernels"]] == kernels): raise AssertionError(m["kernels"])
+if not (len({k["config_sha256"] for k in m["kernels"]}) == 2): raise AssertionError("config hashes not per kernel")
+if not ([(v["release"], v["repeat"]) for v in m["vm"]] == [(k, rep) for rep in (1, 2) for k in kernels]): raise AssertionError(m["vm"])
 PY
 for k in $(json_values "$out/runs.jsonl" 'r["kernel"]' | sort -u); do
 	for f in console-r1.log console-r2.log clear-r1-iperf3-client.json clear-r2-iperf3-client.json; do

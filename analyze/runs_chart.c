@@ -9,6 +9,7 @@
 #define RC_L 90    /* room for the side's label */
 #define RC_R 20
 #define RC_ROW 44  /* px per side */
+#define RC_MAX_TICKS 20 /* a 1-2-5 step gives 5 to 11; more only on values no step can part */
 
 /* A step of 1, 2 or 5 x 10^k giving about 5 ticks over span. */
 static double tick_step(double span)
@@ -45,7 +46,7 @@ static void side_row(FILE *f, const struct runs_side *s, int row, double lo, dou
 
 int runs_chart_svg(FILE *f, const struct runs_side *base, const struct runs_side *new, const char *unit)
 {
-	double lo = INFINITY, hi = -INFINITY, step, h = 10 + 2 * RC_ROW + 40;
+	double lo = INFINITY, hi = -INFINITY, step, h = 10 + 2 * RC_ROW + 40, nt, prev = 0;
 	int dec;
 	const struct runs_side *s[2] = { base, new };
 
@@ -68,11 +69,23 @@ int runs_chart_svg(FILE *f, const struct runs_side *base, const struct runs_side
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"runs\" width=\"%d\" height=\"%.0f\" "
 		   "viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", RC_W, h, RC_W, h);
 	fprintf(f, "<rect width=\"%d\" height=\"%.0f\" fill=\"rgb(255,255,255)\"/>\n", RC_W, h);
-	for (double t = lo; t <= hi + step / 2; t += step)
+	/*
+	 * Ticks are counted, not stepped: at 1e17 a step of 2 is below the
+	 * spacing of doubles, and t += step would never reach hi. A tick that
+	 * rounds to the one before it is not drawn twice.
+	 */
+	nt = (hi - lo) / step + 0.5;
+	for (int i = 0; i <= (nt >= 0 && nt < RC_MAX_TICKS ? (int)nt : RC_MAX_TICKS) && !ferror(f); i++) {
+		double t = lo + i * step;
+
+		if (i && t == prev)
+			continue;
+		prev = t;
 		fprintf(f, "<line x1=\"%.2f\" x2=\"%.2f\" y1=\"10\" y2=\"%d\" stroke=\"rgb(220,220,220)\"/>"
 			   "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%.*f</text>\n",
 			px(t, lo, hi), px(t, lo, hi), 10 + 2 * RC_ROW, px(t, lo, hi), 10 + 2 * RC_ROW + 16, dec,
 			fabs(t) < step / 1e6 ? 0 : t);
+	}
 	side_row(f, base, 0, lo, hi, "rgb(60,60,200)");
 	side_row(f, new, 1, lo, hi, "rgb(210,90,0)");
 	fprintf(f, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"middle\">", (RC_W + RC_L) / 2, h - 4);

@@ -2,7 +2,8 @@
 /*
  * Unit tests for analyze/compare.c: the decision and the simulation; the
  * flags and better/worse of its writers; analyze/provenance.c, which says
- * whether two sets of runs were measured alike.
+ * whether two sets of runs were measured alike; the runs chart of
+ * compare's HTML page (analyze/runs_chart.c).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -12,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "commands.h"
 #include "compare.h"
 #include "compare_int.h"
 #include "provenance.h"
+#include "runs_chart.h"
 
 static void test_direction(void **state)
 {
@@ -255,6 +258,63 @@ static void test_allow_and_help(void **state)
 		assert_non_null(strstr(help_compare, prov_field_name(f)));
 }
 
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Values so large and close that a tick's step is below the spacing of
+ * doubles (1e17 and 1e17 + 16): the axis once added the step forever
+ * (hundreds of MB a second). The chart must end, with a few ticks, and
+ * stop at a write error. alarm() turns a hang into this test's failure.
+ */
+static void test_runs_chart_close_values(void **state)
+{
+	const double b[] = { 1e17, 1e17, 1e17 }, n[] = { 1e17 + 16, 1e17 + 16, 1e17 + 16 };
+	struct runs_side sb = { .label = "base", .v = b, .n = 3, .median = b[0], .lo = NAN, .hi = NAN };
+	struct runs_side sn = { .label = "new", .v = n, .n = 3, .median = n[0], .lo = NAN, .hi = NAN };
+	static char buf[65536];
+	char *text = NULL;
+	size_t len = 0;
+	/* a buffer of its own size: the old loop hung there without eating memory */
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	assert_non_null(f);
+	alarm(10);
+	assert_int_equal(runs_chart_svg(f, &sb, &sn, "cycles/byte"), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_true(strlen(buf) < 16384);
+	assert_true(count(buf, "stroke=\"rgb(220,220,220)\"") >= 1);
+	assert_true(count(buf, "stroke=\"rgb(220,220,220)\"") <= 21);
+	/* a full disk: -1, and soon */
+	f = fopen("/dev/full", "w");
+	assert_non_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	assert_int_equal(runs_chart_svg(f, &sb, &sn, "cycles/byte"), -1);
+	fclose(f);
+	/* ordinary values keep their 1-2-5 ticks: 10 to 15 by 1 */
+	{
+		const double x[] = { 10, 11, 12 }, y[] = { 13, 14, 15 };
+		struct runs_side sx = { .label = "base", .v = x, .n = 3, .median = 11, .lo = NAN, .hi = NAN };
+		struct runs_side sy = { .label = "new", .v = y, .n = 3, .median = 14, .lo = NAN, .hi = NAN };
+
+		f = open_memstream(&text, &len);
+		assert_int_equal(runs_chart_svg(f, &sx, &sy, "Gbit/s"), 0);
+		fclose(f);
+		assert_int_equal(count(text, "stroke=\"rgb(220,220,220)\""), 6);
+		assert_non_null(strstr(text, ">10</text>"));
+		assert_non_null(strstr(text, ">15</text>"));
+		free(text);
+	}
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_provenance_values),
 		cmocka_unit_test(test_provenance_check),
 		cmocka_unit_test(test_allow_and_help),
+		cmocka_unit_test(test_runs_chart_close_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,52 +8,19 @@
  * differs and was not allowed, skipped when it was not recorded); then one
  * testsuite per kernel pair, a testcase per scenario and selected metric:
  * a regression is a failure with the figures, a gate that cannot reach
- * significance is skipped with the reason. Every string is escaped: names
- * come from results directories.
+ * significance is skipped with the reason. Every string is escaped (html.c's
+ * xml_esc_attr, the SVG pictures' escaper): names come from results
+ * directories.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "compare_int.h"
+#include "html.h"
 #include "provenance.h"
 #include "report.h"
 #include "summary.h"
-
-/* XML 1.0 text or attribute: markup escaped, control characters and bad UTF-8 replaced. */
-static void xml_esc(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		int len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0 && !(len == 2 && *p < 0xc2);
-
-		for (int i = 1; ok && i < len; i++)
-			ok = (p[i] & 0xc0) == 0x80;
-		if (!ok) {
-			fputc('?', f);
-			p++;
-			continue;
-		}
-		if (len > 1) {
-			fwrite(p, 1, len, f);
-			p += len;
-			continue;
-		}
-		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		case '\n': fputs("&#10;", f); break;
-		case '\t': fputs("&#9;", f); break;
-		default: fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-		}
-		p++;
-	}
-}
 
 /* <name attr="value" ...> with escaped values; attrs end with NULL. */
 static void tag(FILE *f, int indent, const char *name, bool close, const char *const *attrs)
@@ -61,7 +28,7 @@ static void tag(FILE *f, int indent, const char *name, bool close, const char *c
 	fprintf(f, "%*s<%s", indent, "", name);
 	for (; attrs && attrs[0]; attrs += 2) {
 		fprintf(f, " %s=\"", attrs[0]);
-		xml_esc(f, attrs[1]);
+		xml_esc_attr(f, attrs[1]);
 		fputc('"', f);
 	}
 	fputs(close ? "/>\n" : ">\n", f);
@@ -78,7 +45,7 @@ static void element(FILE *f, int indent, const char *name, const char *type, con
 		fprintf(f, " type=\"%s\"", type);
 	if (msg) {
 		fputs(" message=\"", f);
-		xml_esc(f, msg);
+		xml_esc_attr(f, msg);
 		fputc('"', f);
 	}
 	if (!body) {
@@ -86,7 +53,7 @@ static void element(FILE *f, int indent, const char *name, const char *type, con
 		return;
 	}
 	fputc('>', f);
-	xml_esc(f, body);
+	xml_esc_attr(f, body);
 	fprintf(f, "</%s>\n", name);
 }
 

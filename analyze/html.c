@@ -69,7 +69,8 @@ size_t xml_chars(const char *s)
 	return n;
 }
 
-void xml_esc(FILE *f, const char *s, size_t max)
+/* xml_esc, and with attr newline and tab as references (an attribute value keeps them). */
+static void xml_esc_as(FILE *f, const char *s, size_t max, bool attr)
 {
 	bool cut = xml_chars(s) > max;
 	size_t n = 0, keep = cut ? (max > 3 ? max - 3 : 0) : max;
@@ -80,6 +81,8 @@ void xml_esc(FILE *f, const char *s, size_t max)
 
 		if (!l)
 			fputs("\xef\xbf\xbd", f);
+		else if (attr && (*s == '\n' || *s == '\t'))
+			fputs(*s == '\n' ? "&#10;" : "&#9;", f);
 		else if (l == 1)
 			html_esc(f, one);
 		else
@@ -89,6 +92,16 @@ void xml_esc(FILE *f, const char *s, size_t max)
 	}
 	if (cut)
 		fputs("...", f);
+}
+
+void xml_esc(FILE *f, const char *s, size_t max)
+{
+	xml_esc_as(f, s, max, false);
+}
+
+void xml_esc_attr(FILE *f, const char *s)
+{
+	xml_esc_as(f, s, SIZE_MAX, true);
 }
 
 void html_page_head(FILE *f, const char *title)

@@ -16,6 +16,9 @@ void html_esc(FILE *f, const char *s);
  */
 void xml_esc(FILE *f, const char *s, size_t max);
 
+/* xml_esc, whole, with newline and tab as &#10; and &#9;: an attribute value keeps them. */
+void xml_esc_attr(FILE *f, const char *s);
+
 /* The number of characters xml_esc counts in s. */
 size_t xml_chars(const char *s);
 

@@ -240,6 +240,15 @@ junit refused 2 "$TMP/base" "$TMP/f-duration"
 synth "$TMP/esc-a" --seed 1 --kernels "k&<\"'>1"
 synth "$TMP/esc-b" --seed 3 --kernels "k&<\"'>1" --scale esp-null=0.9
 junit escaped 1 "$TMP/esc-a" "$TMP/esc-b"
+# what XML forbids: a scenario named with U+FFFE and U+FFFF (legal JSON, which
+# jansson takes), a directory whose name holds lead bytes F5-F7 (not UTF-8)
+bad="$TMP/bad-$(printf '\365\200\200\200\366\367')"
+for d in esc-a esc-b; do
+	cp -r "$TMP/$d" "$TMP/$d-ff"
+	sed -i 's/"clear"/"clear\\ufffe\\uffff"/' "$TMP/$d-ff/runs.jsonl" "$TMP/$d-ff/meta.json"
+done
+mv "$TMP/esc-b-ff" "$bad"
+junit forbidden 1 "$TMP/esc-a-ff" "$bad"
 python3 - "$TMP" <<'PY' || fail "junit structure"
 import sys, xml.etree.ElementTree as ET
 tmp = sys.argv[1]
@@ -314,6 +323,12 @@ if not (len(e) == 1 and e[0].get("name") == "duration" and "differs" in e[0].fin
 # strings from results directories are escaped
 r = load("escaped")
 if not (r.findall("testsuite")[1].get("name") == "ipsecperf compare k&<\"'>1"): raise AssertionError(r.findall("testsuite")[1].get("name"))
+# U+FFFE, U+FFFF (each byte) and bytes that start no UTF-8 character: U+FFFD
+r = load("forbidden")
+names = {c.get("classname") for s in r.findall("testsuite")[1:] for c in s.findall("testcase")}
+if not ("clear" + "\ufffd" * 6 in names): raise AssertionError(names)
+vals = [p.get("value") for p in r.iter("property")]
+if not (any(v.endswith("bad-" + "\ufffd" * 6) for v in vals)): raise AssertionError(vals)
 PY
 
 # several directories a side: pooled, each one's provenance shown

@@ -99,10 +99,11 @@ int run_intervals_read(const char *dir, const struct run_record *rec, struct run
 
 				snprintf(rel, sizeof(rel), fmts[f], rec->kernel, rec->scenario, rec->repeat,
 					 probes[p], kinds[k].suffix);
-				buf = results_read(dir, rel, &len, err, sizeof(err));
+				/* a larger file is left out before it is read, not after */
+				buf = results_read_max(dir, rel, INTERVALS_MAX_FILE, &len, err, sizeof(err));
 				if (!buf)
 					continue;
-				root = len <= INTERVALS_MAX_FILE ? json_loadb(buf, len, 0, NULL) : NULL;
+				root = json_loadb(buf, len, 0, NULL);
 				free(buf);
 				if (!json_is_object(root)) {
 					json_decref(root);

@@ -196,9 +196,13 @@ int results_check_dir(const char *dir, char *err, size_t errlen);
 /*
  * DIR/REL, whole and NUL-terminated (*len its length): each component of
  * REL a plain name (results_name_ok), none a symbolic link, the file
- * regular and at most RESULTS_MAX_FILE; NULL with "DIR/REL: why" in err.
+ * regular (anything else, a FIFO or a device node, is refused without
+ * being opened) and at most RESULTS_MAX_FILE; NULL with "DIR/REL: why" in
+ * err. results_read_max() takes a smaller cap of its own, checked before
+ * a byte is read.
  */
 char *results_read(const char *dir, const char *rel, size_t *len, char *err, size_t errlen);
+char *results_read_max(const char *dir, const char *rel, long max, size_t *len, char *err, size_t errlen);
 
 /*
  * Move src's runs to the end of dst (src keeps its meta); they get source

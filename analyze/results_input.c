@@ -158,8 +158,13 @@ bool results_name_ok(const char *s)
 
 char *results_read(const char *dir, const char *rel, size_t *len, char *err, size_t errlen)
 {
+	return results_read_max(dir, rel, RESULTS_MAX_FILE, len, err, errlen);
+}
+
+char *results_read_max(const char *dir, const char *rel, long max, size_t *len, char *err, size_t errlen)
+{
 	char *copy = strdup(rel), *pos = copy, *comp, *buf = NULL;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
 	size_t n = 0;
 
@@ -167,7 +172,11 @@ char *results_read(const char *dir, const char *rel, size_t *len, char *err, siz
 		results_fail(err, errlen, "%s: %s", dir, copy ? strerror(errno) : "out of memory");
 		goto out;
 	}
-	/* each component a plain name, opened without following a link */
+	/*
+	 * each component a plain name, looked at without following a link;
+	 * only the last, once it is known to be a regular file, is opened
+	 * (a FIFO or a device node a tarball recreated is never opened)
+	 */
 	while ((comp = strsep(&pos, "/"))) {
 		bool last = !pos;
 		int next;
@@ -177,7 +186,12 @@ char *results_read(const char *dir, const char *rel, size_t *len, char *err, siz
 			     comp);
 			goto out;
 		}
-		next = openat(fd, comp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (last ? 0 : O_DIRECTORY));
+		next = last ? file_open_regular_at(fd, comp, O_RDONLY, &st) :
+			      openat(fd, comp, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (next == FILE_NOT_REGULAR) {
+			results_fail(err, errlen, "%s/%s: not a regular file", dir, rel);
+			goto out;
+		}
 		if (next < 0) {
 			if (errno == ELOOP || (errno == ENOTDIR && !last))
 				results_fail(err, errlen, "%s/%s: %s is a symbolic link or not a directory; results are read without following links",
@@ -189,13 +203,8 @@ char *results_read(const char *dir, const char *rel, size_t *len, char *err, siz
 		close(fd);
 		fd = next;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		results_fail(err, errlen, "%s/%s: not a regular file", dir, rel);
-		goto out;
-	}
-	if (st.st_size > RESULTS_MAX_FILE) {
-		results_fail(err, errlen, "%s/%s: larger than %ld MiB; refusing to read it", dir, rel,
-		     RESULTS_MAX_FILE >> 20);
+	if (st.st_size > max) {
+		results_fail(err, errlen, "%s/%s: larger than %ld MiB; refusing to read it", dir, rel, max >> 20);
 		goto out;
 	}
 	buf = malloc(st.st_size + 1);

@@ -220,26 +220,97 @@ int rm_rf(const char *path)
 	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
+int file_open_regular_at(int dirfd, const char *name, int flags, struct stat *st)
+{
+	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), fd, err;
+	char self[64];
+	struct stat again;
+
+	/* never made, never cut here: a caller that truncates does so once it holds the file */
+	flags = (flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_NOCTTY | O_CLOEXEC;
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, st) < 0) {
+		err = errno;
+		close(pfd);
+		errno = err;
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(pfd);
+		errno = S_ISLNK(st->st_mode) ? ELOOP : EINVAL;
+		return S_ISLNK(st->st_mode) ? -1 : FILE_NOT_REGULAR;
+	}
+	/* the inode the O_PATH descriptor holds, opened for real */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, flags);
+	err = errno;
+	if (fd < 0 && err == ENOENT && access("/proc/self/fd", F_OK) < 0) {
+		/* no /proc (an early initramfs): by name, and it must be the file looked at */
+		fd = openat(dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK);
+		err = errno;
+		if (fd >= 0 && (fstat(fd, &again) < 0 || again.st_dev != st->st_dev || again.st_ino != st->st_ino)) {
+			close(fd);
+			fd = -1;
+			err = EAGAIN;
+		}
+	}
+	close(pfd);
+	errno = err;
+	return fd;
+}
+
+int file_open_out_at(int dirfd, const char *name, mode_t mode, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = -1;
+
+	/* twice: a file removed between the two looks is made anew */
+	for (int tries = 0; fd < 0 && tries < 2; tries++) {
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+		/* a hard link is refused before it is opened (and again after, in case it changed) */
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_nlink != 1) {
+			snprintf(why, whylen, "exists with another hard link; remove it first");
+			return -1;
+		}
+		fd = file_open_regular_at(dirfd, name, O_WRONLY, &st);
+		if (fd == FILE_NOT_REGULAR) {
+			snprintf(why, whylen, "exists and is not a regular file");
+			return -1;
+		}
+		if (fd >= 0 && st.st_nlink != 1) {
+			close(fd);
+			snprintf(why, whylen, "exists with another hard link; remove it first");
+			return -1;
+		}
+		if (fd >= 0 && ftruncate(fd, 0) < 0) {
+			snprintf(why, whylen, "%s", strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (fd < 0 && errno != ENOENT)
+			break;
+	}
+	if (fd < 0)
+		snprintf(why, whylen, "%s", errno == ELOOP ? "is a symbolic link; output is never written through one"
+			 : strerror(errno));
+	return fd;
+}
+
 char *file_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	size_t n = 0, size;
 	struct stat st;
+	int fd = file_open_regular_at(AT_FDCWD, path, O_RDONLY, &st);
+	size_t n = 0, size;
 	char *buf = NULL;
 	ssize_t got = 1;
 
 	if (fd < 0) {
-		snprintf(why, whylen, "%s", errno == ELOOP ? "is a symbolic link; give the file it points to"
-			 : strerror(errno));
+		snprintf(why, whylen, "%s", fd == FILE_NOT_REGULAR ? "is not a regular file" :
+			 errno == ELOOP ? "is a symbolic link; give the file it points to" : strerror(errno));
 		return NULL;
-	}
-	if (fstat(fd, &st) < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "is not a regular file");
-		goto out_close;
 	}
 	if ((unsigned long long)st.st_size > max) {
 		snprintf(why, whylen, "is larger than %zu bytes", max);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /*
@@ -52,11 +53,33 @@ int mkdir_p(const char *path, mode_t mode);
 int rm_rf(const char *path);
 
 /*
+ * Open name (relative to dirfd, or a path with AT_FDCWD) with flags
+ * (O_RDONLY, O_WRONLY, ...; O_CLOEXEC and O_NOCTTY are added) only if it
+ * is a regular file: it is first looked at without being opened (O_PATH,
+ * no symlink followed), and opened, once its type is known, through that
+ * same descriptor. So a FIFO or a device node (a watchdog, a tape, a
+ * terminal) is never opened, not even for an instant, and the file cannot
+ * be swapped between the look and the open. Returns the descriptor with
+ * *st its stat, FILE_NOT_REGULAR (-2, *st says what it is), or -1 with
+ * errno (ELOOP: a symbolic link).
+ */
+#define FILE_NOT_REGULAR (-2)
+int file_open_regular_at(int dirfd, const char *name, int flags, struct stat *st);
+
+/*
+ * An output file for writing (made with mode & ~umask): a new one is
+ * created with O_EXCL and O_NOFOLLOW; one that exists is taken only if it
+ * is a regular file of one link (then truncated), never through a symbolic
+ * link and never opening anything else. The descriptor, or -1 with why
+ * ("is a symbolic link", ...).
+ */
+int file_open_out_at(int dirfd, const char *name, mode_t mode, char *why, size_t whylen);
+
+/*
  * A regular file of at most max bytes, NUL-terminated (*len, if given, its
- * length), for input that others may have made. It is opened without
- * following a symlink and without waiting for a FIFO's writer, and checked
- * with fstat before it is read, so that a FIFO cannot hang the read nor
- * /dev/zero fill the memory. NULL with why set ("is not a regular file",
+ * length), for input that others may have made. It is opened with
+ * file_open_regular_at(), so that a symlink is not followed and a FIFO or
+ * a device node (/dev/zero, a watchdog) is never opened. NULL with why set ("is not a regular file",
  * ...: the text after "PATH: ") when it is not such a file.
  */
 char *file_read_regular(const char *path, size_t max, size_t *len, char *why, size_t whylen);

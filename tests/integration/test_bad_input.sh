@@ -74,6 +74,16 @@ expect_usage "name newline" "control character" -- "$IPSECPERF" run "$(printf 'c
 expect_usage "fifo in folder" "clear.ini: is not a regular file" -- env IPSECPERF_SCENARIOS="$TMP/scenarios" "$IPSECPERF" run clear
 expect_usage "symlink in folder" "no-gso.ini: is a symbolic link" -- env IPSECPERF_SCENARIOS="$TMP/scenarios" "$IPSECPERF" run no-gso
 expect_usage "list fifo" "is not a regular file" -- env IPSECPERF_SCENARIOS="$TMP/scenarios" "$IPSECPERF" list
+# ... none of them opened, not even to look (a device node may be a
+# watchdog's, which an open arms): strace shows each open, O_PATH only
+mknod "$TMP/scenarios/dev.ini" c 1 3 || fail "mknod"
+for sc in clear dev /dev/zero; do
+	strace -f -qq -e trace=open,openat -o "$TMP/strace" env IPSECPERF_SCENARIOS="$TMP/scenarios" "$IPSECPERF" run "$sc" \
+		> /dev/null 2>&1
+	[ $? = 2 ] || fail "scenario $sc: not refused"
+	grep -E '(/clear\.ini|/dev\.ini|/dev/zero)"' "$TMP/strace" | grep -v 'O_PATH' &&
+		fail "scenario $sc: a FIFO or a device node was opened"
+done
 
 # a long option without its value names it, in every parser
 expect_usage "run --duration" "run: --duration needs a value" -- "$IPSECPERF" run --duration

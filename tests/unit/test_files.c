@@ -4,7 +4,9 @@
  * mkdir -p and rm -rf, reading a whole file (a regular file, a /proc file
  * that says it is empty, a pipe, a file through its descriptor from its
  * start), copying a file with its mode, the first printable line of a
- * log, running a program in a folder, and the monotonic clock.
+ * log, running a program in a folder, and the monotonic clock; that a
+ * FIFO or a device node is never opened by the readers and writers of
+ * files others may have made (inotify says what was opened).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -15,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -166,6 +170,96 @@ static void monotonic(void **state)
 	assert_true(clock_s(CLOCK_MONOTONIC_RAW) > 0);
 }
 
+/* The names under the watch that were opened since the last call, each followed by a space. */
+static void opened(int in, char *out, size_t len)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	size_t o = 0;
+
+	out[0] = '\0';
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)p;
+
+			if (e->len && o < len)
+				o += snprintf(out + o, len - o, "%s ", e->name);
+			p += sizeof(*e) + e->len;
+		}
+}
+
+/*
+ * A FIFO, a device node (/dev/null's numbers, as a tarball unpacked as
+ * root recreates one) and a symbolic link where input or output is
+ * expected: refused, and never opened, not even for an instant (opening a
+ * watchdog's node arms it). The old readers opened them, then looked.
+ */
+static void only_regular_files_opened(void **state)
+{
+	char path[PATH_MAX], why[160], got[512], *text;
+	struct stat st;
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), dfd, fd;
+	bool dev;
+
+	(void)state;
+	dfd = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(in >= 0 && dfd >= 0);
+	assert_int_equal(mkfifoat(dfd, "fifo", 0644), 0);
+	dev = mknodat(dfd, "dev", S_IFCHR | 0644, makedev(1, 3)) == 0; /* root only */
+	fmt_buf(path, sizeof(path), "%s/file", top);
+	assert_int_equal(file_write(path, "hello", 5), 0);
+	assert_int_equal(symlinkat("file", dfd, "link"), 0);
+	assert_int_equal(symlinkat("made", dfd, "dangling"), 0);
+	assert_int_equal(linkat(dfd, "file", dfd, "hard", 0), 0);
+	assert_true(inotify_add_watch(in, top, IN_OPEN) >= 0);
+
+	for (const char *const *n = (const char *const[]){ "fifo", "dev", NULL }; *n; n++) {
+		if (!strcmp(*n, "dev") && !dev)
+			continue;
+		fmt_buf(path, sizeof(path), "%s/%s", top, *n);
+		assert_null(file_read_regular(path, 1 << 20, NULL, why, sizeof(why)));
+		assert_string_equal(why, "is not a regular file");
+		assert_int_equal(file_open_regular_at(dfd, *n, O_RDONLY, &st), FILE_NOT_REGULAR);
+		assert_false(S_ISREG(st.st_mode));
+		assert_int_equal(file_open_out_at(dfd, *n, 0644, why, sizeof(why)), -1);
+		assert_string_equal(why, "exists and is not a regular file");
+	}
+	fmt_buf(path, sizeof(path), "%s/link", top);
+	assert_null(file_read_regular(path, 1 << 20, NULL, why, sizeof(why)));
+	assert_non_null(strstr(why, "symbolic link"));
+	assert_int_equal(file_open_out_at(dfd, "link", 0644, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "symbolic link"));
+	assert_int_equal(file_open_out_at(dfd, "dangling", 0644, why, sizeof(why)), -1);
+	assert_int_equal(faccessat(dfd, "made", F_OK, 0), -1); /* nothing made through it */
+	assert_int_equal(file_open_out_at(dfd, "hard", 0644, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "hard link"));
+	opened(in, got, sizeof(got));
+	assert_string_equal(got, "");
+
+	/* a regular file is read, and an output one replaced */
+	fmt_buf(path, sizeof(path), "%s/file", top);
+	assert_int_equal(unlinkat(dfd, "hard", 0), 0);
+	text = file_read_regular(path, 1 << 20, NULL, why, sizeof(why));
+	assert_string_equal(text, "hello");
+	free(text);
+	fd = file_open_out_at(dfd, "file", 0644, why, sizeof(why));
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "hi", 2), 2);
+	close(fd);
+	text = file_read(path, NULL);
+	assert_string_equal(text, "hi");
+	free(text);
+	fd = file_open_out_at(dfd, "new", 0600, why, sizeof(why));
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && (st.st_mode & 0777) == (0600 & ~umask(022)));
+	close(fd);
+	opened(in, got, sizeof(got));
+	assert_non_null(strstr(got, "file "));
+	close(in);
+	close(dfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +267,7 @@ int main(void)
 		cmocka_unit_test(read_whole_files),
 		cmocka_unit_test(copy_and_lines),
 		cmocka_unit_test(exec_in_a_dir),
+		cmocka_unit_test(only_regular_files_opened),
 		cmocka_unit_test(monotonic),
 	};
 

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -366,7 +368,7 @@ static void test_load_and_summary(void **state)
 	struct results r;
 	char err[512], line[256], path[300];
 	FILE *out;
-	int lines = 0;
+	int lines = 0, in;
 
 	(void)state;
 	assert_non_null(mkdtemp(tmpdir));
@@ -409,9 +411,31 @@ static void test_load_and_summary(void **state)
 	assert_non_null(strstr(err, "runs.jsonl is a symbolic link"));
 	unlink(path);
 	assert_int_equal(mkfifo(path, 0600), 0);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(in >= 0 && inotify_add_watch(in, tmpdir, IN_OPEN) >= 0);
 	assert_int_equal(results_load(tmpdir, &r, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "runs.jsonl: not a regular file"));
+	/* ... and a device node (/dev/null's numbers; root only): never opened, not even to look */
+	snprintf(path, sizeof(path), "%s/dev", tmpdir);
+	if (mknod(path, S_IFCHR | 0644, makedev(1, 3)) == 0) {
+		assert_null(results_read(tmpdir, "dev", &(size_t){ 0 }, err, sizeof(err)));
+		assert_non_null(strstr(err, "dev: not a regular file"));
+		unlink(path);
+	}
+	{
+		char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+		ssize_t n = read(in, ev, sizeof(ev));
+
+		/* meta.json was opened (it is a file); runs.jsonl and dev were not */
+		for (char *p = ev; n > 0 && p < ev + n; p += sizeof(struct inotify_event) + ((struct inotify_event *)p)->len)
+			assert_string_equal(((struct inotify_event *)p)->name, "meta.json");
+	}
+	close(in);
+	snprintf(path, sizeof(path), "%s/runs.jsonl", tmpdir);
 	unlink(path);
+	/* a cap of the caller's own, checked before reading */
+	assert_null(results_read_max(tmpdir, "meta.json", 10, &(size_t){ 0 }, err, sizeof(err)));
+	assert_non_null(strstr(err, "meta.json: larger than 0 MiB"));
 	/* a relative path that climbs out is not a path results_read takes */
 	assert_null(results_read(tmpdir, "../etc/passwd", &(size_t){ 0 }, err, sizeof(err)));
 	assert_non_null(strstr(err, "'..' is not a plain file name"));

@@ -3,7 +3,7 @@
  * `ipsecperf report --profile DIR...`: the top functions of each scenario
  * and their difference against a base scenario, from the folded stacks
  * `ipsecperf run --profile` wrote; merged folded stacks per scenario for
- * flame-graph tools.
+ * flame-graph tools (with --folded DIR).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "log.h"
 #include "options.h"
 #include "profile.h"
@@ -210,17 +211,17 @@ static void file_part(char *out, size_t len, const char *name)
 }
 
 /*
- * profile-<kernel>-<scenario>.folded: the names made plain, so that none
- * becomes a path (one already written, in the set written, gets the
- * group's number); written into a new file or a regular one of one link,
- * never through a symbolic link.
+ * profile-<kernel>-<scenario>.folded in the folder dfd (named dir in
+ * messages): the names made plain, so that none becomes a path (one
+ * already written, in the set written, gets the group's number); a new
+ * file, or a regular one of one link replaced, never written through a
+ * symbolic link and never opening anything else (a FIFO, a device node).
  */
-static int write_folded(const char *dir, const struct preport *r, int i, bool with_kernel,
+static int write_folded(int dfd, const char *dir, const struct preport *r, int i, bool with_kernel,
 			json_t *written, char *path, size_t len)
 {
 	const struct pgroup *g = &r->g[i];
-	char name[600], k[256], sc[256];
-	struct stat st;
+	char name[600], k[256], sc[256], why[256];
 	int fd;
 	FILE *f = NULL;
 
@@ -234,19 +235,15 @@ static int write_folded(const char *dir, const struct preport *r, int i, bool wi
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), "-%d", i + 1);
 	json_object_set_new(written, name, json_true());
 	snprintf(path, len, "%s/%s.folded", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)) {
-		errno = EEXIST;
-		close(fd);
-		fd = -1;
+	fd = file_open_out_at(dfd, strrchr(path, '/') + 1, 0644, why, sizeof(why));
+	if (fd < 0) {
+		pr_warn("report: %s: %s; not written", path, why);
+		return -1;
 	}
-	if (fd >= 0 && ftruncate(fd, 0) == 0)
-		f = fdopen(fd, "w");
+	f = fdopen(fd, "w");
 	if (!f || prof_folded_write(f, &g->folded) < 0 || fclose(f) != 0) {
-		pr_warn("report: %s: %s", path,
-			errno == ELOOP || errno == EEXIST ? "a link or not a regular file; not written" :
-							    strerror(errno));
-		if (!f && fd >= 0)
+		pr_warn("report: %s: %s", path, strerror(errno));
+		if (!f)
 			close(fd);
 		return -1;
 	}
@@ -332,26 +329,47 @@ static int report_diffs(const struct preport *r, const char *base_name, const ch
 	return ret;
 }
 
-/* Every group's folded stacks into dir; their paths into folded, or printed. EXIT_OK or EXIT_FAIL. */
+/*
+ * With --folded DIR, every group's folded stacks into DIR; their paths
+ * into folded, or printed. Without, nothing is written: a read command
+ * never writes into the results folders it reads, which may be others'.
+ * EXIT_OK or EXIT_FAIL.
+ */
 static int report_folded(const struct preport *r, const char *dir, bool with_kernel, json_t *folded)
 {
 	json_t *written = json_object();
 	char path[4096];
-	int ret = EXIT_OK;
+	int ret = EXIT_OK, dfd;
 
+	if (!dir) {
+		if (!folded)
+			fputs("\nmerged folded stacks (for flame graph tools): --folded DIR writes them;\n"
+			      "-f svg draws a flame graph\n", stdout);
+		json_decref(written);
+		return EXIT_OK;
+	}
+	/* the folder itself, as -c's: never reached through a symbolic link */
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		pr_warn("report: --folded %s: %s", dir, errno == ENOTDIR || errno == ELOOP ?
+			"not a folder, or a symbolic link; give an existing folder" : strerror(errno));
+		json_decref(written);
+		return EXIT_FAIL;
+	}
 	if (!folded) {
 		snprintf(path, sizeof(path), "folded stacks in %s (for flame graph tools; -f svg draws one):", dir);
 		fputc('\n', stdout);
 		fputs_wrapped(stdout, path, 0, 4);
 	}
 	for (int i = 0; i < r->ng; i++) {
-		if (!written || write_folded(dir, r, i, with_kernel, written, path, sizeof(path)) < 0)
+		if (!written || write_folded(dfd, dir, r, i, with_kernel, written, path, sizeof(path)) < 0)
 			ret = EXIT_FAIL;
 		else if (folded)
 			json_array_append_new(folded, json_string(path));
 		else
 			printf("  %s\n", strrchr(path, '/') + 1);
 	}
+	close(dfd);
 	json_decref(written);
 	return ret;
 }
@@ -397,10 +415,18 @@ static int report_svg(const struct preport *r, const struct report_profile_opts 
 			return EXIT_USAGE;
 		}
 	}
-	f = o->output ? fopen(o->output, "w") : stdout;
-	if (!f) {
-		pr_warn("report: %s: %s", o->output, strerror(errno));
-		return EXIT_FAIL;
+	f = stdout;
+	if (o->output) {
+		char why[256];
+		int fd = file_open_out_at(AT_FDCWD, o->output, 0666, why, sizeof(why));
+
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!f) {
+			pr_warn("report: %s: %s", o->output, fd < 0 ? why : strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return EXIT_FAIL;
+		}
 	}
 	ret = profile_flame_svg(f, base, g, "flamegraph", true);
 	if ((o->output ? fclose(f) : fflush(f)) != 0)
@@ -444,7 +470,7 @@ int report_profile_run(const struct report_profile_opts *o, char *const dirs[], 
 	}
 	report_groups(&r, o->top, with_kernel, out);
 	ret = report_diffs(&r, base_name, o->base_kernel, o->base != NULL, o->top, with_kernel, diffs);
-	if (report_folded(&r, o->folded ? o->folded : dirs[0], with_kernel, folded) != EXIT_OK)
+	if (report_folded(&r, o->folded, with_kernel, folded) != EXIT_OK)
 		ret = EXIT_FAIL;
 	if (out) {
 		json_object_set_new(out, "diffs", diffs);

@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,12 +86,20 @@ static const struct report_format *format_find(const char *name)
 static int write_to(const struct report_format *fmt, const struct report_out *out)
 {
 	const char *path = out->o->output;
-	FILE *f = path ? fopen(path, "w") : stdout;
-	int ret;
+	FILE *f = stdout;
+	char why[256];
+	int ret, fd;
 
-	if (!f) {
-		pr_warn("report: %s: %s", path, strerror(errno));
-		return -1;
+	/* never through a symbolic link, never opening a FIFO or a device node */
+	if (path) {
+		fd = file_open_out_at(AT_FDCWD, path, 0666, why, sizeof(why));
+		f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!f) {
+			pr_warn("report: %s: %s", path, fd < 0 ? why : strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
 	}
 	ret = fmt->write(f, out);
 	if (path && fclose(f) != 0)

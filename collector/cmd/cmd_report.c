@@ -110,9 +110,10 @@ static const char help_report_profile[] =
 	"busy samples and its cycles per byte (share x the run's cycles per byte,\n"
 	"averaged over the runs); then, for every other scenario, the difference\n"
 	"against the base scenario (default: the first), sorted by the gain in\n"
-	"cycles per byte. Merged folded stacks (FlameGraph's format) are written\n"
-	"to profile-<scenario>.folded (profile-<kernel>-<scenario>.folded with\n"
-	"several kernels) in --folded DIR, by default the first results DIR.\n"
+	"cycles per byte. With --folded DIR, merged folded stacks (FlameGraph's\n"
+	"format) are written to profile-<scenario>.folded there\n"
+	"(profile-<kernel>-<scenario>.folded with several kernels); nothing is\n"
+	"ever written into the results DIRs read.\n"
 	"\n"
 	"-f svg draws one flame graph instead (no tables, no folded files): of\n"
 	"--scenario on --kernel (default: the first profiled), frames as wide as\n"
@@ -143,7 +144,7 @@ static const struct opt_def report_profile_opts[] = {
 	OPT_STR("base-kernel", 0, PA, o.base_kernel, "K",
 		"instead, each kernel's scenarios against the same scenario on kernel K (uname -r; DIRs of several kernels)"),
 	OPT_INT("top", 0, PA, o.top, 1, 10000, "N", "functions per table (default 15)"),
-	OPT_STR("folded", 0, PA, o.folded, "DIR", "where the merged folded stacks go"),
+	OPT_STR("folded", 0, PA, o.folded, "DIR", "write the merged folded stacks into DIR (an existing folder; default: none written)"),
 	OPT_CHOICE("format", 'f', PA, format, profile_formats, "FMT",
 		   "text (default, 72 columns), json: {\"groups\": [the top tables], \"diffs\": [the differences], \"folded\": [the files written]} (docs/profiling.md), or svg: one flame graph"),
 	OPT_STR("scenario", 0, PA, o.scenario, "SCENARIO", "-f svg: the scenario drawn (default: the first profiled, or the first other than --base)"),

@@ -94,7 +94,7 @@ grep -q 'fetch, list, show, config or build' "$TMP/k.err" || fail "'ipsecperf ke
 ex="$TOP/results/examples/20261129T192151-vm-profile-6.1"
 [ -f "$ex/runs.jsonl" ] || fail "the profile example $ex is missing"
 cp -r "$ex" "$TMP/prof"
-"$IPSECPERF" report --profile "$TMP/prof" > "$TMP/prof.txt" || fail "report --profile exited $?"
+"$IPSECPERF" report --profile --folded "$TMP" "$TMP/prof" > "$TMP/prof.txt" || fail "report --profile exited $?"
 awk 'length($0) > 72 { printf "%d columns: %s\n", length($0), $0; bad = 1 } END { exit bad }' "$TMP/prof.txt" >&2 ||
 	fail "report --profile has lines over 72 columns (above)"
 grep -q '^esp-null against clear' "$TMP/prof.txt" || fail "report --profile lost its difference table"

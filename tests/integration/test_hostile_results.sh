@@ -156,14 +156,44 @@ mkdir "$TMP/folded"
 	{ ls -la "$TMP/folded" >&2; fail "kernel ../../../x: folded stacks not under a plain name"; }
 [ "$(find "$TMP" -name 'profile-*.folded' -newer "$TMP/slash/meta.json" | grep -vc "^$TMP/folded/")" = 0 ] ||
 	fail "kernel ../../../x: a folded file outside --folded"
-# a planted symlink where report --profile writes: not written through
-ln -s "$TMP/victim" "$TMP/good/profile-clear.folded"
-"$IPSECPERF" report --profile "$TMP/good" > /dev/null 2> "$TMP/stderr"
+# report --profile reads: without --folded it writes nothing, into the
+# results it reads least of all
+before=$(find "$TMP/good" -printf '%p %s %T@\n' | sort)
+"$IPSECPERF" report --profile "$TMP/good" > "$TMP/stdout" 2> "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "report --profile without --folded"; }
+[ "$(find "$TMP/good" -printf '%p %s %T@\n' | sort)" = "$before" ] || fail "report --profile wrote into the results it read"
+grep -q -- '--folded DIR writes them' "$TMP/stdout" || fail "report --profile: no word of --folded"
+# a planted symlink, FIFO or device node where --folded writes: not written
+# through, and (strace) never opened; -o likewise
+mkdir "$TMP/fout" && ln -s "$TMP/victim" "$TMP/fout/profile-clear.folded" && mkfifo "$TMP/fout/profile-no-gso.folded" &&
+	mknod "$TMP/fout/profile-esp-null.folded" c 1 3 || fail "planting in $TMP/fout"
+strace -f -qq -e trace=open,openat -o "$TMP/strace" "$IPSECPERF" report --profile --folded "$TMP/fout" "$TMP/good" \
+	> /dev/null 2> "$TMP/stderr"
 [ $? = 1 ] || fail "folded output a symlink: exit not 1"
 [ -e "$TMP/victim" ] && fail "folded output written through a symlink"
-grep -q 'profile-clear.folded: a link or not a regular file; not written' "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "folded output a symlink: no message"; }
-rm "$TMP/good/profile-clear.folded"
+grep -q 'profile-clear.folded: is a symbolic link; output is never written through one; not written' "$TMP/stderr" &&
+	grep -q 'profile-no-gso.folded: exists and is not a regular file; not written' "$TMP/stderr" &&
+	grep -q 'profile-esp-null.folded: exists and is not a regular file; not written' "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "folded output a link, FIFO or device: no message"; }
+grep -E 'fout/profile-[a-z-]+\.folded"' "$TMP/strace" | grep -v -e O_PATH -e O_EXCL && fail "a folded output that exists was opened"
+for o in "report -f html -o" "report --profile -f svg -o"; do
+	read -r -a argv <<< "$o"
+	"$IPSECPERF" "${argv[@]}" "$TMP/fout/profile-clear.folded" "$TMP/good" > /dev/null 2> "$TMP/stderr"
+	[ $? = 1 ] && [ ! -e "$TMP/victim" ] || fail "$o through a symlink"
+	grep -q 'is a symbolic link' "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "$o a symlink: no message"; }
+done
+# results files: a device node (a tarball unpacked as root recreates one) as
+# meta.json, a FIFO as a folded file: refused, and (strace) never opened
+cp -r "$TMP/good" "$TMP/dev" && rm "$TMP/dev/meta.json" "$TMP/dev/raw/clear-r1-profile.folded" &&
+	mknod "$TMP/dev/meta.json" c 1 3 && mkfifo "$TMP/dev/raw/clear-r1-profile.folded" || fail "planting in $TMP/dev"
+strace -f -qq -e trace=open,openat -o "$TMP/strace" "$IPSECPERF" report "$TMP/dev" > /dev/null 2> "$TMP/stderr"
+[ $? = 2 ] && grep -q 'dev/meta.json: not a regular file' "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "meta.json a device node"; }
+grep -E '"meta\.json"' "$TMP/strace" | grep -v O_PATH && fail "meta.json, a device node, was opened"
+rm "$TMP/dev/meta.json" && cp "$TMP/good/meta.json" "$TMP/dev/meta.json"
+strace -f -qq -e trace=open,openat -o "$TMP/strace" "$IPSECPERF" report --profile "$TMP/dev" > /dev/null 2> "$TMP/stderr"
+[ $? = 2 ] && grep -q 'clear-r1-profile.folded: not a regular file' "$TMP/stderr" ||
+	{ cat "$TMP/stderr" >&2; fail "a folded file a FIFO"; }
+grep -E '"clear-r1-profile\.folded"' "$TMP/strace" | grep -v O_PATH && fail "a folded file, a FIFO, was opened"
 
 # 6. names with quotes, backquotes, $, ;, spaces and HTML: drawn as they
 # are, and nothing runs (the backquotes, $() and system() would make files)

@@ -53,11 +53,11 @@ for r in records(os.path.join(out, "runs.jsonl")):
     if not (p["busy_s_sampled"] <= r["cpu_busy_s"]["total"] * 1.5 + 0.5): raise AssertionError((name, p["busy_s_sampled"]))
 EOF
 
-"$IPSECPERF" report --profile "$out" > "$TMP/report" 2> "$TMP/report.err" ||
+"$IPSECPERF" report --profile --folded "$TMP" "$out" > "$TMP/report" 2> "$TMP/report.err" ||
 	{ rc=$?; cat "$TMP/report.err" >&2; fail "report --profile exited $rc"; }
 grep -q '^clear: 1 run' "$TMP/report" || fail "no top table for clear"
 grep -q '^no-gso against clear' "$TMP/report" || fail "no difference table no-gso against clear"
-[ -s "$out/profile-clear.folded" ] && [ -s "$out/profile-no-gso.folded" ] || fail "merged folded stacks missing"
+[ -s "$TMP/profile-clear.folded" ] && [ -s "$TMP/profile-no-gso.folded" ] || fail "merged folded stacks missing"
 "$IPSECPERF" report --profile --base no-gso "$out" | grep -q '^clear against no-gso' ||
 	fail "--base no-gso not honoured"
 "$IPSECPERF" report --profile --help | grep -q '^usage: ipsecperf report --profile' ||

@@ -9,7 +9,6 @@
 
 #include <jansson.h>
 
-#include "exec.h"
 #include "files.h"
 #include "log.h"
 #include "charts_int.h"
@@ -88,15 +87,15 @@ static const struct report_row **chart_cells(const struct report *rep, const str
 }
 
 /* NAME.runs.dat: every ok run's value, "scenario kernel value", drawn as points over the bars */
-static int write_runs(const struct report *rep, const char *dir, const struct chart *c,
+static int write_runs(const struct report *rep, int dfd, const struct chart *c,
 		      const struct report_row **cell, int nscen)
 {
-	char path[PATH_MAX + 200];
+	char name[200];
 	double *v;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s.runs.dat", dir, c->name);
-	f = fopen(path, "w");
+	snprintf(name, sizeof(name), "%s.runs.dat", c->name);
+	f = chart_file(dfd, name, 0644);
 	if (!f)
 		return -1;
 	fprintf(f, "# %s: scenario number, kernel number, one ok run's value\n", c->name);
@@ -122,13 +121,13 @@ static int write_runs(const struct report *rep, const char *dir, const struct ch
  * Write NAME.dat (numbers only) and NAME.vars.gp (the names, as gnuplot
  * strings); 0 if written, 1 if there is nothing to plot.
  */
-/* The medians and whiskers of chart c into path: 1 written, 0 all zero (nothing to draw), -1. */
-static int write_dat(const struct report *rep, const char *path, const struct chart *c,
+/* The medians and whiskers of chart c into name: 1 written, 0 all zero (nothing to draw), -1. */
+static int write_dat(const struct report *rep, int dfd, const char *name, const struct chart *c,
 		     const struct report_row **cell, int nscen, bool *logscale)
 {
 	bool any = false, nonpos = false;
 	double lo = 0, hi = 0;
-	FILE *f = fopen(path, "w");
+	FILE *f = chart_file(dfd, name, 0644);
 
 	if (!f)
 		return -1;
@@ -221,30 +220,30 @@ static int write_vars(FILE *f, const struct report *rep, const struct chart *c, 
 	return err;
 }
 
-static int write_chart(const struct report *rep, const char *dir, const struct chart *c,
+static int write_chart(const struct report *rep, int dfd, const struct chart *c,
 		       const char **scen, const int *group_scen, int nscen)
 {
 	const struct report_row **cell = chart_cells(rep, c, group_scen, nscen);
-	char path[PATH_MAX + 200];
+	char name[200];
 	bool logscale = false;
 	int err = -1, any;
 	FILE *f;
 
 	if (!cell)
 		return -1;
-	snprintf(path, sizeof(path), "%s/%s.dat", dir, c->name);
-	any = write_dat(rep, path, c, cell, nscen, &logscale);
+	snprintf(name, sizeof(name), "%s.dat", c->name);
+	any = write_dat(rep, dfd, name, c, cell, nscen, &logscale);
 	if (any < 0)
 		goto out;
 	if (!any) {
-		unlink(path);
+		unlinkat(dfd, name, 0);
 		err = 1;
 		goto out;
 	}
-	if (write_runs(rep, dir, c, cell, nscen) < 0)
+	if (write_runs(rep, dfd, c, cell, nscen) < 0)
 		goto out;
-	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, c->name);
-	f = fopen(path, "w");
+	snprintf(name, sizeof(name), "%s.vars.gp", c->name);
+	f = chart_file(dfd, name, 0644);
 	if (!f)
 		goto out;
 	err = write_vars(f, rep, c, scen, cell, nscen, logscale);
@@ -258,30 +257,27 @@ out:
 	return err;
 }
 
-/* gnuplot there, the folder ours and new, the templates in it; 0 or -1 after a message. */
-static int charts_prepare(const char *dir)
+/* The templates into the folder (dfd, named dir; report_run has found gnuplot); 0 or -1 after a message. */
+static int charts_prepare(int dfd, const char *dir)
 {
-	char from[PATH_MAX + 16], to[PATH_MAX + 16], why[256];
-	int dfd;
+	char from[PATH_MAX + 16];
 
-	if (!exec_have("gnuplot")) {
-		pr_warn("report: gnuplot not found: cannot draw charts (install gnuplot-nox)");
-		return -1;
-	}
-	/* a new or empty folder of ours, never through a symlink (cmd_report checked it first) */
-	dfd = out_dir_open(dir, why, sizeof(why));
-	if (dfd < 0) {
-		pr_warn("report: %s: %s; choose another with -c", dir, why);
-		return -1;
-	}
-	close(dfd);
 	/* the templates go beside the data, so that a user can re-plot with their own tweaks */
 	for (const char *const *t = (const char *const[]){ "bars.gp", "timeseries.gp", NULL }; *t; t++) {
+		size_t len = 0;
+		char *text;
+		FILE *f = NULL;
+		int bad;
+
 		snprintf(from, sizeof(from), "%s/%s", templates_dir(), *t);
-		snprintf(to, sizeof(to), "%s/%s", dir, *t);
-		if (copy_file(from, to) < 0) {
-			pr_warn("report: cannot copy the chart template %s to %s: %s (set IPSECPERF_TEMPLATES)",
-				from, to, strerror(errno));
+		text = file_read(from, &len);
+		bad = !text || !(f = chart_file(dfd, *t, 0644)) || fwrite(text, 1, len, f) != len;
+		if (f && fclose(f) != 0)
+			bad = 1;
+		free(text);
+		if (bad) {
+			pr_warn("report: cannot copy the chart template %s to %s/%s: %s (set IPSECPERF_TEMPLATES)",
+				from, dir, *t, strerror(errno));
 			return -1;
 		}
 	}
@@ -320,11 +316,11 @@ static int chart_list(const struct report *rep, struct chart *charts)
 }
 
 /* One bar chart, data and both images: 1 drawn, 0 nothing to draw, -1 after a message. */
-static int bar_chart(const struct report *rep, const char *dir, const struct chart *c,
+static int bar_chart(const struct report *rep, int dfd, const char *dir, const struct chart *c,
 		     const char **scen, const int *group_scen, int nscen)
 {
 	char vars[160];
-	int w = write_chart(rep, dir, c, scen, group_scen, nscen);
+	int w = write_chart(rep, dfd, c, scen, group_scen, nscen);
 
 	if (w < 0) {
 		pr_warn("report: cannot write chart %s in %s: %s", c->name, dir, strerror(errno));
@@ -334,7 +330,7 @@ static int bar_chart(const struct report *rep, const char *dir, const struct cha
 		return 0;
 	snprintf(vars, sizeof(vars), "%s.vars.gp", c->name);
 	for (int fmt = 0; fmt < 2; fmt++) {
-		int st = run_gnuplot(dir, fmt ? "svg" : "png", vars, "bars.gp");
+		int st = run_gnuplot(dfd, fmt ? "svg" : "png", vars, "bars.gp");
 
 		if (st != 0) {
 			pr_warn("report: gnuplot failed (status %d) on %s/%s", st, dir, vars);
@@ -344,26 +340,23 @@ static int bar_chart(const struct report *rep, const char *dir, const struct cha
 	return 1;
 }
 
-/* dir/replot.sh: re-draws every chart after the user edits a script. */
-static void write_replot(const char *dir)
+/* replot.sh: re-draws every chart after the user edits a script. */
+static void write_replot(int dfd)
 {
-	char to[PATH_MAX + 16];
-	FILE *f;
+	FILE *f = chart_file(dfd, "replot.sh", 0755);
 
-	snprintf(to, sizeof(to), "%s/replot.sh", dir);
-	f = fopen(to, "w");
 	if (!f)
 		return;
+	fchmod(fileno(f), 0755); /* executable whatever the umask */
 	fprintf(f, "#!/bin/sh\n# Re-draw the charts after editing bars.gp or a *.vars.gp file.\n"
 		   "cd \"$(dirname \"$0\")\" || exit 1\n"
 		   "for v in *.vars.gp; do\n\tt=bars.gp\n\tcase $v in time-*) t=timeseries.gp;; esac\n"
 		   "\tfor fmt in png svg; do\n"
 		   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" $t || exit 1\n\tdone\ndone\n");
 	fclose(f);
-	chmod(to, 0755);
 }
 
-int report_charts(const struct report *rep, const char *dir, char ***names_out)
+int report_charts(const struct report *rep, int dfd, const char *dir, char ***names_out)
 {
 	const char **scen = NULL;
 	int *group_scen = NULL;
@@ -372,7 +365,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 	int nscen, ncharts, nnames = 0;
 
 	*names_out = NULL;
-	if (charts_prepare(dir) < 0)
+	if (charts_prepare(dfd, dir) < 0)
 		return -1;
 	nscen = scenario_list(rep, &scen, &group_scen);
 	charts = calloc(rep->nrows + 2, sizeof(*charts));
@@ -381,7 +374,7 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 		goto out_nomem;
 	ncharts = chart_list(rep, charts);
 	for (int i = 0; i < ncharts; i++) {
-		int w = bar_chart(rep, dir, &charts[i], scen, group_scen, nscen);
+		int w = bar_chart(rep, dfd, dir, &charts[i], scen, group_scen, nscen);
 
 		if (w < 0)
 			goto out_fail;
@@ -394,13 +387,13 @@ int report_charts(const struct report *rep, const char *dir, char ***names_out)
 	}
 	/* throughput over time: one chart per kernel and scenario, one line per repeat */
 	for (int g = 0; g < rep->ngroups; g++) {
-		int w = time_chart(rep, dir, g, names + nnames);
+		int w = time_chart(rep, dfd, dir, g, names + nnames);
 
 		if (w < 0)
 			goto out_fail;
 		nnames += w;
 	}
-	write_replot(dir);
+	write_replot(dfd);
 	free(scen);
 	free(group_scen);
 	free(charts);

@@ -8,10 +8,10 @@
 #include "report.h"
 
 /*
- * The throughput-over-time chart of group g into dir, if its runs have
- * intervals: *name gets its base name. 1 if drawn, 0 if none, -1 on error
- * (after a message).
+ * The throughput-over-time chart of group g into the folder dfd (named
+ * dir in messages), if its runs have intervals: *name gets its base name.
+ * 1 if drawn, 0 if none, -1 on error (after a message).
  */
-int time_chart(const struct report *rep, const char *dir, int g, char **name);
+int time_chart(const struct report *rep, int dfd, const char *dir, int g, char **name);
 
 #endif

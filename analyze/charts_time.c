@@ -11,11 +11,11 @@
 #include "intervals.h"
 #include "log.h"
 
-/* Each ok run's intervals into path, a block per repeat: how many (their repeats in reps), or -1. */
-static int time_dat(const struct report *rep, const struct run_group *grp, const char *path,
+/* Each ok run's intervals into name, a block per repeat: how many (their repeats in reps), or -1. */
+static int time_dat(const struct report *rep, const struct run_group *grp, int dfd, const char *name,
 		    const char *base, struct run_intervals *iv, int *reps)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = chart_file(dfd, name, 0644);
 	int nr = 0;
 
 	if (!f)
@@ -57,11 +57,11 @@ static int time_vars(FILE *f, const struct report *rep, const struct run_group *
 	return err;
 }
 
-int time_chart(const struct report *rep, const char *dir, int g, char **name)
+int time_chart(const struct report *rep, int dfd, const char *dir, int g, char **name)
 {
 	const struct run_group *grp = &rep->groups[g];
 	struct run_intervals *iv = malloc(sizeof(*iv));
-	char path[PATH_MAX + 200], base[64], vars[96];
+	char path[128], base[64], vars[96];
 	int nr, err = -1, *reps = calloc(grp->n + 1, sizeof(*reps));
 	FILE *f;
 
@@ -69,17 +69,17 @@ int time_chart(const struct report *rep, const char *dir, int g, char **name)
 		goto out;
 	/* the file names are numbers: kernel and scenario names stay data */
 	snprintf(base, sizeof(base), "time-g%d", g + 1);
-	snprintf(path, sizeof(path), "%s/%s.dat", dir, base);
-	nr = time_dat(rep, grp, path, base, iv, reps);
+	snprintf(path, sizeof(path), "%s.dat", base);
+	nr = time_dat(rep, grp, dfd, path, base, iv, reps);
 	if (nr < 0)
 		goto out_write;
 	if (!nr) {
-		unlink(path);
+		unlinkat(dfd, path, 0);
 		err = 0;
 		goto out;
 	}
-	snprintf(path, sizeof(path), "%s/%s.vars.gp", dir, base);
-	f = fopen(path, "w");
+	snprintf(path, sizeof(path), "%s.vars.gp", base);
+	f = chart_file(dfd, path, 0644);
 	if (!f)
 		goto out_write;
 	err = time_vars(f, rep, grp, base, reps, nr);
@@ -89,7 +89,7 @@ int time_chart(const struct report *rep, const char *dir, int g, char **name)
 	}
 	snprintf(vars, sizeof(vars), "%s.vars.gp", base);
 	for (int fmt = 0; fmt < 2; fmt++) {
-		int st = run_gnuplot(dir, fmt ? "svg" : "png", vars, "timeseries.gp");
+		int st = run_gnuplot(dfd, fmt ? "svg" : "png", vars, "timeseries.gp");
 
 		if (st != 0) {
 			pr_warn("report: gnuplot failed (status %d) on %s/%s", st, dir, vars);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What the chart writers share: gnuplot strings, the subtitle, running gnuplot. */
+/* What the chart writers share: gnuplot strings, the subtitle, running gnuplot, new files. */
 #include "gnuplot.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec.h"
 #include "notes.h"
@@ -31,13 +34,26 @@ int gp_str(FILE *f, const char *s)
 	return 0;
 }
 
-int run_gnuplot(const char *dir, const char *fmt, const char *vars, const char *script)
+int run_gnuplot(int dfd, const char *fmt, const char *vars, const char *script)
 {
 	char expr[32];
 	char *argv[] = { "gnuplot", "-e", expr, (char *)vars, (char *)script, NULL };
 
 	snprintf(expr, sizeof(expr), "fmt='%s'", fmt);
-	return exec_in_dir(dir, argv, NULL);
+	return exec_in_dirfd(dfd, argv, NULL);
+}
+
+FILE *chart_file(int dfd, const char *name, mode_t mode)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode), err;
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (!f && fd >= 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
 }
 
 /*

@@ -77,18 +77,21 @@ int report_markdown(FILE *f, const struct report *rep);
 int report_csv(FILE *f, const struct report *rep);
 int report_json(FILE *f, const struct report *rep);
 /*
- * HTML with the charts inlined as SVG; chartdir is where they were drawn
- * (or NULL); no_charts, if not NULL, says why there are none.
+ * HTML with the charts inlined as SVG; chart_dfd is the folder they were
+ * drawn in (or -1); no_charts, if not NULL, says why there are none.
  */
-int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+int report_html(FILE *f, const struct report *rep, int chart_dfd, int ncharts,
 		char **chart_names, const char *no_charts);
 
 /*
  * Write the charts' data files, gnuplot scripts (from the templates) and
- * PNG + SVG images into dir. *names receives the chart base names (caller
+ * PNG + SVG images into the folder open as dfd (a new or empty one, named
+ * dir in messages): each file is made new there (O_EXCL, O_NOFOLLOW) and
+ * gnuplot runs in it (fchdir), so a folder swapped for a symlink after it
+ * was checked takes nothing. *names receives the chart base names (caller
  * frees each and the array). Returns the number of charts or -1.
  */
-int report_charts(const struct report *rep, const char *dir, char ***names);
+int report_charts(const struct report *rep, int dfd, const char *dir, char ***names);
 
 /* The provenance under each chart's title: kernels, hosts, testbed, accelerator, TCG caution. */
 void report_chart_subtitle(const struct report *rep, char *buf, size_t len);

@@ -16,7 +16,7 @@
 struct report_out {
 	const struct report *rep;
 	const struct report_opts *o;
-	const char *chartdir;
+	int chart_dfd;
 	int ncharts;
 	char **names;
 	const char *no_charts;
@@ -46,7 +46,7 @@ static int write_json(FILE *f, const struct report_out *out)
 
 static int write_html(FILE *f, const struct report_out *out)
 {
-	return report_html(f, out->rep, out->chartdir, out->ncharts, out->names, out->no_charts);
+	return report_html(f, out->rep, out->chart_dfd, out->ncharts, out->names, out->no_charts);
 }
 
 /*
@@ -109,24 +109,48 @@ static int write_to(const struct report_format *fmt, const struct report_out *ou
 	return ret;
 }
 
-static int rm_rf_charts(const char *dir, char **names, int n)
+static int rm_rf_charts(const char *dir, int dfd, char **names, int n)
 {
 	/* only what report_charts wrote into a temporary directory */
 	static const char *const ext[] = { ".dat", ".runs.dat", ".vars.gp", ".png", ".svg" };
-	char path[4096];
+	char name[300];
 
 	for (int i = 0; i < n; i++)
 		for (size_t e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
-			snprintf(path, sizeof(path), "%s/%s%s", dir, names[i], ext[e]);
-			unlink(path);
+			snprintf(name, sizeof(name), "%s%s", names[i], ext[e]);
+			unlinkat(dfd, name, 0);
 		}
-	snprintf(path, sizeof(path), "%s/bars.gp", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/timeseries.gp", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/replot.sh", dir);
-	unlink(path);
+	unlinkat(dfd, "bars.gp", 0);
+	unlinkat(dfd, "timeseries.gp", 0);
+	unlinkat(dfd, "replot.sh", 0);
 	return rmdir(dir);
+}
+
+/*
+ * The folder the charts go into, open (O_NOFOLLOW, checked through the
+ * descriptor), kept open while they are drawn: -c DIR (new, or empty and
+ * ours), or a new temporary one (*tmp set). -1 after a message.
+ */
+static int charts_open(const char *charts, char *tmpdir, bool *tmp)
+{
+	char why[256];
+	int dfd;
+
+	if (!charts) {
+		if (!mkdtemp(tmpdir)) {
+			pr_warn("report: %s: %s", tmpdir, strerror(errno));
+			return -1;
+		}
+		*tmp = true;
+		dfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			pr_warn("report: %s: %s", tmpdir, strerror(errno));
+		return dfd;
+	}
+	dfd = out_dir_open(charts, why, sizeof(why));
+	if (dfd < 0)
+		pr_warn("report: %s: %s; choose another with -c", charts, why);
+	return dfd;
 }
 
 int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
@@ -137,7 +161,7 @@ int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
 	bool tmp_charts = false;
 	struct report rep;
 	char **names = NULL;
-	int ret = EXIT_OK, ncharts = 0;
+	int ret = EXIT_OK, ncharts = 0, dfd = -1;
 
 	if (!fmt) {
 		pr_warn("report: no format %s", o->format);
@@ -153,31 +177,38 @@ int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
 		report_free(&rep);
 		return EXIT_USAGE;
 	}
-	if (!charts && fmt->charts) {
-		if (!mkdtemp(tmpdir)) {
-			pr_warn("report: %s: %s", tmpdir, strerror(errno));
+	if (charts && !fmt->charts && !exec_have("gnuplot")) {
+		pr_warn("report: gnuplot not found: cannot draw charts (install gnuplot-nox)");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	if (charts || fmt->charts) {
+		dfd = charts_open(charts, tmpdir, &tmp_charts);
+		if (dfd < 0) {
 			ret = EXIT_FAIL;
 			goto out;
 		}
-		charts = tmpdir;
-		tmp_charts = true;
+		if (!charts)
+			charts = tmpdir;
 	}
 	if (charts && fmt->charts && !exec_have("gnuplot")) {
 		/* the page without charts is still worth having */
 		no_charts = "gnuplot was not found (install gnuplot-nox), so the figures are in tables only";
 		pr_warn("report: gnuplot not found: the HTML page has tables but no charts (install gnuplot-nox)");
 	} else if (charts) {
-		ncharts = report_charts(&rep, charts, &names);
+		ncharts = report_charts(&rep, dfd, charts, &names);
 		if (ncharts < 0) {
 			ret = EXIT_FAIL;
 			goto out;
 		}
 	}
-	ret = write_to(fmt, &(struct report_out){ .rep = &rep, .o = o, .chartdir = charts, .ncharts = ncharts,
+	ret = write_to(fmt, &(struct report_out){ .rep = &rep, .o = o, .chart_dfd = dfd, .ncharts = ncharts,
 						  .names = names, .no_charts = no_charts }) < 0 ? EXIT_FAIL : EXIT_OK;
 out:
 	if (tmp_charts)
-		rm_rf_charts(tmpdir, names, ncharts);
+		rm_rf_charts(tmpdir, dfd, names, ncharts);
+	if (dfd >= 0)
+		close(dfd);
 	for (int i = 0; i < ncharts; i++)
 		free(names[i]);
 	free(names);

@@ -3,11 +3,14 @@
 #include "report.h"
 #include "report_int.h"
 
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "files.h"
 #include "html.h"
 #include "profile_flame.h"
 #include "provenance.h"
@@ -18,19 +21,16 @@
  * needs neither), and with its ids prefixed by the chart number, since
  * every gnuplot SVG defines the same ones (gpPt0, textbox, ...).
  */
-static void html_svg(FILE *f, const char *path, int chart)
+static void html_svg(FILE *f, int dfd, const char *name, int chart)
 {
 	static const char *const refs[] = { "id='", "id=\"", "#gp", "url(#" };
-	FILE *in = fopen(path, "r");
-	char *buf = NULL, *p;
-	size_t cap = 0;
-	ssize_t n;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	char *buf = fd < 0 ? NULL : file_read_fd(fd, NULL), *p;
+	size_t n = buf ? strlen(buf) : 0;
 
-	if (!in)
-		return;
-	n = getdelim(&buf, &cap, '\0', in);
-	fclose(in);
-	if (n <= 0 || !(p = strstr(buf, "<svg"))) {
+	if (fd >= 0)
+		close(fd);
+	if (n == 0 || !(p = strstr(buf, "<svg"))) {
 		free(buf);
 		return;
 	}
@@ -357,7 +357,7 @@ static void html_nav(FILE *f, const struct report *rep, int ncharts, char **char
 }
 
 /* The charts section: each SVG inline, captioned with where it was measured. */
-static void html_charts(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+static void html_charts(FILE *f, const struct report *rep, int chart_dfd, int ncharts,
 			char **chart_names, const char *no_charts)
 {
 	char sub[1024];
@@ -375,11 +375,11 @@ static void html_charts(FILE *f, const struct report *rep, const char *chartdir,
 	html_counters_not_drawn(f, rep);
 	report_chart_subtitle(rep, sub, sizeof(sub));
 	for (int i = 0; i < ncharts; i++) {
-		char path[4096];
+		char name[300];
 
-		snprintf(path, sizeof(path), "%s/%s.svg", chartdir, chart_names[i]);
+		snprintf(name, sizeof(name), "%s.svg", chart_names[i]);
 		fprintf(f, "<figure id=\"chart-%d\">\n", i);
-		html_svg(f, path, i);
+		html_svg(f, chart_dfd, name, i);
 		fputs("<figcaption>", f);
 		chart_heading(f, rep, chart_names[i]);
 		fputs(": ", f);
@@ -408,7 +408,7 @@ static void html_provenance(FILE *f, const struct report *rep)
 	}
 }
 
-int report_html(FILE *f, const struct report *rep, const char *chartdir, int ncharts,
+int report_html(FILE *f, const struct report *rep, int chart_dfd, int ncharts,
 		char **chart_names, const char *no_charts)
 {
 	char *text = NULL;
@@ -428,7 +428,7 @@ int report_html(FILE *f, const struct report *rep, const char *chartdir, int nch
 		   "scenario's.</p>\n", 100 * CV_WARN);
 	for (int k = 0; k < rep->nkernels; k++)
 		html_kernel_figures(f, rep, k);
-	html_charts(f, rep, chartdir, ncharts, chart_names, no_charts);
+	html_charts(f, rep, chart_dfd, ncharts, chart_names, no_charts);
 	if (report_profiled(rep) && html_profiles(f, rep) < 0) {
 		free(text);
 		return -1;

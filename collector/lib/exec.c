@@ -368,7 +368,8 @@ int exec_have(const char *prog)
 	return exec_find(prog, buf, sizeof(buf)) == 0;
 }
 
-int exec_in_dir(const char *dir, char *const argv[], char **out)
+/* exec_in_dir and exec_in_dirfd: the working directory by path (dir) or by descriptor (dfd >= 0). */
+static int exec_in(const char *dir, int dfd, char *const argv[], char **out)
 {
 	int p[2] = { -1, -1 }, st;
 	pid_t pid;
@@ -382,8 +383,8 @@ int exec_in_dir(const char *dir, char *const argv[], char **out)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		if (dir && chdir(dir) < 0) {
-			dprintf(2, "ipsecperf: cannot enter %s: %s\n", dir, strerror(errno));
+		if ((dfd >= 0 && fchdir(dfd) < 0) || (dfd < 0 && dir && chdir(dir) < 0)) {
+			dprintf(2, "ipsecperf: cannot enter %s: %s\n", dir ? dir : "its folder", strerror(errno));
 			_exit(126);
 		}
 		if (out) {
@@ -424,6 +425,16 @@ int exec_in_dir(const char *dir, char *const argv[], char **out)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+int exec_in_dir(const char *dir, char *const argv[], char **out)
+{
+	return exec_in(dir, -1, argv, out);
+}
+
+int exec_in_dirfd(int dfd, char *const argv[], char **out)
+{
+	return exec_in(NULL, dfd, argv, out);
 }
 
 int exec_status(int st, char *errout, char **err)

@@ -123,4 +123,10 @@ int exec_find(const char *prog, char *out, size_t len);
  */
 int exec_in_dir(const char *dir, char *const argv[], char **out);
 
+/*
+ * The same in the folder open as dfd (fchdir in the child): a folder kept
+ * open is the one checked, whatever its path names meanwhile.
+ */
+int exec_in_dirfd(int dfd, char *const argv[], char **out);
+
 #endif

@@ -195,6 +195,28 @@ strace -f -qq -e trace=open,openat -o "$TMP/strace" "$IPSECPERF" report --profil
 	{ cat "$TMP/stderr" >&2; fail "a folded file a FIFO"; }
 grep -E '"clear-r1-profile\.folded"' "$TMP/strace" | grep -v O_PATH && fail "a folded file, a FIFO, was opened"
 
+# report -c: the folder checked is the folder written. A stand-in gnuplot
+# swaps the chart folder for a symlink to another one while report -c is
+# drawing (on its second run, after the first chart's files: the window
+# between the check and the later writes, made certain), then runs the real
+# gnuplot. Every file must still land in the folder checked (kept open:
+# files made with openat, gnuplot started with fchdir), none in the other.
+gp=$(command -v gnuplot) || fail "no gnuplot"
+mkdir "$TMP/gpbin" "$TMP/elsewhere" || fail "mkdir gpbin"
+printf '%s\n' '#!/bin/sh' \
+	'n=$(cat "$T/gpruns" 2> /dev/null || echo 0); echo $((n + 1)) > "$T/gpruns"' \
+	'[ "$n" = 1 ] && mv "$T/race" "$T/race.moved" && ln -s "$T/elsewhere" "$T/race"' \
+	'exec "$GP" "$@"' > "$TMP/gpbin/gnuplot" && chmod +x "$TMP/gpbin/gnuplot" || fail "the stand-in gnuplot"
+T=$TMP GP=$gp PATH="$TMP/gpbin:$PATH" "$IPSECPERF" report -c "$TMP/race" "$TMP/good" > /dev/null 2> "$TMP/stderr"
+rc=$?
+[ $rc = 0 ] || { cat "$TMP/stderr" >&2; ls "$TMP/elsewhere" >&2; fail "report -c with the folder swapped: exit $rc"; }
+[ -L "$TMP/race" ] && [ "$(cat "$TMP/gpruns")" -gt 2 ] || fail "report -c: the stand-in gnuplot did not swap the folder"
+[ -z "$(ls -A "$TMP/elsewhere")" ] || fail "report -c wrote into the folder swapped in: $(ls "$TMP/elsewhere" | head -5 | tr '\n' ' ')"
+for f in bars.gp replot.sh throughput.svg cycles_per_byte.png cycles_per_byte.vars.gp counter-xmit_skbs.svg; do
+	[ -s "$TMP/race.moved/$f" ] || fail "report -c with the folder swapped: $f not in the folder checked"
+done
+[ -x "$TMP/race.moved/replot.sh" ] || fail "report -c: replot.sh not executable"
+
 # 6. names with quotes, backquotes, $, ;, spaces and HTML: drawn as they
 # are, and nothing runs (the backquotes, $() and system() would make files)
 AWK="$TMP/AWK"

@@ -146,12 +146,21 @@ static void exec_in_a_dir(void **state)
 {
 	char *out = NULL;
 	char *argv[] = { "sh", "-c", "pwd; exit 3", NULL };
+	int fd;
 
 	(void)state;
 	assert_int_equal(exec_in_dir(top, argv, &out), 3);
 	assert_non_null(out);
 	assert_non_null(strstr(out, top));
 	free(out);
+	/* by descriptor: the folder open, whatever its path names by then */
+	out = NULL;
+	fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(exec_in_dirfd(fd, argv, &out), 3);
+	assert_non_null(strstr(out, top));
+	free(out);
+	close(fd);
 }
 
 static void monotonic(void **state)

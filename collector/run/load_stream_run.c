@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,34 +48,6 @@ struct stream_run {
 	json_t *intervals;
 };
 
-
-/* A child's start: exec_fork's, without the descriptors it inherits. */
-static pid_t fork_into(const char *netns, int cpu, char *err, size_t errlen)
-{
-	pid_t pid = exec_fork(netns, cpu, err, errlen);
-
-	/*
-	 * No inherited descriptors: the journal's (whose lock tells cleanup
-	 * that a run is alive) and the results' stay with ipsecperf alone.
-	 */
-	if (pid == 0)
-		syscall(SYS_close_range, 3, ~0U, 0);
-	return pid;
-}
-
-static int wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
-{
-	for (int t = 0; t < timeout_ms; t += 10) {
-		if (atomic_load(flag))
-			return 0;
-		/* a look while waiting for the child's flag in shared memory */
-		if (waitpid(child, NULL, WNOHANG) == child)
-			return -1;
-		if (sleep_ms_or_stop(10))
-			return -1;
-	}
-	return -1;
-}
 
 static int fail(struct stream_run *x, const char *why)
 {
@@ -136,7 +107,7 @@ static int rx_start(struct stream_run *x, uint8_t *key)
 			return fail(x, "the built-in stream needs ipsecperf on the peer");
 		return rx_start_agent(x, key);
 	}
-	x->rx_pid = fork_into(x->rx->netns, x->rx->cpu, rx->err, sizeof(rx->err));
+	x->rx_pid = load_fork(x->rx->netns, x->rx->cpu, rx->err, sizeof(rx->err));
 	if (x->rx_pid == 0)
 		stream_receive(rx, x->rx->addr, x->p->port, x->tx->addr, x->ta->method, x->ta->ao_alg, key,
 			       STREAM_KEY_LEN);
@@ -145,7 +116,7 @@ static int rx_start(struct stream_run *x, uint8_t *key)
 		return -1;
 	}
 	journal_add_process(x->rx_pid);
-	if (wait_flag(&rx->listening, x->rx_pid, 5000) < 0)
+	if (load_wait_flag(&rx->listening, x->rx_pid, 5000) < 0)
 		return fail(x, rx->err[0] ? rx->err : stop_requested() ? "interrupted"
 				: "the stream receiver did not listen within 5 s");
 	return 0;
@@ -219,7 +190,7 @@ static int tx_start(struct stream_run *x, uint8_t *key)
 {
 	struct stream_tx *tx = &x->shm->tx;
 
-	x->tx_pid = fork_into(x->tx->netns, x->tx->cpu, tx->err, sizeof(tx->err));
+	x->tx_pid = load_fork(x->tx->netns, x->tx->cpu, tx->err, sizeof(tx->err));
 	if (x->tx_pid == 0)
 		stream_send(tx, x->tx->addr, x->rx->addr, x->p->port, x->ta->method, x->ta->ao_alg, key,
 			    STREAM_KEY_LEN);
@@ -228,7 +199,7 @@ static int tx_start(struct stream_run *x, uint8_t *key)
 		return -1;
 	}
 	journal_add_process(x->tx_pid);
-	if (wait_flag(&tx->connected, x->tx_pid, 5000) < 0)
+	if (load_wait_flag(&tx->connected, x->tx_pid, 5000) < 0)
 		return fail(x, tx->err[0] ? tx->err : stop_requested() ? "interrupted"
 				: "the stream sender did not connect within 5 s");
 	return 0;

@@ -9,7 +9,8 @@
 #include "loads.h"
 
 /* The first is the default. */
-const struct load_kind *const load_kinds[] = { &load_kind_iperf3, &load_kind_stream, NULL };
+const struct load_kind *const load_kinds[] = { &load_kind_iperf3, &load_kind_stream, &load_kind_tcp_rr,
+					       &load_kind_tcp_crr, &load_kind_udp_rr, &load_kind_udp_rate, NULL };
 
 const struct load_kind *load_find(const char *name)
 {

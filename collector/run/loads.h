@@ -24,6 +24,16 @@ struct load_result;
 #define LOAD_TCP_AUTH 0x2 /* puts a scenario's [tcp-auth] keys on its sockets */
 #define LOAD_AGENT 0x4    /* its receiver is this program: on the peer testbed, its agent */
 
+/*
+ * A request of the peer agent's that a load answers: its receiver on the
+ * peer (`ipsecperf peer-agent`). answer gets the request and the load's
+ * own state on the agent (NULL at first) and returns the answer line.
+ */
+struct load_agent_op {
+	const char *op;
+	json_t *(*answer)(json_t *req, void **state);
+};
+
 /* A program a load starts, and the Debian package that has it. */
 struct load_need {
 	const char *program, *package;
@@ -45,11 +55,27 @@ struct load_kind {
 	int (*run)(const struct load_params *p, struct load_result *r);
 	/* What it adds to the run's record beyond record_load()'s, or NULL. */
 	void (*record)(json_t *rec, const struct scenario *sc, const struct load_result *lr);
+	/*
+	 * The scenario's [load] keys (its settings: sizes, rates), checked once
+	 * the file is read: 0, or -1 with why. NULL: it takes none.
+	 */
+	int (*check_keys)(const struct scenario *sc, char *why, size_t len);
+	/*
+	 * What its cycles and counters are counted per, besides bytes: with
+	 * "transaction", the record's "transactions" gives "cycles_per_transaction"
+	 * (and instructions_..., _sender, _receiver where those are) and each
+	 * counter's "per_transaction". NULL: bytes only.
+	 */
+	const char *unit;
+	/* The agent's requests it answers ({ NULL } last), and its end (stop what state holds); NULL: none. */
+	const struct load_agent_op *agent_ops;
+	void (*agent_end)(void **state);
 };
 
 /* Every load, NULL last; the first is the default (a scenario without `load =`). */
 extern const struct load_kind *const load_kinds[];
 extern const struct load_kind load_kind_iperf3, load_kind_stream;
+extern const struct load_kind load_kind_tcp_rr, load_kind_tcp_crr, load_kind_udp_rr, load_kind_udp_rate;
 
 /* The load of that name, or NULL. */
 const struct load_kind *load_find(const char *name);

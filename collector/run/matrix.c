@@ -124,7 +124,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	const struct run_config *c = m->cfg;
 	char prefix[PATH_MAX + 200], why[512] = "";
 	struct measure w = { .m = m, .probes = m->probes_off ? NULL : m->probes };
-	struct load_result lr;
+	struct load_result lr = { .extra = NULL };
 	json_t *rec = record_head(m, sc->name, repeat);
 
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", m->res->dir, sc->name, repeat,
@@ -166,6 +166,8 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		record_status(rec, "failed", why);
 	ops->counters(m->tb, w.probes, rec, m->probes_off ? "probes detached for this half of --probe-overhead"
 								: "probes not loaded (--no-probes)");
+	record_per_unit(rec, sc);
+	json_decref(lr.extra);
 	/* esp-gso = off measures ESP without GSO, or nothing: a run that took the GSO path is not ok */
 	if (record_is(rec, "ok") && ipsec_path_check(&sc->ipsec, rec, why, sizeof(why)) > 0) {
 		record_status(rec, "skipped", why);

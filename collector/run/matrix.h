@@ -93,6 +93,12 @@ json_t *record_new(const char *testbed, const char *scenario, int repeat);
 void record_status(json_t *rec, const char *status, const char *reason);
 /* The load's fields of an ok record: load, duration_s, bytes, throughputs, retransmits. */
 void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr);
+/*
+ * The figures per the load's unit (loads.h: unit), once the record has its
+ * cycles and counters: "cycles_per_transaction" and the like, each counter's
+ * "per_transaction". Nothing for a load without a unit or a run not ok.
+ */
+void record_per_unit(json_t *rec, const struct scenario *sc);
 /* cycles / bytes as a JSON real, or null when it cannot be said. */
 json_t *record_cpb(uint64_t cycles, uint64_t bytes);
 /* Is rec's status s? */

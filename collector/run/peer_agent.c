@@ -28,6 +28,9 @@
  *   load-moved                have the probes counted on since the load's end ("moved")
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases;
  *                             "sa_load": the same over the whole load)
+ *   (a load's own)            the requests a load's entry answers (loads.h, agent_ops):
+ *                             its receiver here, as rr-serve starts the request/response
+ *                             loads' responder
  *   run                       one program ("argv", no shell) of those the peer testbed
  *                             runs (peer_run_allowed) to its end: "status", "out",
  *                             "err", as ssh would run it (endpoint.c), without an ssh
@@ -80,6 +83,7 @@
 
 #define AGENT_KEY_MAX 80
 #define AGENT_IDLE_S 120
+#define AGENT_MAX_LOADS 16 /* loads whose own requests the agent answers */
 #define AGENT_LINE_MAX 65536 /* no request is longer: a longer line is not our peer */
 
 static struct {
@@ -88,6 +92,7 @@ static struct {
 	struct cpu_acct cpu;
 	bool cpu_open;
 	struct probes *probes;
+	void *load_state[AGENT_MAX_LOADS]; /* each load's own, for the requests it answers (loads.h: agent_ops) */
 } ag = { .rx = -1 };
 
 /* One answer line; one longer than the run reads (REMOTE_ANSWER_MAX) becomes an error. */
@@ -124,6 +129,26 @@ static const char *str(json_t *req, const char *key)
 	const char *v = json_string_value(json_object_get(req, key));
 
 	return v ? v : "";
+}
+
+/* A request one of the loads answers (its receiver here): true when one did. */
+static bool load_op(json_t *req, const char *op)
+{
+	for (int k = 0; load_kinds[k] && k < AGENT_MAX_LOADS; k++)
+		for (const struct load_agent_op *o = load_kinds[k]->agent_ops; o && o->op; o++)
+			if (!strcmp(op, o->op)) {
+				answer(o->answer(req, &ag.load_state[k]));
+				return true;
+			}
+	return false;
+}
+
+/* The end: every load stops what it started here. */
+static void loads_end(void)
+{
+	for (int k = 0; load_kinds[k] && k < AGENT_MAX_LOADS; k++)
+		if (load_kinds[k]->agent_end)
+			load_kinds[k]->agent_end(&ag.load_state[k]);
 }
 
 static void rx_stop(void)
@@ -578,7 +603,7 @@ static void dispatch(json_t *req)
 		op_probes_counters(req);
 	else if (!strcmp(op, "run"))
 		op_run(req);
-	else
+	else if (!load_op(req, op))
 		answer_err("unknown request '%s'", op);
 }
 
@@ -640,6 +665,7 @@ static void agent_close(char *line)
 {
 	secret_free(line, AGENT_LINE_MAX);
 	rx_stop();
+	loads_end();
 	probes_close(ag.probes);
 	if (ag.cpu_open)
 		cpu_close(&ag.cpu);

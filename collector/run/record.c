@@ -76,6 +76,48 @@ void record_load(json_t *rec, const struct scenario *sc, const struct load_resul
 		json_object_set_new(rec, "flow", a);
 		json_object_set_new(rec, "fairness", json_real(load_fairness(lr->flows, lr->nflows)));
 	}
+	if (lr->extra)
+		json_object_update(rec, lr->extra);
 	if (k->record)
 		k->record(rec, sc, lr);
+}
+
+/* rec[key] / units as a JSON real, null when rec has no such number (or no units). */
+static json_t *per(json_t *rec, const char *key, double units)
+{
+	json_t *v = json_object_get(rec, key);
+
+	return json_is_number(v) && units > 0 ? json_real(json_number_value(v) / units) : json_null();
+}
+
+void record_per_unit(json_t *rec, const struct scenario *sc)
+{
+	static const char *const costs[] = { "cycles", "cycles_sender", "cycles_receiver", "instructions",
+					     "instructions_sender", "instructions_receiver" };
+	const char *unit = load_of(sc)->unit, *name;
+	char key[80], per_key[80];
+	json_t *c;
+
+	if (!unit || !record_is(rec, "ok"))
+		return;
+	snprintf(key, sizeof(key), "%ss", unit);
+	double units = json_number_value(json_object_get(rec, key));
+
+	for (size_t i = 0; i < sizeof(costs) / sizeof(costs[0]); i++) {
+		/* only beside a per-byte figure: where that is null (a peer without its agent), so is this */
+		char cpb[80];
+
+		snprintf(cpb, sizeof(cpb), "%.*s_per_byte%s", (int)strcspn(costs[i], "_"), costs[i],
+			 costs[i] + strcspn(costs[i], "_"));
+		if (!json_object_get(rec, costs[i]))
+			continue;
+		snprintf(per_key, sizeof(per_key), "%.*s_per_%s%s", (int)strcspn(costs[i], "_"), costs[i], unit,
+			 costs[i] + strcspn(costs[i], "_"));
+		json_object_set_new(rec, per_key, json_is_number(json_object_get(rec, cpb)) ? per(rec, costs[i], units)
+											 : json_null());
+	}
+	snprintf(per_key, sizeof(per_key), "per_%s", unit);
+	json_object_foreach(json_object_get(rec, "counters"), name, c)
+		if (json_is_object(c))
+			json_object_set_new(c, per_key, per(c, "count", units));
 }

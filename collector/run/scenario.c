@@ -243,6 +243,34 @@ static int section_link(struct parse_state *ps, const char *key, const char *v)
 	return 1;
 }
 
+/* [load]: kept as written; the load's entry checks them once the whole file is read. */
+static int section_load(struct parse_state *ps, const char *key, const char *v)
+{
+	struct scenario *sc = ps->sc;
+
+	if (scenario_load_key(sc, key)) {
+		snprintf(ps->why, sizeof(ps->why), "%s set twice in [load]", key);
+		return 0;
+	}
+	if (sc->nload_keys == SCENARIO_MAX_LOAD_KEYS) {
+		snprintf(ps->why, sizeof(ps->why), "more than %d keys in [load]", SCENARIO_MAX_LOAD_KEYS);
+		return 0;
+	}
+	if (!set_string(sc->load_keys[sc->nload_keys].key, sizeof(sc->load_keys[0].key), key, ps, "a key of [load]") ||
+	    !set_string(sc->load_keys[sc->nload_keys].value, sizeof(sc->load_keys[0].value), v, ps, key))
+		return 0;
+	sc->nload_keys++;
+	return 1;
+}
+
+const char *scenario_load_key(const struct scenario *sc, const char *key)
+{
+	for (int i = 0; i < sc->nload_keys; i++)
+		if (!strcmp(sc->load_keys[i].key, key))
+			return sc->load_keys[i].value;
+	return NULL;
+}
+
 /* What the sections cannot check one key at a time. */
 /* Why sc's load cannot take its [tcp-auth] (a static buffer). */
 static const char *tcp_auth_load_why(const struct scenario *sc)
@@ -253,6 +281,21 @@ static const char *tcp_auth_load_why(const struct scenario *sc)
 	snprintf(why, sizeof(why), "[tcp-auth] needs load = %s: %s cannot set TCP_MD5SIG or TCP-AO keys",
 		 load_names(LOAD_TCP_AUTH, names, sizeof(names)), sc->load);
 	return why;
+}
+
+/* The [load] keys, as the scenario's load takes them (a static buffer), or NULL. */
+static const char *load_keys_why(const struct scenario *sc)
+{
+	static char why[300];
+	const struct load_kind *k = load_find(sc->load);
+
+	if (!sc->nload_keys)
+		return NULL;
+	if (!k->check_keys) {
+		snprintf(why, sizeof(why), "[load] %s: %s takes no settings", sc->load_keys[0].key, k->title);
+		return why;
+	}
+	return k->check_keys(sc, why, sizeof(why)) < 0 ? why : NULL;
 }
 
 static const char *scenario_validate(struct scenario *sc)
@@ -279,7 +322,7 @@ static const char *scenario_validate(struct scenario *sc)
 		if (!sc->tcp_auth.ao_alg[0])
 			strcpy(sc->tcp_auth.ao_alg, "hmac(sha1)");
 	}
-	return NULL;
+	return load_keys_why(sc);
 }
 
 static const struct {
@@ -291,6 +334,7 @@ static const struct {
 	{ "ipsec", section_ipsec },
 	{ "tcp-auth", section_tcp_auth },
 	{ "link", section_link },
+	{ "load", section_load },
 };
 
 static int on_entry(void *user, const char *section, const char *key, const char *value)

@@ -28,6 +28,9 @@
  *   method = md5             ; or ao
  *   ao-algorithm = hmac(sha1)
  *
+ *   [load]                   ; the load's own settings, checked by its entry (loads.h)
+ *   request = 1              ; e.g. tcp-rr's request and response sizes
+ *
  * An unknown section or key is an error naming file:line.
  */
 #ifndef IPSECPERF_SCENARIO_H
@@ -40,6 +43,7 @@
 #include "offload.h"
 
 #define SCENARIO_MAX_OFFLOADS OFFLOAD_MAX
+#define SCENARIO_MAX_LOAD_KEYS 8
 
 
 struct ipsec_config {
@@ -66,6 +70,11 @@ struct scenario {
 	struct ipsec_config ipsec;
 	struct tcp_auth_config tcp_auth;
 	int mtu;             /* [link] mtu, both ends; 0: as the link is */
+	/* [load]: the load's settings as written; its entry checks them (loads.h, check_keys) */
+	struct {
+		char key[32], value[64];
+	} load_keys[SCENARIO_MAX_LOAD_KEYS];
+	int nload_keys;
 	char *text;          /* the file as read, for meta.json */
 };
 
@@ -90,6 +99,9 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 
 /* All scenario files in scenario_dir(), sorted by name; caller frees. */
 int scenario_load_all(struct scenario **out, int *n, char *err, size_t errlen);
+
+/* The value of the scenario's [load] key, or NULL. */
+const char *scenario_load_key(const struct scenario *sc, const char *key);
 
 /* Parse "on"/"off" (also yes/no, true/false, 1/0); -1 if neither. */
 int parse_bool(const char *s);

@@ -84,7 +84,7 @@ static void scenario_errors(void **state)
 	expect_error("[scenario]\ndescription = x\n[offload]\ngso = maybe\n", ":4: gso must be on or off, not 'maybe'");
 	expect_error("[scenario]\ndescription = x\n[offload]\ngso = on\ngso = off\n", ":5: feature 'gso' set twice");
 	expect_error("[scenario]\ndescription = x\n[offload]\nTSO; = on\n", "is not an ethtool feature name");
-	expect_error("[scenario]\nload = netperf\n", ":2: load must be iperf3 or stream");
+	expect_error("[scenario]\nload = netperf\n", ":2: load must be iperf3, stream, tcp-rr, tcp-crr, udp-rr or udp-rate");
 	expect_error("[scenario]\n", "description is missing");
 	expect_error("[scenario\n", ":1: syntax error");
 	expect_error("[scenario]\ndescription = x\n[link]\nmtu = 67\n", ":4: mtu must be a whole number from 68 to 65535, not '67'");
@@ -112,10 +112,22 @@ static void load_table(void **state)
 		assert_ptr_equal(load_find(k->name), k);
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(load_kinds[j]->name, k->name);
+		/* a unit makes a record key: a plain word */
+		assert_true(!k->unit || (strlen(k->unit) > 0 && strspn(k->unit, "abcdefghijklmnopqrstuvwxyz") == strlen(k->unit)));
+		/* an agent request names one function, whichever load lists it; an entry with requests stops them */
+		for (const struct load_agent_op *o = k->agent_ops; o && o->op; o++) {
+			assert_non_null(o->answer);
+			assert_non_null(k->agent_end);
+			assert_true(k->caps & LOAD_AGENT);
+			for (int j = 0; j < i; j++)
+				for (const struct load_agent_op *q = load_kinds[j]->agent_ops; q && q->op; q++)
+					if (!strcmp(q->op, o->op))
+						assert_ptr_equal(q->answer, o->answer);
+		}
 	}
 	assert_null(load_find("netperf"));
 	assert_null(load_find(NULL));
-	assert_string_equal(load_names(0, names, sizeof(names)), "iperf3 or stream");
+	assert_string_equal(load_names(0, names, sizeof(names)), "iperf3, stream, tcp-rr, tcp-crr, udp-rr or udp-rate");
 	assert_string_equal(load_names(LOAD_TCP_AUTH, names, sizeof(names)), "stream");
 	assert_string_equal(load_names(LOAD_FLOWS, names, sizeof(names)), "iperf3");
 	assert_ptr_equal(load_comm("iperf3"), &load_kind_iperf3);
@@ -123,6 +135,44 @@ static void load_table(void **state)
 	assert_ptr_equal(load_of(NULL), &load_kind_iperf3);
 	expect_error("[scenario]\ndescription = x\n[tcp-auth]\nmethod = md5\n",
 		     "[tcp-auth] needs load = stream: iperf3 cannot set TCP_MD5SIG or TCP-AO keys");
+}
+
+/* [load]: the scenario's load checks its own keys, once the whole file is read. */
+static void scenario_load_keys(void **state)
+{
+	struct scenario sc;
+	char err[256], *p;
+
+	(void)state;
+	p = write_tmp("rr.ini", "[load]\nrequest = 100\n[scenario]\ndescription = x\nload = tcp-crr\n[load]\nresponse = 1000\n");
+	/* before the load is named, and in two parts: checked once the file is whole */
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	scenario_free(&sc);
+	unlink(p);
+	p = write_tmp("rr.ini", "[load]\nrequest = 100\nresponse = 1000\n[scenario]\ndescription = x\nload = tcp-crr\n");
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	assert_string_equal(scenario_load_key(&sc, "request"), "100");
+	assert_string_equal(scenario_load_key(&sc, "response"), "1000");
+	assert_null(scenario_load_key(&sc, "size"));
+	scenario_free(&sc);
+	unlink(p);
+	p = write_tmp("rate.ini", "[scenario]\ndescription = x\nload = udp-rate\n[load]\nsize = 1400\nloss = 0.5\nsteps = 8\n");
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	scenario_free(&sc);
+	unlink(p);
+	expect_error("[scenario]\ndescription = x\nload = udp-rr\n[load]\nrequest = 65508\n",
+		     "[load] request must be a whole number from 1 to 65507, not '65508'");
+	expect_error("[scenario]\ndescription = x\nload = tcp-rr\n[load]\nsize = 64\n",
+		     "unknown key 'size' in [load] (tcp-rr takes request and response)");
+	expect_error("[scenario]\ndescription = x\nload = udp-rate\n[load]\nrequest = 1\n",
+		     "unknown key 'request' in [load] (udp-rate takes size, loss, step-ms, steps and resolution)");
+	expect_error("[scenario]\ndescription = x\nload = udp-rate\n[load]\nloss = 101\n",
+		     "[load] loss must be a percentage from 0 to 100, not '101'");
+	expect_error("[scenario]\ndescription = x\nload = udp-rate\n[load]\nsize = 2\n",
+		     "[load] size must be a whole number from 4 to 65507");
+	expect_error("[scenario]\ndescription = x\n[load]\nrequest = 1\n", "[load] request: iperf3 takes no settings");
+	expect_error("[scenario]\ndescription = x\nload = tcp-rr\n[load]\nrequest = 1\nrequest = 2\n",
+		     ":6: request set twice in [load]");
 }
 
 static void expect_load_error(const char *path, const char *want)
@@ -481,7 +531,7 @@ int main(void)
 		cmocka_unit_test(ranges),          cmocka_unit_test(options_order),
 		cmocka_unit_test(options_separator), cmocka_unit_test(options_bad),
 		cmocka_unit_test(load_table),
-		cmocka_unit_test(kernel_drop_counters),
+		cmocka_unit_test(kernel_drop_counters), cmocka_unit_test(scenario_load_keys),
 	};
 
 	return cmocka_run_group_tests_name("collector parsers", tests, NULL, NULL);

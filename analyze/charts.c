@@ -80,7 +80,8 @@ static const struct report_row **chart_cells(const struct report *rep, const str
 	for (int i = 0; cell && i < rep->nrows; i++) {
 		const struct report_row *r = &rep->rows[i];
 
-		if (r->m.kind == c->m.kind && (c->m.kind != METRIC_COUNTER || !strcmp(r->m.counter, c->m.counter)))
+		if (r->m.kind == c->m.kind && (c->m.kind != METRIC_COUNTER || !strcmp(r->m.counter, c->m.counter)) &&
+		    (c->m.kind != METRIC_CPU_UNIT || r->m.unit == c->m.unit))
 			cell[(size_t)group_scen[r->g - rep->groups] * rep->nkernels + r->k] = r;
 	}
 	return cell;
@@ -263,7 +264,7 @@ static int charts_prepare(int dfd, const char *dir)
 	char from[PATH_MAX + 16];
 
 	/* the templates go beside the data, so that a user can re-plot with their own tweaks */
-	for (const char *const *t = (const char *const[]){ "bars.gp", "timeseries.gp", NULL }; *t; t++) {
+	for (const char *const *t = (const char *const[]){ "bars.gp", "timeseries.gp", "latency.gp", NULL }; *t; t++) {
 		size_t len = 0;
 		char *text;
 		FILE *f = NULL;
@@ -294,13 +295,25 @@ static int chart_list(const struct report *rep, struct chart *charts)
 	charts[ncharts++] = (struct chart){ "cycles_per_byte",
 					    "CPU cycles per byte received: median, whiskers min-max",
 					    "cycles per byte", { .kind = METRIC_CPB } };
+	/* the other loads' (nothing is drawn where no scenario has one) */
+	charts[ncharts++] = (struct chart){ "transactions_per_s", "Request/response: transactions per second, median, whiskers min-max",
+					    "transactions per second", { .kind = METRIC_TPS } };
+	charts[ncharts++] = (struct chart){ "cycles_per_transaction", "CPU cycles per transaction: median, whiskers min-max",
+					    "cycles per transaction", { .kind = METRIC_CPU_UNIT, .unit = UNIT_TRANSACTION } };
+	charts[ncharts++] = (struct chart){ "datagrams_per_s",
+					    "Packet rate: datagrams per second at the highest rate under the loss threshold, median, whiskers min-max",
+					    "datagrams per second", { .kind = METRIC_PPS } };
+	charts[ncharts++] = (struct chart){ "cycles_per_datagram", "CPU cycles per datagram: median, whiskers min-max",
+					    "cycles per datagram", { .kind = METRIC_CPU_UNIT, .unit = UNIT_DATAGRAM } };
+	int nfixed = ncharts;
+
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *r = &rep->rows[i];
 		int j;
 
 		if (r->m.kind != METRIC_COUNTER)
 			continue;
-		for (j = 2; j < ncharts; j++)
+		for (j = nfixed; j < ncharts; j++)
 			if (!strcmp(charts[j].m.counter, r->m.counter))
 				break;
 		if (j < ncharts)
@@ -350,7 +363,7 @@ static void write_replot(int dfd)
 	fchmod(fileno(f), 0755); /* executable whatever the umask */
 	fprintf(f, "#!/bin/sh\n# Re-draw the charts after editing bars.gp or a *.vars.gp file.\n"
 		   "cd \"$(dirname \"$0\")\" || exit 1\n"
-		   "for v in *.vars.gp; do\n\tt=bars.gp\n\tcase $v in time-*) t=timeseries.gp;; esac\n"
+		   "for v in *.vars.gp; do\n\tt=bars.gp\n\tcase $v in time-*) t=timeseries.gp;; latency.vars.gp) t=latency.gp;; esac\n"
 		   "\tfor fmt in png svg; do\n"
 		   "\t\tgnuplot -e \"fmt='$fmt'\" \"$v\" $t || exit 1\n\tdone\ndone\n");
 	fclose(f);
@@ -368,8 +381,8 @@ int report_charts(const struct report *rep, int dfd, const char *dir, char ***na
 	if (charts_prepare(dfd, dir) < 0)
 		return -1;
 	nscen = scenario_list(rep, &scen, &group_scen);
-	charts = calloc(rep->nrows + 2, sizeof(*charts));
-	names = calloc(rep->nrows + rep->ngroups + 2, sizeof(*names));
+	charts = calloc(rep->nrows + 6, sizeof(*charts));
+	names = calloc(rep->nrows + rep->ngroups + 7, sizeof(*names));
 	if (nscen < 0 || !charts || !names)
 		goto out_nomem;
 	ncharts = chart_list(rep, charts);
@@ -385,6 +398,12 @@ int report_charts(const struct report *rep, int dfd, const char *dir, char ***na
 			goto out_nomem;
 		nnames++;
 	}
+	/* the request/response latency as a distribution: one percentile plot */
+	int lw = latency_chart(rep, dir, names + nnames);
+
+	if (lw < 0)
+		goto out_fail;
+	nnames += lw;
 	/* throughput over time: one chart per kernel and scenario, one line per repeat */
 	for (int g = 0; g < rep->ngroups; g++) {
 		int w = time_chart(rep, dfd, dir, g, names + nnames);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the chart writers share: a façade of charts.c and charts_time.c. */
+/* What the chart writers share: a façade of charts.c, charts_time.c and charts_latency.c. */
 #ifndef IPSECPERF_CHARTS_INT_H
 #define IPSECPERF_CHARTS_INT_H
 
@@ -13,5 +13,12 @@
  * 1 if drawn, 0 if none, -1 on error (after a message).
  */
 int time_chart(const struct report *rep, int dfd, const char *dir, int g, char **name);
+
+/*
+ * The request/response scenarios' latency as a percentile plot into dir:
+ * *name gets its base name. 1 if drawn, 0 if no scenario has a latency
+ * distribution, -1 on error (after a message).
+ */
+int latency_chart(const struct report *rep, const char *dir, char **name);
 
 #endif

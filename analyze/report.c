@@ -19,7 +19,21 @@ const char *metric_unit(const struct metric *m)
 	case METRIC_CPB:
 		return "cycles/byte";
 	case METRIC_COUNTER:
-		return "per packet";
+		return m->unit == UNIT_TRANSACTION ? "per transaction" : m->unit == UNIT_DATAGRAM ? "per datagram"
+											 : "per packet";
+	case METRIC_TPS:
+		return "transactions/s";
+	case METRIC_LAT: {
+		static const char *const u[RESULTS_NLAT] = { "us p50", "us p90", "us p99", "us p99.9", "us max" };
+
+		return u[m->q];
+	}
+	case METRIC_CPU_UNIT:
+		return m->unit == UNIT_DATAGRAM ? "cycles/datagram" : "cycles/transaction";
+	case METRIC_PPS:
+		return "datagrams/s";
+	case METRIC_LOSS:
+		return "loss %";
 	}
 	return "";
 }
@@ -81,31 +95,34 @@ int report_load(struct report *rep, char *const dirs[], int ndirs)
 	    results_kernels(&rep->all, &rep->kernels, &rep->nkernels) < 0)
 		goto out_nomem;
 	for (int k = 0; k < rep->nkernels; k++) {
-		double base = NAN;
-		bool have_base = false;
+		/* each unit's first scenario is the base of its ratios: throughput, transactions, datagrams */
+		double base[3] = { NAN, NAN, NAN };
+		bool have_base[3] = { false, false, false };
 
 		for (int i = 0; i < rep->ngroups; i++) {
 			const struct run_group *g = &rep->groups[i];
+			struct metric ms[RESULTS_GROUP_METRICS];
+			enum run_unit u = group_unit(&rep->all, g);
 			const char **names;
-			int nn, first = rep->nrows;
+			int nn, first = rep->nrows, nm = group_metrics(&rep->all, g, ms);
 
 			if (strcmp(g->kernel, rep->kernels[k]))
 				continue;
-			if (add_row(rep, &cap, k, g, (struct metric){ .kind = METRIC_THROUGHPUT }) < 0 ||
-			    add_row(rep, &cap, k, g, (struct metric){ .kind = METRIC_CPB }) < 0)
-				goto out_nomem;
-			if (!have_base) {
-				have_base = true;
-				base = rep->rows[first].s.median;
+			for (int m = 0; m < nm; m++)
+				if (add_row(rep, &cap, k, g, ms[m]) < 0)
+					goto out_nomem;
+			if (!have_base[u]) {
+				have_base[u] = true;
+				base[u] = rep->rows[first].s.median;
 			}
-			if (base > 0)
-				rep->rows[first].ratio = rep->rows[first].s.median / base;
+			if (base[u] > 0)
+				rep->rows[first].ratio = rep->rows[first].s.median / base[u];
 			/* counters: those of ok runs, plus unavailable ones of any run */
 			if (group_counters(&rep->all, g, &names, &nn) < 0)
 				goto out_nomem;
 			for (int c = 0; c < nn; c++)
 				if (add_row(rep, &cap, k, g,
-					    (struct metric){ .kind = METRIC_COUNTER, .counter = names[c] }) < 0) {
+					    (struct metric){ .kind = METRIC_COUNTER, .counter = names[c], .unit = u }) < 0) {
 					free(names);
 					goto out_nomem;
 				}

@@ -72,6 +72,16 @@ static void chart_heading(FILE *f, const struct report *rep, const char *name)
 		fputs("Throughput", f);
 	else if (!strcmp(name, "cycles_per_byte"))
 		fputs("Cycles per byte", f);
+	else if (!strcmp(name, "transactions_per_s"))
+		fputs("Transactions per second", f);
+	else if (!strcmp(name, "cycles_per_transaction"))
+		fputs("Cycles per transaction", f);
+	else if (!strcmp(name, "latency"))
+		fputs("Latency distribution, per percentile", f);
+	else if (!strcmp(name, "datagrams_per_s"))
+		fputs("Datagrams per second at the rate found", f);
+	else if (!strcmp(name, "cycles_per_datagram"))
+		fputs("Cycles per datagram", f);
 	else if (!strncmp(name, "counter-", 8)) {
 		html_esc(f, name + 8);
 		fputs(" per packet", f);
@@ -79,13 +89,19 @@ static void chart_heading(FILE *f, const struct report *rep, const char *name)
 		html_esc(f, name);
 }
 
+static const struct report_row *find_row_q(const struct report *rep, const struct run_group *g,
+					   enum metric_kind kind, int q)
+{
+	for (int i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].g == g && rep->rows[i].m.kind == kind && (kind != METRIC_LAT || rep->rows[i].m.q == q))
+			return &rep->rows[i];
+	return NULL;
+}
+
 static const struct report_row *find_row(const struct report *rep, const struct run_group *g,
 					 enum metric_kind kind)
 {
-	for (int i = 0; i < rep->nrows; i++)
-		if (rep->rows[i].g == g && rep->rows[i].m.kind == kind)
-			return &rep->rows[i];
-	return NULL;
+	return find_row_q(rep, g, kind, 0);
 }
 
 static void html_cv(FILE *f, const struct stats *s)
@@ -155,6 +171,57 @@ static void html_summary_kernel(FILE *f, const struct report *rep, int k)
 	}
 }
 
+/* A median cell of the row, "-" without one. */
+static void html_median(FILE *f, const struct report_row *r)
+{
+	char num[32];
+
+	fprintf(f, "<td class=n>%s</td>", r ? fmt_num(num, sizeof(num), r->s.median, fmt_decimals(r->s.median)) : "-");
+}
+
+/* Kernel k's request/response and packet-rate scenarios: a table each, beside the streams'. */
+static void html_summary_units(FILE *f, const struct report *rep, int k, enum run_unit u)
+{
+	bool any = false;
+
+	for (int g = 0; g < rep->ngroups; g++) {
+		const struct run_group *grp = &rep->groups[g];
+		const struct report_row *t = find_row(rep, grp, u == UNIT_TRANSACTION ? METRIC_TPS : METRIC_PPS);
+
+		if (strcmp(grp->kernel, rep->kernels[k]) || group_unit(&rep->all, grp) != u || !t)
+			continue;
+		if (!any)
+			fprintf(f, u == UNIT_TRANSACTION
+				? "<table>\n<tr><th>scenario</th><th>transactions/s</th><th>n</th><th>ratio to first</th><th>CV</th>"
+				  "<th>p50, &micro;s</th><th>p99, &micro;s</th><th>p99.9, &micro;s</th><th>cycles/transaction</th></tr>\n"
+				: "<table>\n<tr><th>scenario</th><th>datagrams/s</th><th>n</th><th>ratio to first</th><th>CV</th>"
+				  "<th>Gbit/s</th><th>loss, %%</th><th>cycles/datagram</th></tr>\n");
+		any = true;
+		fprintf(f, "<tr><td>");
+		html_esc(f, grp->scenario);
+		fputs("</td>", f);
+		html_median(f, t);
+		fprintf(f, "<td class=n>%d</td>", t->s.n);
+		if (isnan(t->ratio))
+			fputs("<td class=n>-</td>", f);
+		else
+			fprintf(f, "<td class=n>%.3fx</td>", t->ratio);
+		html_cv(f, &t->s);
+		if (u == UNIT_TRANSACTION) {
+			html_median(f, find_row_q(rep, grp, METRIC_LAT, 0));
+			html_median(f, find_row_q(rep, grp, METRIC_LAT, 2));
+			html_median(f, find_row_q(rep, grp, METRIC_LAT, 3));
+		} else {
+			html_median(f, find_row(rep, grp, METRIC_THROUGHPUT));
+			html_median(f, find_row(rep, grp, METRIC_LOSS));
+		}
+		html_median(f, find_row(rep, grp, METRIC_CPU_UNIT));
+		fputs("</tr>\n", f);
+	}
+	if (any)
+		fputs("</table>\n", f);
+}
+
 /* Where it was measured, one item per source. */
 static void html_summary_prov(FILE *f, const struct report *rep)
 {
@@ -196,8 +263,11 @@ static void html_summary(FILE *f, const struct report *rep)
 
 	fprintf(f, "<section id=summary><h2>Summary</h2>\n");
 	html_summary_prov(f, rep);
-	for (int k = 0; k < rep->nkernels; k++)
+	for (int k = 0; k < rep->nkernels; k++) {
 		html_summary_kernel(f, rep, k);
+		html_summary_units(f, rep, k, UNIT_TRANSACTION);
+		html_summary_units(f, rep, k, UNIT_DATAGRAM);
+	}
 	w = open_memstream(&warn, &wlen);
 	if (w) {
 		summary_cv_warnings(w, &rep->all);
@@ -366,7 +436,9 @@ static void html_charts(FILE *f, const struct report *rep, int chart_dfd, int nc
 	if (ncharts > 0)
 		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
 		      "values span more than 10x has a log scale. Throughput over time: each run's 1 s "
-		      "intervals (iperf3's or the stream load's), one line per repeat.</p>\n", f);
+		      "intervals (iperf3's or the stream load's), one line per repeat. Latency: each "
+		      "request/response scenario's distribution, the median run's latency at each percentile, "
+		      "the percentiles spaced by their nines.</p>\n", f);
 	if (no_charts) {
 		fputs("<p class=warn>No charts: ", f);
 		html_esc(f, no_charts);

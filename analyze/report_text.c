@@ -48,6 +48,7 @@ static void text_spread(FILE *f, const struct report *rep)
 	fprintf(f, "\nSpread: mean, 95%% confidence interval of the mean (Student t),\n"
 		   "coefficient of variation (sd/mean)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
+		const struct run_group *last = NULL;
 		struct tab t;
 
 		tab_init(&t, 6, heads, left);
@@ -61,7 +62,8 @@ static void text_spread(FILE *f, const struct report *rep)
 			d = fmt_decimals(row->s.mean);
 			if ((r = tab_row(&t)) < 0)
 				break;
-			tab_set(&t, r, 0, "%s", row->m.kind == METRIC_THROUGHPUT ? row->g->scenario : "");
+			tab_set(&t, r, 0, "%s", row->g != last ? row->g->scenario : "");
+			last = row->g;
 			tab_set(&t, r, 1, "%s", metric_unit(&row->m));
 			tab_set(&t, r, 2, "%d", row->s.n);
 			tab_set(&t, r, 3, "%s", fmt_num(mean, sizeof(mean), row->s.mean, d));
@@ -224,7 +226,13 @@ static void text_counters(FILE *f, const struct report *rep)
 		any = rep->rows[i].m.kind == METRIC_COUNTER;
 	if (!any)
 		return;
+	bool units = false;
+
+	for (int i = 0; i < rep->nrows && !units; i++)
+		units = rep->rows[i].m.kind == METRIC_COUNTER && rep->rows[i].m.unit != UNIT_BYTE;
 	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
+	if (units)
+		fputs_wrapped(f, "(per transaction for the request/response scenarios, per datagram received for the packet-rate ones)", 0, 1);
 	for (int k = 0; k < rep->nkernels; k++) {
 		const char *notes[32];
 		json_t *with_value = counters_with_value(rep, k);
@@ -350,7 +358,12 @@ static void text_until_ci(FILE *f, const struct report *rep)
 int report_summary(FILE *f, const struct report *rep)
 {
 	text_header(f, rep);
-	fprintf(f, "Throughput (receiver) and cycles per byte, median and min-max\n\n");
+	bool streams = false;
+
+	for (int g = 0; g < rep->ngroups && !streams; g++)
+		streams = group_unit(&rep->all, &rep->groups[g]) == UNIT_BYTE;
+	/* the first table's title (the other loads' tables carry their own) */
+	fprintf(f, streams ? "Throughput (receiver) and cycles per byte, median and min-max\n\n" : "\n");
 	if (summary_tables(f, &rep->all) < 0)
 		return -1;
 	return ferror(f) ? -1 : 0;

@@ -43,8 +43,19 @@ struct run_counter {
 	char *name;
 	bool has_count, has_per_packet, has_per_packet_load;
 	double count, per_packet, per_packet_load;
+	bool has_per_unit;          /* per the load's unit: "per_transaction", "per_datagram" */
+	double per_unit;
 	char *symbol;               /* NULL if absent */
 };
+
+/*
+ * What a load counts its cycles and counters per (the record's "unit"):
+ * bytes (a stream: throughput and cycles per byte), transactions (the
+ * request/response loads) or datagrams (the packet-rate load).
+ */
+enum run_unit { UNIT_BYTE, UNIT_TRANSACTION, UNIT_DATAGRAM };
+#define RESULTS_NLAT 5      /* latency_ns's p50, p90, p99, p99.9 and max */
+#define RESULTS_MAX_CDF 64  /* latency_cdf's points, at most */
 
 struct run_record {
 	int line;                   /* line number in runs.jsonl, from 1 */
@@ -66,6 +77,18 @@ struct run_record {
 	int source;                 /* the results_merge() that brought it, from 0 */
 	bool counting;              /* "purpose": "count": its counters only, never its throughput or cycles */
 	int flows;                  /* TCP flows at once ("flows", run --flows): 1 if absent */
+	/* the request/response and packet-rate loads' own (docs/results-format.md) */
+	enum run_unit unit;
+	bool has_tps, has_lat, has_cpu_unit, has_pps, has_loss;
+	double tps;                 /* transactions_per_s */
+	double transactions;        /* in the window: what the latency percentiles rest on */
+	double lat_ns[RESULTS_NLAT];
+	double (*cdf)[2];           /* latency_cdf: [quantile, ns], ncdf of them, or NULL */
+	int ncdf;
+	double cpu_per_unit;        /* cycles (or instructions) per transaction or datagram */
+	double pps;                 /* datagrams_per_s received, at the rate found */
+	double loss;                /* the window's loss, a fraction */
+	int datagram_bytes, rate_steps;
 };
 
 /* A guest kernel's accelerator, from meta.json's kernels[].vm or vm[]. */
@@ -217,17 +240,42 @@ void results_groups_free(struct run_group *groups, int ngroups);
 /* Distinct kernels of the runs, in order of first appearance (pointers into r). */
 int results_kernels(const struct results *r, const char ***kernels, int *n);
 
-/* Metrics: throughput, cycles per byte, or one counter's per-packet value. */
-enum metric_kind { METRIC_THROUGHPUT, METRIC_CPB, METRIC_COUNTER };
+/*
+ * Metrics: throughput, cycles per byte, or one counter's per-packet value
+ * (per transaction or datagram for those loads); the request/response
+ * loads' transactions per second, latency percentiles and cycles per
+ * transaction; the packet-rate load's datagrams per second, loss and
+ * cycles per datagram.
+ */
+enum metric_kind { METRIC_THROUGHPUT, METRIC_CPB, METRIC_COUNTER, METRIC_TPS, METRIC_LAT, METRIC_CPU_UNIT,
+		   METRIC_PPS, METRIC_LOSS };
 struct metric {
 	enum metric_kind kind;
 	const char *counter;        /* for METRIC_COUNTER */
+	int q;                      /* METRIC_LAT: which of latency_ns (latency_names[q]) */
+	enum run_unit unit;         /* METRIC_CPU_UNIT, METRIC_COUNTER: per what */
 };
 
-/* Higher is better only for throughput. */
+/* latency_ns's keys, in order, and their quantiles (max: 1). */
+extern const char *const latency_names[RESULTS_NLAT];
+extern const double latency_quantiles[RESULTS_NLAT];
+
+/* Higher is better for throughput, transactions and datagrams per second. */
 bool metric_higher_is_better(const struct metric *m);
-/* Short name: "throughput", "cycles_per_byte", "counter.esp_output" (static or m->counter). */
+/*
+ * Short name: "throughput", "cycles_per_byte", "transactions_per_s",
+ * "latency_p99", "cycles_per_transaction", "datagrams_per_s", "loss", or
+ * the counter's (static or m->counter).
+ */
 const char *metric_name(const struct metric *m, char *buf, size_t len);
+/* The metric named s, for a group of unit u: 0, or -1 when s names none (a counter is not looked up). */
+int metric_by_name(const char *s, enum run_unit u, struct metric *m);
+
+/* What the group's runs count per (their "unit"; bytes when none says). */
+enum run_unit group_unit(const struct results *r, const struct run_group *g);
+/* The group's metrics but its counters, in the reports' order; how many (at most RESULTS_GROUP_METRICS). */
+#define RESULTS_GROUP_METRICS 8
+int group_metrics(const struct results *r, const struct run_group *g, struct metric *out);
 
 /*
  * The metric's values over the group's ok runs that have it, in file order;

@@ -112,9 +112,12 @@ int results_kernels(const struct results *r, const char ***kernels, int *n)
 	return 0;
 }
 
+const char *const latency_names[RESULTS_NLAT] = { "p50", "p90", "p99", "p99.9", "max" };
+const double latency_quantiles[RESULTS_NLAT] = { 0.5, 0.9, 0.99, 0.999, 1 };
+
 bool metric_higher_is_better(const struct metric *m)
 {
-	return m->kind == METRIC_THROUGHPUT;
+	return m->kind == METRIC_THROUGHPUT || m->kind == METRIC_TPS || m->kind == METRIC_PPS;
 }
 
 const char *metric_name(const struct metric *m, char *buf, size_t len)
@@ -127,8 +130,80 @@ const char *metric_name(const struct metric *m, char *buf, size_t len)
 	case METRIC_COUNTER:
 		snprintf(buf, len, "%s", m->counter);
 		return buf;
+	case METRIC_TPS:
+		return "transactions_per_s";
+	case METRIC_LAT:
+		snprintf(buf, len, "latency_%s", latency_names[m->q]);
+		return buf;
+	case METRIC_CPU_UNIT:
+		return m->unit == UNIT_DATAGRAM ? "cycles_per_datagram" : "cycles_per_transaction";
+	case METRIC_PPS:
+		return "datagrams_per_s";
+	case METRIC_LOSS:
+		return "loss";
 	}
 	return "?";
+}
+
+int metric_by_name(const char *s, enum run_unit u, struct metric *m)
+{
+	struct metric all[RESULTS_GROUP_METRICS + 2];
+	int n = 0;
+	char buf[64];
+
+	all[n++] = (struct metric){ .kind = METRIC_THROUGHPUT };
+	all[n++] = (struct metric){ .kind = METRIC_CPB };
+	if (u == UNIT_TRANSACTION) {
+		all[n++] = (struct metric){ .kind = METRIC_TPS };
+		for (int q = 0; q < RESULTS_NLAT; q++)
+			all[n++] = (struct metric){ .kind = METRIC_LAT, .q = q };
+	}
+	if (u == UNIT_DATAGRAM) {
+		all[n++] = (struct metric){ .kind = METRIC_PPS };
+		all[n++] = (struct metric){ .kind = METRIC_LOSS };
+	}
+	if (u != UNIT_BYTE)
+		all[n++] = (struct metric){ .kind = METRIC_CPU_UNIT, .unit = u };
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, metric_name(&all[i], buf, sizeof(buf)))) {
+			*m = all[i];
+			return 0;
+		}
+	return -1;
+}
+
+enum run_unit group_unit(const struct results *r, const struct run_group *g)
+{
+	for (int i = 0; i < g->n; i++)
+		if (r->runs[g->idx[i]].unit != UNIT_BYTE)
+			return r->runs[g->idx[i]].unit;
+	return UNIT_BYTE;
+}
+
+int group_metrics(const struct results *r, const struct run_group *g, struct metric *out)
+{
+	enum run_unit u = group_unit(r, g);
+	int n = 0;
+
+	switch (u) {
+	case UNIT_BYTE:
+		out[n++] = (struct metric){ .kind = METRIC_THROUGHPUT };
+		out[n++] = (struct metric){ .kind = METRIC_CPB };
+		break;
+	case UNIT_TRANSACTION:
+		out[n++] = (struct metric){ .kind = METRIC_TPS };
+		for (int q = 0; q < RESULTS_NLAT; q++)
+			out[n++] = (struct metric){ .kind = METRIC_LAT, .q = q };
+		out[n++] = (struct metric){ .kind = METRIC_CPU_UNIT, .unit = u };
+		break;
+	case UNIT_DATAGRAM:
+		out[n++] = (struct metric){ .kind = METRIC_PPS };
+		out[n++] = (struct metric){ .kind = METRIC_THROUGHPUT };
+		out[n++] = (struct metric){ .kind = METRIC_LOSS };
+		out[n++] = (struct metric){ .kind = METRIC_CPU_UNIT, .unit = u };
+		break;
+	}
+	return n;
 }
 
 static const struct run_counter *find_counter(const struct run_record *rec, const char *name)
@@ -146,7 +221,7 @@ static bool counted(const struct results *r, const struct run_group *g, const ch
 		const struct run_record *rec = &r->runs[g->idx[i]];
 		const struct run_counter *c = rec->counting && rec->status == RUN_OK ? find_counter(rec, name) : NULL;
 
-		if (c && c->has_per_packet)
+		if (c && (c->has_per_packet || c->has_per_unit))
 			return true;
 	}
 	return false;
@@ -176,11 +251,36 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 			break;
 		case METRIC_COUNTER:
 			c = find_counter(rec, m->counter);
+			/* a load with a unit: per transaction or datagram, the figure its reports speak of */
+			if (c && rec->unit != UNIT_BYTE) {
+				if (c->has_per_unit)
+					out[n++] = c->per_unit;
 			/* a counting repeat's figure: over its whole load, exact, where it has one */
-			if (c && from_counting && c->has_per_packet_load)
+			} else if (c && from_counting && c->has_per_packet_load) {
 				out[n++] = c->per_packet_load;
-			else if (c && c->has_per_packet)
+			} else if (c && c->has_per_packet) {
 				out[n++] = c->per_packet;
+			}
+			break;
+		case METRIC_TPS:
+			if (rec->has_tps)
+				out[n++] = rec->tps;
+			break;
+		case METRIC_LAT:
+			if (rec->has_lat)
+				out[n++] = rec->lat_ns[m->q] / 1000; /* microseconds */
+			break;
+		case METRIC_CPU_UNIT:
+			if (rec->has_cpu_unit)
+				out[n++] = rec->cpu_per_unit;
+			break;
+		case METRIC_PPS:
+			if (rec->has_pps)
+				out[n++] = rec->pps;
+			break;
+		case METRIC_LOSS:
+			if (rec->has_loss)
+				out[n++] = 100 * rec->loss; /* percent */
 			break;
 		}
 	}

@@ -97,6 +97,7 @@ void results_record_free(struct run_record *rec)
 		free(rec->counters[i].symbol);
 	}
 	free(rec->counters);
+	free(rec->cdf);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -135,6 +136,8 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 		if (get_num(c, v, "count", false, &rc->has_count, &rc->count) < 0 ||
 		    get_num(c, v, "per_packet", false, &rc->has_per_packet, &rc->per_packet) < 0 ||
 		    get_num(c, v, "per_packet_load", false, &rc->has_per_packet_load, &rc->per_packet_load) < 0 ||
+		    (rec->unit && get_num(c, v, rec->unit == UNIT_TRANSACTION ? "per_transaction" : "per_datagram", false,
+					  &rc->has_per_unit, &rc->per_unit) < 0) ||
 		    get_str(c, v, "symbol", false, &sym) < 0) {
 			c->where = NULL;
 			return -1;
@@ -143,6 +146,79 @@ static int parse_counters(struct ctx *c, json_t *o, struct run_record *rec)
 		rc->symbol = results_strdup(sym);
 	}
 	return 0;
+}
+
+/* latency_cdf: [[quantile, ns], ...], quantiles from 0 to 1 in order. */
+static int parse_cdf(struct ctx *c, json_t *a, struct run_record *rec)
+{
+	size_t i;
+	json_t *p;
+	double last = -1;
+
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > RESULTS_MAX_CDF)
+		return bad(c, "\"latency_cdf\" must be a list of at most %d [quantile, ns] pairs", RESULTS_MAX_CDF);
+	rec->cdf = calloc(json_array_size(a) + 1, sizeof(*rec->cdf));
+	if (!rec->cdf)
+		return bad(c, "out of memory");
+	json_array_foreach(a, i, p) {
+		double q = json_number_value(json_array_get(p, 0)), v = json_number_value(json_array_get(p, 1));
+
+		if (!json_is_array(p) || json_array_size(p) != 2 || !json_is_number(json_array_get(p, 0)) ||
+		    !json_is_number(json_array_get(p, 1)) || !(q >= 0 && q <= 1) || q < last || !isfinite(v) || v < 0)
+			return bad(c, "\"latency_cdf\"[%zu] must be [quantile, ns]: a quantile from 0 to 1, rising, and a time >= 0", i);
+		last = q;
+		rec->cdf[rec->ncdf][0] = q;
+		rec->cdf[rec->ncdf++][1] = v;
+	}
+	return 0;
+}
+
+/* The request/response and packet-rate loads' keys (their "unit" first: it names the others). */
+static int parse_record_unit(struct ctx *c, json_t *o, struct run_record *rec)
+{
+	static const char *const units[] = { "byte", "transaction", "datagram" };
+	json_t *lat = json_object_get(o, "latency_ns"), *steps;
+	const char *u;
+	bool has;
+	double d;
+
+	if (get_str(c, o, "unit", false, &u) < 0)
+		return -1;
+	for (rec->unit = 0; u && rec->unit < 3 && strcmp(u, units[rec->unit]); rec->unit++)
+		;
+	if (u && rec->unit == 3)
+		return bad(c, "unknown unit '%.40s' (byte, transaction or datagram)", u);
+	if (!u)
+		rec->unit = UNIT_BYTE;
+	if (get_num(c, o, "transactions_per_s", false, &rec->has_tps, &rec->tps) < 0 ||
+	    get_num(c, o, "transactions", false, &has, &rec->transactions) < 0 ||
+	    get_num(c, o, "datagrams_per_s", false, &rec->has_pps, &rec->pps) < 0 ||
+	    get_num(c, o, "loss", false, &rec->has_loss, &rec->loss) < 0 ||
+	    get_num(c, o, "datagram_bytes", false, &has, &d) < 0)
+		return -1;
+	rec->datagram_bytes = has ? (int)d : 0;
+	if (rec->unit != UNIT_BYTE &&
+	    get_num(c, o, rec->unit == UNIT_TRANSACTION ? "cycles_per_transaction" : "cycles_per_datagram", false,
+		    &rec->has_cpu_unit, &rec->cpu_per_unit) < 0)
+		return -1;
+	if (lat && !json_is_null(lat)) {
+		if (!json_is_object(lat))
+			return bad(c, "\"latency_ns\" must be an object, not %s", results_json_kind(lat));
+		c->where = "latency_ns: ";
+		for (int q = 0; q < RESULTS_NLAT; q++)
+			if (get_num(c, lat, latency_names[q], true, &has, &rec->lat_ns[q]) < 0) {
+				c->where = NULL;
+				return -1;
+			}
+		c->where = NULL;
+		rec->has_lat = true;
+	}
+	steps = json_object_get(json_object_get(o, "rate_search"), "nsteps");
+	rec->rate_steps = json_is_integer(steps) && json_integer_value(steps) >= 0 &&
+			  json_integer_value(steps) < 1000 ? (int)json_integer_value(steps) : 0;
+	return parse_cdf(c, json_object_get(o, "latency_cdf"), rec);
 }
 
 /* What compare checks for comparability: the load, the guest's accelerator, --profile, --flows; and the purpose. */
@@ -250,7 +326,7 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 	if (method && strcmp(method, "pmu") && strcmp(method, "estimated"))
 		return bad(c, "unknown cycles_method '%.40s' (pmu or estimated)", method);
 	rec->cycles_estimated = method && !strcmp(method, "estimated");
-	if (parse_record_setup(c, o, rec) < 0)
+	if (parse_record_setup(c, o, rec) < 0 || parse_record_unit(c, o, rec) < 0)
 		return -1;
 	return parse_counters(c, o, rec);
 }

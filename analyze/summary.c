@@ -198,7 +198,7 @@ void fputs_wrapped_at(FILE *f, const char *text, int col, int indent)
 	fputc('\n', f);
 }
 
-static int group_stats(const struct results *r, const struct run_group *g, enum metric_kind k,
+int summary_group_stats(const struct results *r, const struct run_group *g, enum metric_kind k,
 		       struct stats *s)
 {
 	struct metric m = { .kind = k };
@@ -221,19 +221,34 @@ static bool any_estimated(const struct results *r)
 	return false;
 }
 
+/* A table of one unit's scenarios: its headline metric (with a ratio) and its cost. */
+struct table_view {
+	enum run_unit unit;
+	enum metric_kind a, b;
+	const char *ga, *gb;  /* their headings */
+	const char *title;    /* above the table; NULL: the report prints it (streams) */
+};
+
+static const struct table_view views[] = {
+	{ UNIT_BYTE, METRIC_THROUGHPUT, METRIC_CPB, "throughput Gbit/s", "cycles/byte", NULL },
+	{ UNIT_TRANSACTION, METRIC_TPS, METRIC_CPU_UNIT, "transactions/s", "cycles/transaction",
+	  "Request/response: transactions per second and cycles per transaction, median and min-max" },
+	{ UNIT_DATAGRAM, METRIC_PPS, METRIC_CPU_UNIT, "datagrams/s", "cycles/datagram",
+	  "Packet rate: datagrams per second received at the highest rate with loss under the threshold, and cycles per datagram, median and min-max" },
+};
+
 /*
- * Kernel's table with sig significant digits: printed (0, its runs not ok
- * added to *nbad), too wide for REPORT_COLUMNS with sig > 3 (1, nothing
- * printed), or -1 out of memory. *base_name: the first scenario.
+ * Kernel's table of one unit with sig significant digits: printed (0, its
+ * runs not ok added to *nbad), too wide for REPORT_COLUMNS with sig > 3 (1,
+ * nothing printed), or -1 out of memory. *base_name: the first scenario.
  */
 static int kernel_table(FILE *f, const struct results *r, const struct run_group *g, int ng,
-			const char *kernel, int sig, const char **base_name, int *nbad)
+			const char *kernel, const struct table_view *v, int sig, const char **base_name, int *nbad)
 {
 	static const char *const heads[] = { "scenario", "n", "median", "min-max", "ratio",
 					     "median", "min-max", "!ok" };
 	static const bool left[] = { true, false, false, false, false, false, false, false };
-	static const char *const groups[] = { NULL, NULL, "throughput Gbit/s", NULL, NULL,
-					      "cycles/byte", NULL, NULL };
+	const char *const groups[] = { NULL, NULL, v->ga, NULL, NULL, v->gb, NULL, NULL };
 	struct tab t;
 	int w[TAB_MAXCOLS], bad_here = 0;
 	double base = NAN;
@@ -245,10 +260,10 @@ static int kernel_table(FILE *f, const struct results *r, const struct run_group
 		char buf[2][64];
 		int dt, dc, row;
 
-		if (strcmp(g[i].kernel, kernel))
+		if (strcmp(g[i].kernel, kernel) || group_unit(r, &g[i]) != v->unit)
 			continue;
-		if (group_stats(r, &g[i], METRIC_THROUGHPUT, &ts) < 0 ||
-		    group_stats(r, &g[i], METRIC_CPB, &cs) < 0 || (row = tab_row(&t)) < 0) {
+		if (summary_group_stats(r, &g[i], v->a, &ts) < 0 ||
+		    summary_group_stats(r, &g[i], v->b, &cs) < 0 || (row = tab_row(&t)) < 0) {
 			tab_free(&t);
 			return -1;
 		}
@@ -271,11 +286,16 @@ static int kernel_table(FILE *f, const struct results *r, const struct run_group
 		tab_set(&t, row, 7, "%d", group_not_ok(&g[i]));
 		bad_here += group_not_ok(&g[i]);
 	}
-	if (sig > 3 && tab_widths(&t, w) > REPORT_COLUMNS) {
+	if (t.nrows && sig > 3 && tab_widths(&t, w) > REPORT_COLUMNS) {
 		tab_free(&t);
 		return 1;
 	}
-	tab_print(f, &t, groups);
+	if (t.nrows && v->title) {
+		fputc('\n', f);
+		fputs_wrapped(f, v->title, 0, 0);
+	}
+	if (t.nrows)
+		tab_print(f, &t, groups);
 	tab_free(&t);
 	*nbad += bad_here;
 	return 0;
@@ -305,6 +325,7 @@ static void runs_not_ok(FILE *f, const struct results *r, int nk)
 
 int summary_tables(FILE *f, const struct results *r)
 {
+	const char *base_name[3] = { NULL, NULL, NULL };
 	struct run_group *g;
 	const char **kernels;
 	int ng, nk, nbad = 0, err = 0;
@@ -312,24 +333,26 @@ int summary_tables(FILE *f, const struct results *r)
 	if (results_groups(r, &g, &ng) < 0 || results_kernels(r, &kernels, &nk) < 0)
 		return -1;
 	for (int k = 0; k < nk && !err; k++) {
-		const char *base_name = NULL;
-
 		fprintf(f, "%skernel %s\n", k ? "\n" : "", kernels[k]);
-		/* 4 significant digits, or 3 when that keeps the table in 72 columns */
-		for (int sig = 4; sig >= 3; sig--) {
-			err = kernel_table(f, r, g, ng, kernels[k], sig, &base_name, &nbad);
-			if (err <= 0)
-				break;
-		}
-		if (!err && base_name && k == nk - 1) {
-			char note[200];
+		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]) && !err; v++) {
+			const char *base = NULL;
 
-			snprintf(note, sizeof(note),
-				 "n: runs with status ok; ratio: median throughput over the first scenario's (%s).",
-				 base_name);
-			fputs_wrapped(f, note, 0, 0);
+			/* 4 significant digits, or 3 when that keeps the table in 72 columns */
+			for (int sig = 4; sig >= 3; sig--) {
+				err = kernel_table(f, r, g, ng, kernels[k], &views[v], sig, &base, &nbad);
+				if (err <= 0)
+					break;
+			}
+			if (!err && base && k == nk - 1)
+				base_name[views[v].unit] = base;
+			if (!err && views[v].unit == UNIT_TRANSACTION)
+				err = summary_latency_table(f, r, g, ng, kernels[k]);
+			if (!err && views[v].unit == UNIT_DATAGRAM)
+				err = summary_rate_table(f, r, g, ng, kernels[k]);
 		}
 	}
+	if (!err && (base_name[0] || base_name[1] || base_name[2]))
+		summary_ratio_note(f, base_name);
 	if (!err) {
 		if (any_estimated(r))
 			fputs_wrapped(f, "cycles/byte estimated from busy CPU time x TSC frequency (no PMU).",
@@ -345,10 +368,6 @@ int summary_tables(FILE *f, const struct results *r)
 
 int summary_cv_warnings(FILE *f, const struct results *r)
 {
-	static const struct { enum metric_kind k; const char *name; } ms[] = {
-		{ METRIC_THROUGHPUT, "throughput" },
-		{ METRIC_CPB, "cycles/byte" },
-	};
 	struct run_group *g;
 	const char **kernels;
 	int ng, nk, warned = 0, maxn = 0;
@@ -368,14 +387,17 @@ int summary_cv_warnings(FILE *f, const struct results *r)
 			maxn = g[i].n_ok;
 		len = snprintf(line, sizeof(line), "warning: %s%s%s: CV", nk > 1 ? g[i].kernel : "",
 			       nk > 1 ? " " : "", g[i].scenario);
-		for (size_t m = 0; m < sizeof(ms) / sizeof(ms[0]); m++) {
+		const struct table_view *tv = &views[group_unit(r, &g[i])];
+
+		for (int m = 0; m < 2; m++) {
 			struct stats s;
 
-			if (group_stats(r, &g[i], ms[m].k, &s) < 0 || !(s.cv > CV_WARN))
+			if (summary_group_stats(r, &g[i], m ? tv->b : tv->a, &s) < 0 || !(s.cv > CV_WARN))
 				continue;
 			if (len < (int)sizeof(line))
-				len += snprintf(line + len, sizeof(line) - len, "%s %s %.1f%%",
-						nover ? "," : "", ms[m].name, 100 * s.cv);
+				len += snprintf(line + len, sizeof(line) - len, "%s %s %.1f%%", nover ? "," : "",
+						tv->unit == UNIT_BYTE && !m ? "throughput" : m ? tv->gb : tv->ga,
+						100 * s.cv);
 			nover++;
 			n = s.n;
 		}

@@ -3,6 +3,9 @@
  * The plain-text summary of a results directory: ASCII, at most 72 columns,
  * one table per kernel, one row per scenario in the order of runs.jsonl.
  * `ipsecperf run` prints it at its end; `ipsecperf report` builds on it.
+ *
+ * A façade of summary.c (the tables, the text helpers) and summary_units.c
+ * (the request/response loads' latency and the packet-rate load's search).
  */
 #ifndef IPSECPERF_SUMMARY_H
 #define IPSECPERF_SUMMARY_H
@@ -23,8 +26,21 @@ int summary_print(FILE *f, const char *dir);
 /* The summary tables of loaded results (no header). Returns 0 or -1 (write error). */
 int summary_tables(FILE *f, const struct results *r);
 
-/* The CV warnings for throughput and cycles per byte; returns how many. */
+/* The CV warnings for throughput and cycles per byte (transactions, datagrams); returns how many. */
 int summary_cv_warnings(FILE *f, const struct results *r);
+
+/*
+ * Kernel's request/response scenarios: each run's latency percentiles,
+ * median over the runs, and whether the runs had the transactions the
+ * tail needs (summary_units.c). 0, or -1 out of memory.
+ */
+int summary_latency_table(FILE *f, const struct results *r, const struct run_group *g, int ng, const char *kernel);
+/* Kernel's packet-rate scenarios: datagram size, bit rate, loss, the search's steps. 0 or -1. */
+int summary_rate_table(FILE *f, const struct results *r, const struct run_group *g, int ng, const char *kernel);
+/* "n: runs with status ok; ratio: ..." naming each unit's first scenario (NULL: none of that unit). */
+void summary_ratio_note(FILE *f, const char *const base_name[3]);
+/* The values of metric kind k over g's runs, their statistics; 0 or -1 out of memory. */
+int summary_group_stats(const struct results *r, const struct run_group *g, enum metric_kind k, struct stats *s);
 
 /* ---- formatting shared by the report writers ---- */
 

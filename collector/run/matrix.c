@@ -290,6 +290,7 @@ static int run_repeats(struct matrix *m, int s, int rc, const char *why)
 		if (rc != 0) {
 			rec = record_head(m, sc->name, r);
 			record_status(rec, rc > 0 ? "skipped" : "failed", why);
+			record_per_unit(rec, sc);
 		} else if (c->probe_overhead) {
 			rec = run_overhead_pair(m, sc, r);
 		} else {

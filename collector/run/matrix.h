@@ -95,8 +95,9 @@ void record_status(json_t *rec, const char *status, const char *reason);
 void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr);
 /*
  * The figures per the load's unit (loads.h: unit), once the record has its
- * cycles and counters: "cycles_per_transaction" and the like, each counter's
- * "per_transaction". Nothing for a load without a unit or a run not ok.
+ * cycles and counters: "unit" (on every record of the load), and for a run
+ * that is ok "cycles_per_transaction" and the like, each counter's
+ * "per_transaction". Nothing for a load without a unit.
  */
 void record_per_unit(json_t *rec, const struct scenario *sc);
 /* cycles / bytes as a JSON real, or null when it cannot be said. */

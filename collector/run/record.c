@@ -98,7 +98,11 @@ void record_per_unit(json_t *rec, const struct scenario *sc)
 	char key[80], per_key[80];
 	json_t *c;
 
-	if (!unit || !record_is(rec, "ok"))
+	if (!unit)
+		return;
+	/* on every record of the load, so that a reader knows its figures even when none is ok */
+	json_object_set_new(rec, "unit", json_string(unit));
+	if (!record_is(rec, "ok"))
 		return;
 	snprintf(key, sizeof(key), "%ss", unit);
 	double units = json_number_value(json_object_get(rec, key));

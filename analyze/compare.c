@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "histogram.h"
 #include "until_ci.h"
 #include "compare_int.h"
 #include "log.h"
@@ -142,11 +143,11 @@ static bool metric_selected(const struct compare_opts *o, const struct metric *m
 	for (int i = 0; i < o->nmetrics; i++) {
 		const char *s = o->metrics[i];
 
-		if (m->kind == METRIC_THROUGHPUT && !strcmp(s, "throughput"))
+		char buf[64];
+
+		if (m->kind == METRIC_CPB && !strcmp(s, "cpb"))
 			return true;
-		if (m->kind == METRIC_CPB && (!strcmp(s, "cycles_per_byte") || !strcmp(s, "cpb")))
-			return true;
-		if (m->kind == METRIC_COUNTER && !strcmp(s, m->counter))
+		if (!strcmp(s, metric_name(m, buf, sizeof(buf))))
 			return true;
 	}
 	return false;
@@ -344,13 +345,15 @@ static int build_rows(const struct side *b, const struct side *n, const char **k
 
 			if (strcmp(gb->kernel, kb[p]) || !(gn = find_group(n, kn[p], gb->scenario)))
 				continue;
-			struct metric ms[2] = { { .kind = METRIC_THROUGHPUT }, { .kind = METRIC_CPB } };
+			struct metric ms[RESULTS_GROUP_METRICS];
+			int nm = group_metrics(&b->r, gb, ms);
 
 			if (group_counters(&b->r, gb, &names, &nn) < 0)
 				goto out_fail;
-			for (int m = 0; m < 2 + nn; m++) {
-				struct metric met = m < 2 ? ms[m]
-							  : (struct metric){ .kind = METRIC_COUNTER, .counter = names[m - 2] };
+			for (int m = 0; m < nm + nn; m++) {
+				struct metric met = m < nm ? ms[m]
+							   : (struct metric){ .kind = METRIC_COUNTER, .counter = names[m - nm],
+									      .unit = group_unit(&b->r, gb) };
 				struct pair_row row = { .kernel_base = kb[p], .kernel_new = kn[p],
 							.scenario = gb->scenario, .gb = gb, .gn = gn, .m = met };
 				double *va = malloc((gb->n + 1) * sizeof(double));
@@ -565,6 +568,49 @@ static bool kernels_ran_in_sequence(const struct side *s, const char *ka, const 
 	return strcmp(a_max, b_min) < 0 || strcmp(b_max, a_min) < 0;
 }
 
+/* The fewest transactions of a group's ok runs (INFINITY: none). */
+static double fewest_transactions(const struct results *r, const struct run_group *g)
+{
+	double fewest = INFINITY;
+
+	for (int i = 0; i < g->n; i++) {
+		const struct run_record *rec = &r->runs[g->idx[i]];
+
+		if (rec->status == RUN_OK && !rec->counting && rec->has_lat && rec->transactions < fewest)
+			fewest = rec->transactions;
+	}
+	return fewest;
+}
+
+/*
+ * The latency percentiles whose runs had too few transactions beyond them:
+ * a run's p99.9 rests on its last n/1000; with fewer than TAIL_SAMPLES
+ * beyond it, its change is the change of a few transactions.
+ */
+#define TAIL_SAMPLES 10
+static void tail_note(struct notes *notes, const struct side *b, const struct side *n, const struct pair_row *rows,
+		      int nrows)
+{
+	char thin[1024] = "";
+
+	for (int i = 0; i < nrows; i++) {
+		const struct pair_row *r = &rows[i];
+		double q = r->m.kind == METRIC_LAT ? latency_quantiles[r->m.q] : 1;
+		double fb = fewest_transactions(&b->r, r->gb), fn = fewest_transactions(&n->r, r->gn);
+		double few = fb < fn ? fb : fn;
+
+		if (q >= 1 || !isfinite(few) || few >= hist_samples_needed(q, TAIL_SAMPLES))
+			continue;
+		snprintf(thin + strlen(thin), sizeof(thin) - strlen(thin), "%s%s %s (%.0f a run, %.0f needed)",
+			 *thin ? ", " : "", r->scenario, latency_names[r->m.q], few,
+			 (double)hist_samples_needed(q, TAIL_SAMPLES));
+	}
+	if (*thin)
+		notes_add(notes, "tail_samples", NULL,
+			  "latency percentiles are compared as throughput is, one value a run (its percentile, from a histogram within 0.4%%); a run's pQ rests on its transactions beyond it, and takes %d of them, n >= %d/(1-Q), to be more than the last few: fewer in %s. Lengthen --duration for those.",
+			  TAIL_SAMPLES, TAIL_SAMPLES, thin);
+}
+
 /* The notes on what was compared: order of runs, runs not ok, too few runs, emulation. */
 static void add_notes(struct notes *notes, const struct side *b, const struct side *n,
 		      const struct pair_row *rows, int nrows, const struct compare_opts *o)
@@ -599,6 +645,7 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 			  nb_bad, nn_bad);
 	if (compare_emulated(b) || compare_emulated(n))
 		notes_add(notes, "emulated", NULL, "%s", prov_emulated_caution());
+	tail_note(notes, b, n, rows, nrows);
 }
 
 /* ---- the command ---- */
@@ -615,7 +662,7 @@ static int check_metrics_exist(const struct compare_opts *o, const struct pair_r
 			found = metric_selected(&single, &rows[r].m);
 		}
 		if (!found) {
-			pr_warn("compare: --metric %s: no such metric in both directories (throughput, cycles_per_byte or a counter they share)",
+			pr_warn("compare: --metric %s: no such metric in both directories (throughput, cycles_per_byte, transactions_per_s, latency_p50 ... latency_max, cycles_per_transaction, datagrams_per_s, loss, cycles_per_datagram or a counter they share)",
 				o->metrics[i]);
 			return -1;
 		}
@@ -640,9 +687,34 @@ static int write_out(const struct comparison *c)
 	return compare_text(stdout, c);
 }
 
+/*
+ * The gate without --metric: each unit's headline and cost, of the units
+ * BASE has (a stream's throughput and cycles per byte; transactions per
+ * second and cycles per transaction; datagrams per second and cycles per
+ * datagram). The latency percentiles are compared and flagged, and gate
+ * only when named: one run's tail moves with the host.
+ */
+static int default_metrics(const struct side *b, const char **out)
+{
+	static const char *const per_unit[3][2] = { { "throughput", "cycles_per_byte" },
+						    { "transactions_per_s", "cycles_per_transaction" },
+						    { "datagrams_per_s", "cycles_per_datagram" } };
+	bool has[3] = { false, false, false };
+	int n = 0;
+
+	for (int i = 0; i < b->ng; i++)
+		has[group_unit(&b->r, &b->g[i])] = true;
+	if (!has[1] && !has[2])
+		has[0] = true; /* as before: no groups at all still gate on throughput */
+	for (int u = 0; u < 3; u++)
+		for (int j = 0; has[u] && j < 2; j++)
+			out[n++] = per_unit[u][j];
+	return n;
+}
+
 /* Each side's figures, paired kernel by kernel, into rows; -1 after one line. */
 static int compare_rows(struct side *b, struct side *n, struct compare_opts *o, struct notes *notes,
-			struct pair_row **rows, int *nrows)
+			struct pair_row **rows, int *nrows, bool defaulted)
 {
 	const char **kb = NULL, **kn = NULL;
 	int npairs = pair_kernels(b, n, &kb, &kn), err = -1;
@@ -654,7 +726,8 @@ static int compare_rows(struct side *b, struct side *n, struct compare_opts *o, 
 			goto out;
 	if (build_rows(b, n, kb, kn, npairs, o, notes, rows, nrows) < 0)
 		goto out;
-	err = check_metrics_exist(o, *rows, *nrows);
+	/* the defaults name what BASE has; a name the user gave must be somewhere */
+	err = defaulted ? 0 : check_metrics_exist(o, *rows, *nrows);
 out:
 	free(kb);
 	free(kn);
@@ -664,7 +737,8 @@ out:
 int compare_run(const struct compare_opts *co, char *const base[], int nbase, char *const new[], int nnew)
 {
 	struct compare_opts o = *co;
-	static const char *const defaults[] = { "throughput", "cycles_per_byte" };
+	const char *defaults[6];
+	bool defaulted = !o.nmetrics && !o.all_metrics;
 	int ret = EXIT_USAGE, nrows = 0;
 	struct side b = { 0 }, n = { 0 };
 	struct pair_row *rows = NULL;
@@ -672,13 +746,14 @@ int compare_run(const struct compare_opts *co, char *const base[], int nbase, ch
 	struct prov_check pc;
 	struct comparison cmp = { .b = &b, .n = &n, .o = &o, .notes = &notes };
 
-	if (!o.nmetrics && !o.all_metrics) {
-		o.metrics = defaults;
-		o.nmetrics = 2;
-	}
 	if (load_side(&b, "base", base, nbase, o.base_kernel) < 0 ||
-	    load_side(&n, "new", new, nnew, o.new_kernel) < 0 ||
-	    compare_rows(&b, &n, &o, &notes, &rows, &nrows) < 0)
+	    load_side(&n, "new", new, nnew, o.new_kernel) < 0)
+		goto out;
+	if (defaulted) {
+		o.metrics = defaults;
+		o.nmetrics = default_metrics(&b, defaults);
+	}
+	if (compare_rows(&b, &n, &o, &notes, &rows, &nrows, defaulted) < 0)
 		goto out;
 	prov_check_init(&pc, &notes, o.allow);
 	check_comparable(&pc, &b, &n, rows, nrows);

@@ -67,6 +67,8 @@ const char *compare_fmt_p(char *buf, size_t len, double p);
 const char *compare_test_name(enum compare_test t);
 /* "throughput, cycles_per_byte" or "all metrics" */
 void compare_selected_list(const struct compare_opts *o, char *buf, size_t len);
+/* A metric's label in the tables: "throughput Gbit/s", "latency p99 us", a counter's name. */
+const char *compare_metric_label(const struct metric *m, char *buf, size_t len);
 /* "K" or "K1 -> K2" */
 const char *compare_kernels(const struct pair_row *r, char *buf, size_t len);
 /* A directory's provenance on one line: testbed, accelerator, host, CPU, duration, versions. */

@@ -218,7 +218,11 @@ static void text_head(FILE *f, const struct comparison *c)
 {
 	const struct compare_opts *o = c->o;
 	char sel[512], line[1024];
+	bool units = false;
 
+	for (int i = 0; i < c->nrows && !units; i++)
+		units = c->rows[i].m.kind != METRIC_COUNTER && c->rows[i].m.kind != METRIC_THROUGHPUT &&
+			c->rows[i].m.kind != METRIC_CPB;
 	fprintf(f, "ipsecperf compare\n");
 	text_side(f, c->b, NULL);
 	text_side(f, c->n, c->b);
@@ -228,8 +232,8 @@ static void text_head(FILE *f, const struct comparison *c)
 	fputs("test  ", f);
 	fputs_wrapped_at(f, line, 6, 6);
 	snprintf(line, sizeof(line),
-		 "R regression, I improvement (a gate metric beyond %g%% with p < %g); - worse, + better with p < %g. b/w: better or worse for the metric (throughput: higher; cycles/byte, counters: lower)",
-		 o->threshold, o->alpha, o->alpha);
+		 "R regression, I improvement (a gate metric beyond %g%% with p < %g); - worse, + better with p < %g. b/w: better or worse for the metric (throughput: higher; cycles/byte, counters: lower)%s",
+		 o->threshold, o->alpha, o->alpha, units ? "; transactions/s, datagrams/s: higher; latency, cycles per transaction or datagram, loss: lower" : "");
 	fputs("flags ", f);
 	fputs_wrapped_at(f, line, 6, 6);
 	if (notes_find(c->notes, "emulated", NULL)) {
@@ -270,10 +274,34 @@ static void text_scenario_head(FILE *f, const struct pair_row *r, const struct c
 	fputs_wrapped(f, line, 0, 4);
 }
 
+const char *compare_metric_label(const struct metric *m, char *buf, size_t len)
+{
+	switch (m->kind) {
+	case METRIC_THROUGHPUT:
+		return "throughput Gbit/s";
+	case METRIC_CPB:
+		return "cycles/byte";
+	case METRIC_COUNTER:
+		return m->counter;
+	case METRIC_TPS:
+		return "transactions/s";
+	case METRIC_LAT:
+		snprintf(buf, len, "latency %s us", latency_names[m->q]);
+		return buf;
+	case METRIC_CPU_UNIT:
+		return m->unit == UNIT_DATAGRAM ? "cycles/datagram" : "cycles/transaction";
+	case METRIC_PPS:
+		return "datagrams/s";
+	case METRIC_LOSS:
+		return "loss %";
+	}
+	return "?";
+}
+
 /* One metric's line; 0, or 1 for a counter at zero everywhere (not shown). */
 static int text_row(FILE *f, const struct pair_row *r)
 {
-	char bm[32], bc[16], ch[32], nm[32], nc[16], p[16], fl[2] = { compare_flag(r), 0 };
+	char bm[32], bc[16], ch[32], nm[32], nc[16], p[16], fl[2] = { compare_flag(r), 0 }, lb[64];
 	const char *dir = compare_direction(r);
 	int d;
 
@@ -288,10 +316,7 @@ static int text_row(FILE *f, const struct pair_row *r)
 		fmt_num(bm, sizeof(bm), r->v.base.median, d), fmt_cv(bc, sizeof(bc), &r->v.base),
 		fmt_change(ch, sizeof(ch), r->v.change), fmt_num(nm, sizeof(nm), r->v.new.median, d),
 		fmt_cv(nc, sizeof(nc), &r->v.new), compare_fmt_p(p, sizeof(p), r->v.p),
-		dir ? dir : "-", fl,
-		r->m.kind == METRIC_THROUGHPUT ? "throughput Gbit/s"
-		: r->m.kind == METRIC_CPB      ? "cycles/byte"
-					       : r->m.counter);
+		dir ? dir : "-", fl, compare_metric_label(&r->m, lb, sizeof(lb)));
 	return 0;
 }
 

@@ -110,9 +110,14 @@ static int rx_start(struct rr_run *x)
 		if (!rep)
 			return fail(x, "the agent did not answer");
 		x->rx_started = json_is_true(json_object_get(rep, "ok"));
-		if (!x->rx_started)
-			snprintf(x->r->error, sizeof(x->r->error), "the peer: %.230s",
-				 json_string_value(json_object_get(rep, "error")) ?: "the responder did not start");
+		const char *e = json_string_value(json_object_get(rep, "error")) ?: "the responder did not start";
+
+		if (!x->rx_started && !strncmp(e, "unknown request", 15))
+			snprintf(x->r->error, sizeof(x->r->error),
+				 "the peer's ipsecperf has no %s responder (%.100s): install this version there",
+				 rr_kind_names[x->spec.kind], e);
+		else if (!x->rx_started)
+			snprintf(x->r->error, sizeof(x->r->error), "the peer: %.230s", e);
 		json_decref(rep);
 		return x->rx_started ? 0 : -1;
 	}

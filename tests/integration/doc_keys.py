@@ -19,6 +19,9 @@ import sys
 MAPS = {
     "counters": "<name>", "counters_receiver": "<name>", "per_sa": "<spi>", "per_sa_load": "<spi>",
     "commands": "<command>", "programs": "<program>",
+    # by the whole path where the last key alone is also a fixed object elsewhere
+    "kernel_drops.sender": "<counter>", "kernel_drops.receiver": "<counter>",
+    "kernel_drops_load.sender": "<counter>", "kernel_drops_load.receiver": "<counter>",
 }
 
 
@@ -26,7 +29,7 @@ def paths(value, prefix, out):
     if isinstance(value, dict):
         last = prefix.rsplit(".", 1)[-1]
         for key, sub in value.items():
-            name = MAPS[last] if last in MAPS else key
+            name = MAPS[prefix] if prefix in MAPS else MAPS[last] if last in MAPS else key
             paths(sub, prefix + "." + name if prefix else name, out)
     elif isinstance(value, list):
         for sub in value:

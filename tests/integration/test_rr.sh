@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The request/response loads (tcp-rr, tcp-crr, udp-rr) and the packet-rate
+# load (udp-rate) on the netns testbed, 1 s each, the rate search in short
+# steps: their records (transactions, latency percentiles in order, the
+# histogram in raw/ holding every measured transaction, figures per
+# transaction and datagram, the search's steps, the receiver's count
+# against the kernel's own UDP counters), the host as it was, the reports
+# (text, summary, CSV, JSON, HTML with the latency plot), and compare on
+# transactions per second and each percentile (synthetic runs: the gate,
+# the direction, the note on the tail's transactions).
+. "$(dirname "$0")/lib.sh"
+
+export IPSECPERF_JOURNAL_DIR="$TMP/journal"
+sc="$TMP/scenarios"
+mkdir -p "$sc"
+cp "$TOP"/scenarios/{tcp-rr,tcp-crr,udp-rr,udp-rate}.ini "$sc"/
+# tcp-rr with sizes of its own, a response of several segments; the search in 150 ms steps
+sed -i 's/^request = 1$/request = 100/; s/^response = 1$/response = 3000/' "$sc/tcp-rr.ini"
+printf 'step-ms = 150\nsteps = 5\n' >> "$sc/udp-rate.ini"
+
+# What run PID left: its namespaces, a process it started (they carry this
+# test's lane), a journal. Only its own: other runs may share the host.
+export IPSECPERF_TEST_LANE=${IPSECPERF_TEST_LANE:-test_rr-$$}
+left_by() { # pid
+	local p
+	ip netns list | grep "^ipsecperf-$1-" || true
+	for p in $(pgrep -x ipsecperf) $(pgrep -x iperf3); do
+		tr '\0' '\n' 2> /dev/null < "/proc/$p/environ" | grep -qxF "IPSECPERF_TEST_LANE=$IPSECPERF_TEST_LANE" &&
+			echo "process $p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)"
+	done
+	ls "$IPSECPERF_JOURNAL_DIR" 2> /dev/null | grep "journal-" || true
+}
+"$IPSECPERF" run --quiet --scenario-dir "$sc" -t 1 -O 1 -r 1 -o "$TMP/res" tcp-rr tcp-crr udp-rr udp-rate \
+	> "$TMP/run.out" 2> "$TMP/run.err" &
+pid=$!
+wait $pid || { cat "$TMP/run.err" >&2; fail "run exited $?"; }
+left=$(left_by $pid)
+[ -z "$left" ] || fail "the run left on the host: $left"
+res="$TMP/res/runs.jsonl"
+assert_records "$res" '[(r["scenario"], r["status"], r["load"]) for r in rs] == [("tcp-rr", "ok", "tcp-rr"),
+	("tcp-crr", "ok", "tcp-crr"), ("udp-rr", "ok", "udp-rr"), ("udp-rate", "ok", "udp-rate")]' \
+	"not four ok records of their loads"
+
+python3 - "$TMP/res" << 'PY' || fail "the request/response records (above)"
+import json, math, sys
+from assert_json import records
+d = sys.argv[1]
+for r in records(d + "/runs.jsonl")[:3]:
+    s = r["scenario"]
+    assert r["unit"] == "transaction", s
+    n, lat = r["transactions"], r["latency_ns"]
+    assert n > 10 and abs(r["transactions_per_s"] - n / r["duration_s"]) < 1e-6 * r["transactions_per_s"], s
+    assert 0 < lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"], (s, lat)
+    qs = [q for q, _ in r["latency_cdf"]]
+    vs = [v for _, v in r["latency_cdf"]]
+    assert qs == sorted(qs) and vs == sorted(vs) and qs[0] == 0 and qs[-1] == 1 and vs[-1] == lat["max"], s
+    # the histogram in raw/ holds exactly the measured transactions, the warm-up's apart
+    raw = json.load(open("%s/raw/%s-r1-rr.json" % (d, s)))
+    h = raw["histogram"]
+    assert h["count"] == n == sum(b[2] for b in h["buckets"]) and h["max"] == lat["max"], s
+    assert raw["warmup_transactions"] > 0 and raw["transactions_all"] >= n + raw["warmup_transactions"], s
+    assert r["bytes"] == n * (r["request_bytes"] + r["response_bytes"]), s
+    assert abs(r["cycles_per_transaction"] - r["cycles"] / n) < 1e-6 * r["cycles_per_transaction"], s
+    c = r["counters"]["xmit_skbs"]
+    assert abs(c["per_transaction"] - c["count"] / n) < 1e-8 * c["per_transaction"], s  # 10 digits written
+    # one request and one response a transaction (TSO makes tcp-rr's 3000 bytes one skb, and
+    # its two full segments get an ACK at once: 3); a few more where TCP connects and closes
+    want = (6, 12) if s == "tcp-crr" else (2.98, 3.02) if s == "tcp-rr" else (1.98, 2.02)
+    assert want[0] <= c["per_transaction"] <= want[1], (s, c)
+rr = records(d + "/runs.jsonl")[0]
+assert (rr["request_bytes"], rr["response_bytes"]) == (100, 3000), rr["request_bytes"]
+assert records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0
+PY
+
+python3 - "$TMP/res" << 'PY' || fail "the packet-rate record (above)"
+import sys
+from assert_json import records
+r = records(sys.argv[1] + "/runs.jsonl")[3]
+s = r["rate_search"]
+assert r["unit"] == "datagram" and r["datagram_bytes"] == 64 and r["datagrams"] > 0
+assert 1 <= s["nsteps"] == len(s["steps"]) <= 5 and s["steps"][0]["offered_pps"] == 0, s
+for st in s["steps"]:
+    assert 0 <= st["loss"] <= 1 and st["pass"] == (st["loss"] <= s["loss_threshold"]), st
+    assert abs(st["loss"] - (st["sent"] - min(st["received"], st["sent"])) / st["sent"]) < 1e-9, st
+assert s["found_pps"] == max(st["sent_pps"] for st in s["steps"] if st["pass"])
+# the receiver's count and the kernel's, exactly: what the sockets took in the window
+k = r["kernel_drops"]
+assert k["receiver"]["UdpInDatagrams"] == r["datagrams"], (k, r["datagrams"])
+assert k["sender"]["UdpOutDatagrams"] + k["sender"].get("UdpSndbufErrors", 0) == r["datagrams_sent"], k
+assert r["kernel_drops_load"]["receiver"]["UdpInDatagrams"] >= r["datagrams"]
+assert abs(r["datagrams_per_s"] - r["datagrams"] / r["duration_s"]) < 1e-6 * r["datagrams_per_s"]
+assert abs(r["cycles_per_datagram"] - r["cycles"] / r["datagrams"]) < 1e-6 * r["cycles_per_datagram"]
+PY
+python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/res" >&2 ||
+	fail "the loads write keys docs/results-format.md does not have (above)"
+
+# --- the reports ---------------------------------------------------------------
+"$IPSECPERF" report "$TMP/res" > "$TMP/report.txt" || fail "report exited $?"
+for want in "Request/response: transactions per second" "Latency, microseconds" "Packet rate: datagrams per second" \
+	"per transaction for the request/response scenarios"; do
+	grep -q "$want" "$TMP/report.txt" || { cat "$TMP/report.txt" >&2; fail "the text report lacks '$want'"; }
+done
+"$IPSECPERF" report --summary "$TMP/res" | grep -q "^tcp-crr " || fail "the summary has no tcp-crr row"
+"$IPSECPERF" report -f csv "$TMP/res" > "$TMP/report.csv" || fail "report -f csv exited $?"
+for m in transactions_per_s latency_p50 latency_p99.9 latency_max cycles_per_transaction datagrams_per_s loss \
+	cycles_per_datagram; do
+	grep -q ",$m," "$TMP/report.csv" || fail "the CSV report has no $m row"
+done
+"$IPSECPERF" report -f json -o "$TMP/report.json" "$TMP/res" || fail "report -f json exited $?"
+assert_json "$TMP/report.json" '[(r["metric"], r["higher_is_better"]) for r in d["rows"] if r["scenario"] == "udp-rr"][:3] ==
+	[("transactions_per_s", True), ("latency_p50", False), ("latency_p90", False)]' "the JSON report's udp-rr rows"
+"$IPSECPERF" report -f html -o "$TMP/report.html" "$TMP/res" || fail "report -f html exited $?"
+grep -q "Latency distribution, per percentile" "$TMP/report.html" && grep -q "<th>p99.9, &micro;s</th>" "$TMP/report.html" ||
+	fail "the HTML report has no latency plot or no percentile table"
+
+# --- compare: synthetic runs, 5 a side --------------------------------------
+syn() { python3 "$TOP/tests/integration/synth_results.py" "$@"; }
+syn "$TMP/base" --scenarios tcp-rr,udp-rate --seed 1
+syn "$TMP/slow" --scenarios tcp-rr,udp-rate --seed 2 --scale tcp-rr=0.8
+"$IPSECPERF" compare "$TMP/base" "$TMP/slow" > "$TMP/cmp.txt" 2>&1
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/cmp.txt" >&2; fail "a 20% fall in transactions/s: compare exited $rc, not 1"; }
+tr '\n' ' ' < "$TMP/cmp.txt" | tr -s ' ' |
+	grep -q "the gate: transactions_per_s, cycles_per_transaction, datagrams_per_s, cycles_per_datagram worse" ||
+	fail "the default gate does not name each unit's metrics"
+"$IPSECPERF" compare -f json "$TMP/base" "$TMP/slow" > "$TMP/cmp0.json"
+# the gate: transactions/s; each percentile compared, worse (higher) and flagged, not gating
+assert_json "$TMP/cmp0.json" '[(r["scenario"], r["metric"]) for r in d["rows"] if r["regression"]] == [("tcp-rr", "transactions_per_s")]' \
+	"the default gate's regressions are not tcp-rr's transactions_per_s alone"
+assert_json "$TMP/cmp0.json" '[(r["metric"], r["higher_is_better"], r["direction"], r["flag"]) for r in d["rows"]
+	if r["scenario"] == "tcp-rr" and r["metric"].startswith("latency_")] ==
+	[(m, False, "worse", "-") for m in ("latency_p50", "latency_p90", "latency_p99", "latency_p99.9", "latency_max")]' \
+	"the latency percentiles are not each worse and flagged -"
+# the latency gates when asked for
+"$IPSECPERF" compare -m latency_p99 -f json "$TMP/base" "$TMP/slow" > "$TMP/cmp.json"
+[ $? = 1 ] || fail "-m latency_p99: not a regression"
+assert_json "$TMP/cmp.json" '[r["metric"] for r in d["rows"] if r.get("regression")] == ["latency_p99"]' \
+	"-m latency_p99: the regressions are not latency_p99 alone"
+# a run's tail on few transactions: said, with the count it needs
+python3 - "$TMP/slow/runs.jsonl" << 'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+for r in recs:
+    if r["scenario"] == "tcp-rr":
+        r["transactions"] = 2000
+open(sys.argv[1], "w").write("".join(json.dumps(r) + "\n" for r in recs))
+PY
+"$IPSECPERF" compare "$TMP/base" "$TMP/slow" > "$TMP/cmp2.txt" 2>&1
+tr '\n' ' ' < "$TMP/cmp2.txt" | tr -s ' ' | grep -q "fewer in tcp-rr p99.9 (2000 a run, 10000 needed)" ||
+	{ cat "$TMP/cmp2.txt" >&2; fail "no note on the p99.9 of runs of 2000 transactions"; }
+
+# --- dry run: the loads' commands ------------------------------------------------
+"$IPSECPERF" run --dry-run --scenario-dir "$sc" -t 1 tcp-crr udp-rate > "$TMP/dry.out" 2>&1 || fail "dry run exited $?"
+grep -q "^# tcp-crr (built in): responder in .* requester in" "$TMP/dry.out" &&
+	grep -q "^# udp-rate (built in): 64-byte datagrams" "$TMP/dry.out" || { cat "$TMP/dry.out" >&2; fail "dry run: no load lines"; }
+exit 0

@@ -399,7 +399,7 @@ int report_charts(const struct report *rep, int dfd, const char *dir, char ***na
 		nnames++;
 	}
 	/* the request/response latency as a distribution: one percentile plot */
-	int lw = latency_chart(rep, dir, names + nnames);
+	int lw = latency_chart(rep, dfd, dir, names + nnames);
 
 	if (lw < 0)
 		goto out_fail;

@@ -15,10 +15,11 @@
 int time_chart(const struct report *rep, int dfd, const char *dir, int g, char **name);
 
 /*
- * The request/response scenarios' latency as a percentile plot into dir:
- * *name gets its base name. 1 if drawn, 0 if no scenario has a latency
- * distribution, -1 on error (after a message).
+ * The request/response scenarios' latency as a percentile plot into the
+ * folder dfd (named dir in messages): *name gets its base name. 1 if
+ * drawn, 0 if no scenario has a latency distribution, -1 on error (after
+ * a message).
  */
-int latency_chart(const struct report *rep, const char *dir, char **name);
+int latency_chart(const struct report *rep, int dfd, const char *dir, char **name);
 
 #endif

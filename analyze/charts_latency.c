@@ -56,14 +56,12 @@ static int latency_line(FILE *f, const struct report *rep, const struct run_grou
 }
 
 /* latency.dat and latency.vars.gp; how many lines (0: no scenario has a distribution), -1 on a write error. */
-static int latency_files(const struct report *rep, const char *dir)
+static int latency_files(const struct report *rep, int dfd)
 {
-	char path[PATH_MAX + 64];
 	int nl = 0, err = 0, *which = calloc(rep->ngroups + 1, sizeof(*which));
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/latency.dat", dir);
-	if (!which || !(f = fopen(path, "w"))) {
+	if (!which || !(f = chart_file(dfd, "latency.dat", 0644))) {
 		free(which);
 		return -1;
 	}
@@ -83,8 +81,7 @@ static int latency_files(const struct report *rep, const char *dir)
 		free(which);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/latency.vars.gp", dir);
-	if (!nl || !(f = fopen(path, "w"))) {
+	if (!nl || !(f = chart_file(dfd, "latency.vars.gp", 0644))) {
 		free(which);
 		return nl ? -1 : 0;
 	}
@@ -109,9 +106,9 @@ static int latency_files(const struct report *rep, const char *dir)
 	return nl;
 }
 
-int latency_chart(const struct report *rep, const char *dir, char **name)
+int latency_chart(const struct report *rep, int dfd, const char *dir, char **name)
 {
-	int nl = latency_files(rep, dir);
+	int nl = latency_files(rep, dfd);
 
 	if (nl < 0) {
 		pr_warn("report: cannot write chart latency in %s: %s", dir, errno ? strerror(errno) : "a name gnuplot cannot take");
@@ -120,7 +117,7 @@ int latency_chart(const struct report *rep, const char *dir, char **name)
 	if (nl == 0)
 		return 0;
 	for (int fmt = 0; fmt < 2; fmt++) {
-		int st = run_gnuplot(dir, fmt ? "svg" : "png", "latency.vars.gp", "latency.gp");
+		int st = run_gnuplot(dfd, fmt ? "svg" : "png", "latency.vars.gp", "latency.gp");
 
 		if (st != 0) {
 			pr_warn("report: gnuplot failed (status %d) on %s/latency.vars.gp", st, dir);

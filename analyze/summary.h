@@ -3,9 +3,6 @@
  * The plain-text summary of a results directory: ASCII, at most 72 columns,
  * one table per kernel, one row per scenario in the order of runs.jsonl.
  * `ipsecperf run` prints it at its end; `ipsecperf report` builds on it.
- *
- * A façade of summary.c (the tables, the text helpers) and summary_units.c
- * (the request/response loads' latency and the packet-rate load's search).
  */
 #ifndef IPSECPERF_SUMMARY_H
 #define IPSECPERF_SUMMARY_H
@@ -32,7 +29,7 @@ int summary_cv_warnings(FILE *f, const struct results *r);
 /*
  * Kernel's request/response scenarios: each run's latency percentiles,
  * median over the runs, and whether the runs had the transactions the
- * tail needs (summary_units.c). 0, or -1 out of memory.
+ * tail needs. 0, or -1 out of memory.
  */
 int summary_latency_table(FILE *f, const struct results *r, const struct run_group *g, int ng, const char *kernel);
 /* Kernel's packet-rate scenarios: datagram size, bit rate, loss, the search's steps. 0 or -1. */

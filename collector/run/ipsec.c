@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "ipsec.h"
+#include "load.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -527,6 +528,7 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 
 	memset(cur, 0, sizeof(*cur));
 	cur->hosts = x.hosts;
+	cur->one_way = load_of(sc)->caps & LOAD_ONE_WAY;
 	if (!c->on)
 		return 0;
 	if (journal_dry_run() && x.hosts) {
@@ -684,10 +686,15 @@ static json_t *counters_list(struct ipsec_sas *cur, int where, json_t *answers, 
 int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
 {
 	int rc;
-	json_t *a = counters_list(cur, IPSEC_SA_ALL, NULL, why, len, &rc);
+	json_t *a = counters_list(cur, IPSEC_SA_ALL, NULL, why, len, &rc), *fwd = json_array();
 
+	/* a load that sends one way: the SAs of the way back carry nothing, and are not asked to */
+	for (size_t i = 0; i < json_array_size(a) && (int)i < cur->n; i++)
+		if (!cur->one_way || !strcmp(cur->sa[i].role, "tx") == !strcmp(cur->sa[i].dir, "out"))
+			json_array_append(fwd, json_array_get(a, i));
 	if (rc == 0)
-		rc = ipsec_sa_check(a, why, len);
+		rc = ipsec_sa_check(fwd, why, len);
+	json_decref(fwd);
 	json_object_set_new(rec, "sa", a);
 	return rc;
 }

@@ -36,6 +36,7 @@ struct ipsec_sas {
 		int err0;
 	} sa[4];
 	bool hosts; /* the ends are two hosts (peer testbed): "sa" names the host, not the namespace */
+	bool one_way; /* the scenario's load sends from tx only (loads.h, LOAD_ONE_WAY): rx's SAs out carry nothing */
 };
 
 /*

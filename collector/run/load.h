@@ -83,19 +83,6 @@ char *raw_read(const char *prefix, const char *suffix);
 /* The scenario's load (load_of(p->sc)->run). */
 int load_run(const struct load_params *p, struct load_result *r);
 
-/*
- * A load's child: forked into netns (NULL: here) and pinned to cpu (-1:
- * not), without the descriptors ipsecperf holds (the journal's, the
- * results'); an error of its start goes to err. As fork(): 0 in the child.
- */
-pid_t load_fork(const char *netns, int cpu, char *err, size_t errlen);
-
-/* Wait until *flag is set by child (0), or child ended, a stop was asked or timeout_ms passed (-1). */
-int load_wait_flag(_Atomic int *flag, pid_t child, int timeout_ms);
-
-/* The value of the scenario's [load] key, as a whole number in [min, max] (def when absent): 0, or -1 with why. */
-int load_key_int(const struct scenario *sc, const char *key, long def, long min, long max, long *v, char *why,
-		 size_t len);
 
 /*
  * Can endpoint e's kernel run the scenario's load (TCP-MD5, TCP-AO)? 0 yes;

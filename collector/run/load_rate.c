@@ -32,6 +32,7 @@
 #include "journal.h"
 #include "kstat.h"
 #include "load.h"
+#include "load_util.h"
 #include "rate_search.h"
 #include "remote.h"
 #include "signals.h"
@@ -71,7 +72,7 @@ struct rate_run {
 static int key_pct(const struct scenario *sc, const char *key, double def, double min, double max, double *v,
 		   char *why, size_t len)
 {
-	const char *s = scenario_load_key(sc, key);
+	const char *s = load_key(sc, key);
 	char *end;
 
 	*v = def / 100;
@@ -592,7 +593,7 @@ static json_t *agent_stop(json_t *req, void **state)
 const struct load_kind load_kind_udp_rate = {
 	.name = "udp-rate",
 	.title = "the packet-rate load udp-rate",
-	.caps = LOAD_AGENT,
+	.caps = LOAD_AGENT | LOAD_ONE_WAY,
 	.needs = (const struct load_need[]){ { NULL, NULL } },
 	.run = run_rate,
 	.check_keys = check_keys,

@@ -25,6 +25,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "load.h"
+#include "load_util.h"
 #include "remote.h"
 #include "rr.h"
 #include "signals.h"

@@ -22,6 +22,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "load.h"
+#include "load_util.h"
 #include "remote.h"
 #include "secret.h"
 #include "signals.h"

@@ -23,6 +23,7 @@ struct load_result;
 #define LOAD_FLOWS 0x1    /* several flows (--flows) and either direction (--direction) */
 #define LOAD_TCP_AUTH 0x2 /* puts a scenario's [tcp-auth] keys on its sockets */
 #define LOAD_AGENT 0x4    /* its receiver is this program: on the peer testbed, its agent */
+#define LOAD_ONE_WAY 0x8  /* sends from the sending end only: the SAs of the way back carry nothing */
 
 /*
  * A request of the peer agent's that a load answers: its receiver on the

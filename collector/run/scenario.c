@@ -248,10 +248,11 @@ static int section_load(struct parse_state *ps, const char *key, const char *v)
 {
 	struct scenario *sc = ps->sc;
 
-	if (scenario_load_key(sc, key)) {
-		snprintf(ps->why, sizeof(ps->why), "%s set twice in [load]", key);
-		return 0;
-	}
+	for (int i = 0; i < sc->nload_keys; i++)
+		if (!strcmp(sc->load_keys[i].key, key)) {
+			snprintf(ps->why, sizeof(ps->why), "%s set twice in [load]", key);
+			return 0;
+		}
 	if (sc->nload_keys == SCENARIO_MAX_LOAD_KEYS) {
 		snprintf(ps->why, sizeof(ps->why), "more than %d keys in [load]", SCENARIO_MAX_LOAD_KEYS);
 		return 0;
@@ -261,14 +262,6 @@ static int section_load(struct parse_state *ps, const char *key, const char *v)
 		return 0;
 	sc->nload_keys++;
 	return 1;
-}
-
-const char *scenario_load_key(const struct scenario *sc, const char *key)
-{
-	for (int i = 0; i < sc->nload_keys; i++)
-		if (!strcmp(sc->load_keys[i].key, key))
-			return sc->load_keys[i].value;
-	return NULL;
 }
 
 /* What the sections cannot check one key at a time. */

@@ -100,9 +100,6 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 /* All scenario files in scenario_dir(), sorted by name; caller frees. */
 int scenario_load_all(struct scenario **out, int *n, char *err, size_t errlen);
 
-/* The value of the scenario's [load] key, or NULL. */
-const char *scenario_load_key(const struct scenario *sc, const char *key);
-
 /* Parse "on"/"off" (also yes/no, true/false, 1/0); -1 if neither. */
 int parse_bool(const char *s);
 

@@ -59,7 +59,7 @@ json_ok "doctor -f json" "$TMP/doctor.json" \
 json_ok "list -f json" "$TMP/list.json" \
 	'[s["name"] for s in d["scenarios"]] == sorted(s["name"] for s in d["scenarios"]) and
 	 {"clear", "esp-null", "tcp-md5"} <= {s["name"] for s in d["scenarios"]} and
-	 all(s["description"] != "" and s["file"].endswith("/" + s["name"] + ".ini") and s["load"] in ("iperf3", "stream") for s in d["scenarios"])'
+	 all(s["description"] != "" and s["file"].endswith("/" + s["name"] + ".ini") and s["load"] in ("iperf3", "stream", "tcp-rr", "tcp-crr", "udp-rr", "udp-rate") for s in d["scenarios"])'
 [ "$(json_value "$TMP/list.json" 'len(d["scenarios"])')" = \
 	"$("$IPSECPERF" list | wc -l)" ] || fail "list -f json and list name different scenarios"
 

@@ -16,6 +16,7 @@
 #include "cpu.h"
 #include "kstat.h"
 #include "load.h"
+#include "load_util.h"
 #include "offload.h"
 #include "options.h"
 #include "progress.h"
@@ -151,9 +152,9 @@ static void scenario_load_keys(void **state)
 	unlink(p);
 	p = write_tmp("rr.ini", "[load]\nrequest = 100\nresponse = 1000\n[scenario]\ndescription = x\nload = tcp-crr\n");
 	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
-	assert_string_equal(scenario_load_key(&sc, "request"), "100");
-	assert_string_equal(scenario_load_key(&sc, "response"), "1000");
-	assert_null(scenario_load_key(&sc, "size"));
+	assert_string_equal(load_key(&sc, "request"), "100");
+	assert_string_equal(load_key(&sc, "response"), "1000");
+	assert_null(load_key(&sc, "size"));
 	scenario_free(&sc);
 	unlink(p);
 	p = write_tmp("rate.ini", "[scenario]\ndescription = x\nload = udp-rate\n[load]\nsize = 1400\nloss = 0.5\nsteps = 8\n");

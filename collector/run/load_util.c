@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the loads' own files share: their children, their [load] keys (load_util.h). */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "load_util.h"
+#include "signals.h"
+
+const char *load_key(const struct scenario *sc, const char *key)
+{
+	for (int i = 0; i < sc->nload_keys; i++)
+		if (!strcmp(sc->load_keys[i].key, key))
+			return sc->load_keys[i].value;
+	return NULL;
+}
+
+pid_t load_fork(const char *netns, int cpu, char *err, size_t errlen)
+{
+	pid_t pid = exec_fork(netns, cpu, err, errlen);
+
+	/*
+	 * No inherited descriptors: the journal's (whose lock tells cleanup
+	 * that a run is alive) and the results' stay with ipsecperf alone.
+	 */
+	if (pid == 0)
+		syscall(SYS_close_range, 3, ~0U, 0);
+	return pid;
+}
+
+int load_wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
+{
+	for (int t = 0; t < timeout_ms; t += 10) {
+		if (atomic_load(flag))
+			return 0;
+		/* a look while waiting for the child's flag in shared memory */
+		if (waitpid(child, NULL, WNOHANG) == child)
+			return -1;
+		if (sleep_ms_or_stop(10))
+			return -1;
+	}
+	return -1;
+}
+
+int load_key_int(const struct scenario *sc, const char *key, long def, long min, long max, long *v, char *why,
+		 size_t len)
+{
+	const char *s = sc ? load_key(sc, key) : NULL;
+	char *end;
+
+	*v = def;
+	if (!s)
+		return 0;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (!*s || *end || errno || *v < min || *v > max) {
+		snprintf(why, len, "[load] %s must be a whole number from %ld to %ld, not '%s'", key, min, max, s);
+		return -1;
+	}
+	return 0;
+}

@@ -111,7 +111,7 @@ _Noreturn void rr_serve(struct rr_server *sv, const struct rr_spec *s, const cha
 	struct sockaddr_storage ss, peer;
 	socklen_t sl, pl;
 	int fam = stream_sockaddr(addr, port, &ss, &sl), one = 1, fd;
-	char *buf = malloc(s->req > s->resp ? s->req : s->resp);
+	char *buf = calloc(1, s->req > s->resp ? s->req : s->resp); /* what a response holds beyond the request: zeros */
 
 	fd = fam < 0 || !buf ? -1 : socket(fam, (s->kind == RR_UDP ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
 	if (fd < 0)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The peer testbed with real ssh: a namespace plays the peer host
 # with its own sshd, another plays this host; ipsecperf runs clear and
-# tcp-md5 across the veth between them. Checks the records, that both ends
+# tcp-md5 across the veth between them, then tcp-rr and udp-rate (their
+# receivers the peer agent's; a peer whose agent lacks the responder). Checks the records, that both ends
 # are as they were, and a lost connection: sshd killed mid-run fails the
 # run, this end is restored at once, the peer by `ipsecperf cleanup` once
 # sshd is back.
@@ -65,6 +66,40 @@ assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after the run"
 assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after the run"
 info "clear and tcp-md5: ok, both ends restored"
 
+# --- request/response and packet rate: their receivers are the peer agent's --
+# tcp-rr's responder and udp-rate's receiver run on the peer, started by its
+# agent; the rate's kernel counters are read on both hosts.
+mkdir -p "$TMP/rrsc"
+cp "$TOP"/scenarios/{tcp-rr,udp-rate}.ini "$TMP/rrsc"/
+printf 'step-ms = 150\nsteps = 4\n' >> "$TMP/rrsc/udp-rate.ini"
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --scenario-dir "$TMP/rrsc" -t 1 -O 1 -r 1 -o "$TMP/rr" tcp-rr udp-rate \
+	> "$TMP/rr.out" 2> "$TMP/rr.err" || { cat "$TMP/rr.err" >&2; fail "peer tcp-rr udp-rate: exit $?"; }
+assert_records "$TMP/rr/runs.jsonl" '[(r["scenario"], r["status"], r["unit"]) for r in rs] ==
+	[("tcp-rr", "ok", "transaction"), ("udp-rate", "ok", "datagram")]' "peer: tcp-rr and udp-rate not ok"
+assert_records "$TMP/rr/runs.jsonl" 'rs[0]["transactions"] > 0 and rs[0]["cycles_per_transaction_sender"] > 0 and
+	rs[0]["cycles_per_transaction_receiver"] > 0' "peer: tcp-rr without transactions or either host's cycles"
+assert_records "$TMP/rr/runs.jsonl" 'rs[1]["kernel_drops"]["receiver"]["UdpInDatagrams"] == rs[1]["datagrams"] > 0' \
+	"peer: the peer's UdpInDatagrams is not the receiver's count"
+peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after tcp-rr and udp-rate"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after tcp-rr and udp-rate"
+# a peer whose ipsecperf has no responder (a stand-in: the real agent, never told of rr-serve)
+printf '#!/bin/sh\nsed -u '"'"'s/"op":"rr-serve"/"op":"rr-serve-unknown"/'"'"' | "%s" "$@"\n' "$IPSECPERF" > "$TMP/no-rr"
+chmod +x "$TMP/no-rr"
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --peer-ipsecperf "$TMP/no-rr" --scenario-dir "$TMP/rrsc" -t 1 -O 1 -r 1 \
+	-o "$TMP/norr" tcp-rr > "$TMP/norr.out" 2> "$TMP/norr.err"
+rc=$?
+[ $rc = 1 ] || { cat "$TMP/norr.err" >&2; fail "a peer without the responder: exit $rc, not 1"; }
+assert_records "$TMP/norr/runs.jsonl" '[r["status"] for r in rs] == ["failed"] and
+	match("the peer.s ipsecperf has no tcp-rr responder .*install this version there", rs[0]["reason"])' \
+	"a peer without the responder: not failed saying so"
+peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
+peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after a peer without the responder"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after a peer without the responder"
+info "tcp-rr and udp-rate: ok through the agent; a peer without the responder: failed, saying so, both ends restored"
+
 # --- ESP: SAs and policies on both ends ------------------------------------
 # On a kernel with ESP the run measures and every SA counts packets; on one
 # without (the development VM) the policies still go in on both ends and
@@ -120,14 +155,14 @@ assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after no-tso by th
 # clear still runs (the peer's busy time from its /proc/stat through ssh);
 # tcp-md5 needs the agent for its key and is skipped, saying so.
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --peer-ipsecperf /nonexistent/ipsecperf -t 2 -O 1 -r 1 \
-	-o "$TMP/noagent" clear tcp-md5 > "$TMP/noagent.out" 2> "$TMP/noagent.err"
+	-o "$TMP/noagent" clear tcp-md5 tcp-rr > "$TMP/noagent.out" 2> "$TMP/noagent.err"
 rc=$?
 [ $rc = 0 ] || { cat "$TMP/noagent.err" >&2; fail "without the agent: exit $rc"; }
 na="$TMP/noagent/runs.jsonl"
-assert_records "$na" '[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("tcp-md5", "skipped")]' \
-	"without the agent: not clear ok, tcp-md5 skipped"
-assert_records "$na" 'match("needs ipsecperf on the peer", rs[1]["reason"])' \
-	"without the agent: tcp-md5's reason does not say it needs ipsecperf on the peer"
+assert_records "$na" '[(r["scenario"], r["status"]) for r in rs] ==
+	[("clear", "ok"), ("tcp-md5", "skipped"), ("tcp-rr", "skipped")]' "without the agent: not clear ok, tcp-md5 and tcp-rr skipped"
+assert_records "$na" 'match("needs ipsecperf on the peer", rs[1]["reason"]) and match("needs ipsecperf on the peer", rs[2]["reason"])' \
+	"without the agent: tcp-md5's or tcp-rr's reason does not say it needs ipsecperf on the peer"
 # the skipped record has no figures: only the ok one is asked for them; its
 # receiver cycles are null by design (nothing on the peer counts them)
 assert_jsonl "$na" 'r["status"] == "skipped" or
@@ -137,7 +172,7 @@ peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
 assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after the run without the agent"
 assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after the run without the agent"
-info "without ipsecperf on the peer: clear ok, tcp-md5 skipped with the reason"
+info "without ipsecperf on the peer: clear ok, tcp-md5 and tcp-rr skipped with the reason"
 # the message says how to install it there, exactly
 semver=$(awk 'NR == 1 { gsub(/[()]/, ""); print $2; exit }' "$TOP/debian/changelog")
 deb="ipsecperf_${semver}_$(dpkg --print-architecture).deb"

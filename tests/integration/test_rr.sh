@@ -48,29 +48,29 @@ from assert_json import records
 d = sys.argv[1]
 for r in records(d + "/runs.jsonl")[:3]:
     s = r["scenario"]
-    assert r["unit"] == "transaction", s
+    if not (r["unit"] == "transaction"): raise AssertionError(s)
     n, lat = r["transactions"], r["latency_ns"]
-    assert n > 10 and abs(r["transactions_per_s"] - n / r["duration_s"]) < 1e-6 * r["transactions_per_s"], s
-    assert 0 < lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"], (s, lat)
+    if not (n > 10 and abs(r["transactions_per_s"] - n / r["duration_s"]) < 1e-6 * r["transactions_per_s"]): raise AssertionError(s)
+    if not (0 < lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"]): raise AssertionError((s, lat))
     qs = [q for q, _ in r["latency_cdf"]]
     vs = [v for _, v in r["latency_cdf"]]
-    assert qs == sorted(qs) and vs == sorted(vs) and qs[0] == 0 and qs[-1] == 1 and vs[-1] == lat["max"], s
+    if not (qs == sorted(qs) and vs == sorted(vs) and qs[0] == 0 and qs[-1] == 1 and vs[-1] == lat["max"]): raise AssertionError(s)
     # the histogram in raw/ holds exactly the measured transactions, the warm-up's apart
     raw = json.load(open("%s/raw/%s-r1-rr.json" % (d, s)))
     h = raw["histogram"]
-    assert h["count"] == n == sum(b[2] for b in h["buckets"]) and h["max"] == lat["max"], s
-    assert raw["warmup_transactions"] > 0 and raw["transactions_all"] >= n + raw["warmup_transactions"], s
-    assert r["bytes"] == n * (r["request_bytes"] + r["response_bytes"]), s
-    assert abs(r["cycles_per_transaction"] - r["cycles"] / n) < 1e-6 * r["cycles_per_transaction"], s
+    if not (h["count"] == n == sum(b[2] for b in h["buckets"]) and h["max"] == lat["max"]): raise AssertionError(s)
+    if not (raw["warmup_transactions"] > 0 and raw["transactions_all"] >= n + raw["warmup_transactions"]): raise AssertionError(s)
+    if not (r["bytes"] == n * (r["request_bytes"] + r["response_bytes"])): raise AssertionError(s)
+    if not (abs(r["cycles_per_transaction"] - r["cycles"] / n) < 1e-6 * r["cycles_per_transaction"]): raise AssertionError(s)
     c = r["counters"]["xmit_skbs"]
-    assert abs(c["per_transaction"] - c["count"] / n) < 1e-8 * c["per_transaction"], s  # 10 digits written
+    if not (abs(c["per_transaction"] - c["count"] / n) < 1e-8 * c["per_transaction"]): raise AssertionError(s)  # 10 digits written
     # one request and one response a transaction (TSO makes tcp-rr's 3000 bytes one skb, and
     # its two full segments get an ACK at once: 3); a few more where TCP connects and closes
     want = (6, 12) if s == "tcp-crr" else (2.98, 3.02) if s == "tcp-rr" else (1.98, 2.02)
-    assert want[0] <= c["per_transaction"] <= want[1], (s, c)
+    if not (want[0] <= c["per_transaction"] <= want[1]): raise AssertionError((s, c))
 rr = records(d + "/runs.jsonl")[0]
-assert (rr["request_bytes"], rr["response_bytes"]) == (100, 3000), rr["request_bytes"]
-assert records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0
+if not ((rr["request_bytes"], rr["response_bytes"]) == (100, 3000)): raise AssertionError(rr["request_bytes"])
+if not (records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0): raise AssertionError('records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0')
 PY
 
 python3 - "$TMP/res" << 'PY' || fail "the packet-rate record (above)"
@@ -78,19 +78,19 @@ import sys
 from assert_json import records
 r = records(sys.argv[1] + "/runs.jsonl")[3]
 s = r["rate_search"]
-assert r["unit"] == "datagram" and r["datagram_bytes"] == 64 and r["datagrams"] > 0
-assert 1 <= s["nsteps"] == len(s["steps"]) <= 5 and s["steps"][0]["offered_pps"] == 0, s
+if not (r["unit"] == "datagram" and r["datagram_bytes"] == 64 and r["datagrams"] > 0): raise AssertionError('r["unit"] == "datagram" and r["datagram_bytes"] == 64 and r[')
+if not (1 <= s["nsteps"] == len(s["steps"]) <= 5 and s["steps"][0]["offered_pps"] == 0): raise AssertionError(s)
 for st in s["steps"]:
-    assert 0 <= st["loss"] <= 1 and st["pass"] == (st["loss"] <= s["loss_threshold"]), st
-    assert abs(st["loss"] - (st["sent"] - min(st["received"], st["sent"])) / st["sent"]) < 1e-9, st
-assert s["found_pps"] == max(st["sent_pps"] for st in s["steps"] if st["pass"])
+    if not (0 <= st["loss"] <= 1 and st["pass"] == (st["loss"] <= s["loss_threshold"])): raise AssertionError(st)
+    if not (abs(st["loss"] - (st["sent"] - min(st["received"], st["sent"])) / st["sent"]) < 1e-9): raise AssertionError(st)
+if not (s["found_pps"] == max(st["sent_pps"] for st in s["steps"] if st["pass"])): raise AssertionError('s["found_pps"] == max(st["sent_pps"] for st in s["steps"] if')
 # the receiver's count and the kernel's, exactly: what the sockets took in the window
 k = r["kernel_drops"]
-assert k["receiver"]["UdpInDatagrams"] == r["datagrams"], (k, r["datagrams"])
-assert k["sender"]["UdpOutDatagrams"] + k["sender"].get("UdpSndbufErrors", 0) == r["datagrams_sent"], k
-assert r["kernel_drops_load"]["receiver"]["UdpInDatagrams"] >= r["datagrams"]
-assert abs(r["datagrams_per_s"] - r["datagrams"] / r["duration_s"]) < 1e-6 * r["datagrams_per_s"]
-assert abs(r["cycles_per_datagram"] - r["cycles"] / r["datagrams"]) < 1e-6 * r["cycles_per_datagram"]
+if not (k["receiver"]["UdpInDatagrams"] == r["datagrams"]): raise AssertionError((k, r["datagrams"]))
+if not (k["sender"]["UdpOutDatagrams"] + k["sender"].get("UdpSndbufErrors", 0) == r["datagrams_sent"]): raise AssertionError(k)
+if not (r["kernel_drops_load"]["receiver"]["UdpInDatagrams"] >= r["datagrams"]): raise AssertionError('r["kernel_drops_load"]["receiver"]["UdpInDatagrams"] >= r["d')
+if not (abs(r["datagrams_per_s"] - r["datagrams"] / r["duration_s"]) < 1e-6 * r["datagrams_per_s"]): raise AssertionError('abs(r["datagrams_per_s"] - r["datagrams"] / r["duration_s"])')
+if not (abs(r["cycles_per_datagram"] - r["cycles"] / r["datagrams"]) < 1e-6 * r["cycles_per_datagram"]): raise AssertionError('abs(r["cycles_per_datagram"] - r["cycles"] / r["datagrams"])')
 PY
 python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/res" >&2 ||
 	fail "the loads write keys docs/results-format.md does not have (above)"

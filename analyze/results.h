@@ -268,8 +268,6 @@ bool metric_higher_is_better(const struct metric *m);
  * the counter's (static or m->counter).
  */
 const char *metric_name(const struct metric *m, char *buf, size_t len);
-/* The metric named s, for a group of unit u: 0, or -1 when s names none (a counter is not looked up). */
-int metric_by_name(const char *s, enum run_unit u, struct metric *m);
 
 /* What the group's runs count per (their "unit"; bytes when none says). */
 enum run_unit group_unit(const struct results *r, const struct run_group *g);

@@ -145,33 +145,6 @@ const char *metric_name(const struct metric *m, char *buf, size_t len)
 	return "?";
 }
 
-int metric_by_name(const char *s, enum run_unit u, struct metric *m)
-{
-	struct metric all[RESULTS_GROUP_METRICS + 2];
-	int n = 0;
-	char buf[64];
-
-	all[n++] = (struct metric){ .kind = METRIC_THROUGHPUT };
-	all[n++] = (struct metric){ .kind = METRIC_CPB };
-	if (u == UNIT_TRANSACTION) {
-		all[n++] = (struct metric){ .kind = METRIC_TPS };
-		for (int q = 0; q < RESULTS_NLAT; q++)
-			all[n++] = (struct metric){ .kind = METRIC_LAT, .q = q };
-	}
-	if (u == UNIT_DATAGRAM) {
-		all[n++] = (struct metric){ .kind = METRIC_PPS };
-		all[n++] = (struct metric){ .kind = METRIC_LOSS };
-	}
-	if (u != UNIT_BYTE)
-		all[n++] = (struct metric){ .kind = METRIC_CPU_UNIT, .unit = u };
-	for (int i = 0; i < n; i++)
-		if (!strcmp(s, metric_name(&all[i], buf, sizeof(buf)))) {
-			*m = all[i];
-			return 0;
-		}
-	return -1;
-}
-
 enum run_unit group_unit(const struct results *r, const struct run_group *g)
 {
 	for (int i = 0; i < g->n; i++)

@@ -174,6 +174,18 @@ static const struct {
 	  "runs.jsonl:1: counters.esp_output: \"per_packet\" must be a number" },
 	{ REC("k", "s", 1, "1,\"counters\":[1]"), "runs.jsonl:1: \"counters\" must be an object" },
 	{ REC("k", "s", 1, "1,\"cycles_method\":\"guess\""), "runs.jsonl:1: unknown cycles_method" },
+	/* the request/response and packet-rate loads' keys */
+	{ REC("k", "s", 1, "1,\"unit\":\"furlong\""), "runs.jsonl:1: unknown unit 'furlong'" },
+	{ REC("k", "s", 1, "1,\"unit\":\"transaction\",\"latency_ns\":[1]"), "runs.jsonl:1: \"latency_ns\" must be an object" },
+	{ REC("k", "s", 1, "1,\"unit\":\"transaction\",\"latency_ns\":{\"p50\":1}"),
+	  "runs.jsonl:1: latency_ns: \"p90\" is missing" },
+	{ REC("k", "s", 1, "1,\"latency_cdf\":[[0.5,10],[0.4,20]]"), "runs.jsonl:1: \"latency_cdf\"[1] must be [quantile, ns]" },
+	{ REC("k", "s", 1, "1,\"latency_cdf\":[[2,10]]"), "runs.jsonl:1: \"latency_cdf\"[0] must be [quantile, ns]" },
+	{ REC("k", "s", 1, "1,\"transactions_per_s\":-1"), "runs.jsonl:1: \"transactions_per_s\" must be a finite number" },
+	{ REC("k", "s", 1, "1,\"unit\":\"datagram\",\"cycles_per_datagram\":\"x\""),
+	  "runs.jsonl:1: \"cycles_per_datagram\" must be a number" },
+	{ REC("k", "s", 1, "1,\"unit\":\"transaction\",\"counters\":{\"x\":{\"per_transaction\":\"y\"}}"),
+	  "runs.jsonl:1: counters.x: \"per_transaction\" must be a number" },
 };
 
 static void test_bad_inputs(void **state)
@@ -190,6 +202,51 @@ static void test_bad_inputs(void **state)
 		}
 		results_free(&r);
 	}
+}
+
+/* A request/response group and a packet-rate one: their unit, metrics and values. */
+static void test_units(void **state)
+{
+	static const char text[] =
+		REC("k", "tcp-rr", 1, "16000,\"unit\":\"transaction\",\"transactions\":5000,\"transactions_per_s\":1000,"
+		    "\"latency_ns\":{\"p50\":900,\"p90\":1000,\"p99\":2000,\"p99.9\":4000,\"max\":9000},"
+		    "\"latency_cdf\":[[0,500],[0.5,900],[1,9000]],\"cycles_per_transaction\":30000,"
+		    "\"counters\":{\"xmit_skbs\":{\"per_packet\":1,\"per_transaction\":2}}")
+		"{\"version\":1,\"kernel\":\"k\",\"scenario\":\"tcp-rr\",\"repeat\":2,\"status\":\"skipped\",\"unit\":\"transaction\"}\n"
+		REC("k", "udp-rate", 1, "1e6,\"unit\":\"datagram\",\"datagrams_per_s\":2000,\"loss\":0.0005,\"cycles_per_datagram\":7000");
+	struct run_group *g;
+	struct metric ms[RESULTS_GROUP_METRICS], m;
+	struct results r;
+	char err[256], name[64];
+	double v[4];
+	int ng, n;
+
+	(void)state;
+	assert_int_equal(parse(text, &r, err, sizeof(err)), 0);
+	assert_int_equal(results_groups(&r, &g, &ng), 0);
+	assert_int_equal(ng, 2);
+	assert_int_equal(group_unit(&r, &g[0]), UNIT_TRANSACTION);
+	assert_int_equal(group_unit(&r, &g[1]), UNIT_DATAGRAM);
+	assert_int_equal(r.runs[0].ncdf, 3);
+	/* tps, five percentiles, cycles per transaction; no throughput */
+	n = group_metrics(&r, &g[0], ms);
+	assert_int_equal(n, 7);
+	assert_string_equal(metric_name(&ms[0], name, sizeof(name)), "transactions_per_s");
+	assert_string_equal(metric_name(&ms[4], name, sizeof(name)), "latency_p99.9");
+	assert_string_equal(metric_name(&ms[6], name, sizeof(name)), "cycles_per_transaction");
+	assert_true(metric_higher_is_better(&ms[0]) && !metric_higher_is_better(&ms[1]) && !metric_higher_is_better(&ms[6]));
+	assert_int_equal(group_values(&r, &g[0], &ms[4], v), 1);
+	assert_true(v[0] == 4); /* microseconds */
+	m = (struct metric){ .kind = METRIC_COUNTER, .counter = "xmit_skbs", .unit = UNIT_TRANSACTION };
+	assert_int_equal(group_values(&r, &g[0], &m, v), 1);
+	assert_true(v[0] == 2); /* per transaction, not per packet */
+	n = group_metrics(&r, &g[1], ms);
+	assert_int_equal(n, 4);
+	assert_string_equal(metric_name(&ms[0], name, sizeof(name)), "datagrams_per_s");
+	assert_int_equal(group_values(&r, &g[1], &ms[2], v), 1);
+	assert_true(fabs(v[0] - 0.05) < 1e-12); /* loss in percent */
+	results_groups_free(g, ng);
+	results_free(&r);
 }
 
 static void test_meta(void **state)
@@ -497,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_counting),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_torn),
 		cmocka_unit_test(test_scrub),

@@ -65,9 +65,13 @@ for r in records(d + "/runs.jsonl")[:3]:
     c = r["counters"]["xmit_skbs"]
     if not (abs(c["per_transaction"] - c["count"] / n) < 1e-8 * c["per_transaction"]): raise AssertionError(s)  # 10 digits written
     # one request and one response a transaction (TSO makes tcp-rr's 3000 bytes one skb, and
-    # its two full segments get an ACK at once: 3); a few more where TCP connects and closes
-    want = (6, 12) if s == "tcp-crr" else (2.98, 3.02) if s == "tcp-rr" else (1.98, 2.02)
-    if not (want[0] <= c["per_transaction"] <= want[1]): raise AssertionError((s, c))
+    # its two full segments get an ACK at once: 3); a few more where TCP connects and closes.
+    # The probes' window is a little wider than the transactions' (its snapshots sit inside
+    # the window's callbacks): a few transactions' packets more, whatever the rate
+    k = 3 if s == "tcp-rr" else 2
+    if s == "tcp-crr":
+        if not (6 <= c["per_transaction"] <= 12): raise AssertionError((s, c))
+    elif not (k * n <= c["count"] <= k * n + 10 * k + 10): raise AssertionError((s, n, c))
 rr = records(d + "/runs.jsonl")[0]
 if not ((rr["request_bytes"], rr["response_bytes"]) == (100, 3000)): raise AssertionError(rr["request_bytes"])
 if not (records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0): raise AssertionError('records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0')

@@ -147,6 +147,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		record_status(rec, "ok", NULL);
 		record_load(rec, sc, &lr);
 		ops->record_cpu(m->tb, rec, &lr, &w.cpu);
+		record_window(rec, &w.cpu);
 	}
 	measuring_record(rec, sc->name, repeat);
 	load_mark(m, w.probes, 0);

@@ -93,6 +93,13 @@ json_t *record_new(const char *testbed, const char *scenario, int repeat);
 void record_status(json_t *rec, const char *status, const char *reason);
 /* The load's fields of an ok record: load, duration_s, bytes, throughputs, retransmits. */
 void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr);
+/*
+ * The measured window's edges as the CPU accounting took them
+ * (window_start, window_end: CLOCK_REALTIME, ISO 8601 UTC with
+ * microseconds), so that the window can be lined up with other
+ * measurements of the host.
+ */
+void record_window(json_t *rec, const struct cpu_acct *cpu);
 /* cycles / bytes as a JSON real, or null when it cannot be said. */
 json_t *record_cpb(uint64_t cycles, uint64_t bytes);
 /* Is rec's status s? */

@@ -18,6 +18,10 @@ const char *metric_unit(const struct metric *m)
 		return "Gbit/s";
 	case METRIC_CPB:
 		return "cycles/byte";
+	case METRIC_CPB_SENDER:
+		return "cycles/byte sender";
+	case METRIC_CPB_RECEIVER:
+		return "cycles/byte receiver";
 	case METRIC_COUNTER:
 		return "per packet";
 	}
@@ -67,6 +71,10 @@ static int add_row(struct report *rep, int *cap, int k, const struct run_group *
 	free(v);
 	if (m.kind == METRIC_COUNTER && n == 0)
 		row->unavailable = first_unavailable(&rep->all, g, m.counter);
+	/* a counter that cannot apply to this scenario is no row of it */
+	if (row->unavailable && !strncmp(row->unavailable, "unavailable: " RESULTS_NO_SAS_WHY,
+					 strlen("unavailable: " RESULTS_NO_SAS_WHY)))
+		rep->nrows--;
 	return 0;
 }
 
@@ -94,6 +102,13 @@ int report_load(struct report *rep, char *const dirs[], int ndirs)
 			if (add_row(rep, &cap, k, g, (struct metric){ .kind = METRIC_THROUGHPUT }) < 0 ||
 			    add_row(rep, &cap, k, g, (struct metric){ .kind = METRIC_CPB }) < 0)
 				goto out_nomem;
+			/* each end's own cycles, where the testbed measured them apart (peer, vm-pair) */
+			for (enum metric_kind e = METRIC_CPB_SENDER; e <= METRIC_CPB_RECEIVER; e++) {
+				if (add_row(rep, &cap, k, g, (struct metric){ .kind = e }) < 0)
+					goto out_nomem;
+				if (!rep->rows[rep->nrows - 1].s.n)
+					rep->nrows--;
+			}
 			if (!have_base) {
 				have_base = true;
 				base = rep->rows[first].s.median;

@@ -229,22 +229,22 @@ static void html_kernel_figures(FILE *f, const struct report *rep, int k)
 	fprintf(f, "<h3>kernel ");
 	html_esc(f, rep->kernels[k]);
 	fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>metric</th><th>n</th><th>median</th>"
-		   "<th>min-max</th><th>mean</th><th>95%% CI</th><th>CV</th><th>ratio</th></tr>\n");
+		   "<th>interval</th><th>covers</th><th>CV</th><th>ratio</th></tr>\n");
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *row = &rep->rows[i];
-		char med[32], rng[64], mean[32], ci[64] = "-";
+		char med[32], rng[64], cover[16] = "-";
 		int d = fmt_decimals(row->s.median);
 
 		if (row->k != k || row->m.kind == METRIC_COUNTER)
 			continue;
-		if (row->s.n >= 2)
-			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+		if (!isnan(row->s.iv_cover))
+			snprintf(cover, sizeof(cover), "%.1f%%", 100 * row->s.iv_cover);
 		fprintf(f, "<tr><td>");
 		html_esc(f, row->g->scenario);
 		fprintf(f, "</td><td>%s</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"
-			   "<td class=n>%s</td><td class=n>%s</td>",
+			   "<td class=n>%s</td>",
 			metric_unit(&row->m), row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
-			fmt_range(rng, sizeof(rng), &row->s, d), fmt_num(mean, sizeof(mean), row->s.mean, d), ci);
+			fmt_interval(rng, sizeof(rng), &row->s, d), cover);
 		html_cv(f, &row->s);
 		if (isnan(row->ratio))
 			fputs("<td class=n></td></tr>\n", f);
@@ -261,14 +261,14 @@ static void html_kernel_figures(FILE *f, const struct report *rep, int k)
 			continue;
 		if (!any)
 			fprintf(f, "<table>\n<tr><th>counter, per packet</th><th>scenario</th><th>n</th>"
-				   "<th>median</th><th>min-max</th></tr>\n");
+				   "<th>median</th><th>interval</th></tr>\n");
 		any = true;
 		fprintf(f, "<tr><td>");
 		html_esc(f, row->m.counter);
 		fprintf(f, "</td><td>");
 		html_esc(f, row->g->scenario);
 		fprintf(f, "</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td></tr>\n", row->s.n,
-			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d));
+			fmt_num(med, sizeof(med), row->s.median, d), fmt_interval(rng, sizeof(rng), &row->s, d));
 	}
 	if (any)
 		fputs("</table>\n", f);
@@ -364,7 +364,7 @@ static void html_charts(FILE *f, const struct report *rep, int chart_dfd, int nc
 
 	fputs("</section>\n<section id=charts><h2>Charts</h2>\n", f);
 	if (ncharts > 0)
-		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
+		fputs("<p>Bars: median; whiskers: its interval; dots: the runs; n in the labels. A chart whose "
 		      "values span more than 10x has a log scale. Throughput over time: each run's 1 s "
 		      "intervals (iperf3's or the stream load's), one line per repeat.</p>\n", f);
 	if (no_charts) {
@@ -422,10 +422,10 @@ int report_html(FILE *f, const struct report *rep, int chart_dfd, int ncharts,
 	html_head(f);
 	html_summary(f, rep);
 	html_nav(f, rep, ncharts, chart_names);
-	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
-		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
-		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
-		   "scenario's.</p>\n", 100 * CV_WARN);
+	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Interval: the "
+		   "median's, distribution-free (min-max up to 8 runs); covers: how often it holds the median; "
+		   "CV: the coefficient of variation (highlighted above %.0f%%). Ratio: the median throughput "
+		   "over the first scenario's.</p>\n", 100 * CV_WARN);
 	for (int k = 0; k < rep->nkernels; k++)
 		html_kernel_figures(f, rep, k);
 	html_charts(f, rep, chart_dfd, ncharts, chart_names, no_charts);

@@ -127,6 +127,10 @@ const char *metric_name(const struct metric *m, char *buf, size_t len)
 	case METRIC_COUNTER:
 		snprintf(buf, len, "%s", m->counter);
 		return buf;
+	case METRIC_CPB_SENDER:
+		return "cycles_per_byte_sender";
+	case METRIC_CPB_RECEIVER:
+		return "cycles_per_byte_receiver";
 	}
 	return "?";
 }
@@ -173,6 +177,14 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 		case METRIC_CPB:
 			if (rec->has_cpb)
 				out[n++] = rec->cycles_per_byte;
+			break;
+		case METRIC_CPB_SENDER:
+			if (rec->has_cpb_sender)
+				out[n++] = rec->cpb_sender;
+			break;
+		case METRIC_CPB_RECEIVER:
+			if (rec->has_cpb_receiver)
+				out[n++] = rec->cpb_receiver;
 			break;
 		case METRIC_COUNTER:
 			c = find_counter(rec, m->counter);

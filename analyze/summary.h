@@ -61,8 +61,11 @@ void tab_print(FILE *f, const struct tab *t, const char *const *groups);
 void tab_free(struct tab *t);
 /* v with d decimals, or "-" for NAN, into buf. */
 const char *fmt_num(char *buf, size_t len, double v, int d);
-/* "min-max" with d decimals, or "-" when n < 2. */
-const char *fmt_range(char *buf, size_t len, const struct stats *s, int d);
+/*
+ * The median's interval (stats_median_interval: min-max up to 8 runs) as
+ * "lo-hi" with d decimals, or "-" below 2 runs or without s.
+ */
+const char *fmt_interval(char *buf, size_t len, const struct stats *s, int d);
 /* Print text wrapped at REPORT_COLUMNS, continuation lines indented by indent. */
 void fputs_wrapped(FILE *f, const char *text, int first_indent, int indent);
 /* The same, the cursor being at column col already (nothing printed first). */

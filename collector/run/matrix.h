@@ -64,6 +64,8 @@ struct testbed_ops {
 	int (*run_end)(void *tb, json_t *rec, char *why, size_t len);
 	/* The probes' counters into rec (pr NULL: unavailable, for the reason off_why). */
 	void (*counters)(void *tb, struct probes *pr, json_t *rec, const char *off_why);
+	/* Optional: the other host's crypto drivers serving alg while the SAs exist (setup_crypto). */
+	json_t *(*far_crypto)(void *tb, const char *alg);
 };
 
 extern const struct testbed_ops netns_testbed_ops; /* tb_netns.c */

@@ -18,8 +18,11 @@ import sys
 # objects whose keys are names, not fixed keys
 MAPS = {
     "counters": "<name>", "counters_receiver": "<name>", "per_sa": "<spi>", "per_sa_load": "<spi>",
-    "commands": "<command>", "programs": "<program>",
+    "commands": "<command>", "programs": "<program>", "siblings": "<cpu>", "mitigations": "<name>",
+    "config": "<option>", "offloads": "<feature>", "crypto": "<algorithm>",
 }
+# objects with the keys of another, documented once under its name
+ALIASES = {"kernels[].setup_receiver.": "kernels[].setup.", "host_kernel.setup.": "kernels[].setup."}
 
 
 def paths(value, prefix, out):
@@ -51,6 +54,9 @@ def main():
         found |= {"runs.jsonl: " + p for p in rec}
         for p in found:
             key = p.split(": ", 1)[1]
+            for a, b in ALIASES.items():
+                if key.startswith(a):
+                    key = b + key[len(a):]
             # an array of scalars is its key: command[] is `command[]`
             if key not in documented and key.rstrip("[]") + "[]" not in documented:
                 missing.setdefault(p, d)

@@ -14,12 +14,12 @@ awk 'length($0) > 72 { print FILENAME ":" NR ": " length($0) " columns"; bad = 1
 	"$TMP/text" >&2 || fail "text report wider than 72 columns"
 LC_ALL=C grep -q '[^ -~]' "$TMP/text" && fail "text report is not printable ASCII"
 for want in '^host      synth, Synthetic CPU, 2 CPUs' '^testbed   vm' \
-	'^command   ipsecperf run --repeat 5 clear no-gso esp-null' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
+	'^  ipsecperf run --repeat 5 clear no-gso esp-null$' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
 	'^runs      5 repeats per scenario, 10 s each' \
 	'^testbed   vm, accelerator tcg' '^caution   under TCG the absolute figures are those of an emulated CPU;' \
 	'^no-gso +4 ' 'no-gso repeat 2: failed: iperf3 exited' \
 	'warning: .*esp-null: CV throughput [0-9.]*%' 'hint: add repeats \(--repeat' \
-	'95% CI' 'xmit_skbs' 'unavailable: no ESP'; do
+	'^scenario +metric +n +covers +CV$' 'xmit_skbs' 'unavailable: no ESP'; do
 	grep -qE -e "$want" "$TMP/text" || { cat "$TMP/text" >&2; fail "text lacks /$want/"; }
 done
 
@@ -51,7 +51,7 @@ grep -q '^caution' "$TMP/netns.txt" && fail "netns: TCG caution without TCG"
 # the kernels side by side, as run prints them after a VM matrix
 "$IPSECPERF" report --side-by-side "$TMP/a" > "$TMP/side" || fail "side by side: exit $?"
 for want in '^Kernels side by side' '^  K2 = 6.12.43\+deb12-cloud-amd64 \(accelerator tcg\)' \
-	'^Throughput, Gbit/s, median min-max \(n\)' '^esp-null .*\(5\) [+-][0-9]+%$'; do
+	'^Throughput, Gbit/s, median interval \(n\)' '^esp-null .*\(5\) [+-][0-9]+%$'; do
 	grep -qE -e "$want" "$TMP/side" || { cat "$TMP/side" >&2; fail "side by side lacks /$want/"; }
 done
 "$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
@@ -63,6 +63,35 @@ grep -q '^host ' "$TMP/summary" && grep -qE '^clear +[0-9]' "$TMP/summary" || { 
 grep -q '^Spread' "$TMP/summary" && fail "--summary has the spread tables"
 [ "$(wc -l < "$TMP/summary")" -lt "$(wc -l < "$TMP/netns.txt")" ] || fail "--summary is the whole report"
 expect_exit2 "--summary -f md" "report: --summary is a text report of its own: not with -f" "$IPSECPERF" report --summary -f md "$TMP/netns"
+
+# the mail: both hosts' set-up as recorded, each end's cycles, the
+# counters, a skip said once, how to reproduce; 72 columns; a string of the
+# peer's that holds a control character is never shown
+python3 "$SYNTH" "$TMP/mail" --testbed peer --setup --kernels 6.1.0-28-cloud-amd64 \
+	--scenarios clear,esp-null,esp-gcm --skip "esp-null:this kernel has no ESP" || fail "synth mail"
+"$IPSECPERF" report --summary "$TMP/mail" > "$TMP/mail.txt" || fail "mail: exit $?"
+awk 'length($0) > 72 { print FILENAME ":" NR ": " length($0) " columns"; bad = 1 } END { exit bad }' \
+	"$TMP/mail.txt" >&2 || fail "the mail is wider than 72 columns"
+LC_ALL=C grep -q '[^ -~]' "$TMP/mail.txt" && fail "the mail is not printable ASCII"
+for want in '^sender: this host \(synth\)$' '^receiver: root@rx-mgmt$' \
+	'^  cpu +Synthetic CPU; 8 CPUs: 1 socket, 4 cores, 2 threads a core' '^  frequency +governor performance \(acpi-cpufreq\); boost off' \
+	'^  mitigations 1 vulnerable \(mds\), 1 mitigated, 1 not affected' '^  kernel +6.1.0-28-cloud-amd64, config sha256 0123456789ab$' \
+	'^  config +INET_ESP=m XFRM_OFFLOAD=y$' '^  tcp +congestion control cubic' \
+	'^  crypto +rfc4106\(gcm\(aes\)\): seqiv\(rfc4106-gcm-aesni\)$' '^  nic +eth1: ixgbe 6.1.0, firmware 0x800003e7, 10000 Mb/s, MTU' \
+	'^  nic +eth2: ixgbe' '^warned: the CPU frequency governor is powersave' \
+	'^ +sender cycles/byte +receiver cycles/byte$' '^esp-gcm +5 +[0-9.]+ +[0-9.]+-[0-9.]+ +[0-9.]+ +[0-9.]+-[0-9.]+$' \
+	'^  esp-null 5 runs \(repeats 1-5\): skipped: this kernel has no ESP$' '^esp-gcm +esp_output +5 +1.000' \
+	'^reproduce:$' '^  ipsecperf run --repeat 5 clear esp-null esp-gcm$' \
+	'^  ipsecperf synthetic, commit abc1234 \(clean: git checkout it and make\)$'; do
+	grep -qE -e "$want" "$TMP/mail.txt" || { cat "$TMP/mail.txt" >&2; fail "the mail lacks /$want/"; }
+done
+[ "$(grep -c '^  cmdline' "$TMP/mail.txt")" = 1 ] || fail "the mail shows the peer's hostile command line"
+[ "$(grep -c 'esp-null.*skipped' "$TMP/mail.txt")" = 1 ] || fail "the mail says the skip more than once"
+grep -q '^command ' "$TMP/mail.txt" && fail "the mail says its command twice"
+# the host that runs the guests, on vm; a directory without a set-up says so
+python3 "$SYNTH" "$TMP/mailvm" --testbed vm --setup --kernels 6.1.0-28-cloud-amd64 --scenarios clear || fail "synth vm"
+"$IPSECPERF" report --summary "$TMP/mailvm" | grep -q '^host (synth): runs the guests$' || fail "vm: no host block"
+grep -q '^  not recorded in meta.json' "$TMP/summary" || fail "no set-up: not said"
 
 # charts and the html page
 if command -v gnuplot > /dev/null; then

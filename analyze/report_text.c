@@ -85,7 +85,7 @@ static void text_ends(FILE *f, const struct report *rep)
 {
 	static const char *const heads[] = { "scenario", "n", "median", "interval", "median", "interval" };
 	static const bool left[] = { true, false, false, false, false, false };
-	static const char *const groups[] = { NULL, NULL, "sender cycles/byte", NULL, "receiver cycles/byte", NULL };
+	static const char *const groups[] = { NULL, NULL, "sender", NULL, "receiver", NULL };
 
 	for (int k = 0; k < rep->nkernels; k++) {
 		struct tab t;
@@ -119,7 +119,8 @@ static void text_ends(FILE *f, const struct report *rep)
 			nrow++;
 		}
 		if (nrow) {
-			fprintf(f, "\nEach end's cycles per byte%s%s\n", rep->nkernels > 1 ? ", kernel " : "",
+			fprintf(f, "\nEach end's cycles per byte: median and its interval%s%s\n\n",
+				rep->nkernels > 1 ? ", kernel " : "",
 				rep->nkernels > 1 ? rep->kernels[k] : "");
 			tab_print(f, &t, groups);
 		}

@@ -108,10 +108,6 @@ mail_example() { # dir summary-file
 		echo '    <One paragraph: the question, what changed between the runs, and'
 		echo '    what the figures say.>'
 		echo
-		echo '    Set-up: <NIC, driver and firmware on each end (ethtool -i), link'
-		echo '    speed, MTU, ring and coalescing settings, CPU model and frequency'
-		echo '    policy of both hosts, IRQ and CPU pinning>.'
-		echo
 		sed 's/^/    /; s/ *$//' "$2"
 		echo
 		echo "    Records and raw iperf3 output: <a link to $1>"

@@ -59,10 +59,10 @@ assert_json "$TMP/res/meta.json" 'd["peer"]["agent"] is True and d["peer"]["rece
 # both hosts' set-up as found, the peer's told by its agent, and the mail that shows them
 assert_json "$TMP/res/meta.json" 'd["kernels"][0]["setup"]["nics"][0]["dev"] == "ippt-l" and
 	d["kernels"][0]["setup"]["nics"][0]["driver"] == "veth" and d["kernels"][0]["setup_receiver"]["nics"][0]["dev"] == "ippt-p" and
-	d["kernels"][0]["setup_receiver"]["cpu"]["cpus"] > 0 and d["kernels"][0]["setup_receiver"]["tcp_congestion_control"]' \
+	d["kernels"][0]["setup_receiver"]["cpu"]["cpus"] > 0 and d["kernels"][0]["setup_receiver"]["tcp_congestion_control"] != ""' \
 	"meta.json lacks either host's set-up"
 "$IPSECPERF" report --summary "$TMP/res" > "$TMP/mail.txt" || fail "report --summary: exit $?"
-for want in "^receiver: root@$PEER_MGMT_P$" '^  nic +ippt-l: veth' '^  nic +ippt-p: veth' '^ +sender cycles/byte +receiver cycles/byte$'; do
+for want in "^receiver: root@$PEER_MGMT_P$" '^  nic +ippt-l: veth' '^  nic +ippt-p: veth' '^ +sender +receiver$'; do
 	grep -qE "$want" "$TMP/mail.txt" || { cat "$TMP/mail.txt" >&2; fail "the mail lacks /$want/"; }
 done
 # the key: never in what the run wrote

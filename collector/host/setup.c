@@ -464,10 +464,10 @@ json_t *setup_conditions(const json_t *setup, int cpu_a, int cpu_b, const char *
 	json_t *w = json_array(), *busy_pct = json_object_get(setup, "busy_pct");
 
 	if (gov && strcmp(gov, "performance"))
-		warn(w, "the CPU frequency governor%s is %s: the clock follows the load (`ipsecperf run --tune`, or `cpupower frequency-set -g performance`)",
+		warn(w, "the CPU frequency governor%s is %s: the clock follows the load (`run --tune` on the netns testbed, or `cpupower frequency-set -g performance`)",
 		     where, gov);
 	if (json_is_true(json_object_get(cpu, "boost")))
-		warn(w, "boost (turbo)%s is %s: the clock follows temperature and load (`ipsecperf run --tune`, or write 0 to /sys/devices/system/cpu/cpufreq/boost)",
+		warn(w, "boost (turbo)%s is %s: the clock follows temperature and load (`run --tune` on the netns testbed, or write 0 to /sys/devices/system/cpu/cpufreq/boost)",
 		     where, "on");
 	if (json_is_true(json_object_get(setup, "irqbalance")) && json_array_size(json_object_get(setup, "nics")))
 		warn(w, "irqbalance runs%s%s: it moves the NIC's interrupts while a run measures (`systemctl stop irqbalance`, docs/peer-testbed.md)",

@@ -121,6 +121,37 @@ static void html_summary_row(FILE *f, const struct report *rep, int g, const str
 	fputs("</tr>\n", f);
 }
 
+/*
+ * What the verdict cannot say: the scenarios whose interval overlaps the
+ * slowest's (not told apart by these runs), and those not measured at all.
+ */
+static void html_verdict_qualified(FILE *f, const struct report *rep, int k, const struct report_row *low)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		int n = 0;
+
+		for (int g = 0; g < rep->ngroups; g++) {
+			const struct report_row *t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
+			bool hit;
+
+			if (!t || t == low || strcmp(rep->groups[g].kernel, rep->kernels[k]))
+				continue;
+			hit = pass ? t->s.n == 0
+				   : t->s.n && !isnan(t->s.iv_lo) && !isnan(low->s.iv_lo) &&
+					     t->s.iv_lo <= low->s.iv_hi && low->s.iv_lo <= t->s.iv_hi;
+			if (!hit)
+				continue;
+			fputs(n++ ? ", " : pass ? " Not measured (no ok run; see the runs not ok): "
+						: " Its interval overlaps those of ", f);
+			html_esc(f, t->g->scenario);
+		}
+		if (n && !pass)
+			fputs(": these runs do not tell which of them is the slowest.", f);
+		else if (n)
+			fputc('.', f);
+	}
+}
+
 /* Kernel k's summary table and verdict. */
 static void html_summary_kernel(FILE *f, const struct report *rep, int k)
 {
@@ -151,7 +182,9 @@ static void html_summary_kernel(FILE *f, const struct report *rep, int k)
 		html_esc(f, low->g->scenario);
 		fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
 		html_esc(f, first->g->scenario);
-		fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
+		fprintf(f, " (%+.1f%%).", 100 * (low->ratio - 1));
+		html_verdict_qualified(f, rep, k, low);
+		fputs("</p>\n", f);
 	}
 }
 
@@ -237,8 +270,7 @@ static void html_kernel_figures(FILE *f, const struct report *rep, int k)
 
 		if (row->k != k || row->m.kind == METRIC_COUNTER)
 			continue;
-		if (!isnan(row->s.iv_cover))
-			snprintf(cover, sizeof(cover), "%.1f%%", 100 * row->s.iv_cover);
+		fmt_cover(cover, sizeof(cover), row->s.iv_cover);
 		fprintf(f, "<tr><td>");
 		html_esc(f, row->g->scenario);
 		fprintf(f, "</td><td>%s</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"

@@ -76,8 +76,7 @@ static void md_main_table(FILE *f, const struct report *rep)
 			snprintf(ratio, sizeof(ratio), "%.3f", row->ratio);
 		if (!isnan(row->s.cv))
 			snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
-		if (!isnan(row->s.iv_cover))
-			snprintf(cover, sizeof(cover), "%.1f%%", 100 * row->s.iv_cover);
+		fmt_cover(cover, sizeof(cover), row->s.iv_cover);
 		fprintf(f, "| ");
 		md_cell(f, row->g->kernel);
 		fprintf(f, " | ");

@@ -48,14 +48,15 @@ static void text_spread(FILE *f, const struct report *rep)
 	static const char *const heads[] = { "scenario", "metric", "n", "covers", "CV" };
 	static const bool left[] = { true, true, false, false, false };
 
-	fprintf(f, "\nSpread: how often the interval above holds the median (its coverage),\n"
-		   "and the coefficient of variation (sd/mean)\n");
+	fprintf(f, "\nSpread: how often each interval above holds the median (its\n"
+		   "coverage), and the coefficient of variation (sd/mean)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
 		struct tab t;
 
 		tab_init(&t, 5, heads, left);
 		for (int i = 0; i < rep->nrows; i++) {
 			const struct report_row *row = &rep->rows[i];
+			char cover[16];
 			int r;
 
 			if (row->m.kind == METRIC_COUNTER || row->k != k)
@@ -65,10 +66,7 @@ static void text_spread(FILE *f, const struct report *rep)
 			tab_set(&t, r, 0, "%s", row->m.kind == METRIC_THROUGHPUT ? row->g->scenario : "");
 			tab_set(&t, r, 1, "%s", metric_unit(&row->m));
 			tab_set(&t, r, 2, "%d", row->s.n);
-			if (isnan(row->s.iv_cover))
-				tab_set(&t, r, 3, "-");
-			else
-				tab_set(&t, r, 3, "%.1f%%", 100 * row->s.iv_cover);
+			tab_set(&t, r, 3, "%s", fmt_cover(cover, sizeof(cover), row->s.iv_cover));
 			if (isnan(row->s.cv))
 				tab_set(&t, r, 4, "-");
 			else
@@ -395,7 +393,8 @@ static void text_until_ci(FILE *f, const struct report *rep)
 	}
 }
 
-int report_summary(FILE *f, const struct report *rep)
+/* The mail's body: header, set-up, figures, each end's cycles, counters (no reproduce block). */
+static int summary_body(FILE *f, const struct report *rep)
 {
 	text_header(f, rep);
 	report_setup_text(f, rep);
@@ -404,17 +403,25 @@ int report_summary(FILE *f, const struct report *rep)
 		return -1;
 	text_ends(f, rep);
 	text_counters(f, rep);
+	return 0;
+}
+
+int report_summary(FILE *f, const struct report *rep)
+{
+	if (summary_body(f, rep) < 0)
+		return -1;
 	report_reproduce_text(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 
 int report_text(FILE *f, const struct report *rep)
 {
-	if (report_summary(f, rep) < 0)
+	if (summary_body(f, rep) < 0)
 		return -1;
 	text_spread(f, rep);
 	report_interval_warnings(f, rep);
 	text_until_ci(f, rep);
+	report_reproduce_text(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 

@@ -152,6 +152,15 @@ const char *fmt_num(char *buf, size_t len, double v, int d)
 	return buf;
 }
 
+const char *fmt_cover(char *buf, size_t len, double cover)
+{
+	if (isnan(cover))
+		snprintf(buf, len, "-");
+	else /* never more than it is: 93.75% is 93.7% */
+		snprintf(buf, len, "%.1f%%", floor(1000 * cover) / 10);
+	return buf;
+}
+
 const char *fmt_interval(char *buf, size_t len, const struct stats *s, int d)
 {
 	if (!s || s->n < 2 || isnan(s->iv_lo))
@@ -344,7 +353,7 @@ int summary_tables(FILE *f, const struct results *r)
 				break;
 		}
 		if (!err && base_name && k == nk - 1) {
-			char note[400];
+			char note[400], pct[16];
 
 			int l = snprintf(note, sizeof(note),
 					 "n: runs with status ok; ratio: median throughput over the first scenario's (%s). interval: the median's, distribution-free (docs/methodology.md)",
@@ -353,8 +362,8 @@ int summary_tables(FILE *f, const struct results *r)
 			if (cover > 1)
 				snprintf(note + l, sizeof(note) - l, "; none below 2 runs.");
 			else
-				snprintf(note + l, sizeof(note) - l, ": it holds the median with %.1f%% or more%s.",
-					 floor(1000 * cover) / 10, cover < 0.95 ? " (95% from 6 runs)" : "");
+				snprintf(note + l, sizeof(note) - l, ": it holds the median with %s or more%s.",
+					 fmt_cover(pct, sizeof(pct), cover), cover < 0.95 ? " (95% from 6 runs)" : "");
 			fputs_wrapped(f, note, 0, 0);
 		}
 	}

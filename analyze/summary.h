@@ -66,6 +66,8 @@ const char *fmt_num(char *buf, size_t len, double v, int d);
  * "lo-hi" with d decimals, or "-" below 2 runs or without s.
  */
 const char *fmt_interval(char *buf, size_t len, const struct stats *s, int d);
+/* The interval's coverage, "93.7%" (rounded down), or "-". */
+const char *fmt_cover(char *buf, size_t len, double cover);
 /* Print text wrapped at REPORT_COLUMNS, continuation lines indented by indent. */
 void fputs_wrapped(FILE *f, const char *text, int first_indent, int indent);
 /* The same, the cursor being at column col already (nothing printed first). */

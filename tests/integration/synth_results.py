@@ -15,6 +15,7 @@ usage: synth_results.py DIR [--seed N] [--kernels a,b] [--scenarios x,y]
        [--setup] each end's set-up in meta.json (both hosts on peer, the
        host of the guests on vm), each end's cycles per byte on peer
        [--skip scenario:reason] every run of scenario skipped
+       [--hour H] the hour the runs start at (default 19)
 """
 import argparse, json, os, random
 
@@ -90,6 +91,7 @@ def main():
     ap.add_argument("--old", action="store_true")
     ap.add_argument("--setup", action="store_true")
     ap.add_argument("--skip", action="append", default=[])
+    ap.add_argument("--hour", type=int, default=19)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     scale = {k: float(v) for k, v in (s.split("=") for s in a.scale)}
@@ -134,7 +136,7 @@ def main():
                 for r in range(1, a.repeat + 1):
                     # kernel after kernel, as the VM testbed runs them
                     rec = {"version": 1, "kernel": k, "scenario": s, "repeat": r,
-                           "start": "2026-11-29T19:%02d:%02dZ" % (seq // 4, seq % 4 * 15),
+                           "start": "2026-11-29T%02d:%02d:%02dZ" % (a.hour, seq // 4, seq % 4 * 15),
                            "duration_s": a.duration}
                     seq += 1
                     if vm and not a.old:

@@ -57,8 +57,11 @@ done
 "$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
 # --summary: the provenance and the summary table, the start of the full report, and nothing after it
 "$IPSECPERF" report --summary "$TMP/netns" > "$TMP/summary" || fail "--summary: exit $?"
-"$IPSECPERF" report "$TMP/netns" | head -n "$(wc -l < "$TMP/summary")" | cmp -s - "$TMP/summary" ||
+"$IPSECPERF" report "$TMP/netns" | sed '/^reproduce:$/,$d' > "$TMP/netns.body"
+sed '/^reproduce:$/,$d' "$TMP/summary" | cmp -s - <(head -n "$(sed '/^reproduce:$/,$d' "$TMP/summary" | wc -l)" "$TMP/netns.body") ||
 	{ diff "$TMP/summary" "$TMP/netns.txt" >&2; fail "--summary is not the report's first part"; }
+[ "$(sed -n '/^reproduce:$/,$p' "$TMP/summary")" = "$(sed -n '/^reproduce:$/,$p' "$TMP/netns.txt")" ] ||
+	fail "--summary and the report do not end with the same reproduce block"
 grep -q '^host ' "$TMP/summary" && grep -qE '^clear +[0-9]' "$TMP/summary" || { cat "$TMP/summary" >&2; fail "--summary lacks the provenance or the table"; }
 grep -q '^Spread' "$TMP/summary" && fail "--summary has the spread tables"
 [ "$(wc -l < "$TMP/summary")" -lt "$(wc -l < "$TMP/netns.txt")" ] || fail "--summary is the whole report"
@@ -108,6 +111,13 @@ if command -v gnuplot > /dev/null; then
 	# html without --charts draws into a temporary directory and removes it
 	"$IPSECPERF" report -f html "$TMP/a" > "$TMP/r2.html" || fail "html to stdout"
 	grep -q '<svg' "$TMP/r2.html" || fail "html to stdout: no charts"
+	# the verdict says what it cannot rank: a skipped scenario, and those within the slowest's interval
+	"$IPSECPERF" report -f html "$TMP/mail" | grep -q 'Verdict: the slowest scenario, esp-gcm, .* Not measured (no ok run; see the runs not ok): esp-null\.' ||
+		fail "html: the verdict does not say that esp-null was not measured"
+	python3 "$SYNTH" "$TMP/close" --testbed netns --kernels 6.18.0-test --scenarios clear,no-tso,no-gso \
+		--scale no-tso=0.39 --cv 0.05 || fail "synth close"
+	"$IPSECPERF" report -f html "$TMP/close" | grep -q 'Its interval overlaps those of no-gso: these runs do not tell which of them is the slowest' ||
+		fail "html: the verdict does not say which scenarios overlap the slowest"
 else
 	echo "  (gnuplot missing: charts not tested)" >&2
 fi

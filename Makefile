@@ -270,7 +270,8 @@ demo: demo-deps
 	$(BUILD)/ipsecperf run $(DEMO_ARGS)
 
 # `make fuzz`: the libFuzzer targets of tests/fuzz/ (results reader, scenario
-# reader, the peer agent's requests and run answers, the guest channel), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
+# reader, the peer agent's requests and run answers, the guest channel, the
+# profiles and flame graph), built with clang, ASan and UBSan, each run for FUZZ_SECONDS in one
 # process; corpora and crash inputs stay in build/fuzz/. Not part of `make test`.
 FUZZ_SECONDS ?= 600
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
@@ -307,16 +308,30 @@ $(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/testbed/guest_tar.c 
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
 
+# The profiles' readers and the flame graph: folded stacks (or perf script's
+# text) through everything report --profile does with them.
+$(BUILD)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c analyze/profile.c analyze/flamegraph.c analyze/html.c \
+		analyze/strmap.c $(RESULTS_SRCS) collector/lib/log.c collector/lib/files.c $(BUILD)/datadir.h \
+		analyze/profile.h analyze/flamegraph.h analyze/strmap.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
+# Each input of fuzz_profile expands to at most 256 KiB, handled in linear
+# time (well under a second): a unit slower than 2 s is reported, one
+# slower than 10 s stops the run, so a quadratic path is a finding.
+FUZZ_OPTS_profile := -report_slow_units=2 -timeout=10
+
 # One target per line, so that adding one is a line of its own.
 FUZZ_TARGETS := results scenario
 FUZZ_TARGETS += peer_request
 FUZZ_TARGETS += guest
 FUZZ_TARGETS += peer_answer
+FUZZ_TARGETS += profile
 fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
 fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*
 	@echo "  FUZZ     $* for $(FUZZ_SECONDS) s"
-	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/$*.dict \
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -dict=tests/fuzz/$*.dict $(FUZZ_OPTS_$*) \
 		-artifact_prefix=$(BUILD)/fuzz/crash-$*/ $(BUILD)/fuzz/corpus-$* tests/fuzz/seeds/$*
 
 # ---- install, man pages, completion, release tarball, Debian package ----

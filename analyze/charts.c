@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* gnuplot charts for `ipsecperf report --charts`: data files + the bars.gp template. */
+#include <math.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -149,7 +150,9 @@ static int write_dat(const struct report *rep, int dfd, const char *name, const 
 			if (r->s.max > hi)
 				hi = r->s.max;
 			nonpos |= r->s.min <= 0;
-			fprintf(f, " %.10g %.10g %.10g", r->s.median, r->s.min, r->s.max);
+			/* the whiskers: the median's interval (min-max up to 8 runs), as compare draws it */
+			fprintf(f, " %.10g %.10g %.10g", r->s.median, isnan(r->s.iv_lo) ? r->s.min : r->s.iv_lo,
+				isnan(r->s.iv_hi) ? r->s.max : r->s.iv_hi);
 		}
 		fputc('\n', f);
 	}
@@ -290,10 +293,10 @@ static int chart_list(const struct report *rep, struct chart *charts)
 {
 	int ncharts = 0;
 
-	charts[ncharts++] = (struct chart){ "throughput", "Throughput (receiver): median, whiskers min-max",
+	charts[ncharts++] = (struct chart){ "throughput", "Throughput (receiver): median, whiskers its interval",
 					    "Gbit/s", { .kind = METRIC_THROUGHPUT } };
 	charts[ncharts++] = (struct chart){ "cycles_per_byte",
-					    "CPU cycles per byte received: median, whiskers min-max",
+					    "CPU cycles per byte received: median, whiskers its interval",
 					    "cycles per byte", { .kind = METRIC_CPB } };
 	/* the other loads' (nothing is drawn where no scenario has one) */
 	charts[ncharts++] = (struct chart){ "transactions_per_s", "Request/response: transactions per second, median, whiskers min-max",
@@ -321,7 +324,7 @@ static int chart_list(const struct report *rep, struct chart *charts)
 		charts[ncharts].m = r->m;
 		snprintf(charts[ncharts].name, sizeof(charts[0].name), "counter-%s", r->m.counter);
 		snprintf(charts[ncharts].title, sizeof(charts[0].title),
-			 "%s per packet sent: median, whiskers min-max", r->m.counter);
+			 "%s per packet sent: median, whiskers its interval", r->m.counter);
 		charts[ncharts].ylabel = "events per packet sent";
 		ncharts++;
 	}

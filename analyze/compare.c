@@ -309,8 +309,9 @@ static void decidability(struct pair_row *row, const struct compare_opts *o)
 	double min_p;
 
 	row->decidable = false;
+	row->nodata = !na || !nb;
 	if (!na || !nb) {
-		snprintf(row->undecided, sizeof(row->undecided), "no value in %s",
+		snprintf(row->undecided, sizeof(row->undecided), "no data in %s",
 			 !na && !nb ? "either side" : !na ? "base" : "new");
 		return;
 	}
@@ -517,6 +518,9 @@ static void check_comparable(struct prov_check *pc, const struct side *b, const 
 
 		if (i && rows[i].gb == rows[i - 1].gb && rows[i].gn == rows[i - 1].gn)
 			continue;
+		/* no ok run on a side: nothing of the scenario is compared, nothing to hold alike */
+		if (!rows[i].gb->n_ok || !rows[i].gn->n_ok)
+			continue;
 		sb = pool_group_sources(&b->r, rows[i].gb);
 		sn = pool_group_sources(&n->r, rows[i].gn);
 		for (int x = 0; x < b->nsrc && x < POOL_MAX_DIRS; x++)
@@ -611,6 +615,38 @@ static void tail_note(struct notes *notes, const struct side *b, const struct si
 			  TAIL_SAMPLES, TAIL_SAMPLES, thin);
 }
 
+/*
+ * A gate metric whose CV on a side exceeds the gate's threshold: a change
+ * of the threshold's size is within that side's run-to-run noise, so the
+ * verdict can flag noise or miss a change. Said once, naming each.
+ */
+static void noisy_note(struct notes *notes, const struct pair_row *rows, int nrows, const struct compare_opts *o)
+{
+	char list[1500] = "";
+	int n = 0;
+
+	for (int i = 0; i < nrows; i++) {
+		const struct pair_row *r = &rows[i];
+		char name[160];
+
+		if (!r->selected)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			const struct stats *st = side ? &r->v.new : &r->v.base;
+			size_t l = strlen(list);
+
+			if (isnan(st->cv) || !(100 * st->cv > o->threshold) || l > sizeof(list) - 200)
+				continue;
+			snprintf(list + l, sizeof(list) - l, "%s%s %s %s %.0f%%", n++ ? ", " : "", side ? "new" : "base",
+				 r->scenario, metric_name(&r->m, name, sizeof(name)), 100 * st->cv);
+		}
+	}
+	if (n)
+		notes_add(notes, "noisy", NULL,
+			  "run to run, these vary more than the gate's %g%% (CV): %s. A change of %g%% is within their noise: the verdict may flag noise as a regression or miss a real one. Quiet the host (`run --tune`, docs/methodology.md), add repeats, or interleave the kernels (docs/compare.md).",
+			  o->threshold, list, o->threshold);
+}
+
 /* The notes on what was compared: order of runs, runs not ok, too few runs, emulation. */
 static void add_notes(struct notes *notes, const struct side *b, const struct side *n,
 		      const struct pair_row *rows, int nrows, const struct compare_opts *o)
@@ -635,6 +671,7 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 			snprintf(few + strlen(few), sizeof(few) - strlen(few), "%s%s (n %d vs %d)",
 				 *few ? ", " : "", r->scenario, r->gb->n_ok, r->gn->n_ok);
 	}
+	noisy_note(notes, rows, nrows, o);
 	if (*few)
 		notes_add(notes, "too_few_runs", NULL,
 			  "with these run counts Mann-Whitney's smallest possible p is %g or more, so no change can be significant in %s; rerun with --repeat 5 or more (n = 5 against 5 gives p >= 0.008).",
@@ -772,7 +809,8 @@ int compare_run(const struct compare_opts *co, char *const base[], int nbase, ch
 
 		cmp.nreg += r->selected && r->v.regression;
 		cmp.nimp += r->selected && r->v.improvement;
-		cmp.nundecided += r->selected && !r->decidable;
+		cmp.nundecided += r->selected && !r->decidable && !r->nodata;
+		cmp.nnodata += r->selected && r->nodata;
 	}
 	cmp.rows = rows;
 	cmp.nrows = nrows;

@@ -74,7 +74,7 @@ static void row_figures(FILE *f, const struct pair_row *r, const struct compare_
 	if (!r->selected)
 		fputs("; not a gate", f);
 	else if (!r->decidable) {
-		fputs("; undecidable: ", f);
+		fputs(r->nodata ? "; " : "; undecidable: ", f);
 		html_esc(f, r->undecided);
 	}
 	fputs("</p>\n", f);

@@ -33,6 +33,7 @@ struct pair_row {
 	struct metric m;
 	bool selected;
 	bool decidable;             /* these runs can reach p < alpha */
+	bool nodata;                /* a side has no value at all (no ok run) */
 	char undecided[160];        /* why not, when !decidable */
 	struct verdict v;
 };
@@ -45,6 +46,7 @@ struct comparison {
 	const struct compare_opts *o;
 	const struct notes *notes;
 	int nreg, nimp, nundecided; /* selected rows: regressions, improvements, undecidable */
+	int nnodata;                /* selected rows without a value on a side */
 	bool refused;               /* the sides are not comparable: no rows, exit 2 */
 	int exit_status;
 };

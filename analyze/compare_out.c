@@ -127,7 +127,7 @@ static const char *fmt_change(char *buf, size_t len, double c)
 	if (isnan(c))
 		snprintf(buf, len, "-");
 	else if (c != 0 && fabs(c) < 0.05)
-		snprintf(buf, len, "%+.2f%%", c); /* not "+0.0%" beside "worse" */
+		snprintf(buf, len, "%+.1g%%", c); /* never "+0.0%" beside "worse" */
 	else
 		snprintf(buf, len, "%+.1f%%", c);
 	return buf;
@@ -168,6 +168,9 @@ void compare_verdict_line(const struct comparison *c, char *buf, size_t len)
 			     c->o->alpha);
 	if (c->nimp && o < len)
 		o += snprintf(buf + o, len - o, ", %d improvement%s", c->nimp, plural(c->nimp));
+	if (c->nnodata && o < len)
+		o += snprintf(buf + o, len - o, "; no data for %d of %d gates (no ok run on a side)", c->nnodata,
+			      ngates(c));
 	if (c->nundecided && o < len)
 		o += snprintf(buf + o, len - o, "; %d of %d gates could not reach p < %g (see the notes)",
 			      c->nundecided, ngates(c), c->o->alpha);
@@ -207,7 +210,9 @@ static void text_notes(FILE *f, const struct notes *notes)
 		if (!strcmp(n->code, "emulated"))
 			continue; /* the header's caution */
 		snprintf(line, sizeof(line), "%s: %s",
-			 !strcmp(n->code, "mismatch") ? (n->allowed ? "mismatch (allowed)" : "mismatch") : "note",
+			 !strcmp(n->code, "mismatch") ? (n->allowed ? "mismatch (allowed)" : "mismatch")
+			 : !strcmp(n->code, "noisy")  ? "warning"
+						      : "note",
 			 n->text);
 		fputs_wrapped(f, line, 0, 6);
 	}
@@ -221,8 +226,7 @@ static void text_head(FILE *f, const struct comparison *c)
 	bool units = false;
 
 	for (int i = 0; i < c->nrows && !units; i++)
-		units = c->rows[i].m.kind != METRIC_COUNTER && c->rows[i].m.kind != METRIC_THROUGHPUT &&
-			c->rows[i].m.kind != METRIC_CPB;
+		units = c->rows[i].m.kind >= METRIC_TPS;
 	fprintf(f, "ipsecperf compare\n");
 	text_side(f, c->b, NULL);
 	text_side(f, c->n, c->b);
@@ -232,8 +236,9 @@ static void text_head(FILE *f, const struct comparison *c)
 	fputs("test  ", f);
 	fputs_wrapped_at(f, line, 6, 6);
 	snprintf(line, sizeof(line),
-		 "R regression, I improvement (a gate metric beyond %g%% with p < %g); - worse, + better with p < %g. b/w: better or worse for the metric (throughput: higher; cycles/byte, counters: lower)%s",
-		 o->threshold, o->alpha, o->alpha, units ? "; transactions/s, datagrams/s: higher; latency, cycles per transaction or datagram, loss: lower" : "");
+		 "f: R regression, I improvement (a gate metric beyond %g%% with p < %g); - worse, + better with p < %g. bw: b better, w worse, = the same for the metric (throughput: higher; cycles/byte, counters: lower)%s",
+		 o->threshold, o->alpha, o->alpha,
+		 units ? "; transactions/s, datagrams/s: higher; latency, cycles per transaction or datagram, loss: lower" : "");
 	fputs("flags ", f);
 	fputs_wrapped_at(f, line, 6, 6);
 	if (notes_find(c->notes, "emulated", NULL)) {
@@ -250,10 +255,10 @@ static void text_kernel_head(FILE *f, const struct pair_row *r)
 	snprintf(line, sizeof(line), "\nkernel %s", compare_kernels(r, line + 600, 400));
 	text_clean(line + 1);
 	fputs_wrapped(f, line, 0, 7);
-	fprintf(f, "\n%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n", "base", "%cv", "%change", "new",
-		"%cv", "p", "b/w", "flag", "metric");
-	fprintf(f, "%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n", "--------", "----", "--------",
-		"--------", "----", "------", "------", "----", "------------------------");
+	fprintf(f, "\n%7s %4s %7s %7s %4s %6s %-2s %1s %s\n", "base", "%cv", "change", "new", "%cv", "p",
+		"bw", "f", "metric");
+	fprintf(f, "%7s %4s %7s %7s %4s %6s %-2s %1s %s\n", "-------", "----", "-------", "-------", "----",
+		"------", "--", "-", "------------------------");
 }
 
 /* A scenario: its runs on each side, and whether they can reach significance. */
@@ -262,7 +267,8 @@ static void text_scenario_head(FILE *f, const struct pair_row *r, const struct c
 	int nb_bad = group_not_ok(r->gb), nn_bad = group_not_ok(r->gn);
 	char line[1024];
 
-	snprintf(line, sizeof(line), "%s: n %d vs %d", r->scenario, r->gb->n_ok, r->gn->n_ok);
+	snprintf(line, sizeof(line), "%s: n %d vs %d%s", r->scenario, r->gb->n_ok, r->gn->n_ok,
+		 !r->gb->n_ok || !r->gn->n_ok ? ": no data, no ok run on a side" : "");
 	if (nb_bad || nn_bad)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 " (not ok: %d base, %d new)", nb_bad, nn_bad);
@@ -281,6 +287,10 @@ const char *compare_metric_label(const struct metric *m, char *buf, size_t len)
 		return "throughput Gbit/s";
 	case METRIC_CPB:
 		return "cycles/byte";
+	case METRIC_CPB_SENDER:
+		return "cycles/byte sender";
+	case METRIC_CPB_RECEIVER:
+		return "cycles/byte receiver";
 	case METRIC_COUNTER:
 		return m->counter;
 	case METRIC_TPS:
@@ -305,6 +315,9 @@ static int text_row(FILE *f, const struct pair_row *r)
 	const char *dir = compare_direction(r);
 	int d;
 
+	/* no value on a side: the scenario's heading said so */
+	if (!r->v.base.n || !r->v.new.n)
+		return 0;
 	/* a counter at zero in every run of both sides says nothing here */
 	if (r->m.kind == METRIC_COUNTER && r->v.base.n && r->v.new.n && r->v.base.max == 0 &&
 	    r->v.base.min == 0 && r->v.new.max == 0 && r->v.new.min == 0)
@@ -312,11 +325,12 @@ static int text_row(FILE *f, const struct pair_row *r)
 	d = fmt_decimals(r->v.base.median);
 	if (r->m.kind == METRIC_COUNTER && d < 2)
 		d = 2;
-	fprintf(f, "%8s %4s %8s %8s %4s %6s %-6s %-4s %s\n",
+	fprintf(f, "%7s %4s %7s %7s %4s %6s %-2s %1s %s\n",
 		fmt_num(bm, sizeof(bm), r->v.base.median, d), fmt_cv(bc, sizeof(bc), &r->v.base),
 		fmt_change(ch, sizeof(ch), r->v.change), fmt_num(nm, sizeof(nm), r->v.new.median, d),
 		fmt_cv(nc, sizeof(nc), &r->v.new), compare_fmt_p(p, sizeof(p), r->v.p),
-		dir ? dir : "-", fl, compare_metric_label(&r->m, lb, sizeof(lb)));
+		!dir ? "-" : !strcmp(dir, "same") ? "=" : !strcmp(dir, "worse") ? "w" : "b", fl,
+		compare_metric_label(&r->m, lb, sizeof(lb)));
 	return 0;
 }
 
@@ -557,6 +571,7 @@ int compare_json(FILE *f, const struct comparison *c)
 			 o->threshold, "rows", arr, "regressions", c->nreg);
 	json_object_set_new(root, "improvements", json_integer(c->nimp));
 	json_object_set_new(root, "undecided", json_integer(c->nundecided));
+	json_object_set_new(root, "no_data", json_integer(c->nnodata));
 	json_object_set_new(root, "status", json_string(c->refused ? "not_comparable"
 							 : c->nreg   ? "regression"
 								     : "no_regression"));

@@ -13,6 +13,7 @@
 
 #include "flamegraph.h"
 #include "html.h"
+#include "strmap.h"
 
 #define FG_TOP 56           /* title, subtitle, the zoom line */
 #define FG_CHAR_W 6.6       /* px of a character at font-size 11 monospace */
@@ -30,6 +31,7 @@ struct fg_node {
 struct fg_tree {
 	struct fg_node *v;
 	int n, cap;
+	struct strmap kids; /* (parent, name) -> the child: one lookup a frame, however many siblings */
 };
 
 struct fg_tree *fg_tree_new(void)
@@ -55,6 +57,7 @@ void fg_tree_free(struct fg_tree *t)
 	for (int i = 0; i < t->n; i++)
 		free(t->v[i].name);
 	free(t->v);
+	strmap_free(&t->kids);
 	free(t);
 }
 
@@ -66,11 +69,11 @@ double fg_total(const struct fg_tree *t, int side)
 /* The child of p named name[0..len), made if new; -1 when out of room. */
 static int child_of(struct fg_tree *t, int p, const char *name, size_t len)
 {
+	size_t found = strmap_get(&t->kids, (uint64_t)p, name, len);
 	int c;
 
-	for (c = t->v[p].child; c >= 0; c = t->v[c].next)
-		if (!strncmp(t->v[c].name, name, len) && !t->v[c].name[len])
-			return c;
+	if (found != STRMAP_NONE)
+		return (int)found;
 	if (t->n >= FG_MAX_NODES)
 		return -1;
 	if (t->n == t->cap) {
@@ -86,8 +89,10 @@ static int child_of(struct fg_tree *t, int p, const char *name, size_t len)
 				    .depth = t->v[p].depth + 1 };
 	if (!t->v[c].name)
 		return -1;
-	t->v[p].child = c;
 	t->n++;
+	if (strmap_put(&t->kids, (uint64_t)p, t->v[c].name, len, (size_t)c) < 0)
+		return -1;
+	t->v[p].child = c;
 	return c;
 }
 
@@ -101,7 +106,7 @@ int fg_tree_add(struct fg_tree *t, int side, const struct prof_folded *f, double
 
 		if (prof_stack_is_idle(p))
 			continue;
-		t->v[0].cnt[side] += c;
+		t->v[0].cnt[side] = prof_count_add(t->v[0].cnt[side], c);
 		t->v[0].val[side] += w;
 		while (*p && t->v[node].depth < FG_MAX_DEPTH) {
 			const char *end = strchr(p, ';');
@@ -110,7 +115,7 @@ int fg_tree_add(struct fg_tree *t, int side, const struct prof_folded *f, double
 			node = child_of(t, node, p, len);
 			if (node < 0)
 				return -1;
-			t->v[node].cnt[side] += c;
+			t->v[node].cnt[side] = prof_count_add(t->v[node].cnt[side], c);
 			t->v[node].val[side] += w;
 			p += len + (end != NULL);
 		}
@@ -194,7 +199,7 @@ static void measure(struct fg_draw *d, int node)
 		return;
 	if (n->depth > d->maxdepth)
 		d->maxdepth = n->depth;
-	if (node && delta > d->cscale)
+	if (node && isfinite(delta) && delta > d->cscale)
 		d->cscale = delta;
 	for (int c = n->child; c >= 0; c = d->t->v[c].next)
 		measure(d, c);
@@ -301,7 +306,9 @@ static void frame(const struct fg_draw *d, const struct fg_node *n, double x, do
 	double y = FG_TOP + (d->maxdepth - n->depth) * FG_FRAME_H;
 	char colour[40], buf[600];
 	const char *shown, *kind = frame_kind(n, &shown, buf, sizeof(buf));
-	int fit = (int)((w - 6) / FG_CHAR_W);
+	double chars = (w - 6) / FG_CHAR_W;
+	/* w is finite and at most the graph's width (frames): no conversion out of int's range */
+	int fit = chars > 0 ? (int)fmin(chars, FG_WIDTH) : 0;
 
 	frame_colour(d, n, colour, sizeof(colour));
 	fprintf(f, "<g class=\"f\" data-k=\"%s\" data-d=\"%d\" data-v=\"%.7g\" data-sv=\"%.7g\"", kind, n->depth,
@@ -331,7 +338,7 @@ static void frames(const struct fg_draw *d, int node, double x, int *kids)
 	double w = width_value(d, n) * d->scale;
 	int k;
 
-	if (w <= 0)
+	if (!(w > 0) || !isfinite(w))
 		return;
 	frame(d, n, x, w);
 	k = sorted_kids(d->t, node, kids);
@@ -485,7 +492,8 @@ int fg_svg(FILE *f, const struct fg_tree *t, const struct fg_labels *l, bool sta
 
 	if (l->diff && mark_one_side((struct fg_tree *)t) < 0)
 		return -1;
-	d.scale = total > 0 ? (FG_WIDTH - 2 * FG_PAD) / total : 0;
+	/* totals that overflowed (hostile counts or cycles per byte) draw nothing rather than NaN */
+	d.scale = total > 0 && isfinite(total) ? (FG_WIDTH - 2 * FG_PAD) / total : 0;
 	measure(&d, 0);
 	y = FG_TOP + (d.maxdepth + 1) * FG_FRAME_H + 16;
 	height = y + (l->diff ? 48 : 8);
@@ -503,7 +511,7 @@ int fg_svg(FILE *f, const struct fg_tree *t, const struct fg_labels *l, bool sta
 		l->diff ? "238,238,238" : "250,250,238");
 	headings(&d);
 	fputs("<g class=\"frames\">\n", f);
-	if (total > 0)
+	if (d.scale > 0)
 		frames(&d, 0, FG_PAD, d.kids);
 	fprintf(f, "</g>\n<text id=\"%s-det\" x=\"%d\" y=\"%.1f\"> </text>\n", l->id, FG_PAD, y);
 	if (l->diff)

@@ -9,6 +9,12 @@
 #include <string.h>
 
 #include "results.h"
+#include "strmap.h"
+
+uint64_t prof_count_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 void prof_folded_free(struct prof_folded *f)
 {
@@ -50,7 +56,7 @@ void prof_folded_finish(struct prof_folded *f)
 	qsort(f->v, f->n, sizeof(*f->v), cmp_stack);
 	for (size_t i = 1; i < f->n; i++) {
 		if (!strcmp(f->v[w].stack, f->v[i].stack)) {
-			f->v[w].count += f->v[i].count;
+			f->v[w].count = prof_count_add(f->v[w].count, f->v[i].count);
 			free(f->v[i].stack);
 		} else {
 			f->v[++w] = f->v[i];
@@ -64,7 +70,7 @@ uint64_t prof_folded_total(const struct prof_folded *f)
 	uint64_t t = 0;
 
 	for (size_t i = 0; i < f->n; i++)
-		t += f->v[i].count;
+		t = prof_count_add(t, f->v[i].count);
 	return t;
 }
 
@@ -343,6 +349,13 @@ int prof_folded_parse(const char *name, const char *text, struct prof_folded *ou
 			free(line);
 			return -1;
 		}
+		/* a count a double holds exactly; a profile has a few thousand samples a line */
+		if (count > PROF_MAX_COUNT) {
+			snprintf(err, errlen, "%s:%d: a count above 2^53 (%llu); no profile has that many samples",
+				 name, lineno, count);
+			free(line);
+			return -1;
+		}
 		line[sp - line] = '\0';
 		if (prof_folded_add(out, line, count) < 0) {
 			free(line);
@@ -382,19 +395,41 @@ bool prof_stack_is_idle(const char *stack)
 	       !strcmp(leaf, "halt" PROF_KERNEL_SUFFIX) || !strncmp(leaf, "cpu_startup_entry", 17);
 }
 
+/* One function while stacks are reduced: its counts, and the last stack that counted it in total. */
 struct name_count {
-	const char *name;
+	const char *name; /* into the folded stacks */
 	size_t len;
 	uint64_t self, total;
+	size_t stack;     /* that stack's index + 1 */
 };
 
-static int cmp_nc(const void *a, const void *b)
-{
-	const struct name_count *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->name, y->name, n);
+/* The functions seen so far, and their index by name. */
+struct reduce {
+	struct strmap idx;
+	struct name_count *v;
+	size_t n, cap;
+};
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+/* name[0..len)'s entry, made when new; NULL when out of memory. */
+static struct name_count *reduce_get(struct reduce *r, const char *name, size_t len)
+{
+	size_t i = strmap_get(&r->idx, 0, name, len);
+
+	if (i != STRMAP_NONE)
+		return &r->v[i];
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1024;
+		struct name_count *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->v = v;
+		r->cap = cap;
+	}
+	if (strmap_put(&r->idx, 0, name, len, r->n) < 0)
+		return NULL;
+	r->v[r->n] = (struct name_count){ .name = name, .len = len };
+	return &r->v[r->n++];
 }
 
 static int cmp_func(const void *a, const void *b)
@@ -431,68 +466,54 @@ static void fill_shares(struct prof_summary *s)
 
 int prof_reduce(const struct prof_folded *folded, double cpb, struct prof_summary *out)
 {
-	struct name_count *nc = NULL;
-	size_t n = 0, cap = 0;
+	struct reduce r = { 0 };
 	int err = -1;
 
 	*out = (struct prof_summary){ .cpb = cpb, .nruns = 1 };
-	/* every (frame, stack) pair, then sorted by name and counted */
+	/* each frame looked up once: time linear in the stacks' length, however deep or wide */
 	for (size_t i = 0; i < folded->n; i++) {
 		const char *st = folded->v[i].stack, *p = strchr(st, ';');
 		uint64_t c = folded->v[i].count;
-		size_t first = n;
 
-		out->samples += c;
+		out->samples = prof_count_add(out->samples, c);
 		if (prof_stack_is_idle(st)) {
-			out->idle += c;
+			out->idle = prof_count_add(out->idle, c);
 			continue;
 		}
-		if (!p)
-			continue; /* a sample without a single frame */
+		/* no ';': a sample without a single frame */
 		while (p) {
 			const char *name = p + 1, *next = strchr(name, ';');
 			size_t len = next ? (size_t)(next - name) : strlen(name);
-			bool dup = false;
+			struct name_count *e = reduce_get(&r, name, len);
 
+			if (!e)
+				goto out;
 			/* recursion: a function counts once per stack in total */
-			for (size_t j = first; j < n && !dup; j++)
-				dup = nc[j].len == len && !memcmp(nc[j].name, name, len);
-			if (!next || !dup) {
-				if (n == cap) {
-					struct name_count *v = realloc(nc, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
-
-					if (!v)
-						goto out;
-					nc = v;
-				}
-				nc[n++] = (struct name_count){ name, len, next ? 0 : c, dup ? 0 : c };
+			if (e->stack != i + 1) {
+				e->total = prof_count_add(e->total, c);
+				e->stack = i + 1;
 			}
+			if (!next)
+				e->self = prof_count_add(e->self, c);
 			p = next;
 		}
 	}
-	qsort(nc, n, sizeof(*nc), cmp_nc);
-	for (size_t i = 0; i < n; i++) {
-		struct prof_func *f;
-
-		if (out->n && !cmp_nc(&nc[i], &nc[i - 1])) {
-			out->f[out->n - 1].self += nc[i].self;
-			out->f[out->n - 1].total += nc[i].total;
-			continue;
-		}
-		f = realloc(out->f, (out->n + 1) * sizeof(*f));
-		if (!f)
+	out->f = calloc(r.n + 1, sizeof(*out->f));
+	if (!out->f)
+		goto out;
+	for (size_t i = 0; i < r.n; i++) {
+		out->f[i] = (struct prof_func){ .name = strndup(r.v[i].name, r.v[i].len), .self = r.v[i].self,
+						.total = r.v[i].total };
+		if (!out->f[i].name)
 			goto out;
-		out->f = f;
-		out->f[out->n] = (struct prof_func){ .name = strndup(nc[i].name, nc[i].len),
-						     .self = nc[i].self, .total = nc[i].total };
-		if (!out->f[out->n++].name)
-			goto out;
+		out->n++;
 	}
 	fill_shares(out);
 	qsort(out->f, out->n, sizeof(*out->f), cmp_func);
 	err = 0;
 out:
-	free(nc);
+	strmap_free(&r.idx);
+	free(r.v);
 	if (err)
 		prof_summary_free(out);
 	return err;
@@ -523,74 +544,76 @@ static struct prof_func *by_name(const struct prof_summary *s)
 	return v;
 }
 
+/* Room for one more function in out (and its cycles-per-byte sum in *cpbs): 0 or -1. */
+static int merge_room(struct prof_summary *out, double **cpbs, size_t *cap)
+{
+	size_t c = *cap ? 2 * *cap : 256;
+	struct prof_func *f;
+	double *d;
+
+	if (out->n < *cap)
+		return 0;
+	f = realloc(out->f, c * sizeof(*f));
+	if (f)
+		out->f = f;
+	d = realloc(*cpbs, c * sizeof(*d));
+	if (d)
+		*cpbs = d;
+	if (!f || !d)
+		return -1;
+	*cap = c;
+	return 0;
+}
+
 int prof_merge(const struct prof_summary *runs, int n, struct prof_summary *out)
 {
-	struct prof_func **sorted = calloc(n + 1, sizeof(*sorted));
-	double cpb_sum = 0;
+	struct strmap idx = { 0 };
+	double cpb_sum = 0, *cpbs = NULL;
+	size_t cap = 0;
 	int ncpb = 0, err = -1;
 
 	*out = (struct prof_summary){ .nruns = n };
-	if (!sorted)
-		return -1;
 	for (int r = 0; r < n; r++) {
-		sorted[r] = by_name(&runs[r]);
-		if (!sorted[r])
-			goto out;
-		out->samples += runs[r].samples;
-		out->idle += runs[r].idle;
+		out->samples = prof_count_add(out->samples, runs[r].samples);
+		out->idle = prof_count_add(out->idle, runs[r].idle);
 		if (isfinite(runs[r].cpb)) {
 			cpb_sum += runs[r].cpb;
 			ncpb++;
 		}
 	}
 	out->cpb = ncpb == n && n ? cpb_sum / n : NAN;
-	/* the union of the functions: add each run's ones not yet seen */
+	/* the union of the functions, each found by name in the table */
 	for (int r = 0; r < n; r++)
 		for (size_t i = 0; i < runs[r].n; i++) {
-			const char *name = runs[r].f[i].name;
-			bool seen = false;
-			struct prof_func *f;
+			const struct prof_func *g = &runs[r].f[i];
+			size_t j = strmap_get(&idx, 0, g->name, strlen(g->name));
 
-			for (int q = 0; q < r && !seen; q++)
-				seen = find_func(sorted[q], runs[q].n, name) != NULL;
-			if (seen)
-				continue;
-			f = realloc(out->f, (out->n + 1) * sizeof(*f));
-			if (!f)
-				goto out;
-			out->f = f;
-			f = &out->f[out->n];
-			*f = (struct prof_func){ .name = strdup(name) };
-			if (!f->name)
-				goto out;
-			out->n++;
-			for (int q = r; q < n; q++) {
-				const struct prof_func *g = find_func(sorted[q], runs[q].n, name);
-
-				if (g) {
-					f->self += g->self;
-					f->total += g->total;
-				}
+			if (j == STRMAP_NONE) {
+				if (merge_room(out, &cpbs, &cap) < 0)
+					goto out;
+				j = out->n;
+				out->f[j] = (struct prof_func){ .name = strdup(g->name) };
+				cpbs[j] = 0;
+				if (!out->f[j].name)
+					goto out;
+				out->n++;
+				if (strmap_put(&idx, 0, out->f[j].name, strlen(g->name), j) < 0)
+					goto out;
 			}
+			out->f[j].self = prof_count_add(out->f[j].self, g->self);
+			out->f[j].total = prof_count_add(out->f[j].total, g->total);
+			cpbs[j] += g->cpb;
 		}
 	fill_shares(out);
-	/* cycles per byte: the mean of the runs', not the pooled share times the mean */
-	for (size_t i = 0; i < out->n && isfinite(out->cpb); i++) {
-		double sum = 0;
-
-		for (int r = 0; r < n; r++) {
-			const struct prof_func *g = find_func(sorted[r], runs[r].n, out->f[i].name);
-
-			sum += g ? g->cpb : 0;
-		}
-		out->f[i].cpb = sum / n;
-	}
-	qsort(out->f, out->n, sizeof(*out->f), cmp_func);
+	/* cycles per byte: the mean of the runs' (a run without the function counts 0) */
+	for (size_t i = 0; i < out->n && isfinite(out->cpb); i++)
+		out->f[i].cpb = cpbs[i] / n;
+	if (out->n)
+		qsort(out->f, out->n, sizeof(*out->f), cmp_func);
 	err = 0;
 out:
-	for (int r = 0; r < n; r++)
-		free(sorted[r]);
-	free(sorted);
+	strmap_free(&idx);
+	free(cpbs);
 	if (err)
 		prof_summary_free(out);
 	return err;
@@ -605,9 +628,10 @@ void prof_funcs_free(struct prof_func *f, size_t n)
 
 int prof_commands(const struct prof_folded *folded, struct prof_func **out, size_t *n)
 {
+	struct strmap idx = { 0 };
 	struct prof_func *v = NULL;
 	uint64_t busy = 0;
-	size_t k = 0;
+	size_t k = 0, cap = 0;
 
 	for (size_t i = 0; i < folded->n; i++) {
 		const char *st = folded->v[i].stack;
@@ -615,22 +639,24 @@ int prof_commands(const struct prof_folded *folded, struct prof_func **out, size
 
 		if (prof_stack_is_idle(st))
 			continue;
-		busy += folded->v[i].count;
-		for (j = 0; j < k; j++)
-			if (strlen(v[j].name) == len && !strncmp(v[j].name, st, len))
-				break;
-		if (j == k) {
-			struct prof_func *nv = realloc(v, (k + 1) * sizeof(*nv));
+		busy = prof_count_add(busy, folded->v[i].count);
+		j = strmap_get(&idx, 0, st, len);
+		if (j == STRMAP_NONE) {
+			if (k == cap) {
+				struct prof_func *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
 
-			if (!nv || !(nv[k].name = strndup(st, len))) {
-				prof_funcs_free(nv ? nv : v, k);
-				return -1;
+				if (!nv)
+					goto nomem;
+				v = nv;
 			}
-			v = nv;
-			v[k] = (struct prof_func){ .name = v[k].name };
-			k++;
+			v[k] = (struct prof_func){ .name = strndup(st, len) };
+			if (!v[k].name)
+				goto nomem;
+			j = k++;
+			if (strmap_put(&idx, 0, st, len, j) < 0)
+				goto nomem;
 		}
-		v[j].self += folded->v[i].count;
+		v[j].self = prof_count_add(v[j].self, folded->v[i].count);
 	}
 	for (size_t j = 0; j < k; j++) {
 		v[j].total = v[j].self;
@@ -639,9 +665,14 @@ int prof_commands(const struct prof_folded *folded, struct prof_func **out, size
 	}
 	if (k)
 		qsort(v, k, sizeof(*v), cmp_func);
+	strmap_free(&idx);
 	*out = v;
 	*n = k;
 	return 0;
+nomem:
+	strmap_free(&idx);
+	prof_funcs_free(v, k);
+	return -1;
 }
 
 const char *prof_func_display(const char *name, bool *kernel, char *buf, size_t len)

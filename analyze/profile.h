@@ -43,6 +43,8 @@ int prof_folded_add(struct prof_folded *f, const char *stack, uint64_t count);
 /* Sort and merge equal stacks. */
 void prof_folded_finish(struct prof_folded *f);
 uint64_t prof_folded_total(const struct prof_folded *f);
+/* a + b, or UINT64_MAX past it: sample counts saturate, never wrap. */
+uint64_t prof_count_add(uint64_t a, uint64_t b);
 
 /*
  * Fold the text of `perf script -F comm,tid,ip,sym,dso` (a header line per
@@ -53,10 +55,15 @@ long prof_fold_perf_script(const char *text, struct prof_folded *out, char *err,
 
 /*
  * Read "stack count" lines; -1 with "name:LINE: why" in err on a malformed
- * line, a control character, or more than PROF_MAX_STACKS lines (a
- * profile has a few thousand; the limit bounds the memory a file costs).
+ * line, a control character, a count above PROF_MAX_COUNT (2^53, what a
+ * double holds exactly), or more than PROF_MAX_STACKS lines (a profile
+ * has a few thousand; the limit bounds the memory a file costs). Sums of
+ * counts saturate at UINT64_MAX, never wrap. Everything done with what is
+ * read (reducing, merging, the commands, a flame graph) takes time about
+ * linear in its size: names are looked up in hash tables (strmap.h).
  */
 #define PROF_MAX_STACKS 4000000
+#define PROF_MAX_COUNT (1ULL << 53)
 int prof_folded_parse(const char *name, const char *text, struct prof_folded *out, char *err,
 		      size_t errlen);
 int prof_folded_write(FILE *f, const struct prof_folded *folded);

@@ -31,7 +31,7 @@ static int add_group(struct fg_tree *t, int side, const struct pgroup *g, bool c
 	uint64_t all = 0;
 
 	for (int r = 0; r < g->nruns; r++)
-		all += g->runs[r].samples - g->runs[r].idle;
+		all = prof_count_add(all, g->runs[r].samples - g->runs[r].idle);
 	for (int r = 0; r < g->nruns; r++) {
 		uint64_t busy = g->runs[r].samples - g->runs[r].idle;
 		double w;

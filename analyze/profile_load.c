@@ -154,15 +154,21 @@ static int add_record(struct preport *r, const char *dir, const char *runs_path,
 	g = group_get(r, kernel, scenario);
 	if (!g || prof_reduce(&folded, json_is_number(cpbj) ? json_number_value(cpbj) : NAN, &s) < 0)
 		goto nomem;
-	runs = realloc(g->runs, (g->nruns + 1) * sizeof(*runs));
-	if (runs)
-		g->runs = runs;
-	rfold = realloc(g->rfold, (g->nruns + 1) * sizeof(*rfold));
-	if (rfold)
-		g->rfold = rfold;
-	if (!runs || !rfold) {
-		prof_summary_free(&s);
-		goto nomem;
+	/* room doubled when full: many records of one group cost linear time */
+	if (g->nruns == g->cap) {
+		int cap = g->cap ? 2 * g->cap : 8;
+
+		runs = realloc(g->runs, cap * sizeof(*runs));
+		if (runs)
+			g->runs = runs;
+		rfold = realloc(g->rfold, cap * sizeof(*rfold));
+		if (rfold)
+			g->rfold = rfold;
+		if (!runs || !rfold) {
+			prof_summary_free(&s);
+			goto nomem;
+		}
+		g->cap = cap;
 	}
 	for (size_t i = 0; i < folded.n; i++)
 		if (prof_folded_add(&g->folded, folded.v[i].stack, folded.v[i].count) < 0) {

@@ -17,7 +17,7 @@ struct pgroup {
 	char *kernel, *scenario;
 	struct prof_summary *runs;  /* each run's, reduced */
 	struct prof_folded *rfold;  /* each run's stacks (runs[i] is their summary) */
-	int nruns;
+	int nruns, cap;             /* runs and rfold have room for cap */
 	struct prof_folded folded;  /* every run's stacks, merged */
 	struct prof_summary merged;
 	int hz;

@@ -18,6 +18,10 @@ const char *metric_unit(const struct metric *m)
 		return "Gbit/s";
 	case METRIC_CPB:
 		return "cycles/byte";
+	case METRIC_CPB_SENDER:
+		return "cycles/byte sender";
+	case METRIC_CPB_RECEIVER:
+		return "cycles/byte receiver";
 	case METRIC_COUNTER:
 		return m->unit == UNIT_TRANSACTION ? "per transaction" : m->unit == UNIT_DATAGRAM ? "per datagram"
 											 : "per packet";
@@ -81,6 +85,10 @@ static int add_row(struct report *rep, int *cap, int k, const struct run_group *
 	free(v);
 	if (m.kind == METRIC_COUNTER && n == 0)
 		row->unavailable = first_unavailable(&rep->all, g, m.counter);
+	/* a counter that cannot apply to this scenario is no row of it */
+	if (row->unavailable && !strncmp(row->unavailable, "unavailable: " RESULTS_NO_SAS_WHY,
+					 strlen("unavailable: " RESULTS_NO_SAS_WHY)))
+		rep->nrows--;
 	return 0;
 }
 
@@ -111,6 +119,13 @@ int report_load(struct report *rep, char *const dirs[], int ndirs)
 			for (int m = 0; m < nm; m++)
 				if (add_row(rep, &cap, k, g, ms[m]) < 0)
 					goto out_nomem;
+			/* each end's own cycles, where the testbed measured them apart (peer, vm-pair) */
+			for (enum metric_kind e = METRIC_CPB_SENDER; u == UNIT_BYTE && e <= METRIC_CPB_RECEIVER; e++) {
+				if (add_row(rep, &cap, k, g, (struct metric){ .kind = e }) < 0)
+					goto out_nomem;
+				if (!rep->rows[rep->nrows - 1].s.n)
+					rep->nrows--;
+			}
 			if (!have_base[u]) {
 				have_base[u] = true;
 				base[u] = rep->rows[first].s.median;

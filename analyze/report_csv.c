@@ -31,7 +31,7 @@ static void csv_num(FILE *f, double v)
 
 int report_csv(FILE *f, const struct report *rep)
 {
-	fprintf(f, "kernel,scenario,metric,unit,n,n_not_ok,median,min,max,mean,sd,ci95_lo,ci95_hi,cv,ratio\n");
+	fprintf(f, "kernel,scenario,metric,unit,n,n_not_ok,median,min,max,mean,sd,interval_lo,interval_hi,interval_coverage,cv,ratio\n");
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *row = &rep->rows[i];
 		char name[160];
@@ -47,8 +47,9 @@ int report_csv(FILE *f, const struct report *rep)
 		csv_num(f, row->s.max);
 		csv_num(f, row->s.mean);
 		csv_num(f, row->s.sd);
-		csv_num(f, row->s.ci_lo);
-		csv_num(f, row->s.ci_hi);
+		csv_num(f, row->s.iv_lo);
+		csv_num(f, row->s.iv_hi);
+		csv_num(f, row->s.iv_cover);
 		csv_num(f, row->s.cv);
 		csv_num(f, row->ratio);
 		fputc('\n', f);

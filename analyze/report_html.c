@@ -137,6 +137,37 @@ static void html_summary_row(FILE *f, const struct report *rep, int g, const str
 	fputs("</tr>\n", f);
 }
 
+/*
+ * What the verdict cannot say: the scenarios whose interval overlaps the
+ * slowest's (not told apart by these runs), and those not measured at all.
+ */
+static void html_verdict_qualified(FILE *f, const struct report *rep, int k, const struct report_row *low)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		int n = 0;
+
+		for (int g = 0; g < rep->ngroups; g++) {
+			const struct report_row *t = find_row(rep, &rep->groups[g], METRIC_THROUGHPUT);
+			bool hit;
+
+			if (!t || t == low || strcmp(rep->groups[g].kernel, rep->kernels[k]))
+				continue;
+			hit = pass ? t->s.n == 0
+				   : t->s.n && !isnan(t->s.iv_lo) && !isnan(low->s.iv_lo) &&
+					     t->s.iv_lo <= low->s.iv_hi && low->s.iv_lo <= t->s.iv_hi;
+			if (!hit)
+				continue;
+			fputs(n++ ? ", " : pass ? " Not measured (no ok run; see the runs not ok): "
+						: " Its interval overlaps those of ", f);
+			html_esc(f, t->g->scenario);
+		}
+		if (n && !pass)
+			fputs(": these runs do not tell which of them is the slowest.", f);
+		else if (n)
+			fputc('.', f);
+	}
+}
+
 /* Kernel k's summary table and verdict. */
 static void html_summary_kernel(FILE *f, const struct report *rep, int k)
 {
@@ -167,7 +198,9 @@ static void html_summary_kernel(FILE *f, const struct report *rep, int k)
 		html_esc(f, low->g->scenario);
 		fprintf(f, ", reaches %.3fx the throughput of ", low->ratio);
 		html_esc(f, first->g->scenario);
-		fprintf(f, " (%+.1f%%).</p>\n", 100 * (low->ratio - 1));
+		fprintf(f, " (%+.1f%%).", 100 * (low->ratio - 1));
+		html_verdict_qualified(f, rep, k, low);
+		fputs("</p>\n", f);
 	}
 }
 
@@ -299,22 +332,21 @@ static void html_kernel_figures(FILE *f, const struct report *rep, int k)
 	fprintf(f, "<h3>kernel ");
 	html_esc(f, rep->kernels[k]);
 	fprintf(f, "</h3>\n<table>\n<tr><th>scenario</th><th>metric</th><th>n</th><th>median</th>"
-		   "<th>min-max</th><th>mean</th><th>95%% CI</th><th>CV</th><th>ratio</th></tr>\n");
+		   "<th>interval</th><th>covers</th><th>CV</th><th>ratio</th></tr>\n");
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *row = &rep->rows[i];
-		char med[32], rng[64], mean[32], ci[64] = "-";
+		char med[32], rng[64], cover[16] = "-";
 		int d = fmt_decimals(row->s.median);
 
 		if (row->k != k || row->m.kind == METRIC_COUNTER)
 			continue;
-		if (row->s.n >= 2)
-			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+		fmt_cover(cover, sizeof(cover), row->s.iv_cover);
 		fprintf(f, "<tr><td>");
 		html_esc(f, row->g->scenario);
 		fprintf(f, "</td><td>%s</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td>"
-			   "<td class=n>%s</td><td class=n>%s</td>",
+			   "<td class=n>%s</td>",
 			metric_unit(&row->m), row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
-			fmt_range(rng, sizeof(rng), &row->s, d), fmt_num(mean, sizeof(mean), row->s.mean, d), ci);
+			fmt_interval(rng, sizeof(rng), &row->s, d), cover);
 		html_cv(f, &row->s);
 		if (isnan(row->ratio))
 			fputs("<td class=n></td></tr>\n", f);
@@ -331,14 +363,14 @@ static void html_kernel_figures(FILE *f, const struct report *rep, int k)
 			continue;
 		if (!any)
 			fprintf(f, "<table>\n<tr><th>counter, per packet</th><th>scenario</th><th>n</th>"
-				   "<th>median</th><th>min-max</th></tr>\n");
+				   "<th>median</th><th>interval</th></tr>\n");
 		any = true;
 		fprintf(f, "<tr><td>");
 		html_esc(f, row->m.counter);
 		fprintf(f, "</td><td>");
 		html_esc(f, row->g->scenario);
 		fprintf(f, "</td><td class=n>%d</td><td class=n>%s</td><td class=n>%s</td></tr>\n", row->s.n,
-			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d));
+			fmt_num(med, sizeof(med), row->s.median, d), fmt_interval(rng, sizeof(rng), &row->s, d));
 	}
 	if (any)
 		fputs("</table>\n", f);
@@ -434,7 +466,7 @@ static void html_charts(FILE *f, const struct report *rep, int chart_dfd, int nc
 
 	fputs("</section>\n<section id=charts><h2>Charts</h2>\n", f);
 	if (ncharts > 0)
-		fputs("<p>Bars: median; whiskers: min-max; dots: the runs; n in the labels. A chart whose "
+		fputs("<p>Bars: median; whiskers: its interval; dots: the runs; n in the labels. A chart whose "
 		      "values span more than 10x has a log scale. Throughput over time: each run's 1 s "
 		      "intervals (iperf3's or the stream load's), one line per repeat. Latency: each "
 		      "request/response scenario's distribution, the median run's latency at each percentile, "
@@ -494,10 +526,10 @@ int report_html(FILE *f, const struct report *rep, int chart_dfd, int ncharts,
 	html_head(f);
 	html_summary(f, rep);
 	html_nav(f, rep, ncharts, chart_names);
-	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Spread: min-max, "
-		   "the 95%% confidence interval of the mean (Student t) and the coefficient of "
-		   "variation (highlighted above %.0f%%). Ratio: the median throughput over the first "
-		   "scenario's.</p>\n", 100 * CV_WARN);
+	fprintf(f, "<section id=figures><h2>Figures</h2>\n<p>n: runs with status ok. Interval: the "
+		   "median's, distribution-free (min-max up to 8 runs); covers: how often it holds the median; "
+		   "CV: the coefficient of variation (highlighted above %.0f%%). Ratio: the median throughput "
+		   "over the first scenario's.</p>\n", 100 * CV_WARN);
 	for (int k = 0; k < rep->nkernels; k++)
 		html_kernel_figures(f, rep, k);
 	html_charts(f, rep, chart_dfd, ncharts, chart_names, no_charts);

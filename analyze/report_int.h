@@ -2,7 +2,8 @@
 /*
  * What the report's files share among themselves, not outside analyze/ (a
  * façade):
- * the provenance lines (report.c) and the interval warnings (report_text.c).
+ * the provenance lines (report.c), the interval warnings (report_text.c),
+ * the set-up and reproduce blocks (setup_block.c).
  */
 #ifndef IPSECPERF_REPORT_INT_H
 #define IPSECPERF_REPORT_INT_H
@@ -31,5 +32,11 @@ int report_not_ok(const struct results *r);
  * by more than INTERVAL_CV_WARN; returns how many lines.
  */
 int report_interval_warnings(FILE *f, const struct report *rep);
+
+/* The set-up of each source as found (meta.json), for the text report (setup_block.c). */
+void report_setup_text(FILE *f, const struct report *rep);
+
+/* "reproduce:": each source's command and the tool's version and commit, clean or not. */
+void report_reproduce_text(FILE *f, const struct report *rep);
 
 #endif

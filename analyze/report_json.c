@@ -61,14 +61,14 @@ int report_json(FILE *f, const struct report *rep)
 		char name[160];
 
 		json_array_append_new(rows,
-			json_pack("{s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			json_pack("{s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 				  "kernel", row->g->kernel, "scenario", row->g->scenario, "metric",
 				  metric_name(&row->m, name, sizeof(name)), "unit", metric_unit(&row->m),
 				  "higher_is_better", metric_higher_is_better(&row->m), "n", row->s.n,
 				  "n_not_ok", group_not_ok(row->g), "median", jnum(row->s.median),
 				  "min", jnum(row->s.min), "max", jnum(row->s.max), "mean", jnum(row->s.mean),
-				  "sd", jnum(row->s.sd), "ci95_lo", jnum(row->s.ci_lo), "ci95_hi",
-				  jnum(row->s.ci_hi), "cv", jnum(row->s.cv), "ratio", jnum(row->ratio),
+				  "sd", jnum(row->s.sd), "interval_lo", jnum(row->s.iv_lo), "interval_hi",
+				  jnum(row->s.iv_hi), "interval_coverage", jnum(row->s.iv_cover), "cv", jnum(row->s.cv), "ratio", jnum(row->ratio),
 				  "unavailable", jstr(row->unavailable)));
 	}
 	for (int i = 0; i < rep->all.nruns; i++) {

@@ -61,13 +61,13 @@ static void md_provenance(FILE *f, const struct report *rep)
 static void md_main_table(FILE *f, const struct report *rep)
 {
 	fprintf(f, "## Throughput and cycles per byte\n\n"
-		   "n: runs with status ok. Spread: min-max, the 95%% confidence interval of the "
-		   "mean (Student t), and the coefficient of variation.\n\n");
-	fprintf(f, "| kernel | scenario | metric | n | median | min-max | mean | 95%% CI | CV | ratio |\n"
-		   "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+		   "n: runs with status ok. interval: the median's, distribution-free (docs/methodology.md); "
+		   "covers: how often it holds the median. CV: the coefficient of variation.\n\n");
+	fprintf(f, "| kernel | scenario | metric | n | median | interval | covers | CV | ratio |\n"
+		   "|---|---|---|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *row = &rep->rows[i];
-		char med[32], rng[64], mean[32], ratio[32] = "", cv[16] = "-", ci[64] = "-";
+		char med[32], rng[64], ratio[32] = "", cv[16] = "-", cover[16] = "-";
 		int d = fmt_decimals(row->s.median);
 
 		if (row->m.kind == METRIC_COUNTER)
@@ -76,15 +76,14 @@ static void md_main_table(FILE *f, const struct report *rep)
 			snprintf(ratio, sizeof(ratio), "%.3f", row->ratio);
 		if (!isnan(row->s.cv))
 			snprintf(cv, sizeof(cv), "%.1f%%", 100 * row->s.cv);
-		if (row->s.n >= 2)
-			snprintf(ci, sizeof(ci), "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
+		fmt_cover(cover, sizeof(cover), row->s.iv_cover);
 		fprintf(f, "| ");
 		md_cell(f, row->g->kernel);
 		fprintf(f, " | ");
 		md_cell(f, row->g->scenario);
-		fprintf(f, " | %s | %d | %s | %s | %s | %s | %s | %s |\n", metric_unit(&row->m), row->s.n,
-			fmt_num(med, sizeof(med), row->s.median, d), fmt_range(rng, sizeof(rng), &row->s, d),
-			fmt_num(mean, sizeof(mean), row->s.mean, d), ci, cv, ratio);
+		fprintf(f, " | %s | %d | %s | %s | %s | %s | %s |\n", metric_unit(&row->m), row->s.n,
+			fmt_num(med, sizeof(med), row->s.median, d), fmt_interval(rng, sizeof(rng), &row->s, d),
+			cover, cv, ratio);
 	}
 }
 
@@ -102,7 +101,7 @@ static void md_counters(FILE *f, const struct report *rep)
 			continue;
 		if (!any) {
 			fprintf(f, "\n## Per-packet counters\n\n"
-				   "| kernel | scenario | counter | n | median | min-max |\n"
+				   "| kernel | scenario | counter | n | median | interval |\n"
 				   "|---|---|---|---:|---:|---:|\n");
 			any = true;
 		}
@@ -114,11 +113,12 @@ static void md_counters(FILE *f, const struct report *rep)
 		md_cell(f, row->m.counter);
 		if (row->s.n)
 			fprintf(f, " | %d | %s | %s |\n", row->s.n, fmt_num(med, sizeof(med), row->s.median, d),
-				fmt_range(rng, sizeof(rng), &row->s, d));
+				fmt_interval(rng, sizeof(rng), &row->s, d));
 		else {
-			fprintf(f, " | 0 | - | ");
-			md_cell(f, row->unavailable ? row->unavailable : "no value");
-			fprintf(f, " |\n");
+			/* no figure: the reason spans the figures' columns, in words */
+			fprintf(f, " | 0 | no value: ");
+			md_cell(f, row->unavailable ? row->unavailable : "none recorded");
+			fprintf(f, " | - |\n");
 		}
 	}
 }

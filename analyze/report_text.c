@@ -25,6 +25,9 @@ static void text_header(FILE *f, const struct report *rep)
 		if (i)
 			fputc('\n', f);
 		for (int j = 0; j < n; j++) {
+			/* said once, in the reproduce block */
+			if (!strcmp(kv[j].key, "tool") || !strcmp(kv[j].key, "command"))
+				continue;
 			fprintf(f, "%-9s ", kv[j].key);
 			fputs_wrapped_at(f, kv[j].val, 10, 10);
 		}
@@ -42,42 +45,85 @@ static void text_header(FILE *f, const struct report *rep)
 
 static void text_spread(FILE *f, const struct report *rep)
 {
-	static const char *const heads[] = { "scenario", "metric", "n", "mean", "95% CI", "CV" };
-	static const bool left[] = { true, true, false, false, false, false };
+	static const char *const heads[] = { "scenario", "metric", "n", "covers", "CV" };
+	static const bool left[] = { true, true, false, false, false };
 
-	fprintf(f, "\nSpread: mean, 95%% confidence interval of the mean (Student t),\n"
-		   "coefficient of variation (sd/mean)\n");
+	fprintf(f, "\nSpread: how often each interval above holds the median (its\n"
+		   "coverage), and the coefficient of variation (sd/mean)\n");
 	for (int k = 0; k < rep->nkernels; k++) {
 		const struct run_group *last = NULL;
 		struct tab t;
 
-		tab_init(&t, 6, heads, left);
+		tab_init(&t, 5, heads, left);
 		for (int i = 0; i < rep->nrows; i++) {
 			const struct report_row *row = &rep->rows[i];
-			char mean[32];
-			int d, r;
+			char cover[16];
+			int r;
 
 			if (row->m.kind == METRIC_COUNTER || row->k != k)
 				continue;
-			d = fmt_decimals(row->s.mean);
 			if ((r = tab_row(&t)) < 0)
 				break;
 			tab_set(&t, r, 0, "%s", row->g != last ? row->g->scenario : "");
 			last = row->g;
 			tab_set(&t, r, 1, "%s", metric_unit(&row->m));
 			tab_set(&t, r, 2, "%d", row->s.n);
-			tab_set(&t, r, 3, "%s", fmt_num(mean, sizeof(mean), row->s.mean, d));
-			if (row->s.n >= 2)
-				tab_set(&t, r, 4, "%.*f-%.*f", d, row->s.ci_lo, d, row->s.ci_hi);
-			else
-				tab_set(&t, r, 4, "-");
+			tab_set(&t, r, 3, "%s", fmt_cover(cover, sizeof(cover), row->s.iv_cover));
 			if (isnan(row->s.cv))
-				tab_set(&t, r, 5, "-");
+				tab_set(&t, r, 4, "-");
 			else
-				tab_set(&t, r, 5, "%.1f%%", 100 * row->s.cv);
+				tab_set(&t, r, 4, "%.1f%%", 100 * row->s.cv);
 		}
 		fprintf(f, "\nkernel %s\n", rep->kernels[k]);
 		tab_print(f, &t, NULL);
+		tab_free(&t);
+	}
+}
+
+/* Where the testbed measured each end's cycles apart (peer, vm-pair): sender and receiver, per kernel. */
+static void text_ends(FILE *f, const struct report *rep)
+{
+	static const char *const heads[] = { "scenario", "n", "median", "interval", "median", "interval" };
+	static const bool left[] = { true, false, false, false, false, false };
+	static const char *const groups[] = { NULL, NULL, "sender", NULL, "receiver", NULL };
+
+	for (int k = 0; k < rep->nkernels; k++) {
+		struct tab t;
+		int nrow = 0;
+
+		tab_init(&t, 6, heads, left);
+		for (int i = 0; i < rep->nrows; i++) {
+			const struct report_row *s = &rep->rows[i], *r = NULL;
+			char med[2][32], iv[2][64];
+			int row;
+
+			if (s->k != k || s->m.kind != METRIC_CPB_SENDER)
+				continue;
+			if (i + 1 < rep->nrows && rep->rows[i + 1].g == s->g && rep->rows[i + 1].m.kind == METRIC_CPB_RECEIVER)
+				r = &rep->rows[i + 1];
+			if ((row = tab_row(&t)) < 0)
+				break;
+			for (int e = 0; e < 2; e++) {
+				const struct stats *st = e ? (r ? &r->s : NULL) : &s->s;
+				int d = st ? fmt_decimals(st->median) : 0;
+
+				fmt_num(med[e], sizeof(med[e]), st ? st->median : NAN, d);
+				fmt_interval(iv[e], sizeof(iv[e]), st, d);
+			}
+			tab_set(&t, row, 0, "%s", s->g->scenario);
+			tab_set(&t, row, 1, "%d", s->s.n);
+			tab_set(&t, row, 2, "%s", med[0]);
+			tab_set(&t, row, 3, "%s", iv[0]);
+			tab_set(&t, row, 4, "%s", med[1]);
+			tab_set(&t, row, 5, "%s", iv[1]);
+			nrow++;
+		}
+		if (nrow) {
+			fprintf(f, "\nEach end's cycles per byte: median and its interval%s%s\n\n",
+				rep->nkernels > 1 ? ", kernel " : "",
+				rep->nkernels > 1 ? rep->kernels[k] : "");
+			tab_print(f, &t, groups);
+		}
 		tab_free(&t);
 	}
 }
@@ -128,7 +174,7 @@ static int note_index(const char **notes, int *nnotes, const char *reason)
 static void counter_table(FILE *f, const struct report *rep, int k, json_t *with_value,
 			  const char **notes, int *nnotes)
 {
-	static const char *const heads[] = { "scenario", "counter", "n", "median", "min-max" };
+	static const char *const heads[] = { "scenario", "counter", "n", "median", "interval" };
 	static const bool left[] = { true, true, false, false, false };
 	const char *last = NULL;
 	int nrows = 0;
@@ -156,7 +202,7 @@ static void counter_table(FILE *f, const struct report *rep, int k, json_t *with
 				 note_index(notes, nnotes, row_reason(row)) + 1);
 		} else {
 			fmt_num(med, sizeof(med), row->s.median, d);
-			fmt_range(rng, sizeof(rng), &row->s, d);
+			fmt_interval(rng, sizeof(rng), &row->s, d);
 		}
 		tab_set(&t, r, 0, "%s", last == row->g->scenario ? "" : row->g->scenario);
 		tab_set(&t, r, 1, "%s", row->m.counter);
@@ -230,7 +276,7 @@ static void text_counters(FILE *f, const struct report *rep)
 
 	for (int i = 0; i < rep->nrows && !units; i++)
 		units = rep->rows[i].m.kind == METRIC_COUNTER && rep->rows[i].m.unit != UNIT_BYTE;
-	fprintf(f, "\nPer-packet counters: events per packet sent (median, min-max)\n");
+	fprintf(f, "\nPer-packet counters: events per packet sent (median and its interval)\n");
 	if (units)
 		fputs_wrapped(f, "(per transaction for the request/response scenarios, per datagram received for the packet-rate ones)", 0, 1);
 	for (int k = 0; k < rep->nkernels; k++) {
@@ -355,28 +401,40 @@ static void text_until_ci(FILE *f, const struct report *rep)
 	}
 }
 
-int report_summary(FILE *f, const struct report *rep)
+/* The mail's body: header, set-up, figures, each end's cycles, counters (no reproduce block). */
+static int summary_body(FILE *f, const struct report *rep)
 {
 	text_header(f, rep);
 	bool streams = false;
 
 	for (int g = 0; g < rep->ngroups && !streams; g++)
 		streams = group_unit(&rep->all, &rep->groups[g]) == UNIT_BYTE;
+	report_setup_text(f, rep);
 	/* the first table's title (the other loads' tables carry their own) */
-	fprintf(f, streams ? "Throughput (receiver) and cycles per byte, median and min-max\n\n" : "\n");
+	fprintf(f, streams ? "Throughput (receiver) and cycles per byte: median and its interval\n\n" : "\n");
 	if (summary_tables(f, &rep->all) < 0)
 		return -1;
+	text_ends(f, rep);
+	text_counters(f, rep);
+	return 0;
+}
+
+int report_summary(FILE *f, const struct report *rep)
+{
+	if (summary_body(f, rep) < 0)
+		return -1;
+	report_reproduce_text(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 
 int report_text(FILE *f, const struct report *rep)
 {
-	if (report_summary(f, rep) < 0)
+	if (summary_body(f, rep) < 0)
 		return -1;
 	text_spread(f, rep);
-	text_counters(f, rep);
 	report_interval_warnings(f, rep);
 	text_until_ci(f, rep);
+	report_reproduce_text(f, rep);
 	return ferror(f) ? -1 : 0;
 }
 

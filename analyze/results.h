@@ -39,6 +39,13 @@
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_SKIPPED };
 
+/*
+ * A counter's reason ("symbol": "unavailable: ...") when it cannot apply
+ * to the scenario at all: the ESP counters of a scenario without SAs. The
+ * reports leave such rows out.
+ */
+#define RESULTS_NO_SAS_WHY "not attached: the scenario has no SAs"
+
 struct run_counter {
 	char *name;
 	bool has_count, has_per_packet, has_per_packet_load;
@@ -66,6 +73,9 @@ struct run_record {
 	char *start;                /* NULL if absent */
 	bool has_duration, has_bytes, has_throughput, has_cpb, has_retransmits;
 	double duration_s, bytes, throughput_bps, cycles_per_byte, retransmits;
+	/* peer, vm-pair: each end's own (cycles_per_byte_sender, _receiver) */
+	bool has_cpb_sender, has_cpb_receiver;
+	double cpb_sender, cpb_receiver;
 	bool cycles_estimated;      /* cycles_method == "estimated" */
 	struct run_counter *counters;
 	int ncounters;
@@ -119,6 +129,12 @@ struct results_meta {
 	int naccels;
 	struct meta_scenario *scenarios;
 	int nscenarios;
+	/*
+	 * The whole of meta.json, for what only one writer shows (the set-up:
+	 * analyze/setup_block.c): input as the rest, read with its types
+	 * checked and each string through results_bad_char before it is used.
+	 */
+	json_t *json;
 };
 
 struct results {
@@ -241,14 +257,14 @@ void results_groups_free(struct run_group *groups, int ngroups);
 int results_kernels(const struct results *r, const char ***kernels, int *n);
 
 /*
- * Metrics: throughput, cycles per byte, or one counter's per-packet value
+ * Metrics: throughput, cycles per byte (and each end's), or one counter's per-packet value
  * (per transaction or datagram for those loads); the request/response
  * loads' transactions per second, latency percentiles and cycles per
  * transaction; the packet-rate load's datagrams per second, loss and
  * cycles per datagram.
  */
-enum metric_kind { METRIC_THROUGHPUT, METRIC_CPB, METRIC_COUNTER, METRIC_TPS, METRIC_LAT, METRIC_CPU_UNIT,
-		   METRIC_PPS, METRIC_LOSS };
+enum metric_kind { METRIC_THROUGHPUT, METRIC_CPB, METRIC_COUNTER, METRIC_CPB_SENDER, METRIC_CPB_RECEIVER,
+		   METRIC_TPS, METRIC_LAT, METRIC_CPU_UNIT, METRIC_PPS, METRIC_LOSS };
 struct metric {
 	enum metric_kind kind;
 	const char *counter;        /* for METRIC_COUNTER */

@@ -130,6 +130,10 @@ const char *metric_name(const struct metric *m, char *buf, size_t len)
 	case METRIC_COUNTER:
 		snprintf(buf, len, "%s", m->counter);
 		return buf;
+	case METRIC_CPB_SENDER:
+		return "cycles_per_byte_sender";
+	case METRIC_CPB_RECEIVER:
+		return "cycles_per_byte_receiver";
 	case METRIC_TPS:
 		return "transactions_per_s";
 	case METRIC_LAT:
@@ -221,6 +225,14 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 		case METRIC_CPB:
 			if (rec->has_cpb)
 				out[n++] = rec->cycles_per_byte;
+			break;
+		case METRIC_CPB_SENDER:
+			if (rec->has_cpb_sender)
+				out[n++] = rec->cpb_sender;
+			break;
+		case METRIC_CPB_RECEIVER:
+			if (rec->has_cpb_receiver)
+				out[n++] = rec->cpb_receiver;
 			break;
 		case METRIC_COUNTER:
 			c = find_counter(rec, m->counter);

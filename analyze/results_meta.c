@@ -348,7 +348,7 @@ int results_parse_meta(const char *name, const char *buf, size_t len, struct res
 		m->repeat = (int)json_integer_value(v);
 	parse_meta_kernels(&mc, root, m);
 	parse_meta_setup(&mc, root, m);
-	json_decref(root);
+	m->json = root; /* the rest is read where it is shown, each string checked there */
 	if (mc.bad) {
 		results_meta_free(m);
 		return -1;
@@ -380,5 +380,6 @@ void results_meta_free(struct results_meta *m)
 		free(m->scenarios[i].text);
 	}
 	free(m->scenarios);
+	json_decref(m->json);
 	memset(m, 0, sizeof(*m));
 }

@@ -319,6 +319,8 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 	    get_num(c, o, "throughput_bps", rec->status == RUN_OK, &rec->has_throughput,
 		    &rec->throughput_bps) < 0 ||
 	    get_num(c, o, "cycles_per_byte", false, &rec->has_cpb, &rec->cycles_per_byte) < 0 ||
+	    get_num(c, o, "cycles_per_byte_sender", false, &rec->has_cpb_sender, &rec->cpb_sender) < 0 ||
+	    get_num(c, o, "cycles_per_byte_receiver", false, &rec->has_cpb_receiver, &rec->cpb_receiver) < 0 ||
 	    get_num(c, o, "cycles", false, &has, &d) < 0)
 		return -1;
 	if (get_str(c, o, "cycles_method", false, &method) < 0)

@@ -9,7 +9,7 @@
 #include "stats.h"
 #include "summary.h"
 
-#define COLW 27 /* one kernel's column: "median min-max (n)"; 2 fit in 72 */
+#define COLW 27 /* one kernel's column: "median interval (n)"; 2 fit in 72 */
 
 /* One cell: the group's metric; *median gets the median (NAN if none). */
 static void cell(char *buf, size_t len, const struct results *r, const struct run_group *g,
@@ -37,7 +37,7 @@ static void cell(char *buf, size_t len, const struct results *r, const struct ru
 	*median = st.median;
 	d = fmt_decimals(st.median);
 	fmt_num(num, sizeof(num), st.median, d);
-	fmt_range(range, sizeof(range), &st, d);
+	fmt_interval(range, sizeof(range), &st, d);
 	if (isfinite(base) && base != 0)
 		snprintf(buf, len, "%s (%d) %+.0f%%", num, n, 100.0 * (st.median - base) / base);
 	else
@@ -62,7 +62,7 @@ static void print_metric(FILE *f, const struct results *r, const char **kernels,
 		if (!seen)
 			scen[nscen++] = groups[g].scenario;
 	}
-	fprintf(f, "\n%s, median min-max (n)\n%-14s", title, "scenario");
+	fprintf(f, "\n%s, median interval (n)\n%-14s", title, "scenario");
 	for (int k = 0; k < nk; k++) {
 		char h[16];
 

@@ -58,6 +58,21 @@ double stats_median_ci(const double *x, int n, double *lo, double *hi)
 	return k ? 1 - 2 * tail : NAN;
 }
 
+double stats_median_interval(const double *x, int n, double *lo, double *hi)
+{
+	double cover = stats_median_ci(x, n, lo, hi);
+
+	if (!isnan(cover) || n < 2 || n > 1000)
+		return cover;
+	/* too few for 95%: the widest such interval, min-max, covers 1 - 2 / 2^n */
+	*lo = *hi = x[0];
+	for (int i = 1; i < n; i++) {
+		*lo = x[i] < *lo ? x[i] : *lo;
+		*hi = x[i] > *hi ? x[i] : *hi;
+	}
+	return 1 - ldexp(1.0, 1 - n);
+}
+
 void stats_compute(const double *x, int n, struct stats *st)
 {
 	double *s, sum = 0, ss = 0;
@@ -65,8 +80,10 @@ void stats_compute(const double *x, int n, struct stats *st)
 	st->n = n > 0 ? n : 0;
 	st->median = st->min = st->max = st->mean = NAN;
 	st->sd = st->ci_lo = st->ci_hi = st->cv = NAN;
+	st->iv_lo = st->iv_hi = st->iv_cover = NAN;
 	if (n <= 0)
 		return;
+	st->iv_cover = stats_median_interval(x, n, &st->iv_lo, &st->iv_hi);
 	s = malloc(n * sizeof(*s));
 	if (!s) {
 		st->n = 0;

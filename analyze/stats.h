@@ -14,6 +14,8 @@ struct stats {
 	double mean, sd;        /* sd: sample standard deviation (n - 1); NAN if n < 2 */
 	double ci_lo, ci_hi;    /* 95% CI of the mean, Student t; NAN if n < 2 */
 	double cv;              /* sd / |mean|, a fraction (0.05 = 5%); NAN if n < 2 or mean 0 */
+	/* the median's interval every report and compare shows (stats_median_interval) */
+	double iv_lo, iv_hi, iv_cover;
 };
 
 /* Summary of x[0..n-1] (x is not modified). n == 0 gives n 0 and NANs. */
@@ -28,6 +30,14 @@ double stats_median(const double *x, int n);
  * too few for one. n at most 1000.
  */
 double stats_median_ci(const double *x, int n, double *lo, double *hi);
+
+/*
+ * The one interval the reports and compare give a median: the
+ * distribution-free one of stats_median_ci, and with fewer runs than it
+ * needs (2 to 5) min-max, which holds the median with 1 - 2/2^n (94% of
+ * 5 runs). Returns its coverage; NAN, *lo and *hi NAN, below 2 runs.
+ */
+double stats_median_interval(const double *x, int n, double *lo, double *hi);
 
 /* Student t distribution with df degrees of freedom (df > 0, may be fractional). */
 double t_cdf(double t, double df);

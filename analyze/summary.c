@@ -153,12 +153,21 @@ const char *fmt_num(char *buf, size_t len, double v, int d)
 	return buf;
 }
 
-const char *fmt_range(char *buf, size_t len, const struct stats *s, int d)
+const char *fmt_cover(char *buf, size_t len, double cover)
 {
-	if (s->n < 2)
+	if (isnan(cover))
+		snprintf(buf, len, "-");
+	else /* never more than it is: 93.75% is 93.7% */
+		snprintf(buf, len, "%.1f%%", floor(1000 * cover) / 10);
+	return buf;
+}
+
+const char *fmt_interval(char *buf, size_t len, const struct stats *s, int d)
+{
+	if (!s || s->n < 2 || isnan(s->iv_lo))
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.*f-%.*f", d, s->min, d, s->max);
+		snprintf(buf, len, "%.*f-%.*f", d, s->iv_lo, d, s->iv_hi);
 	return buf;
 }
 
@@ -244,10 +253,11 @@ static const struct table_view views[] = {
  * nothing printed), or -1 out of memory. *base_name: the first scenario.
  */
 static int kernel_table(FILE *f, const struct results *r, const struct run_group *g, int ng,
-			const char *kernel, const struct table_view *v, int sig, const char **base_name, int *nbad)
+			const char *kernel, const struct table_view *v, int sig, const char **base_name, int *nbad,
+			double *cover)
 {
-	static const char *const heads[] = { "scenario", "n", "median", "min-max", "ratio",
-					     "median", "min-max", "!ok" };
+	static const char *const heads[] = { "scenario", "n", "median", "interval", "ratio",
+					     "median", "interval", "!ok" };
 	static const bool left[] = { true, false, false, false, false, false, false, false };
 	const char *const groups[] = { NULL, NULL, v->ga, NULL, NULL, v->gb, NULL, NULL };
 	struct tab t;
@@ -277,15 +287,17 @@ static int kernel_table(FILE *f, const struct results *r, const struct run_group
 		tab_set(&t, row, 0, "%s", g[i].scenario);
 		tab_set(&t, row, 1, "%d", g[i].n_ok);
 		tab_set(&t, row, 2, "%s", fmt_num(buf[0], sizeof(buf[0]), ts.median, dt));
-		tab_set(&t, row, 3, "%s", fmt_range(buf[1], sizeof(buf[1]), &ts, dt));
+		tab_set(&t, row, 3, "%s", fmt_interval(buf[1], sizeof(buf[1]), &ts, dt));
 		if (isnan(ts.median) || isnan(base) || base == 0)
 			tab_set(&t, row, 4, "-");
 		else
 			tab_set(&t, row, 4, "%.3f", ts.median / base);
 		tab_set(&t, row, 5, "%s", fmt_num(buf[0], sizeof(buf[0]), cs.median, dc));
-		tab_set(&t, row, 6, "%s", fmt_range(buf[1], sizeof(buf[1]), &cs, dc));
+		tab_set(&t, row, 6, "%s", fmt_interval(buf[1], sizeof(buf[1]), &cs, dc));
 		tab_set(&t, row, 7, "%d", group_not_ok(&g[i]));
 		bad_here += group_not_ok(&g[i]);
+		if (!isnan(ts.iv_cover) && !(ts.iv_cover >= *cover))
+			*cover = ts.iv_cover;
 	}
 	if (t.nrows && sig > 3 && tab_widths(&t, w) > REPORT_COLUMNS) {
 		tab_free(&t);
@@ -302,24 +314,42 @@ static int kernel_table(FILE *f, const struct results *r, const struct run_group
 	return 0;
 }
 
-/* The runs not ok, with their reasons (the kernel too when there are several). */
+/*
+ * The runs not ok, with their reasons: once per kernel, scenario, status
+ * and reason, with how many runs it was (the kernel too when there are
+ * several).
+ */
 static void runs_not_ok(FILE *f, const struct results *r, int nk)
 {
 	fprintf(f, "\nruns not ok (excluded from the figures):\n");
 	for (int i = 0; i < r->nruns; i++) {
 		const struct run_record *rec = &r->runs[i];
-		char line[600];
+		const char *why = rec->reason ? rec->reason : "no reason recorded";
+		char line[700], reps[64] = "";
+		int n = 0, j, first = rec->repeat, last = rec->repeat;
 
 		if (rec->status == RUN_OK)
 			continue;
-		if (nk > 1)
-			snprintf(line, sizeof(line), "%s %s repeat %d: %s: %s", rec->kernel,
-				 rec->scenario, rec->repeat, run_status_name(rec->status),
-				 rec->reason ? rec->reason : "no reason recorded");
+		for (j = 0; j < r->nruns; j++) {
+			const struct run_record *o = &r->runs[j];
+
+			if (o->status != rec->status || strcmp(o->kernel, rec->kernel) ||
+			    strcmp(o->scenario, rec->scenario) || strcmp(o->reason ? o->reason : "no reason recorded", why))
+				continue;
+			if (j < i)
+				break; /* said with the first of them */
+			n++;
+			first = o->repeat < first ? o->repeat : first;
+			last = o->repeat > last ? o->repeat : last;
+		}
+		if (j < r->nruns)
+			continue;
+		if (n == 1)
+			snprintf(reps, sizeof(reps), "repeat %d", first);
 		else
-			snprintf(line, sizeof(line), "%s repeat %d: %s: %s", rec->scenario,
-				 rec->repeat, run_status_name(rec->status),
-				 rec->reason ? rec->reason : "no reason recorded");
+			snprintf(reps, sizeof(reps), "%d runs (repeats %d-%d)", n, first, last);
+		snprintf(line, sizeof(line), "%s%s%s %s: %s: %s", nk > 1 ? rec->kernel : "", nk > 1 ? " " : "",
+			 rec->scenario, reps, run_status_name(rec->status), why);
 		fputs_wrapped(f, line, 2, 6);
 	}
 }
@@ -333,6 +363,8 @@ int summary_tables(FILE *f, const struct results *r)
 
 	if (results_groups(r, &g, &ng) < 0 || results_kernels(r, &kernels, &nk) < 0)
 		return -1;
+	double cover = 2; /* none yet */
+
 	for (int k = 0; k < nk && !err; k++) {
 		fprintf(f, "%skernel %s\n", k ? "\n" : "", kernels[k]);
 		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]) && !err; v++) {
@@ -340,7 +372,7 @@ int summary_tables(FILE *f, const struct results *r)
 
 			/* 4 significant digits, or 3 when that keeps the table in 72 columns */
 			for (int sig = 4; sig >= 3; sig--) {
-				err = kernel_table(f, r, g, ng, kernels[k], &views[v], sig, &base, &nbad);
+				err = kernel_table(f, r, g, ng, kernels[k], &views[v], sig, &base, &nbad, &cover);
 				if (err <= 0)
 					break;
 			}
@@ -353,7 +385,7 @@ int summary_tables(FILE *f, const struct results *r)
 		}
 	}
 	if (!err && (base_name[0] || base_name[1] || base_name[2]))
-		summary_ratio_note(f, base_name);
+		summary_ratio_note(f, base_name, cover);
 	if (!err) {
 		if (any_estimated(r))
 			fputs_wrapped(f, "cycles/byte estimated from busy CPU time x TSC frequency (no PMU).",
@@ -559,19 +591,25 @@ int summary_rate_table(FILE *f, const struct results *r, const struct run_group 
 	return 0;
 }
 
-void summary_ratio_note(FILE *f, const char *const base_name[3])
+void summary_ratio_note(FILE *f, const char *const base_name[3], double cover)
 {
 	static const char *const what[3] = { "throughput", "transactions/s", "datagrams/s" };
-	char note[600];
+	char note[800], pct[16];
 	int len = snprintf(note, sizeof(note), "n: runs with status ok; ratio: ");
 
-	for (int u = 0, k = 0; u < 3; u++) {
+	for (int u = 0, k = 0; u < 3 && len < (int)sizeof(note); u++) {
 		if (!base_name[u])
 			continue;
-		len += snprintf(note + len, sizeof(note) - len > 0 ? sizeof(note) - len : 0, "%smedian %s over the first scenario's (%s)",
+		len += snprintf(note + len, sizeof(note) - len, "%smedian %s over the first scenario's (%s)",
 				k++ ? "; " : "", what[u], base_name[u]);
 	}
-	if (len < (int)sizeof(note) - 1)
-		strcat(note, ".");
+	if (len < (int)sizeof(note))
+		len += snprintf(note + len, sizeof(note) - len,
+				". interval: the median's, distribution-free (docs/methodology.md)");
+	if (len < (int)sizeof(note) && cover > 1)
+		snprintf(note + len, sizeof(note) - len, "; none below 2 runs.");
+	else if (len < (int)sizeof(note))
+		snprintf(note + len, sizeof(note) - len, ": it holds the median with %s or more%s.",
+			 fmt_cover(pct, sizeof(pct), cover), cover < 0.95 ? " (95% from 6 runs)" : "");
 	fputs_wrapped(f, note, 0, 0);
 }

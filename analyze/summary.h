@@ -34,8 +34,12 @@ int summary_cv_warnings(FILE *f, const struct results *r);
 int summary_latency_table(FILE *f, const struct results *r, const struct run_group *g, int ng, const char *kernel);
 /* Kernel's packet-rate scenarios: datagram size, bit rate, loss, the search's steps. 0 or -1. */
 int summary_rate_table(FILE *f, const struct results *r, const struct run_group *g, int ng, const char *kernel);
-/* "n: runs with status ok; ratio: ..." naming each unit's first scenario (NULL: none of that unit). */
-void summary_ratio_note(FILE *f, const char *const base_name[3]);
+/*
+ * "n: runs with status ok; ratio: ..." naming each unit's first scenario
+ * (NULL: none of that unit), and the medians' intervals' coverage (cover
+ * above 1: no interval).
+ */
+void summary_ratio_note(FILE *f, const char *const base_name[3], double cover);
 /* The values of metric kind k over g's runs, their statistics; 0 or -1 out of memory. */
 int summary_group_stats(const struct results *r, const struct run_group *g, enum metric_kind k, struct stats *s);
 
@@ -74,8 +78,13 @@ void tab_print(FILE *f, const struct tab *t, const char *const *groups);
 void tab_free(struct tab *t);
 /* v with d decimals, or "-" for NAN, into buf. */
 const char *fmt_num(char *buf, size_t len, double v, int d);
-/* "min-max" with d decimals, or "-" when n < 2. */
-const char *fmt_range(char *buf, size_t len, const struct stats *s, int d);
+/*
+ * The median's interval (stats_median_interval: min-max up to 8 runs) as
+ * "lo-hi" with d decimals, or "-" below 2 runs or without s.
+ */
+const char *fmt_interval(char *buf, size_t len, const struct stats *s, int d);
+/* The interval's coverage, "93.7%" (rounded down), or "-". */
+const char *fmt_cover(char *buf, size_t len, double cover);
 /* Print text wrapped at REPORT_COLUMNS, continuation lines indented by indent. */
 void fputs_wrapped(FILE *f, const char *text, int first_indent, int indent);
 /* The same, the cursor being at column col already (nothing printed first). */

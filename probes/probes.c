@@ -272,7 +272,8 @@ int probes_attach_ns(struct probes *p, const char *const *devs, const char *cons
 {
 	bool xmit = p->set == PROBE_SET_ALL || p->set == PROBE_SET_TRACEPOINTS;
 	bool want_esp = p->set == PROBE_SET_ESP || p->set == PROBE_SET_ALL || p->set == PROBE_SET_TRACEPOINTS;
-	const char *no_esp = !want_esp ? NOT_IN_SET_WHY : !p->esp ? NO_ESP_WHY : NULL;
+	/* a scenario without SAs: no probe set would count its ESP (the true cause first) */
+	const char *no_esp = !p->esp ? NO_ESP_WHY : !want_esp ? NOT_IN_SET_WHY : NULL;
 	struct ksyms ks;
 	char why[256];
 	const char *nokp;

@@ -19,6 +19,7 @@
 #include "ipsecperf.h"
 #include "kcount.h"
 #include "probes.h"
+#include "results.h"
 
 struct ipsecperf_bpf;
 struct bpf_link;
@@ -100,7 +101,7 @@ int probes_attach_perf(struct probes *p, const char *const *devs, bool xmit, boo
 void probes_attach_xmit(struct probes *p, const char *const *devs, const char *const *netns);
 
 /* Why a counter of the ESP programs is left out (probes.c, probes_attach.c). */
-#define NO_ESP_WHY "not attached: the scenario has no SAs (the ESP programs attach only to ESP scenarios)"
+#define NO_ESP_WHY RESULTS_NO_SAS_WHY " (the ESP programs attach only to ESP scenarios)"
 #define NOT_IN_SET_WHY "not in the default probe set (about 12 program runs per ESP packet, docs/probes.md): --probe-set esp or all"
 
 /*

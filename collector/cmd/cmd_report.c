@@ -20,13 +20,16 @@ static const char help_report[] =
 	"testbed, accelerator, duration, warm-up, load, scenario definition,\n"
 	"--profile, probe set, tool versions: see `ipsecperf help compare`);\n"
 	"else exit 2.\n"
-	"Every figure carries n (ok runs), the median and its spread: min-max,\n"
-	"a 95% confidence interval of the mean (Student t) and the coefficient of\n"
-	"variation (CV). A scenario whose CV exceeds 5% gets a warning.\n";
+	"Every figure carries n (ok runs), the median and its interval (the\n"
+	"distribution-free one compare uses: min-max up to 8 runs) and the\n"
+	"coefficient of variation (CV). A scenario whose CV exceeds 5% gets a\n"
+	"warning. The text report starts with the set-up as found (CPU, its\n"
+	"frequency policy, kernel, config, crypto drivers, NICs, each end's) and\n"
+	"ends with how to reproduce it.\n";
 
 static const char help_report_end[] =
 	"Charts: throughput and cycles per byte per scenario (bars: median,\n"
-	"whiskers: min-max, one bar per kernel), and one per per-packet counter.\n"
+	"whiskers: its interval, one bar per kernel), and one per per-packet counter.\n"
 	"The gnuplot template is bars.gp in analyze/templates (installed: in\n"
 	"share/ipsecperf/templates, or $IPSECPERF_TEMPLATES); see docs/reports.md.\n"
 	"\n"
@@ -60,7 +63,7 @@ static const struct opt_def report_opts[] = {
 	OPT_CB("allow-mismatch", 0, opt_allow, "FIELD,...",
 	       "pool although these fields differ (the names of `ipsecperf help compare`, or all)"),
 	OPT_FLAG("summary", 's', RA, summary,
-		 "text: the provenance and the summary table only, what belongs in a mail (docs/peer-testbed.md)"),
+		 "text: the mail to netdev: the set-up, the figures, the per-packet counters and how to reproduce them (docs/peer-testbed.md)"),
 	OPT_FLAG("side-by-side", 0, RA, side_by_side, "text: also the kernels side by side, as `run` prints it after a VM matrix of several kernels"),
 	OPT_FLAG("profile", 0, RA, profile,
 		 "instead: the CPU profiles of `run --profile`, top functions per scenario and their difference against a base (`ipsecperf report --profile --help`; docs/profiling.md)"),

@@ -27,10 +27,12 @@
 #include "results_writer.h"
 #include "run.h"
 #include "signals.h"
+#include "setup.h"
 #include "summary.h"
 #include "testbeds.h"
 #include "testbed.h"
 #include "testbed_peer.h"
+#include "tune.h"
 #include "until_ci.h"
 #include "vm_kernel.h"
 #include "vm_matrix.h"
@@ -275,6 +277,8 @@ static const struct opt_def run_opts[] = {
 	OPT_INT("max-repeat", 0, RC, cfg.max_repeat, 6, 1000, "N", "the most runs per scenario --until-ci makes (default 30)", .marks = OPT_NETNS),
 	/* a guest's kernel is its own: no other run there to wait for, and the vm host changes nothing host-wide */
 	OPT_CB_FLAG("no-wait", 0, opt_no_wait, "fail a scenario at once, not wait, when another run holds host-wide changes (modules, shared offloads)", .marks = OPT_NETNS | OPT_PEER),
+	/* this host's CPUs, where sender and receiver both run (elsewhere the warnings give the commands) */
+	OPT_FLAG("tune", 0, RC, cfg.tune, "for the run: this host's CPU frequency governor to performance and boost off, journaled and put back after (docs/methodology.md)", .marks = OPT_NETNS),
 	OPT_CB("addr-tx", 0, opt_addr_tx, "ADDR", "sender address (default " DEFAULT_ADDR_TX ")", .marks = ALL | PAIR | GUEST, .group = "testbeds"),
 	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | PAIR | GUEST),
 	/* the peer's addresses are its devices' own, with their own prefix lengths */
@@ -491,6 +495,37 @@ static int run_prepare(struct run_ctx *ctx, struct results_writer *res)
 	return journal_open(c->dry_run) < 0 ? EXIT_FAIL : 0;
 }
 
+/*
+ * --tune: the host set up for measuring (journaled), recorded in meta.json
+ * with the set-up as it is now. 0, or -1 after one line.
+ */
+static int run_tune(struct results_writer *res)
+{
+	char why[512];
+	json_t *done = tune_apply(why, sizeof(why)), *k;
+
+	if (!done) {
+		pr_warn("run: --tune: %s", why);
+		return -1;
+	}
+	if (res->meta) {
+		json_t *c = json_object_get(res->meta, "conditions");
+
+		if (!c)
+			json_object_set_new(res->meta, "conditions", c = json_pack("{s:[], s:[]}", "warnings", "tuned"));
+		json_object_set(c, "tuned", done);
+		if ((k = json_array_get(json_object_get(res->meta, "kernels"), 0)))
+			json_object_set_new(k, "setup", setup_collect(NULL, 0));
+		writer_write_meta(res);
+	}
+	if (!journal_dry_run())
+		pr_info("run: --tune: %zu setting%s changed for the run%s", json_array_size(done),
+			json_array_size(done) == 1 ? "" : "s",
+			json_array_size(done) ? "" : " (no cpufreq governor or boost to set here)");
+	json_decref(done);
+	return 0;
+}
+
 /* The matrix on its testbed: through the one loop on its operations, or its own runner (the vm ones, in guests). */
 static int run_testbed(struct run_ctx *ctx, struct results_writer *res)
 {
@@ -542,7 +577,7 @@ static int cmd_run(int argc, char **argv)
 	/* the vm testbed measures in its guests, whose windows this host does not see */
 	if (!ctx.cfg.dry_run && !run_in_vm(&ctx.cfg))
 		measuring_open();
-	failed = run_testbed(&ctx, &res);
+	failed = ctx.cfg.tune && run_tune(&res) < 0 ? 1 : run_testbed(&ctx, &res);
 	undo_failures = journal_undo_all();
 	measuring_close();
 	concurrent = measuring_report();

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "remote.h"
 #include "rtnl.h"
+#include "tune.h"
 #include "undo_kinds.h"
 
 /*
@@ -37,6 +38,13 @@ static const char *remote_target(json_t *r, char *buf, size_t len)
 	return journal_argv_target(json_object_get(r, "argv"), buf, len);
 }
 
+static const char *sysfs_target(json_t *r, char *buf, size_t len)
+{
+	(void)r;
+	fmt_buf(buf, len, "cpufreq");
+	return buf;
+}
+
 static const struct journal_kind kinds[] = {
 	{ "xfrm-state", ipsec_undo_state, NULL },   /* ipsec.c: delete an SA by spi/dst */
 	{ "xfrm-policy", ipsec_undo_policy, NULL }, /* ipsec.c: delete a policy by selector/dir */
@@ -45,6 +53,7 @@ static const struct journal_kind kinds[] = {
 	{ "netns", rtnl_undo_netns, NULL },         /* rtnl.c: delete a namespace we made */
 	{ "ethtool-features", ethnl_undo_features, features_target }, /* ethtool_nl.c: set offloads back */
 	{ "bisect", bisect_undo, NULL },            /* bisect_util.c: git bisect reset, scratch removed */
+	{ "sysfs", tune_undo, sysfs_target },      /* tune.c: a CPU's governor or boost back as it was */
 };
 
 void undo_kinds_register(void)

@@ -108,6 +108,7 @@ int cpu_start(struct cpu_acct *a)
 		ioctl(a->pmu_fd[i], PERF_EVENT_IOC_ENABLE, 0);
 	a->cycles0 = read_cycles(a);
 	a->t0 = clock_s(CLOCK_MONOTONIC);
+	a->rt0 = clock_s(CLOCK_REALTIME);
 	return read_busy(a, a->busy0);
 }
 
@@ -115,6 +116,7 @@ int cpu_stop(struct cpu_acct *a)
 {
 	int err = read_busy(a, a->busy1);
 
+	a->rt1 = clock_s(CLOCK_REALTIME);
 	a->t1 = clock_s(CLOCK_MONOTONIC);
 	a->cycles1 = read_cycles(a);
 	for (int i = 0; a->pmu && i < a->ncpu; i++)

@@ -20,6 +20,7 @@ struct cpu_acct {
 	int pmu_fd[CPU_MAX];
 	unsigned long long busy0[CPU_MAX], busy1[CPU_MAX]; /* USER_HZ ticks */
 	double t0, t1;             /* CLOCK_MONOTONIC seconds */
+	double rt0, rt1;           /* CLOCK_REALTIME: before the first read of /proc/stat, after the last */
 	uint64_t cycles0, cycles1;
 };
 

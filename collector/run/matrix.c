@@ -15,6 +15,7 @@
 #include "probes.h"
 #include "profile_run.h"
 #include "progress.h"
+#include "setup.h"
 #include "signals.h"
 #include "until_ci.h"
 
@@ -147,6 +148,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		record_status(rec, "ok", NULL);
 		record_load(rec, sc, &lr);
 		ops->record_cpu(m->tb, rec, &lr, &w.cpu);
+		record_window(rec, &w.cpu);
 	}
 	measuring_record(rec, sc->name, repeat);
 	load_mark(m, w.probes, 0);
@@ -380,6 +382,13 @@ static void run_scenario(struct matrix *m, int s)
 
 	if ((lost = ops->lost ? ops->lost(m->tb) : NULL))
 		snprintf(why, sizeof(why), "%.250s", lost);
+	/* the crypto drivers the SAs' algorithm got, on each end, while the SAs exist */
+	if (rc == 0 && sc->ipsec.on && !m->cfg->dry_run) {
+		char alg[160];
+
+		scenario_esp_alg(sc, alg, sizeof(alg));
+		writer_crypto(m->res, alg, setup_crypto(alg), ops->far_crypto ? ops->far_crypto(m->tb, alg) : NULL);
+	}
 	/* after the scenario, so that the modules it loaded (esp4) show their symbols */
 	probes_need_esp(m->probes, sc->ipsec.on);
 	if (rc == 0 && !m->cfg->dry_run)

@@ -64,6 +64,8 @@ struct testbed_ops {
 	int (*run_end)(void *tb, json_t *rec, char *why, size_t len);
 	/* The probes' counters into rec (pr NULL: unavailable, for the reason off_why). */
 	void (*counters)(void *tb, struct probes *pr, json_t *rec, const char *off_why);
+	/* Optional: the other host's crypto drivers serving alg while the SAs exist (setup_crypto). */
+	json_t *(*far_crypto)(void *tb, const char *alg);
 };
 
 extern const struct testbed_ops netns_testbed_ops; /* tb_netns.c */
@@ -100,6 +102,13 @@ void record_load(json_t *rec, const struct scenario *sc, const struct load_resul
  * "per_transaction". Nothing for a load without a unit.
  */
 void record_per_unit(json_t *rec, const struct scenario *sc);
+/*
+ * The measured window's edges as the CPU accounting took them
+ * (window_start, window_end: CLOCK_REALTIME, ISO 8601 UTC with
+ * microseconds), so that the window can be lined up with other
+ * measurements of the host.
+ */
+void record_window(json_t *rec, const struct cpu_acct *cpu);
 /* cycles / bytes as a JSON real, or null when it cannot be said. */
 json_t *record_cpb(uint64_t cycles, uint64_t bytes);
 /* Is rec's status s? */

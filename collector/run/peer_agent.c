@@ -28,6 +28,8 @@
  *   load-moved                have the probes counted on since the load's end ("moved")
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases;
  *                             "sa_load": the same over the whole load)
+ *   setup                     this host's set-up as found (setup.h), with the NIC "dev";
+ *                             with "alg", only the crypto drivers serving that algorithm
  *   (a load's own)            the requests a load's entry answers (loads.h, agent_ops):
  *                             its receiver here, as rr-serve starts the request/response
  *                             loads' responder
@@ -77,6 +79,7 @@
 #include "peer_files.h"
 #include "peer_run.h"
 #include "secret.h"
+#include "setup.h"
 #include "testbed_peer.h"
 #include "version.h"
 #include "xfrm.h"
@@ -256,6 +259,16 @@ static void op_hello(void)
 	uname(&u);
 	answer(json_pack("{s:b, s:s, s:s, s:s, s:i, s:f, s:i}", "ok", 1, "version", IPSECPERF_VERSION, "git",
 			 IPSECPERF_GITDESC, "kernel", u.release, "ncpu", cpu_count(), "tsc_hz", tsc_hz(), "pid", (int)getpid()));
+}
+
+static void op_setup(json_t *req)
+{
+	const char *dev = str(req, "dev"), *alg = str(req, "alg");
+
+	if (*alg)
+		answer(json_pack("{s:b, s:o}", "ok", 1, "crypto", setup_crypto(alg)));
+	else
+		answer(json_pack("{s:b, s:o}", "ok", 1, "setup", setup_collect(*dev ? &dev : NULL, *dev ? 1 : 0)));
 }
 
 static void op_tcp_auth_check(json_t *req)
@@ -603,6 +616,8 @@ static void dispatch(json_t *req)
 		op_probes_counters(req);
 	else if (!strcmp(op, "run"))
 		op_run(req);
+	else if (!strcmp(op, "setup"))
+		op_setup(req);
 	else if (!load_op(req, op))
 		answer_err("unknown request '%s'", op);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The records' builder, one for every testbed (matrix.h; docs/results-format.md). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/utsname.h>
 
 #include "cpu.h"
@@ -37,6 +39,30 @@ int record_is(json_t *rec, const char *s)
 	const char *st = json_string_value(json_object_get(rec, "status"));
 
 	return st && !strcmp(st, s);
+}
+
+/* t (CLOCK_REALTIME seconds) as ISO 8601 UTC with microseconds */
+static json_t *iso8601_us(double t)
+{
+	time_t s = (time_t)t;
+	long us = (long)((t - (double)s) * 1e6 + 0.5);
+	char buf[80];
+	struct tm tm;
+
+	if (us >= 1000000) {
+		s++;
+		us -= 1000000;
+	}
+	gmtime_r(&s, &tm);
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
+	return json_string(buf);
+}
+
+void record_window(json_t *rec, const struct cpu_acct *cpu)
+{
+	json_object_set_new(rec, "window_start", iso8601_us(cpu->rt0));
+	json_object_set_new(rec, "window_end", iso8601_us(cpu->rt1));
 }
 
 json_t *record_cpb(uint64_t cycles, uint64_t bytes)

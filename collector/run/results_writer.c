@@ -11,7 +11,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "cpu.h"
 #include "exec.h"
@@ -19,6 +18,7 @@
 #include "log.h"
 #include "probes.h"
 #include "results.h"
+#include "setup.h"
 #include "version.h"
 
 void iso8601_now(char *buf, size_t len)
@@ -42,33 +42,21 @@ void writer_default_dir(char *buf, size_t len, const char *testbed, const char *
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, testbed, tag);
 }
 
-/* sha256 of the kernel config, from /proc/config.gz or /boot/config-<release> */
-static json_t *config_hash(const char *release)
+/* sha256 of a kernel config's text, or null */
+static json_t *config_hash(const char *text)
 {
-	char path[512];
-	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
+	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
 	char hex[2 * EVP_MAX_MD_SIZE + 1];
-	gzFile gz = NULL;
-	int n;
 
-	/* gzread reads plain files as they are, so one path serves both */
-	snprintf(path, sizeof(path), "/boot/config-%s", release);
-	if (access("/proc/config.gz", R_OK) == 0)
-		gz = gzopen("/proc/config.gz", "rb");
-	if (!gz && access(path, R_OK) == 0)
-		gz = gzopen(path, "rb");
-	if (!gz)
+	if (!text)
 		return json_null();
-
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 
 	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-	while ((n = gzread(gz, buf, sizeof(buf))) > 0)
-		EVP_DigestUpdate(ctx, buf, n);
+	EVP_DigestUpdate(ctx, text, strlen(text));
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
-	gzclose(gz);
 	for (unsigned int i = 0; i < mdlen; i++)
 		sprintf(hex + 2 * i, "%02x", md[i]);
 	return json_string(hex);
@@ -95,8 +83,11 @@ json_t *kernel_info(void)
 	json_t *k;
 
 	uname(&u);
+	char *config = setup_config_text(u.release);
+
 	k = json_pack("{s:s, s:s, s:o}", "release", u.release, "version", version, "config_sha256",
-		      config_hash(u.release));
+		      config_hash(config));
+	free(config);
 	free(version);
 	return k;
 }
@@ -233,6 +224,10 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 	if (res->meta)
 		json_object_set_new(json_object_get(res->meta, "params"), "probe_set",
 				    json_string(cfg->no_probes ? "none" : probe_set_names[cfg->probe_set]));
+	/* the set-up this run measures on (setup.h), with the kernel it describes */
+	if (res->meta)
+		json_object_set_new(json_array_get(json_object_get(res->meta, "kernels"), 0), "setup",
+				    setup_collect(NULL, 0));
 	if (res->meta && cfg->until_ci > 0) /* adaptive repeats: the rule, next to --repeat */
 		json_object_set_new(json_object_get(res->meta, "params"), "until_ci",
 				    json_pack("{s:f, s:i}", "target_pct", cfg->until_ci, "max_repeat", cfg->max_repeat));
@@ -274,6 +269,65 @@ int writer_append_run(struct results_writer *res, json_t *rec)
 	writer_append(res, rec);
 	json_decref(rec);
 	return failed;
+}
+
+json_t *writer_setup(struct results_writer *res, bool receiver)
+{
+	json_t *k = json_array_get(json_object_get(res->meta, "kernels"), 0), *s;
+	const char *key = receiver ? "setup_receiver" : "setup";
+
+	if (!k)
+		return NULL;
+	if (!(s = json_object_get(k, key))) {
+		s = json_object();
+		json_object_set_new(k, key, s);
+	}
+	return s;
+}
+
+void writer_conditions(struct results_writer *res, const json_t *setup, int cpu_a, int cpu_b, const char *where)
+{
+	json_t *c, *w, *v;
+	size_t i;
+
+	if (!res->meta || !setup)
+		return;
+	if (!(c = json_object_get(res->meta, "conditions"))) {
+		c = json_pack("{s:[], s:[]}", "warnings", "tuned");
+		json_object_set_new(res->meta, "conditions", c);
+	}
+	w = setup_conditions(setup, cpu_a, cpu_b, where);
+	json_array_foreach(w, i, v) {
+		pr_warn("run: warning: %s", json_string_value(v));
+		json_array_append(json_object_get(c, "warnings"), v);
+	}
+	json_decref(w);
+	writer_write_meta(res);
+}
+
+/* what serves alg on one end, into that end's setup.crypto */
+static void crypto_into(struct results_writer *res, bool receiver, const char *alg, json_t *v)
+{
+	json_t *s = v ? writer_setup(res, receiver) : NULL, *c;
+
+	if (!s)
+		return;
+	if (!json_is_object(c = json_object_get(s, "crypto"))) {
+		c = json_object();
+		json_object_set_new(s, "crypto", c);
+	}
+	json_object_set(c, alg, v);
+}
+
+void writer_crypto(struct results_writer *res, const char *alg, json_t *here, json_t *far)
+{
+	if (res->meta) {
+		crypto_into(res, false, alg, here);
+		crypto_into(res, true, alg, far);
+		writer_write_meta(res);
+	}
+	json_decref(here);
+	json_decref(far);
 }
 
 void writer_close(struct results_writer *res)

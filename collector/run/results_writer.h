@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
 
 #include "run.h"
 
@@ -44,6 +45,27 @@ int writer_append_run(struct results_writer *res, json_t *rec);
 int writer_write_meta(struct results_writer *res);
 
 void writer_close(struct results_writer *res);
+
+/*
+ * The set-up of the kernel this run measures on, meta.json's
+ * kernels[0].setup (this host, or the sending end), or with receiver its
+ * setup_receiver (the peer, the receiving guest), made when missing; NULL
+ * without a meta.json (--dry-run).
+ */
+json_t *writer_setup(struct results_writer *res, bool receiver);
+
+/*
+ * The conditions of setup that make figures vary (setup_conditions):
+ * each warned about once and kept in meta.json's conditions.warnings.
+ */
+void writer_conditions(struct results_writer *res, const json_t *setup, int cpu_a, int cpu_b,
+		       const char *where);
+
+/*
+ * The crypto drivers serving alg (setup_crypto) on this end (here) and
+ * the other (far, or NULL), into each end's setup.crypto.ALG; steals both.
+ */
+void writer_crypto(struct results_writer *res, const char *alg, json_t *here, json_t *far);
 
 /* This kernel: {"release", "version", "config_sha256"}. */
 json_t *kernel_info(void);

@@ -56,6 +56,7 @@ struct run_config {
 	double until_ci; /* --until-ci PCT: repeat until the median's 95% interval < PCT% (0: off) */
 	int max_repeat;  /* --max-repeat N: the bound of --until-ci */
 	bool interleave; /* --interleave (vm): one boot per kernel and repeat, kernels in turn */
+	bool tune;       /* --tune: this host's governor to performance, boost off, for the run (tune.h) */
 	/* testbed */
 	const char *testbed;   /* --testbed: "netns" (default), "vm", "peer", "vm-pair" */
 	const struct testbed_entry *tb_entry; /* its registry entry, set as the options are checked */

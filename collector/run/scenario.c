@@ -539,3 +539,13 @@ int scenario_load_all(struct scenario **out, int *count, char *err, size_t errle
 	free(names);
 	return *count == n ? 0 : -1;
 }
+
+void scenario_esp_alg(const struct scenario *sc, char *buf, size_t len)
+{
+	if (!sc->ipsec.on)
+		snprintf(buf, len, "%s", "");
+	else if (sc->ipsec.aead[0])
+		snprintf(buf, len, "%s", sc->ipsec.aead);
+	else
+		snprintf(buf, len, "authenc(%s,%s)", sc->ipsec.auth[0] ? sc->ipsec.auth : "digest_null", sc->ipsec.enc);
+}

@@ -100,6 +100,13 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 /* All scenario files in scenario_dir(), sorted by name; caller frees. */
 int scenario_load_all(struct scenario **out, int *n, char *err, size_t errlen);
 
+/*
+ * The algorithm ESP asks the crypto API for with these SAs, as
+ * /proc/crypto names it: the AEAD ("rfc4106(gcm(aes))") or
+ * "authenc(AUTH,ENC)"; "" without IPsec.
+ */
+void scenario_esp_alg(const struct scenario *sc, char *buf, size_t len);
+
 /* Parse "on"/"off" (also yes/no, true/false, 1/0); -1 if neither. */
 int parse_bool(const char *s);
 

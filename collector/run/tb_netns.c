@@ -34,9 +34,11 @@ static void *netns_setup_ops(const struct run_config *cfg, struct results_writer
 	struct netns_tb *n = calloc(1, sizeof(*n));
 	struct testbed_config tc = testbed_config_of(cfg);
 
-	(void)res;
-	if (n && netns_setup(&n->tb, &tc) == 0)
+	if (n && netns_setup(&n->tb, &tc) == 0) {
+		/* sender and receiver side by side on this host's CPUs */
+		writer_conditions(res, writer_setup(res, false), n->tb.cpu_tx, n->tb.cpu_rx, "");
 		return n;
+	}
 	free(n);
 	return NULL;
 }

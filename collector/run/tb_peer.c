@@ -23,6 +23,7 @@
 #include "offload.h"
 #include "probes.h"
 #include "remote.h"
+#include "setup.h"
 #include "testbed_peer.h"
 
 /*
@@ -512,6 +513,47 @@ static void peer_probes_detach(void *tb, struct probes *pr)
 	t->peer_probes = false;
 }
 
+/* Both ends' set-up into meta.json (setup.h), and each end's conditions warned about. */
+static void peer_setup_meta(struct tb_peer *t, const struct run_config *c, struct results_writer *res)
+{
+	json_t *here = writer_setup(res, false), *far = writer_setup(res, true), *r = NULL, *s;
+	char where[300];
+
+	if (!here || !far)
+		return;
+	json_object_set_new(here, "nics", json_pack("[o]", setup_nic(c->dev)));
+	if (t->v.have_agent)
+		r = agent_call(t->p, json_pack("{s:s, s:s}", "op", "setup", "dev", c->peer_dev));
+	/* the peer's answer is data */
+	s = setup_sanitize(json_object_get(r, "setup"));
+	if (json_is_object(s))
+		json_object_update(far, s);
+	else
+		json_object_set_new(far, "unavailable",
+				    json_string(t->v.have_agent ? "the peer's agent does not tell its set-up (another release)"
+								: t->v.no_agent_why));
+	writer_conditions(res, here, -1, -1, "");
+	snprintf(where, sizeof(where), " on %.250s", c->peer);
+	if (json_is_object(s))
+		writer_conditions(res, far, -1, -1, where);
+	json_decref(s);
+	json_decref(r);
+}
+
+/* The peer's crypto drivers for alg, while its SAs exist; NULL without an agent. */
+static json_t *peer_far_crypto(void *tb, const char *alg)
+{
+	struct tb_peer *t = tb;
+	json_t *r, *a;
+
+	if (!t->v.have_agent || peer_lost_why(t->p))
+		return NULL;
+	r = agent_call(t->p, json_pack("{s:s, s:s}", "op", "setup", "alg", alg));
+	a = json_is_array(json_object_get(r, "crypto")) ? setup_sanitize(json_object_get(r, "crypto")) : NULL;
+	json_decref(r);
+	return a;
+}
+
 static void *peer_setup(const struct run_config *c, struct results_writer *res)
 {
 	struct testbed_config tc = testbed_config_of(c);
@@ -523,9 +565,11 @@ static void *peer_setup(const struct run_config *c, struct results_writer *res)
 		free(t);
 		return NULL;
 	}
-	if (res->meta)
-		writer_write_meta(res);
 	t->v = peer_view(t->p);
+	if (res->meta) {
+		peer_setup_meta(t, c, res);
+		writer_write_meta(res);
+	}
 	t->no_probes = c->no_probes;
 	/*
 	 * The peer loads its BPF programs (a second under TCG, the verifier
@@ -584,4 +628,5 @@ const struct testbed_ops peer_testbed_ops = {
 	.record_cpu = peer_record_cpu,
 	.run_end = peer_run_end,
 	.counters = peer_counters,
+	.far_crypto = peer_far_crypto,
 };

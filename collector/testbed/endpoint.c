@@ -60,7 +60,7 @@ int ep_run(const struct endpoint *e, char *const argv[], char **out, char **err)
 	/* the agent, when there is one: no ssh connection and remote shell per command */
 	st = e->agent ? agent_run(e, argv, out, err) : PEER_RUN_NOT_RUN;
 	/*
-	 * A cat (the agent's are reads of /proc/net/tcp, tcp6 and /proc/stat)
+	 * A cat (the agent's are reads of the files peer_files.h lists)
 	 * whose output an answer cannot hold, /proc/net/tcp on a busy host, is
 	 * read again over ssh: reading twice changes nothing. Any other program
 	 * is not run again.

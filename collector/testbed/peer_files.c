@@ -24,9 +24,11 @@ static const struct {
 	{ "/proc/net/tcp", "%d/net/tcp" },
 	{ "/proc/net/tcp6", "%d/net/tcp6" },
 	{ "/proc/stat", "stat" },
+	{ "/proc/net/snmp", "%d/net/snmp" },
+	{ "/proc/net/xfrm_stat", "%d/net/xfrm_stat" },
 };
 
-const char peer_files_list[] = "/proc/net/tcp, /proc/net/tcp6 and /proc/stat";
+const char peer_files_list[] = "/proc/net/tcp, /proc/net/tcp6, /proc/stat, /proc/net/snmp and /proc/net/xfrm_stat";
 
 static int file_index(const char *name)
 {

@@ -2,8 +2,9 @@
 /*
  * The files the peer agent reads for the run (peer_files.c): exactly those
  * the peer testbed reads, /proc/net/tcp and /proc/net/tcp6 (is the load's
- * port taken?) and /proc/stat (the peer's busy time without an agent
- * session), read in-process, never by a program and never by a path that
+ * port taken?), /proc/stat (the peer's busy time without an agent
+ * session), /proc/net/snmp and /proc/net/xfrm_stat (the packet-rate load's
+ * drops on the peer), read in-process, never by a program and never by a path that
  * came with the request: the request's name only picks an entry of a table.
  */
 #ifndef IPSECPERF_PEER_FILES_H
@@ -14,7 +15,7 @@
 
 #include "exec.h"
 
-/* The files, as the run names them, for messages: "/proc/net/tcp, /proc/net/tcp6 and /proc/stat". */
+/* The files, as the run names them, for messages: "/proc/net/tcp, /proc/net/tcp6, ... and /proc/net/xfrm_stat". */
 extern const char peer_files_list[];
 
 /* Is name one of the files the agent reads? */

@@ -20,6 +20,7 @@
 #include "files.h"
 #include "guest_check.h"
 #include "log.h"
+#include "setup.h"
 #include "vm_console.h"
 #include "vm_guest.h"
 
@@ -200,6 +201,16 @@ json_t *kernel_entry(const struct vm_kernel *k, const char *release, json_t *gin
 	if (*k->config && vm_sha256_file(k->config, hash) == 0 &&
 	    !json_object_get(entry, "config_sha256"))
 		json_object_set_new(entry, "config_sha256", json_string(hash));
+	/* a guest without /proc/config.gz: the options from the .config it was booted with */
+	json_t *setup = json_object_get(entry, "setup");
+
+	if (*k->config && json_is_object(setup) && json_is_null(json_object_get(setup, "config"))) {
+		char *text = file_read(k->config, NULL);
+
+		if (text)
+			json_object_set_new(setup, "config", setup_config_options(text));
+		free(text);
+	}
 	json_object_set(entry, "vm", vm);
 	return entry;
 }

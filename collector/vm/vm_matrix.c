@@ -77,6 +77,9 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 		/* meta.json named the host's kernel; the kernels measured are the guests' */
 		json_t *host = json_array_get(json_object_get(res->meta, "kernels"), 0);
 
+		/* this host runs the guests: its CPU policy shapes their figures */
+		writer_conditions(res, writer_setup(res, false), -1, -1, "");
+
 		if (host)
 			json_object_set(res->meta, "host_kernel", host);
 		json_object_set(res->meta, "kernels", kernels);

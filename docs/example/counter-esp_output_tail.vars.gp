@@ -2,7 +2,7 @@
 datafile = 'counter-esp_output_tail'.'.dat'
 runsfile = 'counter-esp_output_tail'.'.runs.dat'
 outfile = 'counter-esp_output_tail'
-title = 'esp_output_tail per packet sent: median, whiskers min-max'
+title = 'esp_output_tail per packet sent: median, whiskers its interval'
 array subtitle[8]
 subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.117+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
 subtitle[2] = 'ratios, not absolute figures)'

@@ -2,7 +2,7 @@
 datafile = 'counter-xfrm_transport_output'.'.dat'
 runsfile = 'counter-xfrm_transport_output'.'.runs.dat'
 outfile = 'counter-xfrm_transport_output'
-title = 'xfrm_transport_output per packet sent: median, whiskers min-max'
+title = 'xfrm_transport_output per packet sent: median, whiskers its interval'
 array subtitle[8]
 subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.117+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
 subtitle[2] = 'ratios, not absolute figures)'

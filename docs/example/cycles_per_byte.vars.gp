@@ -2,7 +2,7 @@
 datafile = 'cycles_per_byte'.'.dat'
 runsfile = 'cycles_per_byte'.'.runs.dat'
 outfile = 'cycles_per_byte'
-title = 'CPU cycles per byte received: median, whiskers min-max'
+title = 'CPU cycles per byte received: median, whiskers its interval'
 array subtitle[8]
 subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.117+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
 subtitle[2] = 'ratios, not absolute figures)'

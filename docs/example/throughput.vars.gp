@@ -2,7 +2,7 @@
 datafile = 'throughput'.'.dat'
 runsfile = 'throughput'.'.runs.dat'
 outfile = 'throughput'
-title = 'Throughput (receiver): median, whiskers min-max'
+title = 'Throughput (receiver): median, whiskers its interval'
 array subtitle[8]
 subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.117+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
 subtitle[2] = 'ratios, not absolute figures)'

@@ -18,11 +18,14 @@ import sys
 # objects whose keys are names, not fixed keys
 MAPS = {
     "counters": "<name>", "counters_receiver": "<name>", "per_sa": "<spi>", "per_sa_load": "<spi>",
-    "commands": "<command>", "programs": "<program>",
+    "commands": "<command>", "programs": "<program>", "siblings": "<cpu>", "mitigations": "<name>",
+    "config": "<option>", "offloads": "<feature>", "crypto": "<algorithm>",
     # by the whole path where the last key alone is also a fixed object elsewhere
     "kernel_drops.sender": "<counter>", "kernel_drops.receiver": "<counter>",
     "kernel_drops_load.sender": "<counter>", "kernel_drops_load.receiver": "<counter>",
 }
+# objects with the keys of another, documented once under its name
+ALIASES = {"kernels[].setup_receiver.": "kernels[].setup.", "host_kernel.setup.": "kernels[].setup."}
 
 
 def paths(value, prefix, out):
@@ -54,6 +57,9 @@ def main():
         found |= {"runs.jsonl: " + p for p in rec}
         for p in found:
             key = p.split(": ", 1)[1]
+            for a, b in ALIASES.items():
+                if key.startswith(a):
+                    key = b + key[len(a):]
             # an array of scalars is its key: command[] is `command[]`
             if key not in documented and key.rstrip("[]") + "[]" not in documented:
                 missing.setdefault(p, d)

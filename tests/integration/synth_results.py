@@ -12,6 +12,10 @@ usage: synth_results.py DIR [--seed N] [--kernels a,b] [--scenarios x,y]
        [--define scenario:key=value ...] [--profile HZ] [--tool-version V]
        [--iperf3-version V] [--old] (meta.json as older versions wrote it:
        no scenario texts, no accelerator, no warm-up)
+       [--setup] each end's set-up in meta.json (both hosts on peer, the
+       host of the guests on vm), each end's cycles per byte on peer
+       [--skip scenario:reason] every run of scenario skipped
+       [--hour H] the hour the runs start at (default 19)
 """
 import argparse, json, os, random
 
@@ -52,6 +56,39 @@ def scenario_text(name, extra):
         lines.append("%s = %s" % (key, value))
     return "\n".join(lines) + "\n"
 
+def one_setup(kernel, dev):
+    """An end's set-up as run records it (docs/results-format.md)."""
+    return {"kernel": kernel, "cmdline": "BOOT_IMAGE=/vmlinuz-%s root=/dev/sda1 ro quiet" % kernel,
+            "cpu": {"model": "Synthetic CPU", "cpus": 8, "sockets": 1, "cores": 4, "threads_per_core": 2,
+                    "smt": "on", "numa_nodes": 1, "governor": "performance", "scaling_driver": "acpi-cpufreq",
+                    "boost": False, "idle_driver": "intel_idle", "siblings": {"0": "0,4"}},
+            "mitigations": {"spectre_v2": "Mitigation: Retpolines", "meltdown": "Not affected",
+                            "mds": "Vulnerable: Clear CPU buffers attempted"},
+            "config": {"CONFIG_INET_ESP": "m", "CONFIG_XFRM_OFFLOAD": "y", "CONFIG_TCP_AO": "n"},
+            "tcp_congestion_control": "cubic", "irqbalance": False, "busy_pct": 1.5, "loadavg": 0.1,
+            "crypto": {"rfc4106(gcm(aes))": [{"name": "seqiv(rfc4106(gcm(aes)))", "driver": "seqiv(rfc4106-gcm-aesni)",
+                                              "module": "seqiv", "priority": 400}]},
+            "nics": [{"dev": dev, "driver": "ixgbe", "version": "6.1.0", "firmware": "0x800003e7",
+                      "speed_mbps": 10000, "mtu": 1500, "rings": {"rx": 512, "tx": 512, "rx_max": 4096, "tx_max": 4096},
+                      "offloads": {"tx-tcp-segmentation": True, "rx-gro": True, "rx-lro": False},
+                      "irqs": [{"irq": 42, "name": "%s-TxRx-0" % dev, "affinity": "2", "effective": "2"}]}] if dev else []}
+
+def add_setup(meta, testbed, tool):
+    """Each end's set-up: both hosts on peer, the guests' host on vm, a hostile string that must not show."""
+    meta["tool_git"] = "v0.9.0-3-gabc1234"
+    meta["tool_version"] = "%s (v0.9.0-3-gabc1234)" % tool
+    for k in meta["kernels"]:
+        k["config_sha256"] = "0123456789abcdef" * 4
+        k["setup"] = one_setup(k["release"], "eth1" if testbed == "peer" else None)
+        if testbed == "peer":
+            k["setup_receiver"] = one_setup(k["release"], "eth2")
+            k["setup_receiver"]["cmdline"] = "evil\x1b[2J"
+    if testbed == "vm":
+        meta["host_kernel"] = {"release": "6.12.0-host", "setup": one_setup("6.12.0-host", None)}
+    if testbed == "peer":
+        meta["peer"] = {"ssh_dest": "root@rx-mgmt"}
+    meta["conditions"] = {"warnings": ["the CPU frequency governor is powersave: synthetic"], "tuned": []}
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
@@ -78,6 +115,9 @@ def main():
     ap.add_argument("--iperf3-version", default="iperf 3.12")
     ap.add_argument("--probe-set", default="default")
     ap.add_argument("--old", action="store_true")
+    ap.add_argument("--setup", action="store_true")
+    ap.add_argument("--skip", action="append", default=[])
+    ap.add_argument("--hour", type=int, default=19)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     scale = {k: float(v) for k, v in (s.split("=") for s in a.scale)}
@@ -110,6 +150,9 @@ def main():
     else:
         del meta["params"]["omit_s"]
         del meta["params"]["probe_set"]
+    if a.setup:
+        add_setup(meta, testbed, a.tool_version)
+    skips = dict(x.split(":", 1) for x in a.skip)
     with open(os.path.join(a.dir, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     seq = 0
@@ -119,12 +162,14 @@ def main():
                 for r in range(1, a.repeat + 1):
                     # kernel after kernel, as the VM testbed runs them
                     rec = {"version": 1, "kernel": k, "scenario": s, "repeat": r,
-                           "start": "2026-11-29T19:%02d:%02dZ" % (seq // 4, seq % 4 * 15),
+                           "start": "2026-11-29T%02d:%02d:%02dZ" % (a.hour, seq // 4, seq % 4 * 15),
                            "duration_s": a.duration}
                     seq += 1
                     if vm and not a.old:
                         rec["vm"] = {"accel": a.accel}
-                    if (s, str(r)) in fails:
+                    if s in skips:
+                        rec.update(status="skipped", reason=skips[s])
+                    elif (s, str(r)) in fails:
                         rec.update(status="failed", reason="iperf3 exited with status 1")
                     else:
                         cv = 0.10 if s in a.noisy else a.cv
@@ -152,6 +197,8 @@ def main():
                                                       "per_packet": 1.0 if esp else None,
                                                       "symbol": "kprobe" if esp else "unavailable: no ESP in this scenario"},
                                        "xmit_skbs": {"count": 500, "per_packet": rnd.gauss(0.5, 0.005), "symbol": "tracepoint"}})
+                        if a.setup and testbed == "peer":
+                            rec.update(cycles_per_byte_sender=cpb * 0.4, cycles_per_byte_receiver=cpb * 0.6)
                         if a.profile:
                             rec["profile"] = {"status": "ok", "hz": a.profile, "samples": 100}
                     f.write(json.dumps(rec) + "\n")

@@ -10,7 +10,12 @@
 # - a run that gets a killed run's pid (in a pid namespace: pid 1 twice)
 #   leaves that run's journal as it was;
 # - two runs measuring at once both say so, in their records, meta.json and
-#   output; one run alone says nothing.
+#   output; one run alone says nothing;
+# - run --tune sets the governor to performance and boost off for the run
+#   and puts them back (on a stand-in cpu folder bound over sysfs's in a
+#   mount namespace of the test's own), --dry-run only prints it, and a
+#   killed run's record is undone by cleanup; a "sysfs" record naming
+#   another file is left alone.
 . "$(dirname "$0")/lib.sh"
 
 export IPSECPERF_JOURNAL_DIR="$TMP/journal"
@@ -149,4 +154,55 @@ EOF
 done
 ls "$J" | grep -q . && { ls -l "$J" >&2; fail "the runs left files in the journal folder"; }
 info "two runs at once: both say so; one alone says nothing"
+
+# --- run --tune --------------------------------------------------------------
+cpu="$TMP/cpu"
+for c in 0 1; do
+	mkdir -p "$cpu/cpu$c/cpufreq" "$cpu/cpu$c/topology"
+	echo powersave > "$cpu/cpu$c/cpufreq/scaling_governor"
+	echo "performance powersave" > "$cpu/cpu$c/cpufreq/scaling_available_governors"
+	echo acpi-cpufreq > "$cpu/cpu$c/cpufreq/scaling_driver"
+	echo "$c" > "$cpu/cpu$c/topology/thread_siblings_list"
+done
+mkdir -p "$cpu/cpufreq"
+echo 1 > "$cpu/cpufreq/boost"
+echo 0-1 > "$cpu/online"
+echo 0-1 > "$cpu/possible"
+state() { cat "$cpu"/cpu*/cpufreq/scaling_governor "$cpu/cpufreq/boost" | tr '\n' ' '; }
+fake() { # args: ipsecperf's, with the stand-in cpu folder
+	unshare -m --propagation private sh -c 'mount --bind "$1" /sys/devices/system/cpu && shift && exec "$@"' \
+		sh "$cpu" "$IPSECPERF" "$@"
+}
+[ "$(state)" = "powersave powersave 1 " ] || fail "the stand-in cpu folder: $(state)"
+fake run --dry-run --tune clear > "$TMP/tune-dry.out" 2>&1 || { cat "$TMP/tune-dry.out" >&2; fail "--tune --dry-run exited $?"; }
+grep -qx "echo performance > /sys/devices/system/cpu/cpu1/cpufreq/scaling_governor" "$TMP/tune-dry.out" &&
+	grep -qx "echo 0 > /sys/devices/system/cpu/cpufreq/boost" "$TMP/tune-dry.out" ||
+	{ cat "$TMP/tune-dry.out" >&2; fail "--tune --dry-run does not print its changes"; }
+[ "$(state)" = "powersave powersave 1 " ] || fail "--tune --dry-run changed $(state)"
+fake run --quiet --tune --no-probes -t 1 -O 0 -r 1 -o "$TMP/tuned" clear > "$TMP/tune.out" 2> "$TMP/tune.err" ||
+	{ cat "$TMP/tune.err" >&2; fail "run --tune exited $?"; }
+[ "$(state)" = "powersave powersave 1 " ] || fail "run --tune did not put them back: $(state)"
+assert_json "$TMP/tuned/meta.json" 'sorted((t["path"][24:], t["from"], t["to"]) for t in d["conditions"]["tuned"]) ==
+	[("cpu0/cpufreq/scaling_governor", "powersave", "performance"), ("cpu1/cpufreq/scaling_governor", "powersave", "performance"),
+	 ("cpufreq/boost", "1", "0")] and
+	d["kernels"][0]["setup"]["cpu"]["governor"] == "performance" and d["kernels"][0]["setup"]["cpu"]["boost"] is False' \
+	"meta.json does not say what --tune changed, or the set-up is not as tuned"
+grep -q 'governor' "$TMP/tune.err" && { cat "$TMP/tune.err" >&2; fail "run --tune still warns about the governor"; }
+# without --tune: the governor and boost warned about once each
+fake run --quiet --no-probes -t 1 -O 0 -r 1 -o "$TMP/untuned" clear > "$TMP/untuned.out" 2> "$TMP/untuned.err" ||
+	{ cat "$TMP/untuned.err" >&2; fail "run exited $?"; }
+[ "$(grep -c 'warning: the CPU frequency governor is powersave' "$TMP/untuned.err")" = 1 ] &&
+	[ "$(grep -c 'warning: boost (turbo) is on' "$TMP/untuned.err")" = 1 ] ||
+	{ cat "$TMP/untuned.err" >&2; fail "the governor and boost are not warned about once each"; }
+# what a killed run left: undone by cleanup; a record naming another file is left
+echo performance > "$cpu/cpu0/cpufreq/scaling_governor"
+printf '{"kind":"sysfs","path":"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor","value":"powersave","seq":1}\n{"kind":"sysfs","path":"%s","value":"x","seq":2}\n' \
+	"$TMP/victim" > "$J/journal-4242-1.jsonl"
+echo untouched > "$TMP/victim"
+fake cleanup > "$TMP/tune-clean.out" 2> "$TMP/tune-clean.err"
+[ "$(state)" = "powersave powersave 1 " ] || { cat "$TMP/tune-clean.err" >&2; fail "cleanup did not undo a killed --tune: $(state)"; }
+[ "$(cat "$TMP/victim")" = untouched ] || fail "cleanup wrote a file a sysfs record named that --tune never writes"
+grep -q "a sysfs record that --tune did not write" "$TMP/tune-clean.err" || { cat "$TMP/tune-clean.err" >&2; fail "the refused record is not said"; }
+rm -f "$J"/journal-4242-1.jsonl
+info "--tune: set for the run and put back, --dry-run prints it, cleanup undoes a killed one and nothing else"
 exit 0

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The seed's three clear-text scenarios, 2 s each, in namespaces the run
-# makes: a real throughput, cycles per byte above zero, the results
+# makes: a real throughput, busy CPU time and cycles per byte as the
+# kernel's counters read by another program over the same window and CPUs
+# give them (cpu_check.py, whose docstring says each bound), the results
 # directory complete, and nothing left behind.
 . "$(dirname "$0")/lib.sh"
 
 snapshot > "$TMP/before"
 out="$TMP/res"
 "$IPSECPERF" run --quiet --duration 2 --omit 1 --repeat 1 -o "$out" clear no-tso no-gso \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" &
+run=$!
+python3 "$TOP/tests/integration/cpu_check.py" sample "$TMP/cpu.json" $run &
+sampler=$!
+wait $run || { rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
+wait $sampler || fail "the CPU sampler exited $?"
 snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after a successful run"
 
@@ -22,6 +29,7 @@ assert_jsonl "$out/runs.jsonl" 'r["cycles_per_byte"] > 0' "cycles per byte not >
 assert_jsonl "$out/runs.jsonl" 'r["cycles_method"] in ("pmu", "estimated")' "cycles_method missing"
 assert_jsonl "$out/runs.jsonl" 'r["cpu_busy_s"]["sender"] > 0 and r["cpu_busy_s"]["receiver"] >= 0' \
 	"busy CPU not recorded per side"
+python3 "$TOP/tests/integration/cpu_check.py" check "$TMP/cpu.json" "$out" || exit 1
 ls "$out/raw/clear-r1-iperf3-client.json" > /dev/null || fail "raw iperf3 output missing"
 m="$out/meta.json"
 assert_json "$m" 'all(k in d for k in ("tool_version", "command", "host", "cpu_model", "cpu_count", "testbed",

@@ -85,6 +85,7 @@ scenario-dir netns test_option_effects.sh
 scenario-dir peer test_option_effects_peer.sh
 scenario-dir vm test_option_effects_vm.sh
 no-wait netns test_option_effects.sh
+tune netns test_journal.sh
 no-wait peer test_peer_guard.sh
 until-ci netns test_until_ci.sh
 max-repeat netns test_until_ci.sh

@@ -57,6 +57,15 @@ assert_json "$TMP/res/raw/clear-r1-iperf3-server.json" 'd["end"]["sum_received"]
 	"the peer's iperf3 JSON is not in raw/"
 assert_json "$TMP/res/meta.json" 'd["peer"]["agent"] is True and d["peer"]["receiver"]["mtu"] == d["peer"]["sender"]["mtu"]' \
 	"meta.json has no usable peer section"
+# both hosts' set-up as found, the peer's told by its agent, and the mail that shows them
+assert_json "$TMP/res/meta.json" 'd["kernels"][0]["setup"]["nics"][0]["dev"] == "ippt-l" and
+	d["kernels"][0]["setup"]["nics"][0]["driver"] == "veth" and d["kernels"][0]["setup_receiver"]["nics"][0]["dev"] == "ippt-p" and
+	d["kernels"][0]["setup_receiver"]["cpu"]["cpus"] > 0 and d["kernels"][0]["setup_receiver"]["tcp_congestion_control"] != ""' \
+	"meta.json lacks either host's set-up"
+"$IPSECPERF" report --summary "$TMP/res" > "$TMP/mail.txt" || fail "report --summary: exit $?"
+for want in "^receiver: root@$PEER_MGMT_P$" '^  nic +ippt-l: veth' '^  nic +ippt-p: veth' '^ +sender +receiver$'; do
+	grep -qE "$want" "$TMP/mail.txt" || { cat "$TMP/mail.txt" >&2; fail "the mail lacks /$want/"; }
+done
 # the key: never in what the run wrote
 if grep -rqiE '"key"|tcpm_key' "$TMP/res"; then fail "a key field in the results"; fi
 
@@ -180,6 +189,8 @@ install_cmd="scp $deb root@$PEER_MGMT_P:/tmp/ && ssh root@$PEER_MGMT_P apt-get i
 grep -qF "$install_cmd" "$TMP/noagent.err" ||
 	{ cat "$TMP/noagent.err" >&2; fail "without the agent: the warning does not give the install command '$install_cmd'"; }
 
+assert_json "$TMP/noagent/meta.json" '"does not run on the peer" in d["kernels"][0]["setup_receiver"]["unavailable"]' \
+	"without the agent: the peer's set-up does not say why it is not known"
 # every key of the peer's records and meta.json is on docs/results-format.md
 python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/res" "$TMP/noagent" >&2 ||
 	fail "the peer testbed writes keys docs/results-format.md does not have (above)"

@@ -3,7 +3,7 @@
 # The peer agent's "run" request (collector/run/peer_agent.c): one program from an
 # argv, no shell, and only one the peer testbed runs (ip, ethtool, iperf3
 # and timeout --version, uname -r, printenv SSH_CONNECTION, and cat of the
-# files the testbed reads, /proc/net/tcp, tcp6 and /proc/stat, which the
+# files the testbed reads, /proc/net/tcp, tcp6, /proc/stat, snmp and xfrm_stat, which the
 # agent reads itself); its exit status and output in the answer, as ssh
 # would give them. Every answer line fits what the run reads (64 KiB), measured as
 # sent: output whose JSON escapes make it too long, output with a NUL or
@@ -94,7 +94,7 @@ for i in (10, 11, 12):
 want(13, a[13]["ok"] and a[13]["status"] == 0, "ethtool -K")
 want(14, a[14]["ok"] and a[14]["out"] == "198.18.8.1 40000 198.18.8.2 22\n", "the session's environment")
 for i in (15, 16):
-    want(i, not a[i]["ok"] and a[i]["ran"] is False and "/proc/net/tcp, /proc/net/tcp6 and /proc/stat" in a[i]["error"],
+    want(i, not a[i]["ok"] and a[i]["ran"] is False and "/proc/net/tcp, /proc/net/tcp6, /proc/stat, /proc/net/snmp and /proc/net/xfrm_stat" in a[i]["error"],
          "a file the testbed does not read (root's secrets through /proc): refused, the files it reads named")
 want(17, a[17]["ok"] and a[17]["status"] == 0 and a[17]["out"].startswith("  sl  local_address")
      and a[17]["out"].count("local_address") == 2 and "\ncpu " in a[17]["out"], "/proc/net/tcp, tcp6 and /proc/stat, read by the agent")

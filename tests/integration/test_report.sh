@@ -14,12 +14,12 @@ awk 'length($0) > 72 { print FILENAME ":" NR ": " length($0) " columns"; bad = 1
 	"$TMP/text" >&2 || fail "text report wider than 72 columns"
 LC_ALL=C grep -q '[^ -~]' "$TMP/text" && fail "text report is not printable ASCII"
 for want in '^host      synth, Synthetic CPU, 2 CPUs' '^testbed   vm' \
-	'^command   ipsecperf run --repeat 5 clear no-gso esp-null' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
+	'^  ipsecperf run --repeat 5 clear no-gso esp-null$' '^kernels   6.1.0-28-cloud-amd64, 6.12.43' \
 	'^runs      5 repeats per scenario, 10 s each' \
 	'^testbed   vm, accelerator tcg' '^caution   under TCG the absolute figures are those of an emulated CPU;' \
 	'^no-gso +4 ' 'no-gso repeat 2: failed: iperf3 exited' \
 	'warning: .*esp-null: CV throughput [0-9.]*%' 'hint: add repeats \(--repeat' \
-	'95% CI' 'xmit_skbs' 'unavailable: no ESP'; do
+	'^scenario +metric +n +covers +CV$' 'xmit_skbs' 'unavailable: no ESP'; do
 	grep -qE -e "$want" "$TMP/text" || { cat "$TMP/text" >&2; fail "text lacks /$want/"; }
 done
 
@@ -51,18 +51,50 @@ grep -q '^caution' "$TMP/netns.txt" && fail "netns: TCG caution without TCG"
 # the kernels side by side, as run prints them after a VM matrix
 "$IPSECPERF" report --side-by-side "$TMP/a" > "$TMP/side" || fail "side by side: exit $?"
 for want in '^Kernels side by side' '^  K2 = 6.12.43\+deb12-cloud-amd64 \(accelerator tcg\)' \
-	'^Throughput, Gbit/s, median min-max \(n\)' '^esp-null .*\(5\) [+-][0-9]+%$'; do
+	'^Throughput, Gbit/s, median interval \(n\)' '^esp-null .*\(5\) [+-][0-9]+%$'; do
 	grep -qE -e "$want" "$TMP/side" || { cat "$TMP/side" >&2; fail "side by side lacks /$want/"; }
 done
 "$IPSECPERF" report -f md "$TMP/a" | grep -q '^| 6.1.0-28-cloud-amd64 | clear | Gbit/s | 5 |' || fail "markdown"
 # --summary: the provenance and the summary table, the start of the full report, and nothing after it
 "$IPSECPERF" report --summary "$TMP/netns" > "$TMP/summary" || fail "--summary: exit $?"
-"$IPSECPERF" report "$TMP/netns" | head -n "$(wc -l < "$TMP/summary")" | cmp -s - "$TMP/summary" ||
+"$IPSECPERF" report "$TMP/netns" | sed '/^reproduce:$/,$d' > "$TMP/netns.body"
+sed '/^reproduce:$/,$d' "$TMP/summary" | cmp -s - <(head -n "$(sed '/^reproduce:$/,$d' "$TMP/summary" | wc -l)" "$TMP/netns.body") ||
 	{ diff "$TMP/summary" "$TMP/netns.txt" >&2; fail "--summary is not the report's first part"; }
+[ "$(sed -n '/^reproduce:$/,$p' "$TMP/summary")" = "$(sed -n '/^reproduce:$/,$p' "$TMP/netns.txt")" ] ||
+	fail "--summary and the report do not end with the same reproduce block"
 grep -q '^host ' "$TMP/summary" && grep -qE '^clear +[0-9]' "$TMP/summary" || { cat "$TMP/summary" >&2; fail "--summary lacks the provenance or the table"; }
 grep -q '^Spread' "$TMP/summary" && fail "--summary has the spread tables"
 [ "$(wc -l < "$TMP/summary")" -lt "$(wc -l < "$TMP/netns.txt")" ] || fail "--summary is the whole report"
 expect_exit2 "--summary -f md" "report: --summary is a text report of its own: not with -f" "$IPSECPERF" report --summary -f md "$TMP/netns"
+
+# the mail: both hosts' set-up as recorded, each end's cycles, the
+# counters, a skip said once, how to reproduce; 72 columns; a string of the
+# peer's that holds a control character is never shown
+python3 "$SYNTH" "$TMP/mail" --testbed peer --setup --kernels 6.1.0-28-cloud-amd64 \
+	--scenarios clear,esp-null,esp-gcm --skip "esp-null:this kernel has no ESP" || fail "synth mail"
+"$IPSECPERF" report --summary "$TMP/mail" > "$TMP/mail.txt" || fail "mail: exit $?"
+awk 'length($0) > 72 { print FILENAME ":" NR ": " length($0) " columns"; bad = 1 } END { exit bad }' \
+	"$TMP/mail.txt" >&2 || fail "the mail is wider than 72 columns"
+LC_ALL=C grep -q '[^ -~]' "$TMP/mail.txt" && fail "the mail is not printable ASCII"
+for want in '^sender: this host \(synth\)$' '^receiver: root@rx-mgmt$' \
+	'^  cpu +Synthetic CPU; 8 CPUs: 1 socket, 4 cores, 2 threads a core' '^  frequency +governor performance \(acpi-cpufreq\); boost off' \
+	'^  mitigations 1 vulnerable \(mds\), 1 mitigated, 1 not affected' '^  kernel +6.1.0-28-cloud-amd64, config sha256 0123456789ab$' \
+	'^  config +INET_ESP=m XFRM_OFFLOAD=y$' '^  tcp +congestion control cubic' \
+	'^  crypto +rfc4106\(gcm\(aes\)\): seqiv\(rfc4106-gcm-aesni\)$' '^  nic +eth1: ixgbe 6.1.0, firmware 0x800003e7, 10000 Mb/s, MTU' \
+	'^  nic +eth2: ixgbe' '^warned: the CPU frequency governor is powersave' \
+	'^ +sender +receiver$' '^esp-gcm +5 +[0-9.]+ +[0-9.]+-[0-9.]+ +[0-9.]+ +[0-9.]+-[0-9.]+$' \
+	'^  esp-null 5 runs \(repeats 1-5\): skipped: this kernel has no ESP$' '^esp-gcm +esp_output +5 +1.000' \
+	'^reproduce:$' '^  ipsecperf run --repeat 5 clear esp-null esp-gcm$' \
+	'^  ipsecperf synthetic, commit abc1234 \(clean: git checkout it and make\)$'; do
+	grep -qE -e "$want" "$TMP/mail.txt" || { cat "$TMP/mail.txt" >&2; fail "the mail lacks /$want/"; }
+done
+[ "$(grep -c '^  cmdline' "$TMP/mail.txt")" = 1 ] || fail "the mail shows the peer's hostile command line"
+[ "$(grep -c 'esp-null.*skipped' "$TMP/mail.txt")" = 1 ] || fail "the mail says the skip more than once"
+grep -q '^command ' "$TMP/mail.txt" && fail "the mail says its command twice"
+# the host that runs the guests, on vm; a directory without a set-up says so
+python3 "$SYNTH" "$TMP/mailvm" --testbed vm --setup --kernels 6.1.0-28-cloud-amd64 --scenarios clear || fail "synth vm"
+"$IPSECPERF" report --summary "$TMP/mailvm" | grep -q '^host (synth): runs the guests$' || fail "vm: no host block"
+grep -q '^  not recorded in meta.json' "$TMP/summary" || fail "no set-up: not said"
 
 # charts and the html page
 if command -v gnuplot > /dev/null; then
@@ -79,6 +111,13 @@ if command -v gnuplot > /dev/null; then
 	# html without --charts draws into a temporary directory and removes it
 	"$IPSECPERF" report -f html "$TMP/a" > "$TMP/r2.html" || fail "html to stdout"
 	grep -q '<svg' "$TMP/r2.html" || fail "html to stdout: no charts"
+	# the verdict says what it cannot rank: a skipped scenario, and those within the slowest's interval
+	"$IPSECPERF" report -f html "$TMP/mail" | grep -q 'Verdict: the slowest scenario, esp-gcm, .* Not measured (no ok run; see the runs not ok): esp-null\.' ||
+		fail "html: the verdict does not say that esp-null was not measured"
+	python3 "$SYNTH" "$TMP/close" --testbed netns --kernels 6.18.0-test --scenarios clear,no-tso,no-gso \
+		--scale no-tso=0.39 --cv 0.05 || fail "synth close"
+	"$IPSECPERF" report -f html "$TMP/close" | grep -q 'Its interval overlaps those of no-gso: these runs do not tell which of them is the slowest' ||
+		fail "html: the verdict does not say which scenarios overlap the slowest"
 else
 	echo "  (gnuplot missing: charts not tested)" >&2
 fi

@@ -69,6 +69,13 @@ for f in console.log console-receiver.log; do
 done
 grep -q 'ipsecperf-guest: receiver ready' "$out/raw/$rel/console-receiver.log" || fail "the receiver's console is not its own"
 assert_json "$out/meta.json" 'd["vm"][0]["boot_to_first_measured_byte_s"] > 0' "meta.json: no boot time"
+# both guests' set-up, the receiver's told by its agent, and the host's that runs them
+assert_json "$out/meta.json" 'd["kernels"][0]["setup"]["nics"][0]["dev"] == "ipp-link" and
+	d["kernels"][0]["setup_receiver"]["nics"][0]["dev"] == "ipp-link" and d["kernels"][0]["setup_receiver"]["kernel"] != "" and
+	d["host_kernel"]["setup"]["cpu"]["cpus"] > 0' "meta.json: not both guests' set-up and the host's"
+"$IPSECPERF" report --summary "$out" > "$TMP/mail" || fail "report --summary: exit $?"
+grep -q '^receiving guest: kernel ' "$TMP/mail" && grep -q '^sending guest: kernel ' "$TMP/mail" ||
+	{ cat "$TMP/mail" >&2; fail "the mail lacks a guest's set-up"; }
 # -q: no progress and no boot lines
 grep -q "booting under\|boot to init" "$TMP/stderr" && fail "-q: the boot was still reported"
 exit 0

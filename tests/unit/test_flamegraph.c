@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests for analyze/html.c's XML escaping and analyze/flamegraph.c's tree and SVG. */
+/*
+ * Unit tests for analyze/html.c's XML escaping and analyze/flamegraph.c's
+ * tree and SVG, hostile trees included (many siblings, totals that
+ * overflow).
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "flamegraph.h"
@@ -91,11 +96,79 @@ static void test_tree_svg(void **state)
 	prof_folded_free(&b);
 }
 
+/*
+ * 300,000 siblings under one frame: child_of() scanned them all for each
+ * new one (80,000 took 15 s), now one lookup each. alarm() turns a hang
+ * into this test's failure.
+ */
+static void test_wide_tree_bounded(void **state)
+{
+	struct prof_folded f = { 0 };
+	struct fg_tree *t = fg_tree_new();
+	struct fg_labels l = { .id = "w", .title = "wide", .unit = "% of busy samples", .side = { NULL, "new" } };
+	char line[64];
+	FILE *out = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(out);
+	for (int i = 0; i < 300000; i++) {
+		snprintf(line, sizeof(line), "iperf3;entry_[k];leaf%d_[k]", i);
+		add(&f, line, 1);
+	}
+	prof_folded_finish(&f);
+	alarm(60);
+	assert_int_equal(fg_tree_add(t, 1, &f, 1.0 / 300000), 0);
+	assert_int_equal(fg_svg(out, t, &l, true), 0);
+	alarm(0);
+	fclose(out);
+	fg_tree_free(t);
+	prof_folded_free(&f);
+}
+
+/*
+ * Totals past what a double holds (a hostile record's cycles per byte
+ * times its samples) once reached (int)NaN in frame(): undefined
+ * behaviour. Now the frames are left out, the page is still whole, and
+ * nothing is NaN.
+ */
+static void test_overflowing_totals(void **state)
+{
+	struct prof_folded a = { 0 }, b = { 0 };
+	struct fg_tree *t = fg_tree_new();
+	struct fg_labels l = { .id = "o", .title = "o", .unit = "cycles/byte", .side = { "base", "new" }, .diff = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	add(&a, "iperf3;write_[k]", PROF_MAX_COUNT);
+	add(&a, "iperf3;read_[k]", PROF_MAX_COUNT);
+	add(&b, "iperf3;write_[k]", 1);
+	prof_folded_finish(&a);
+	prof_folded_finish(&b);
+	assert_int_equal(fg_tree_add(t, 1, &a, 1e300), 0);
+	assert_int_equal(fg_tree_add(t, 0, &b, 1.0), 0);
+	assert_true(isinf(fg_total(t, 1)));
+	f = open_memstream(&buf, &len);
+	assert_int_equal(fg_svg(f, t, &l, true), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "</svg>"));
+	assert_null(strstr(buf, "nan"));
+	assert_null(strstr(buf, "class=\"f\""));
+	free(buf);
+	fg_tree_free(t);
+	prof_folded_free(&a);
+	prof_folded_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xml_esc),
 		cmocka_unit_test(test_tree_svg),
+		cmocka_unit_test(test_wide_tree_bounded),
+		cmocka_unit_test(test_overflowing_totals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

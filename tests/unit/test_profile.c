@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CPU profiles: folding perf script's call chains, shares, cycles per byte, the diff. */
+/*
+ * CPU profiles: folding perf script's call chains, shares, cycles per byte,
+ * the diff; hostile folded stacks (counts past 2^53, shapes that took
+ * quadratic time) refused or handled in bounded time.
+ */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "profile.h"
@@ -271,6 +276,100 @@ static void display_and_json(void **state)
 	prof_summary_free(&s);
 }
 
+/* A counter of names: "PREFIXn" for n = 0, 1, ... into buf. */
+static char *names(const char *prefix, const char *sep, int n, const char *head)
+{
+	size_t cap = strlen(head) + (size_t)n * (strlen(prefix) + strlen(sep) + 12) + 1, o;
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	o = snprintf(buf, cap, "%s", head);
+	for (int i = 0; i < n; i++)
+		o += snprintf(buf + o, cap - o, "%s%s%d", i || *head ? sep : "", prefix, i);
+	return buf;
+}
+
+/*
+ * The shapes that took quadratic time: one stack of 300,000 distinct
+ * frames (prof_reduce compared each frame with every one before it:
+ * 28 s for 160,000), 300,000 commands (prof_commands: each against every
+ * one before, 21 s for 80,000), 30,000 runs of one function each
+ * (prof_merge: each run against every run before). Each is linear now,
+ * well under a second; alarm() turns the old behaviour into this test's
+ * failure instead of hours.
+ */
+static void hostile_shapes_bounded(void **state)
+{
+	struct prof_folded f = { 0 };
+	struct prof_summary s, *runs = calloc(30000, sizeof(*runs)), m;
+	struct prof_func *cmds;
+	size_t n;
+	char *deep = names("f", ";", 300000, "iperf3"), line[64];
+
+	(void)state;
+	assert_non_null(runs);
+	alarm(60);
+	assert_int_equal(prof_folded_add(&f, deep, 1), 0);
+	prof_folded_finish(&f);
+	assert_int_equal(prof_reduce(&f, 1.5, &s), 0);
+	assert_int_equal(s.n, 300000);
+	assert_int_equal(s.f[0].self, 1); /* the leaf */
+	prof_summary_free(&s);
+	prof_folded_free(&f);
+	for (int i = 0; i < 300000; i++) {
+		snprintf(line, sizeof(line), "cmd%d;work_[k]", i);
+		assert_int_equal(prof_folded_add(&f, line, 1), 0);
+	}
+	prof_folded_finish(&f);
+	assert_int_equal(prof_commands(&f, &cmds, &n), 0);
+	assert_int_equal(n, 300000);
+	prof_funcs_free(cmds, n);
+	for (int i = 0; i < 30000; i++) {
+		runs[i] = (struct prof_summary){ .samples = 1, .cpb = 1, .nruns = 1, .n = 1,
+						 .f = calloc(1, sizeof(struct prof_func)) };
+		snprintf(line, sizeof(line), "fn%d", i);
+		runs[i].f[0] = (struct prof_func){ .name = strdup(line), .self = 1, .total = 1, .share = 1, .cpb = 1 };
+	}
+	assert_int_equal(prof_merge(runs, 30000, &m), 0);
+	assert_int_equal(m.n, 30000);
+	assert_true(fabs(m.f[0].cpb - 1.0 / 30000) < 1e-12);
+	alarm(0);
+	prof_summary_free(&m);
+	for (int i = 0; i < 30000; i++)
+		prof_summary_free(&runs[i]);
+	free(runs);
+	prof_folded_free(&f);
+	free(deep);
+}
+
+/* Counts past 2^53 a line are refused; sums of what is taken saturate, never wrap to "0 samples". */
+static void counts_bounded(void **state)
+{
+	struct prof_folded f = { 0 };
+	struct prof_summary s;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(prof_folded_parse("p", "a;b 9007199254740993\n", &f, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "p:1: a count above 2^53"));
+	prof_folded_free(&f);
+	assert_int_equal(prof_folded_parse("p", "a;b 18446744073709551615\n", &f, err, sizeof(err)), -1);
+	prof_folded_free(&f);
+	assert_int_equal(prof_folded_parse("p", "a;b 9007199254740992\n", &f, err, sizeof(err)), 0);
+	prof_folded_free(&f);
+	/* 2^53 a line, 4096 lines of one stack: 2^65, past what 64 bits hold */
+	for (int i = 0; i < 4096; i++)
+		assert_int_equal(prof_folded_add(&f, i % 2 ? "a;b" : "a;c", PROF_MAX_COUNT), 0);
+	assert_int_equal(prof_folded_total(&f), UINT64_MAX);
+	prof_folded_finish(&f);
+	assert_int_equal(f.v[0].count, UINT64_MAX);
+	assert_int_equal(prof_reduce(&f, 1.0, &s), 0);
+	assert_int_equal(s.samples, UINT64_MAX);
+	assert_true(s.f[0].share > 0 && s.f[0].share <= 1);
+	prof_summary_free(&s);
+	prof_folded_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +383,8 @@ int main(void)
 		cmocka_unit_test(merge_runs),
 		cmocka_unit_test(diff_sorted_by_gain),
 		cmocka_unit_test(display_and_json),
+		cmocka_unit_test(hostile_shapes_bounded),
+		cmocka_unit_test(counts_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "histogram.h"
 #include "until_ci.h"
 #include "compare_int.h"
 #include "log.h"
@@ -572,49 +571,6 @@ static bool kernels_ran_in_sequence(const struct side *s, const char *ka, const 
 	return strcmp(a_max, b_min) < 0 || strcmp(b_max, a_min) < 0;
 }
 
-/* The fewest transactions of a group's ok runs (INFINITY: none). */
-static double fewest_transactions(const struct results *r, const struct run_group *g)
-{
-	double fewest = INFINITY;
-
-	for (int i = 0; i < g->n; i++) {
-		const struct run_record *rec = &r->runs[g->idx[i]];
-
-		if (rec->status == RUN_OK && !rec->counting && rec->has_lat && rec->transactions < fewest)
-			fewest = rec->transactions;
-	}
-	return fewest;
-}
-
-/*
- * The latency percentiles whose runs had too few transactions beyond them:
- * a run's p99.9 rests on its last n/1000; with fewer than TAIL_SAMPLES
- * beyond it, its change is the change of a few transactions.
- */
-#define TAIL_SAMPLES 10
-static void tail_note(struct notes *notes, const struct side *b, const struct side *n, const struct pair_row *rows,
-		      int nrows)
-{
-	char thin[1024] = "";
-
-	for (int i = 0; i < nrows; i++) {
-		const struct pair_row *r = &rows[i];
-		double q = r->m.kind == METRIC_LAT ? latency_quantiles[r->m.q] : 1;
-		double fb = fewest_transactions(&b->r, r->gb), fn = fewest_transactions(&n->r, r->gn);
-		double few = fb < fn ? fb : fn;
-
-		if (q >= 1 || !isfinite(few) || few >= hist_samples_needed(q, TAIL_SAMPLES))
-			continue;
-		snprintf(thin + strlen(thin), sizeof(thin) - strlen(thin), "%s%s %s (%.0f a run, %.0f needed)",
-			 *thin ? ", " : "", r->scenario, latency_names[r->m.q], few,
-			 (double)hist_samples_needed(q, TAIL_SAMPLES));
-	}
-	if (*thin)
-		notes_add(notes, "tail_samples", NULL,
-			  "latency percentiles are compared as throughput is, one value a run (its percentile, from a histogram within 0.4%%); a run's pQ rests on its transactions beyond it, and takes %d of them, n >= %d/(1-Q), to be more than the last few: fewer in %s. Lengthen --duration for those.",
-			  TAIL_SAMPLES, TAIL_SAMPLES, thin);
-}
-
 /*
  * A gate metric whose CV on a side exceeds the gate's threshold: a change
  * of the threshold's size is within that side's run-to-run noise, so the
@@ -682,7 +638,7 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 			  nb_bad, nn_bad);
 	if (compare_emulated(b) || compare_emulated(n))
 		notes_add(notes, "emulated", NULL, "%s", prov_emulated_caution());
-	tail_note(notes, b, n, rows, nrows);
+	compare_tail_note(notes, b, n, rows, nrows);
 }
 
 /* ---- the command ---- */
@@ -724,31 +680,6 @@ static int write_out(const struct comparison *c)
 	return compare_text(stdout, c);
 }
 
-/*
- * The gate without --metric: each unit's headline and cost, of the units
- * BASE has (a stream's throughput and cycles per byte; transactions per
- * second and cycles per transaction; datagrams per second and cycles per
- * datagram). The latency percentiles are compared and flagged, and gate
- * only when named: one run's tail moves with the host.
- */
-static int default_metrics(const struct side *b, const char **out)
-{
-	static const char *const per_unit[3][2] = { { "throughput", "cycles_per_byte" },
-						    { "transactions_per_s", "cycles_per_transaction" },
-						    { "datagrams_per_s", "cycles_per_datagram" } };
-	bool has[3] = { false, false, false };
-	int n = 0;
-
-	for (int i = 0; i < b->ng; i++)
-		has[group_unit(&b->r, &b->g[i])] = true;
-	if (!has[1] && !has[2])
-		has[0] = true; /* as before: no groups at all still gate on throughput */
-	for (int u = 0; u < 3; u++)
-		for (int j = 0; has[u] && j < 2; j++)
-			out[n++] = per_unit[u][j];
-	return n;
-}
-
 /* Each side's figures, paired kernel by kernel, into rows; -1 after one line. */
 static int compare_rows(struct side *b, struct side *n, struct compare_opts *o, struct notes *notes,
 			struct pair_row **rows, int *nrows, bool defaulted)
@@ -788,7 +719,7 @@ int compare_run(const struct compare_opts *co, char *const base[], int nbase, ch
 		goto out;
 	if (defaulted) {
 		o.metrics = defaults;
-		o.nmetrics = default_metrics(&b, defaults);
+		o.nmetrics = compare_default_metrics(&b, defaults);
 	}
 	if (compare_rows(&b, &n, &o, &notes, &rows, &nrows, defaulted) < 0)
 		goto out;

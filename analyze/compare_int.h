@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * compare's pieces, shared by the command (compare.c) and its writers: a
- * façade of compare_out.c (the table and JSON), compare_html.c and
- * compare_junit.c.
+ * façade of compare_out.c (the table and JSON), compare_html.c,
+ * compare_junit.c and compare_units.c (the loads with a unit).
  */
 #ifndef IPSECPERF_COMPARE_INT_H
 #define IPSECPERF_COMPARE_INT_H
@@ -69,6 +69,14 @@ const char *compare_fmt_p(char *buf, size_t len, double p);
 const char *compare_test_name(enum compare_test t);
 /* "throughput, cycles_per_byte" or "all metrics" */
 void compare_selected_list(const struct compare_opts *o, char *buf, size_t len);
+/*
+ * The gate without --metric: the headline and cost metrics of each unit
+ * BASE has, into out (6 at most); how many.
+ */
+int compare_default_metrics(const struct side *b, const char **out);
+/* The note naming the latency percentiles whose runs had fewer than 10 transactions beyond them. */
+void compare_tail_note(struct notes *notes, const struct side *b, const struct side *n, const struct pair_row *rows,
+		       int nrows);
 /* A metric's label in the tables: "throughput Gbit/s", "latency p99 us", a counter's name. */
 const char *compare_metric_label(const struct metric *m, char *buf, size_t len);
 /* "K" or "K1 -> K2" */

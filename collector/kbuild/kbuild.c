@@ -65,7 +65,7 @@ int kbuild_tree_ours(const char *dir, char *why, size_t wlen)
 
 	if (safe_dir_ours(dir, w, sizeof(w)) == 0)
 		return 0;
-	fmt_buf(why, wlen, "%s: %s; a build runs the tree's Makefiles and scripts as root, so a tree and its build folder must be root's alone: make it so (chown -R root:root %s; chmod -R go-w %s) in a folder only root can change, or build it as its owner with make and boot the build with --kernel",
+	fmt_buf(why, wlen, "%s: %s; a build runs the tree's Makefiles and scripts as root, so a tree and its build folder must be root's alone: review it and make it so (chown -R root:root %s; chmod -R go-w %s) in a folder only root can change",
 		 dir, w, dir, dir);
 	return -1;
 }

@@ -3,7 +3,8 @@
  * collector/kbuild/kconfig.c: reading a .config, which scenario needs which option
  * (from its algorithm names and features), what "satisfied" means for an
  * option that must stay a module, and what kernel show reports missing;
- * a kernel tree must be root's alone, and what ipsecperf opens in it (the
+ * a kernel tree must be root's alone (to be built, or booted with
+ * --kernel), and what ipsecperf opens in it (the
  * build lock, the logs, the stamp, ipsecperf-guest.config) is never a
  * link, a device or a FIFO: the type is checked before anything is opened.
  */
@@ -28,6 +29,7 @@
 #include "kconfig.h"
 #include "log.h"
 #include "scenario.h"
+#include "vm_kernel.h"
 
 static const struct kneed *need(const char *name)
 {
@@ -252,6 +254,17 @@ static void tree_must_be_roots(void **state)
 	assert_non_null(strstr(why, top));
 	assert_int_equal(chmod(top, 01777), 0); /* sticky, as /tmp: fine */
 	assert_int_equal(kbuild_check(&b, why, sizeof(why)), 0);
+
+	/* run --kernel: a build folder of someone else's is refused before anything of it is read */
+	struct vm_kernel k;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/arch/x86/boot", tree);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/arch/x86/boot/bzImage", tree);
+	assert_int_equal(file_write(p, "x", 1), 0);
+	assert_int_equal(chown(tree, 65534, 65534), 0);
+	assert_int_equal(vm_kernel_resolve(tree, &k), -1);
 	assert_int_equal(rm_rf(top), 0);
 }
 

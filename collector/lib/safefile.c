@@ -12,42 +12,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
+
 int safe_open(const char *path, int flags, mode_t mode)
 {
-	int open_flags = (flags & (O_ACCMODE | O_APPEND | O_TRUNC)) | O_NOCTTY | O_CLOEXEC;
+	int acc = flags & (O_ACCMODE | O_APPEND), err;
 	bool writes = (flags & O_ACCMODE) != O_RDONLY;
-	char proc[64];
 	struct stat st;
 
 	for (int tries = 0; tries < 3; tries++) {
-		int pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC), fd, saved;
+		int fd;
 
-		if (pfd < 0) {
-			if (errno != ENOENT || !(flags & O_CREAT))
-				return -1;
+		/* a file to write with another name is refused before it is opened (and after, below) */
+		if (writes && fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_nlink != 1) {
+			errno = EPERM;
+			return -1;
+		}
+		/* looked at with O_PATH, opened only once it is known to be a regular file */
+		fd = file_open_regular_at(AT_FDCWD, path, acc, &st);
+
+		if (fd == FILE_NOT_REGULAR) {
+			errno = EPERM;
+			return -1;
+		}
+		if (fd < 0 && errno == ENOENT && (flags & O_CREAT)) {
 			/* a new regular file, never one that appeared meanwhile */
-			fd = open(path, open_flags | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+			fd = open(path, acc | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
 			if (fd >= 0 || errno != EEXIST)
 				return fd;
 			continue;
 		}
-		if (fstat(pfd, &st) < 0) {
-			saved = errno;
-			close(pfd);
-			errno = saved;
+		if (fd < 0)
+			return -1;
+		if (writes && st.st_nlink != 1) {
+			close(fd);
+			errno = EPERM;
 			return -1;
 		}
-		if (!S_ISREG(st.st_mode) || (writes && st.st_nlink != 1)) {
-			close(pfd);
-			errno = S_ISLNK(st.st_mode) ? ELOOP : EPERM;
+		if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0) {
+			err = errno;
+			close(fd);
+			errno = err;
 			return -1;
 		}
-		/* the very file checked: reopened through its descriptor, not its name */
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
-		fd = open(proc, open_flags);
-		saved = errno;
-		close(pfd);
-		errno = saved;
 		return fd;
 	}
 	errno = EEXIST;

@@ -12,15 +12,17 @@
 #include <sys/types.h>
 
 /*
- * Open path as a regular file only. The name is opened with O_PATH and
- * O_NOFOLLOW and checked with fstat before the file itself is opened
- * (through that descriptor, so it is the file checked): a symlink, a
- * device, a FIFO or a socket is refused unopened. A file opened for
- * writing must have one name (a hard link to another file is refused).
- * flags: the access mode with O_APPEND, O_TRUNC, O_CREAT (a missing file
- * is made with mode, O_EXCL: a new regular file); O_NOCTTY and O_CLOEXEC
- * always. The descriptor, or -1 with errno: ELOOP a symlink, EPERM not a
- * regular file of one name, or open's own.
+ * Open path as a regular file only, for reading or writing, made when
+ * missing: file_open_regular_at() (files.h) looks at it with O_PATH and
+ * O_NOFOLLOW and opens it through that descriptor only once fstat says it
+ * is a regular file, so a symlink, a device, a FIFO or a socket is
+ * refused unopened. A file opened for writing must have one name (a hard
+ * link to another file is refused, before and after it is opened).
+ * flags: the access mode with O_APPEND, O_TRUNC (done once the file is
+ * held), O_CREAT (a missing file is made with mode and O_EXCL: a new
+ * regular file); O_NOCTTY and O_CLOEXEC always. The descriptor, or -1
+ * with errno: ELOOP a symlink, EPERM not a regular file of one name, or
+ * open's own.
  */
 int safe_open(const char *path, int flags, mode_t mode);
 

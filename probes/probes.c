@@ -12,6 +12,7 @@
  * window's snapshots are taken in probes_snap.c and made a record in
  * probes_record.c.
  */
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -111,14 +112,28 @@ static int ksyms_cached(struct ksyms *ks, char *why, size_t wlen)
  * Whether GRO merged the decrypted packets: skb_gro_receive's entry notes
  * a sec_path, its return counts the merges (ipsecperf.bpf.c). Attached
  * whether or not esp4_offload is loaded: without it, no decrypted packet
- * reaches GRO, and 0 is the count.
+ * reaches GRO, and 0 is the count. A kernel whose BTF cannot show a
+ * sec_path would count 0 too: unavailable there, saying why.
  */
 static void attach_gro_merged(struct probes *p, const struct ksyms *ks, int c)
 {
+	struct btf *btf;
 	char why[256];
+	int rc;
 
 	if (!ksyms_find(ks, "skb_gro_receive")) {
 		probes_set_how(p, c, false, "skb_gro_receive is not in /proc/kallsyms");
+		return;
+	}
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		probes_set_how(p, c, false, "cannot read the kernel's BTF: %s", strerror(errno));
+		return;
+	}
+	rc = probes_btf_sec_path(btf, why, sizeof(why));
+	btf__free(btf);
+	if (rc < 0) {
+		probes_set_how(p, c, false, "%s", why);
 		return;
 	}
 	if (probes_attach_kprobe(p, p->skel->progs.gro_merge_entry, "skb_gro_receive", 0, why, sizeof(why)) < 0 ||

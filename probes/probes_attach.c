@@ -5,6 +5,7 @@
  * why esp4's are missing), the xmit program on the testbed's devices, and
  * the tracepoints through perf without BPF.
  */
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "ipsecperf.skel.h"
+#include "journal.h"
 #include "kcount.h"
 #include "ksyms.h"
 #include "netns_call.h"
@@ -30,6 +32,45 @@ void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...)
 	vsnprintf(p->how[c] + n, sizeof(p->how[c]) - n, fmt, ap);
 	va_end(ap);
 	p->avail[c] = avail;
+}
+
+/* Has the struct or union t a member name, itself or in an anonymous struct or union inside it? */
+static bool has_member(const struct btf *btf, const struct btf_type *t, const char *name, int depth)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const struct btf_type *mt = btf__type_by_id(btf, m->type);
+
+		if (m->name_off && !strcmp(btf__name_by_offset(btf, m->name_off), name))
+			return true;
+		while (mt && (btf_is_mod(mt) || btf_is_typedef(mt)))
+			mt = btf__type_by_id(btf, mt->type);
+		if (!m->name_off && mt && btf_is_composite(mt) && depth < 8 && has_member(btf, mt, name, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+int probes_btf_sec_path(const struct btf *btf, char *why, size_t wlen)
+{
+	int id = btf__find_by_name_kind(btf, "skb_ext_id", BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	bool found = false;
+
+	for (int i = 0; t && i < btf_vlen(t) && !found; i++)
+		found = !strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), "SKB_EXT_SEC_PATH");
+	if (!found) {
+		snprintf(why, wlen, "the kernel's BTF has no SKB_EXT_SEC_PATH in enum skb_ext_id (no XFRM?): a decrypted packet cannot be told from another");
+		return -1;
+	}
+	id = btf__find_by_name_kind(btf, "sk_buff", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!t || !has_member(btf, t, "active_extensions", 0)) {
+		snprintf(why, wlen, "the kernel's BTF has no sk_buff.active_extensions (no CONFIG_SKB_EXTENSIONS): a decrypted packet cannot be told from another");
+		return -1;
+	}
+	return 0;
 }
 
 static int keep_link(struct probes *p, struct bpf_link *l)
@@ -148,25 +189,46 @@ void probes_attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c
  * Without BPF: the tracepoints through perf_event_open, counted, filtered
  * by tracefs; what needs kprobes stays unavailable.
  */
+static int perf_open(struct probes *p, const char *tracefs, const char *const *devs, bool xmit, bool esp);
+
 int probes_attach_perf(struct probes *p, const char *const *devs, bool xmit, bool esp)
 {
-	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
-	uint64_t lo[2], hi[2];
-	int n = 0;
-	char why[256], esp_why[256] = "";
 	const char *tracefs;
-	struct ksyms ks;
+	char why[256];
 
 	for (int c = 0; c < IPP_NR_COUNTERS; c++)
 		probes_set_how(p, c, false, "%s; kprobes are not used without BPF", p->nobpf);
 	if (!xmit && !esp) /* nothing to count here: the kernel's counters give skbs and segments */
 		return 0;
-	tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
-	if (!tracefs) {
+	/*
+	 * tracefs is read here only (the events' ids and formats): mounted if
+	 * need be and unmounted again at once, under the host-wide lock, so
+	 * that no other run's end unmounts it while this one reads it.
+	 */
+	int mark = journal_mark(), rc;
+
+	if (!p->list && journal_hostwide("mount:tracefs", why, sizeof(why)) < 0)
+		tracefs = NULL;
+	else
+		tracefs = perfcount_tracefs(!p->list, why, sizeof(why));
+	rc = tracefs ? perf_open(p, tracefs, devs, xmit, esp) : -1;
+	if (!tracefs)
 		for (int c = 0; c < IPP_NR_COUNTERS; c++)
 			probes_set_how(p, c, false, "%s; and %s", p->nobpf, why);
-		return -1;
-	}
+	if (!p->list)
+		journal_undo_to(mark);
+	return rc;
+}
+
+/* The tracepoints through perf_event_open, their ids and formats read in tracefs. */
+static int perf_open(struct probes *p, const char *tracefs, const char *const *devs, bool xmit, bool esp)
+{
+	static const char *const fns[] = { "esp_output_tail", "esp_alloc_tmp" };
+	uint64_t lo[2], hi[2];
+	int n = 0;
+	char why[256], esp_why[256] = "";
+	struct ksyms ks;
+
 	if (!esp) {
 		snprintf(esp_why, sizeof(esp_why), "%s", p->esp ? NOT_IN_SET_WHY : NO_ESP_WHY);
 	} else if (ksyms_load(&ks, NULL, why, sizeof(why)) == 0) {

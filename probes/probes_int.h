@@ -90,6 +90,15 @@ int probes_attach_kprobe(struct probes *p, struct bpf_program *prog, const char 
 			 char *why, size_t wlen);
 /* A kretprobe on sym, or -1 with why. */
 int probes_attach_kretprobe(struct probes *p, struct bpf_program *prog, const char *sym, char *why, size_t wlen);
+
+/*
+ * Can the kernel's BTF tell a packet that xfrm decrypted, as
+ * esp_gro_merged's program reads it with CO-RE (the sec_path extension:
+ * SKB_EXT_SEC_PATH in enum skb_ext_id, sk_buff.active_extensions)? Where
+ * it cannot, the program would count 0 whatever GRO did. 0, or -1 with why.
+ */
+struct btf;
+int probes_btf_sec_path(const struct btf *btf, char *why, size_t wlen);
 /* A kprobe on sym for counter c, or why not (esp: sym is esp4's, say whether esp4 is there). */
 void probes_attach_simple_kprobe(struct probes *p, const struct ksyms *ks, int c, struct bpf_program *prog,
 				 const char *sym, bool esp);

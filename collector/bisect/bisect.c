@@ -68,6 +68,11 @@ static int check_tree(struct bisect_run *b, const char *given)
 		pr_warn("bisect: %s: %s", given, is_file(given) ? "not a folder" : strerror(errno));
 		return -1;
 	}
+	/* before its git runs: git and make run what the tree holds */
+	if (kbuild_tree_ours(b->s.tree, path, sizeof(path)) < 0) {
+		pr_warn("bisect: %s", path);
+		return -1;
+	}
 	if (bisect_git_line(b->s.tree, top, sizeof(top), "rev-parse", "--show-toplevel", NULL) || strcmp(top, b->s.tree)) {
 		pr_warn("bisect: %s is not the top of a git work tree; give the kernel tree's top folder", given);
 		return -1;
@@ -130,7 +135,7 @@ static int check_revs(struct bisect_run *b, const struct bisect_opts *o)
 
 static int check_build(struct bisect_run *b, const struct bisect_opts *o)
 {
-	char config[PATH_MAX + 16];
+	char config[2 * PATH_MAX];
 
 	if (o->build && (!realpath(o->build, b->s.build) || !is_dir(b->s.build))) {
 		pr_warn("bisect: -O %s: %s", o->build, errno ? strerror(errno) : "not a folder");
@@ -150,6 +155,10 @@ static int check_build(struct bisect_run *b, const struct bisect_opts *o)
 		else
 			pr_warn("bisect: neither %s nor %s/build has a .config; configure and build it once first: ipsecperf kernel config -O %s/build %s",
 				b->s.tree, b->s.tree, b->s.tree, b->s.tree);
+		return -1;
+	}
+	if (*b->s.build && kbuild_tree_ours(b->s.build, config, sizeof(config)) < 0) {
+		pr_warn("bisect: %s", config);
 		return -1;
 	}
 	return 0;

@@ -19,6 +19,7 @@
 #include "bisect_cache.h"
 #include "files.h"
 #include "log.h"
+#include "safefile.h"
 
 #define MANIFEST "manifest.json"
 #define MANIFEST_MAX (4 << 20)
@@ -102,9 +103,9 @@ int bisect_key_make(const char *tree, const char *config, struct bisect_key *k)
 		pr_warn("bisect: '%.60s' is not a tree's hash", tree);
 		return -1;
 	}
-	fd = open(config, O_RDONLY | O_CLOEXEC);
+	fd = safe_open(config, O_RDONLY, 0); /* in the build folder */
 	if (fd < 0 || hash_fd(fd, k->config_sha, &size) < 0) {
-		pr_warn("bisect: cannot read %s: %s", config, strerror(errno));
+		pr_warn("bisect: cannot read %s: %s", config, safe_open_error(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -337,7 +338,7 @@ static int copy_hashed(const char *src, const char *dst, const char *rel, json_t
 	char sum[65];
 	struct stat st;
 	ssize_t n = -1;
-	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, err = -1;
+	int in = safe_open(src, O_RDONLY, 0), out = -1, err = -1; /* from the build folder */
 
 	if (!ctx || in < 0 || fstat(in, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))

@@ -91,20 +91,7 @@ void bisect_state_free(struct bisect_state *s)
 
 int bisect_git_env(void)
 {
-	const char *c = getenv("GIT_CONFIG_COUNT");
-	char name[48], count[16];
-	long n = c && *c ? strtol(c, NULL, 10) : 0;
-
-	if (n < 0 || n > 10000)
-		n = 0;
-	fmt_buf(count, sizeof(count), "%ld", n + 1);
-	fmt_buf(name, sizeof(name), "GIT_CONFIG_KEY_%ld", n);
-	if (setenv(name, "gc.auto", 1) < 0)
-		return -1;
-	fmt_buf(name, sizeof(name), "GIT_CONFIG_VALUE_%ld", n);
-	if (setenv(name, "0", 1) < 0)
-		return -1;
-	return setenv("GIT_CONFIG_COUNT", count, 1);
+	return safe_git_config_env("gc.auto", "0") < 0 || safe_git_env() < 0 ? -1 : 0;
 }
 
 static int git_va(const char *tree, char **out, char **err, va_list ap)
@@ -310,9 +297,18 @@ int bisect_undo(json_t *r)
 		}
 		free(err);
 	}
-	if (is_dir(scratch) && rm_rf(scratch) < 0) {
-		pr_warn("undo: cannot remove %s", scratch);
+	/*
+	 * By descriptor, and only a folder of ours: after a reboot /tmp may
+	 * have been emptied and the name taken by someone else.
+	 */
+	char why[PATH_MAX + 128];
+	int rc = safe_rm_tree(scratch, why, sizeof(why));
+
+	if (rc < 0) {
+		pr_warn("undo: %s", why);
 		ret = -1;
+	} else if (rc > 0) {
+		pr_info("undo: %s", why);
 	}
 	return ret;
 }

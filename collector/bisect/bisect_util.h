@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "safefile.h"
+
 struct bisect_state {
 	char tree[PATH_MAX];         /* the git work tree, absolute */
 	char build[PATH_MAX];        /* the build folder (-O), absolute, or "": the tree */
@@ -45,18 +47,18 @@ void bisect_state_free(struct bisect_state *s);
 
 /*
  * How every git of a bisect starts: without its automatic gc, which git
- * detaches and would leave packing the tree after the bisect. git passes
- * -c on to the gits its children run (GIT_CONFIG_PARAMETERS), so this
- * covers `git bisect run`'s steps too.
+ * detaches and would leave packing the tree after the bisect, and without
+ * the tree's hooks and fsmonitor (safefile.h). git passes -c on to the
+ * gits its children run (GIT_CONFIG_PARAMETERS), so this covers `git
+ * bisect run`'s steps too.
  */
-#define BISECT_GIT_ARGV "git", "-c", "gc.auto=0"
-#define BISECT_GIT_ARGC 3
+#define BISECT_GIT_ARGV "git", "-c", "gc.auto=0", SAFE_GIT_ARGV
+#define BISECT_GIT_ARGC (3 + SAFE_GIT_ARGC)
 
 /*
  * The same for the gits the bisect's other children run (make's
- * scripts/setlocalversion, ...): gc.auto=0 added to this process's
- * environment (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n),
- * after what it holds. 0 or -1.
+ * scripts/setlocalversion, ...): gc.auto=0 and safe_git_env() added to
+ * this process's environment, after what it holds. 0 or -1.
  */
 int bisect_git_env(void);
 

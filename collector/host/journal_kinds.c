@@ -69,6 +69,8 @@ const char *journal_argv_target(json_t *a, char *buf, size_t len)
 
 	if (!strcmp(p, "rm") || (!strcmp(p, "ip") && !strcmp(arg(a, 1), "netns")))
 		return NULL; /* a run's own folder, its own namespace */
+	if (!strcmp(p, "umount"))
+		return NULL; /* tracefs, mounted to be read: a run that finds it mounted only reads it too */
 	if (!strcmp(p, "modprobe") || !strcmp(p, "rmmod")) {
 		fmt_buf(buf, len, "modules");
 		return buf;

@@ -17,6 +17,7 @@
 #include "kconfig.h"
 #include "log.h"
 #include "progress.h"
+#include "safefile.h"
 #include "signals.h"
 
 #define LOG_TAIL 25
@@ -42,6 +43,9 @@ int kbuild_check(const struct kbuild *b, char *why, size_t wlen)
 		snprintf(why, wlen, "-O %s: not a folder", b->out);
 		return -1;
 	}
+	if (kbuild_tree_ours(b->tree, why, wlen) < 0 ||
+	    (b->out && access(b->out, F_OK) == 0 && kbuild_tree_ours(b->out, why, wlen) < 0))
+		return -1;
 	if (b->localversion && (strlen(b->localversion) > 64 ||
 				strspn(b->localversion, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 							"0123456789-_.+") != strlen(b->localversion))) {
@@ -53,6 +57,17 @@ int kbuild_check(const struct kbuild *b, char *why, size_t wlen)
 		return -1;
 	}
 	return 0;
+}
+
+int kbuild_tree_ours(const char *dir, char *why, size_t wlen)
+{
+	char w[PATH_MAX + 128];
+
+	if (safe_dir_ours(dir, w, sizeof(w)) == 0)
+		return 0;
+	fmt_buf(why, wlen, "%s: %s; a build runs the tree's Makefiles and scripts as root, so a tree and its build folder must be root's alone: review it and make it so (chown -R root:root %s; chmod -R go-w %s) in a folder only root can change",
+		 dir, w, dir, dir);
+	return -1;
 }
 
 /* The programs a kernel build with BTF needs, and the packages that have them. */
@@ -136,7 +151,7 @@ static int inherited_lock(const char *p)
 	struct stat a, b;
 	int fd = e && *e ? atoi(e) : -1;
 
-	if (fd < 3 || fstat(fd, &a) < 0 || stat(p, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
+	if (fd < 3 || fstat(fd, &a) < 0 || lstat(p, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
 	    flock(fd, LOCK_EX | LOCK_NB) < 0) /* the same open file: it holds the lock already */
 		return -1;
 	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
@@ -150,12 +165,14 @@ int kbuild_lock(const char *dir, const char *what, bool for_children)
 	fmt_buf(p, sizeof(p), "%s/ipsecperf-build.lock", dir);
 	if ((fd = inherited_lock(p)) >= 0)
 		return fd;
-	fd = open(p, O_RDWR | O_CREAT | O_NOFOLLOW | (for_children ? 0 : O_CLOEXEC), 0644);
+	/* in a folder others may have written: a regular file, its type checked before it is opened */
+	fd = safe_open(p, O_RDWR | O_CREAT, 0644);
 	if (fd < 0) {
-		pr_warn("%s: cannot open %s: %s", what, p, strerror(errno));
+		pr_warn("%s: cannot open %s: %s", what, p, safe_open_error(errno));
 		return -1;
 	}
 	if (for_children) {
+		fcntl(fd, F_SETFD, 0); /* kept across exec */
 		fmt_buf(num, sizeof(num), "%d", fd);
 		setenv(KBUILD_LOCK_ENV, num, 1);
 	}
@@ -234,10 +251,13 @@ static int config_steps(const struct kbuild *b, const char *cfg);
  */
 static int write_fragment(const char *path)
 {
-	FILE *f = fopen(path, "we");
+	int fd = safe_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
 	if (!f) {
-		pr_warn("kernel config: cannot write %s: %s", path, strerror(errno));
+		pr_warn("kernel config: cannot write %s: %s", path, safe_open_error(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	fprintf(f, "# written by ipsecperf kernel config: allnoconfig plus these\n"
@@ -274,7 +294,7 @@ static int config_minimal(const struct kbuild *b, const char *log)
 
 int kbuild_config(const struct kbuild *b)
 {
-	char why[512], cfg[4200];
+	char why[4400], cfg[4200];
 	int lock, rc;
 
 	if (kbuild_check(b, why, sizeof(why)) < 0) {
@@ -292,6 +312,13 @@ int kbuild_config(const struct kbuild *b)
 		pr_warn("kernel config: cannot make %s: %s", b->out, strerror(errno));
 		return EXIT_FAIL;
 	}
+	if (b->out && kbuild_tree_ours(b->out, why, sizeof(why)) < 0) {
+		pr_warn("kernel config: %s", why);
+		return EXIT_USAGE;
+	}
+	/* make's gits (scripts/setlocalversion) without the tree's hooks and fsmonitor */
+	if (safe_git_env() < 0)
+		return EXIT_FAIL;
 	if ((lock = kbuild_lock(kbuild_dir(b), "kernel config", false)) < 0)
 		return EXIT_FAIL;
 	rc = config_steps(b, cfg);
@@ -385,7 +412,7 @@ int kbuild_build(const struct kbuild *b)
 			b->out ? " -O " : "", b->out ? b->out : "");
 		return EXIT_USAGE;
 	}
-	if (check_build_tools("kernel build") < 0)
+	if (check_build_tools("kernel build") < 0 || safe_git_env() < 0)
 		return EXIT_FAIL;
 	fmt_buf(log, sizeof(log), "%s/ipsecperf-build.log", dir);
 	if ((lock = kbuild_lock(dir, "kernel build", false)) < 0)

@@ -26,9 +26,18 @@ struct kbuild {
 
 /*
  * Is b->tree a kernel source tree, and is b->out usable? 0, or -1 with
- * one line in why (bad usage: nothing has been changed).
+ * one line in why (bad usage: nothing has been changed). Both must be
+ * root's alone (kbuild_tree_ours).
  */
 int kbuild_check(const struct kbuild *b, char *why, size_t wlen);
+
+/*
+ * A build runs the tree's Makefiles and scripts, and those it writes into
+ * the build folder, as root: is dir (a tree, a build folder) a folder
+ * only root can change (safe_dir_ours)? 0, or -1 with why: which folder
+ * is whose, and the fix.
+ */
+int kbuild_tree_ours(const char *dir, char *why, size_t wlen);
 
 /* The folder that holds .config and the outputs: b->out or b->tree. */
 const char *kbuild_dir(const struct kbuild *b);

@@ -25,6 +25,7 @@
 
 #include "exec.h"
 #include "log.h"
+#include "safefile.h"
 
 #define STAMP "ipsecperf-built"
 
@@ -132,7 +133,7 @@ bool kbuild_up_to_date(const struct kbuild *b, char *const argv[], char *why, si
 	struct stat st, dst;
 	size_t n;
 	bool same;
-	int r;
+	int r, fd;
 
 	/* the image itself: a folder with its objects but no bzImage is not built */
 	fmt_buf(stamp, sizeof(stamp), "%s/arch/x86/boot/bzImage", dir);
@@ -141,11 +142,15 @@ bool kbuild_up_to_date(const struct kbuild *b, char *const argv[], char *why, si
 		return false;
 	}
 	fmt_buf(stamp, sizeof(stamp), "%s/%s", dir, STAMP);
-	if (lstat(stamp, &st) < 0 || !S_ISREG(st.st_mode) || stat(dir, &dst) < 0 || dst.st_dev != st.st_dev) {
+	fd = safe_open(stamp, O_RDONLY, 0);
+	if (fd < 0 || fstat(fd, &st) < 0 || stat(dir, &dst) < 0 || dst.st_dev != st.st_dev) {
 		fmt_buf(why, len, "no %s (no build here ended)", stamp);
+		if (fd >= 0)
+			close(fd);
 		return false;
 	}
-	have = file_read(stamp, &n);
+	have = file_read_fd(fd, &n);
+	close(fd);
 	stamp_text(argv, want, sizeof(want));
 	same = have && !strcmp(have, want);
 	free(have);
@@ -178,7 +183,7 @@ void kbuild_stamp(const struct kbuild *b, char *const argv[], bool built)
 	}
 	stamp_text(argv, text, sizeof(text));
 	len = strlen(text);
-	fd = open(stamp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = safe_open(stamp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
 		pr_warn("kernel build: cannot write %s: the next build runs make to find out", stamp);
 	if (fd >= 0)

@@ -19,6 +19,7 @@
 #include "exec.h"
 #include "log.h"
 #include "progress.h"
+#include "safefile.h"
 #include "signals.h"
 
 struct make_watch {
@@ -78,21 +79,9 @@ static void watch_feed(struct make_watch *w, const char *buf, size_t n, const ch
  */
 static int open_log(const char *path, bool append)
 {
-	struct stat st;
-	int fd;
-
 	if (!append && unlink(path) < 0 && errno != ENOENT)
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : O_EXCL), 0644);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
+	return safe_open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
 }
 
 int kbuild_make(char *const argv[], const char *log_path, bool append, bool quiet, const char *what)
@@ -106,8 +95,7 @@ int kbuild_make(char *const argv[], const char *log_path, bool append, bool quie
 		w.shown = 1e18;
 	w.log = open_log(log_path, append);
 	if (w.log < 0) {
-		pr_warn("%s: cannot write %s: %s", what, log_path,
-			errno == ELOOP || errno == EPERM ? "a link, or not a plain file: refused" : strerror(errno));
+		pr_warn("%s: cannot write %s: %s", what, log_path, safe_open_error(errno));
 		return -1;
 	}
 	if (pipe2(pfd, O_CLOEXEC) < 0) {

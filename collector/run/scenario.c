@@ -32,6 +32,14 @@ static bool scenario_name_ok(const char *name, size_t n)
 	return !(n == 1 && name[0] == '.') && !(n == 2 && !strncmp(name, "..", 2));
 }
 
+/* s as a message may show it: a file's name from a folder of others holds what the terminal would obey. */
+static const char *shown(const char *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", s);
+	msg_clean(buf, true);
+	return buf;
+}
+
 /* The line of the first control character other than tab, CR and LF (a NUL too); 0 if none. */
 static int control_char_line(const char *text, size_t len)
 {
@@ -361,8 +369,10 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	if (n > 4 && !strcmp(base + n - 4, ".ini"))
 		n -= 4;
 	if (n >= sizeof(sc->name) || !scenario_name_ok(base, n)) {
+		char show[PATH_MAX];
+
 		snprintf(err, errlen, "%s: not a usable scenario file name (NAME.ini, NAME of letters, digits, '.', '_' and '-')",
-			 path);
+			 shown(path, show, sizeof(show)));
 		return -1;
 	}
 	memcpy(sc->name, base, n);
@@ -485,7 +495,7 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 	if (strchr(name, '/') || (len > 4 && !strcmp(name + len - 4, ".ini")))
 		return scenario_load(name, sc, err, errlen);
 	if (!scenario_name_ok(name, len)) {
-		snprintf(err, errlen, "'%s' is not a scenario name", name);
+		snprintf(err, errlen, "'%s' is not a scenario name", shown(name, path, sizeof(path)));
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/%s.ini", scenario_dir(), name);
@@ -499,16 +509,18 @@ int scenario_find(const char *name, struct scenario *sc, char *err, size_t errle
 	names_in_dir(&names, &n);
 	if (n > 1)
 		qsort(names, n, sizeof(*names), cmp_str);
+	/* the folder's names may be anything: only a scenario name is offered, any is shown cleaned */
 	suggest_init(&sg, name);
 	for (int i = 0; i < n; i++)
-		suggest_try(&sg, names[i]);
+		if (scenario_name_ok(names[i], strlen(names[i])))
+			suggest_try(&sg, names[i]);
 	suggest_hint(&sg, hint, sizeof(hint));
 
 	size_t off = snprintf(err, errlen, "unknown scenario '%s'%s; known:", name, hint);
 
 	for (int i = 0; i < n; i++) {
 		if (off < errlen)
-			off += snprintf(err + off, errlen - off, " %s", names[i]);
+			off += snprintf(err + off, errlen - off, " %s", shown(names[i], path, sizeof(path)));
 		free(names[i]);
 	}
 	free(names);

@@ -146,9 +146,7 @@ static int run_booted(const struct run_config *cfg, const struct vm_kernel *k,
 	boot_kernel(cfg, k, w, &b, kvm_fail, sizeof(kvm_fail));
 	note_boot(cfg, &b, kvm_fail, out);
 	vm = vm_info(&b, k, w->peer);
-	take_results(&b, k, w, &t);
-	keep_raw(d, w, &b, &t);
-	merge_guest_records(cfg, k, d, w, &b, &t, vm, seen, out);
+	bring_home(cfg, k, d, w, &b, &t, vm, seen, out);
 	err = conclude(cfg, k, d, &b, &t, vm, seen, out);
 	/* a guest that broke a rule is not the source of anything in meta.json */
 	if (t.refused) {

@@ -122,7 +122,8 @@ static bool run_asked(const struct run_config *cfg, const char *scenario, json_t
  * Append the guest's records (buf: name's text) as the results reader and
  * guest_records_check pass them, for runs this boot was asked for; count
  * them by status; note their scenarios. The first record refused ends it:
- * -1 with why naming its line.
+ * -1 with why naming its line. Without out (a check before anything is
+ * kept), nothing is appended, counted or noted.
  */
 static int merge_runs(const char *name, const char *buf, size_t len, const struct run_config *cfg,
 		      const char *release, const char *runs, json_t *vm, json_t *seen,
@@ -166,6 +167,10 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 				peer_rel);
 			json_decref(rec);
 			break;
+		}
+		if (!out) { /* checked only */
+			json_decref(rec);
+			continue;
 		}
 		json_object_set(rec, "vm", vm);
 		json_object_set_new(rec, "testbed", json_string(cfg->testbed));
@@ -280,7 +285,7 @@ static void refuse(struct boot *b, struct taken *t, const char *what, const char
  * package tells it): records and raw/ are keyed by it, and a guest that
  * says otherwise could write as another kernel of the run.
  */
-void take_results(struct boot *b, const struct vm_kernel *k, const struct vm_work *w,
+static void take_results(struct boot *b, const struct vm_kernel *k, const struct vm_work *w,
 			 struct taken *t)
 {
 	char why[512];
@@ -315,7 +320,7 @@ void take_results(struct boot *b, const struct vm_kernel *k, const struct vm_wor
  * Keep the console and, from a guest not refused, its raw files and
  * guest.json under raw/<release>/, opened without following a link.
  */
-void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct boot *b,
+static void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct boot *b,
 		     struct taken *t)
 {
 	char why[512], name[64];
@@ -351,8 +356,12 @@ void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct boot *b,
 		close(resfd);
 }
 
-/* The guest's records into the host's runs.jsonl: from its tar, or else as they were sent. */
-void merge_guest_records(const struct run_config *cfg, const struct vm_kernel *k,
+/*
+ * The guest's records into the host's runs.jsonl: from its tar, or else as
+ * they were sent. Without out, only checked (bring_home: before its raw
+ * files are kept); a record refused then refuses the guest.
+ */
+static void merge_guest_records(const struct run_config *cfg, const struct vm_kernel *k,
 				const struct vm_dest *d, const struct vm_work *w, struct boot *b,
 				struct taken *t, json_t *vm, json_t *seen, struct vm_stats *out)
 {
@@ -410,4 +419,15 @@ int conclude(const struct run_config *cfg, const struct vm_kernel *k,
 			k->release, (int)json_integer_value(json_object_get(t->ginfo, "rc")), d->dir,
 			d->rawrel, d->boot_sfx);
 	return 0;
+}
+
+void bring_home(const struct run_config *cfg, const struct vm_kernel *k, const struct vm_dest *d,
+		const struct vm_work *w, struct boot *b, struct taken *t, json_t *vm, json_t *seen,
+		struct vm_stats *out)
+{
+	take_results(b, k, w, t);
+	/* every record checked before anything of the guest's is kept: a refused guest leaves no raw file */
+	merge_guest_records(cfg, k, d, w, b, t, vm, seen, NULL);
+	keep_raw(d, w, b, t);
+	merge_guest_records(cfg, k, d, w, b, t, vm, seen, out);
 }

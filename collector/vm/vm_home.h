@@ -50,18 +50,17 @@ int append_failed(const char *runs, const struct run_config *cfg, const char *re
 json_t *kernel_entry(const struct vm_kernel *k, const char *release, json_t *ginfo,
 		     json_t *gkernel, json_t *vm);
 
-/* The guest's results, when it sent them, taken apart and checked into t; b->why says what was refused. */
-void take_results(struct boot *b, const struct vm_kernel *k, const struct vm_work *w,
-		  struct taken *t);
-
-/* Keep the consoles and, from a guest not refused, its raw files and guest.json under raw/<release>/. */
-void keep_raw(const struct vm_dest *d, const struct vm_work *w, struct boot *b,
-	      struct taken *t);
-
-/* The guest's records into the host's runs.jsonl: from its tar, or else as they were sent. */
-void merge_guest_records(const struct run_config *cfg, const struct vm_kernel *k,
-			 const struct vm_dest *d, const struct vm_work *w, struct boot *b,
-			 struct taken *t, json_t *vm, json_t *seen, struct vm_stats *out);
+/*
+ * A boot's results brought home: the guest's tar taken apart and checked
+ * (b->why says what was refused), every record checked, then the consoles
+ * and, from a guest not refused, its raw files and guest.json kept under
+ * raw/<release>/, and its records appended to the host's runs.jsonl
+ * (from its tar, or else as they were sent). A guest refused, for its tar
+ * or any record, leaves none of its files.
+ */
+void bring_home(const struct run_config *cfg, const struct vm_kernel *k, const struct vm_dest *d,
+		const struct vm_work *w, struct boot *b, struct taken *t, json_t *vm, json_t *seen,
+		struct vm_stats *out);
 
 /* Failed records for the runs the guest wrote none for; 0 when the guest ran the matrix, -1 when the boot failed. */
 int conclude(const struct run_config *cfg, const struct vm_kernel *k,

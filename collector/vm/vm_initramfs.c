@@ -240,9 +240,10 @@ static size_t walk_base;
 
 static int walk_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	(void)st;
 	(void)ftw;
-	if (flag == FTW_F && is_module_name(path) && !modset_add(walk_set, path + walk_base, path))
+	/* a regular file of its own: a link (to a host file), a device or a FIFO is no module */
+	if (flag == FTW_F && S_ISREG(st->st_mode) && is_module_name(path) &&
+	    !modset_add(walk_set, path + walk_base, path))
 		return -1;
 	return 0;
 }
@@ -252,13 +253,14 @@ static int modules_from_moddir(const char *moddir, struct modset *s)
 {
 	walk_set = s;
 	walk_base = strlen(moddir) + 1;
-	return nftw(moddir, walk_one, 32, 0);
+	return nftw(moddir, walk_one, 32, FTW_PHYS);
 }
 
 /* Every module a build tree made, as modules_install would lay them out. */
 static int modules_from_tree(const char *tree, struct modset *s)
 {
 	char path[PATH_MAX], line[PATH_MAX];
+	struct stat st;
 	FILE *f;
 
 	fmt_buf(path, sizeof(path), "%s/modules.order", tree);
@@ -279,7 +281,7 @@ static int modules_from_tree(const char *tree, struct modset *s)
 			continue;
 		fmt_buf(src, sizeof(src), "%s/%s.ko", tree, line);
 		fmt_buf(rel, sizeof(rel), "kernel/%s.ko", line);
-		if (is_file(src) && !modset_add(s, rel, src)) {
+		if (lstat(src, &st) == 0 && S_ISREG(st.st_mode) && !strstr(line, "..") && !modset_add(s, rel, src)) {
 			fclose(f);
 			return -1;
 		}

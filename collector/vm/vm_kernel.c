@@ -19,6 +19,7 @@
 #include "files.h"
 #include "exec.h"
 #include "log.h"
+#include "safefile.h"
 #include "options.h"
 
 #define COMPLETE_MARK ".ipsecperf-complete"
@@ -404,10 +405,29 @@ static int resolve_deb(const char *spec, struct vm_kernel *k)
 	return 0;
 }
 
+/*
+ * A folder the user named, whose files (links followed) are read as root
+ * and packed into the guest: only one that root alone can change, as
+ * `kernel build` takes only such a tree. 0, or -1 after one line.
+ */
+static int kernel_dir_ours(const char *spec, const char *dir)
+{
+	char why[PATH_MAX + 128];
+
+	if (safe_dir_ours(dir, why, sizeof(why)) == 0)
+		return 0;
+	pr_warn("kernel %s: %s; a kernel's files are read as root and packed into its guest, so its folder must be root's alone: review it and make it so (chown -R root:root %s; chmod -R go-w %s) in a folder only root can change",
+		spec, why, dir, dir);
+	return -1;
+}
+
 /* DIR: a built kernel tree, or an unpacked package. */
 static int resolve_dir(const char *spec, struct vm_kernel *k)
 {
 	char p[PATH_MAX];
+
+	if (kernel_dir_ours(spec, spec) < 0)
+		return -1;
 
 	fmt_buf(p, sizeof(p), "%s/arch/x86/boot/bzImage", spec);
 	if (is_file(p))
@@ -474,6 +494,8 @@ static int resolve_image(const char *spec, struct vm_kernel *k)
 		pr_warn("kernel %s: modules folder %s: no such folder", spec, k->moddir);
 		return -1;
 	}
+	if (*k->moddir && kernel_dir_ours(spec, k->moddir) < 0)
+		return -1;
 	image_config(k);
 	if (!*k->moddir)
 		pr_warn("kernel %s: no modules folder (give IMAGE:MODDIR); only built-in features will be there",

@@ -5,7 +5,11 @@
  * the revisions it may be when only skipped ones are left),
  * and the journal record that resets a bisect: `git bisect reset` of the
  * bisect it started (back to the branch), never of another one, the
- * scratch folder removed, and a record naming some other folder refused.
+ * scratch folder removed, and a record naming some other folder refused;
+ * a scratch folder that is not ours by then (after a reboot, /tmp's name
+ * taken by another user) is left as it is; git in the tree runs none of
+ * the tree's own programs (hooks, core.fsmonitor), from its argv or from
+ * the environment the bisect gives its children.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -15,11 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "bisect_report.h"
 #include "bisect_util.h"
+#include "exec.h"
 #include "files.h"
 
 static json_t *figure(const char *scenario, double good, double this, double change, double p)
@@ -186,12 +192,69 @@ static void undo_resets_its_own_bisect(void **state)
 	assert_int_equal(rm_rf(top), 0);
 }
 
+/* After a reboot emptied /tmp, another user's folder under the scratch's name: left, with what is in it. */
+static void undo_leaves_a_scratch_not_ours(void **state)
+{
+	char top[] = "/tmp/ipsecperf-unit-bisect-XXXXXX", scratch[PATH_MAX], file[PATH_MAX + 8], other[PATH_MAX];
+	json_t *r;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(top));
+	snprintf(scratch, sizeof(scratch), "%s/ipsecperf-bisect.abc", top);
+	snprintf(file, sizeof(file), "%s/theirs", scratch);
+	assert_int_equal(mkdir(scratch, 0700), 0);
+	assert_int_equal(file_write(file, "x", 1), 0);
+	assert_int_equal(chown(scratch, 65534, 65534), 0);
+	r = bisect_undo_record("/nonexistent", "work", scratch);
+	assert_int_equal(bisect_undo(r), 0);
+	assert_true(is_file(file));
+	/* a symlink in its place: neither it nor what it names is touched */
+	snprintf(other, sizeof(other), "%s/elsewhere", top);
+	assert_int_equal(rename(scratch, other), 0);
+	assert_int_equal(symlink(other, scratch), 0);
+	assert_int_equal(bisect_undo(r), 0);
+	snprintf(file, sizeof(file), "%s/theirs", other);
+	assert_true(is_file(file));
+	json_decref(r);
+	assert_int_equal(rm_rf(top), 0);
+}
+
+/* A hook and an fsmonitor program in the tree's git: neither runs, from bisect_git or a child's plain git. */
+static void git_runs_no_tree_code(void **state)
+{
+	char top[] = "/tmp/ipsecperf-unit-bisect-XXXXXX", repo[128], cmd[2048], ran[128];
+
+	(void)state;
+	assert_non_null(mkdtemp(top));
+	snprintf(repo, sizeof(repo), "%s/repo", top);
+	snprintf(ran, sizeof(ran), "%s/ran", top);
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; git init -q -b work %s; cd %s; for i in 1 2; do echo $i > f; git add f;"
+		 " git -c user.name=t -c user.email=t@t commit -q -m c$i; done;"
+		 " printf '#!/bin/sh\\necho $0 >> %s\\n' > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout;"
+		 " printf '#!/bin/sh\\necho $0 >> %s\\nexit 1\\n' > %s/fsmon; chmod +x %s/fsmon;"
+		 " git config core.fsmonitor %s/fsmon",
+		 repo, repo, ran, ran, top, top, top);
+	assert_int_equal(sh(cmd), 0);
+	assert_int_equal(bisect_git(repo, NULL, NULL, "checkout", "-q", "HEAD~1", NULL), 0);
+	assert_int_equal(bisect_git(repo, NULL, NULL, "status", "--porcelain", NULL), 0);
+	assert_int_equal(bisect_git_env(), 0);
+	assert_int_equal(exec_run(NULL, (char *[]){ "git", "-C", repo, "checkout", "-q", "work", NULL }, NULL, NULL), 0);
+	assert_int_equal(exec_run(NULL, (char *[]){ "git", "-C", repo, "status", NULL }, NULL, NULL), 0);
+	assert_false(is_file(ran));
+	assert_int_equal(rm_rf(top), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_rows),
 		cmocka_unit_test(report_only_skipped),
 		cmocka_unit_test(undo_resets_its_own_bisect),
+		cmocka_unit_test(undo_leaves_a_scratch_not_ours),
+		cmocka_unit_test(git_runs_no_tree_code),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cpu.h"
+#include "files.h"
 #include "kstat.h"
 #include "load.h"
 #include "load_util.h"
@@ -237,7 +238,33 @@ static void scenario_unknown_name(void **state)
 	assert_non_null(strstr(err, "not a scenario name"));
 	assert_int_equal(scenario_find("a\nb", &sc, err, sizeof(err)), -1);
 	assert_null(strchr(err, '\n'));
+	/* a C1 control (CSI, U+009B) is no C0 control: still cleaned in the message */
+	assert_int_equal(scenario_find("a\xc2\x9b" "2J", &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not a scenario name"));
+	assert_null(strstr(err, "\xc2\x9b"));
+
+	/* a folder of someone else's: its names reach the message cleaned, and only a scenario name is offered */
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", path[128];
+	const char *const files[] = { "ab\x1b" "cd.ini", "clea\xc2\x9b" "r.ini", "x\xff.ini", "clear.ini" };
+
+	assert_non_null(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		assert_int_equal(file_write(path, "[scenario]\ndescription = x\n", 27), 0);
+	}
+	setenv("IPSECPERF_SCENARIOS", dir, 1);
+	assert_int_equal(scenario_find("abcd", &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown scenario 'abcd'"));
+	assert_null(strstr(err, "did you mean"));
+	assert_non_null(strstr(err, " ab?cd"));
+	assert_int_equal(scenario_find("clearr", &sc, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "did you mean 'clear'?"));
+	for (const char *c = err; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f || !strncmp(c, "\xc2\x9b", 2) ||
+		    (unsigned char)*c == 0xff)
+			fail_msg("a control character or a bad byte in '%s'", err);
 	unsetenv("IPSECPERF_SCENARIOS");
+	assert_int_equal(rm_rf(dir), 0);
 }
 
 static const char ethtool_k[] =

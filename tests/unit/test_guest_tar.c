@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -22,6 +23,7 @@
 #include "files.h"
 #include "guest_check.h"
 #include "guest_tar.h"
+#include "vm_home.h"
 
 /* ---- building archives ---- */
 
@@ -550,6 +552,55 @@ static void test_raw_all_or_nothing(void **state)
 	free(t.buf);
 }
 
+/*
+ * A guest whose records are refused leaves none of its files: its raw files
+ * and vm-guest.json are not kept (they were, before its records were
+ * checked), only the host's own console.
+ */
+static void test_refused_records_keep_no_raw(void **state)
+{
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", path[PATH_MAX + 64];
+	struct tarbuf t = { 0 };
+	struct run_config cfg = { .testbed = "vm", .repeat = 1, .repeat_from = 1 };
+	struct vm_kernel k = { .release = "6.1.0-57-cloud-amd64" };
+	struct vm_dest d = { .dir = dir, .rawrel = "raw/6.1.0-57-cloud-amd64" };
+	struct vm_work w = { 0 };
+	struct boot b = { 0 };
+	struct taken tk = { 0 };
+	struct vm_stats out = { 0 };
+	json_t *vm = json_object(), *seen = json_object();
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(d.runs, sizeof(d.runs), "%s/runs.jsonl", dir);
+	snprintf(w.con, sizeof(w.con), "%s/console", dir);
+	snprintf(w.tar, sizeof(w.tar), "%s/results.tar", dir);
+	assert_int_equal(file_write(w.con, "booted\n", 7), 0);
+	good_archive(&t); /* its runs.jsonl holds "{}": no record */
+	f = fopen(w.tar, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(t.buf, 1, t.len, f), t.len);
+	fclose(f);
+	bring_home(&cfg, &k, &d, &w, &b, &tk, vm, seen, &out);
+	assert_true(tk.refused);
+	assert_non_null(strstr(b.why, "record was refused"));
+	snprintf(path, sizeof(path), "%s/%s/clear-r1-iperf3-client.json", dir, d.rawrel);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/%s/vm-guest.json", dir, d.rawrel);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/%s/console.log", dir, d.rawrel);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(access(d.runs, F_OK), -1);
+	if (tk.tarmap)
+		munmap(tk.tarmap, tk.tarlen);
+	json_decref(tk.ginfo);
+	json_decref(vm);
+	json_decref(seen);
+	free(t.buf);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_scan_and_raw),
 		cmocka_unit_test(test_raw_all_or_nothing),
+		cmocka_unit_test(test_refused_records_keep_no_raw),
 	};
 
 	umask(022);

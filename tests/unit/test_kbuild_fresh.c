@@ -6,7 +6,8 @@
  * not PATH itself), and with no file of the tree or
  * the build folder newer than the stamp; git's folder and the
  * mtime of the folder that holds the stamp does not count, a removed file
- * does; a stamp that is a symlink is never taken.
+ * does; a stamp that is a symlink, a FIFO or a device is never taken
+ * nor written.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -190,6 +191,15 @@ static void test_stamp_symlink(void **state)
 	struct stat st;
 	assert_int_equal(lstat(stamp, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
+	/* a FIFO (or a device) there is refused unopened: opening a FIFO to write would wait forever */
+	assert_int_equal(unlink(stamp), 0);
+	assert_int_equal(mkfifo(stamp, 0644), 0);
+	alarm(10);
+	assert_false(up(&b, argv_a));
+	kbuild_stamp(&b, argv_a, true);
+	alarm(0);
+	assert_int_equal(lstat(stamp, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
 }
 
 int main(void)

@@ -2,7 +2,11 @@
 /*
  * collector/kbuild/kconfig.c: reading a .config, which scenario needs which option
  * (from its algorithm names and features), what "satisfied" means for an
- * option that must stay a module, and what kernel show reports missing.
+ * option that must stay a module, and what kernel show reports missing;
+ * a kernel tree must be root's alone (to be built, or booted with
+ * --kernel), and what ipsecperf opens in it (the
+ * build lock, the logs, the stamp, ipsecperf-guest.config) is never a
+ * link, a device or a FIFO: the type is checked before anything is opened.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -12,15 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "exec.h"
 #include "files.h"
 #include "kbuild.h"
 #include "kbuild_int.h"
 #include "kconfig.h"
 #include "log.h"
 #include "scenario.h"
+#include "vm_kernel.h"
 
 static const struct kneed *need(const char *name)
 {
@@ -199,6 +208,164 @@ static void build_log_never_through_a_link(void **state)
 	assert_int_equal(rm_rf(dir), 0);
 }
 
+/* A folder with what kbuild_check looks for in an x86 kernel tree. */
+static void fake_tree(const char *dir)
+{
+	char p[256];
+
+	for (const char *const *d = (const char *const[]){ "scripts", "arch", "arch/x86", NULL }; *d; d++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, *d);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	for (const char *const *f = (const char *const[]){ "Makefile", "Kconfig", "scripts/config", "arch/x86/Kconfig",
+							    NULL }; *f; f++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, *f);
+		assert_int_equal(file_write(p, "x\n", 2), 0);
+	}
+}
+
+/* A tree someone else owns or can write runs their code as root when it is built: refused, with the fix. */
+static void tree_must_be_roots(void **state)
+{
+	char top[] = "/tmp/ipsecperf-unit-XXXXXX", tree[128], why[4400];
+	struct kbuild b = { .jobs = 1 };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(top));
+	snprintf(tree, sizeof(tree), "%s/linux", top);
+	assert_int_equal(mkdir(tree, 0755), 0);
+	fake_tree(tree);
+	b.tree = tree;
+	assert_int_equal(kbuild_check(&b, why, sizeof(why)), 0);
+	assert_int_equal(chown(tree, 65534, 65534), 0);
+	assert_int_equal(kbuild_check(&b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "is owned by uid 65534"));
+	assert_non_null(strstr(why, "chown -R root:root"));
+	assert_int_equal(chown(tree, 0, 0), 0);
+	assert_int_equal(chmod(tree, 0777), 0);
+	assert_int_equal(kbuild_check(&b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "can be written by its group or others"));
+	/* a folder above it that others can write (not sticky): they could swap the tree */
+	assert_int_equal(chmod(tree, 0755), 0);
+	assert_int_equal(chmod(top, 0777), 0);
+	assert_int_equal(kbuild_check(&b, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, top));
+	assert_int_equal(chmod(top, 01777), 0); /* sticky, as /tmp: fine */
+	assert_int_equal(kbuild_check(&b, why, sizeof(why)), 0);
+
+	/* run --kernel: a build folder of someone else's is refused before anything of it is read */
+	struct vm_kernel k;
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/arch/x86/boot", tree);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/arch/x86/boot/bzImage", tree);
+	assert_int_equal(file_write(p, "x", 1), 0);
+	assert_int_equal(chown(tree, 65534, 65534), 0);
+	assert_int_equal(vm_kernel_resolve(tree, &k), -1);
+	assert_int_equal(rm_rf(top), 0);
+}
+
+/* How many times something opened path since the watch wd was set (IN_OPEN). */
+static int opens(int ino)
+{
+	char buf[4096];
+	ssize_t n = read(ino, buf, sizeof(buf));
+	int k = 0;
+
+	for (ssize_t off = 0; n > 0 && off < n; k++)
+		off += sizeof(struct inotify_event) + ((struct inotify_event *)(buf + off))->len;
+	return k;
+}
+
+/*
+ * The build lock in a folder others may write: a device (a copy of
+ * /dev/null), a FIFO, a symlink or a hard link planted there is refused
+ * and never opened (inotify sees no open); a plain file is taken.
+ */
+static void build_lock_type_checked_first(void **state)
+{
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX", lock[128], victim[128];
+	int ino = inotify_init1(IN_NONBLOCK), fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(lock, sizeof(lock), "%s/ipsecperf-build.lock", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	assert_int_equal(file_write(victim, "root's\n", 7), 0);
+	for (int kind = 0; kind < 4; kind++) {
+		unlink(lock);
+		if (kind == 0)
+			assert_int_equal(mknod(lock, S_IFCHR | 0600, makedev(1, 3)), 0);
+		else if (kind == 1)
+			assert_int_equal(mkfifo(lock, 0600), 0);
+		else if (kind == 2)
+			assert_int_equal(symlink(victim, lock), 0);
+		else
+			assert_int_equal(link(victim, lock), 0);
+		assert_true(inotify_add_watch(ino, kind == 2 ? victim : lock, IN_OPEN) >= 0);
+		opens(ino);
+		fd = kbuild_lock(dir, "test", false);
+		if (fd >= 0)
+			close(fd);
+		assert_int_equal(fd, -1);
+		assert_int_equal(opens(ino), 0);
+	}
+	unlink(lock);
+	fd = kbuild_lock(dir, "test", false);
+	assert_true(fd >= 0);
+	close(fd);
+	close(ino);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
+/*
+ * kernel config writes ipsecperf-guest.config into the build folder: a
+ * symlink planted there is not written through (the file it names is
+ * untouched). make is a stand-in that fails at once.
+ */
+static void guest_config_not_through_a_link(void **state)
+{
+	char top[] = "/tmp/ipsecperf-unit-XXXXXX", tree[128], bin[128], path[300], victim[128], *text;
+	const char *old_path = getenv("PATH");
+	struct kbuild b = { .jobs = 1, .quiet = true };
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_non_null(mkdtemp(top));
+	snprintf(tree, sizeof(tree), "%s/linux", top);
+	snprintf(bin, sizeof(bin), "%s/bin", top);
+	snprintf(victim, sizeof(victim), "%s/victim", top);
+	assert_int_equal(mkdir(tree, 0755), 0);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	fake_tree(tree);
+	snprintf(path, sizeof(path), "%s/make", bin);
+	assert_int_equal(file_write(path, "#!/bin/sh\nexit 1\n", 18), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(file_write(victim, "root's\n", 7), 0);
+	snprintf(path, sizeof(path), "%s/ipsecperf-guest.config", tree);
+	assert_int_equal(symlink(victim, path), 0);
+	snprintf(path, sizeof(path), "%s:%s", bin, old_path ? old_path : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	b.tree = tree;
+	if (!exec_have("gcc") || !exec_have("flex") || !exec_have("bison") || !exec_have("bc") || !exec_have("pahole")) {
+		setenv("PATH", old_path, 1);
+		rm_rf(top);
+		skip();
+	}
+	assert_int_equal(kbuild_config(&b), EXIT_FAIL);
+	setenv("PATH", old_path, 1);
+	text = file_read(victim, NULL);
+	assert_string_equal(text, "root's\n");
+	free(text);
+	assert_int_equal(rm_rf(top), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +375,9 @@ int main(void)
 		cmocka_unit_test(offload_must_stay_a_module),
 		cmocka_unit_test(report_names_costs),
 		cmocka_unit_test(build_log_never_through_a_link),
+		cmocka_unit_test(tree_must_be_roots),
+		cmocka_unit_test(build_lock_type_checked_first),
+		cmocka_unit_test(guest_config_not_through_a_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * parsing and ranges, reading /proc/kcore's ELF layout, the per-packet
  * bases and ratios, the --probe-overhead ratio, and the anchors of
  * inlined functions (DWARF of fixture_inline, built beside this test, and
- * their text form).
+ * their text form); whether a kernel's BTF lets esp_gro_merged tell a
+ * decrypted packet (else it is unavailable, not 0).
  */
 #include <elf.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <bpf/btf.h>
 #include <fcntl.h>
 #include <gelf.h>
 
@@ -27,6 +29,7 @@
 #include "ksyms.h"
 #include "perfcount.h"
 #include "probes.h"
+#include "probes_int.h"
 #include "snmp.h"
 
 #define BASE 0xffffffff81400000ull
@@ -545,6 +548,48 @@ static void test_snmp(void **state)
 	assert_int_equal(probe_set_parse(NULL), -1);
 }
 
+/* BTF built by hand: without SKB_EXT_SEC_PATH or sk_buff.active_extensions, esp_gro_merged cannot count. */
+static void test_gro_merged_btf(void **state)
+{
+	struct btf *btf = btf__new_empty();
+	char why[256];
+	int u8, un;
+
+	(void)state;
+	assert_non_null(btf);
+	assert_int_equal(probes_btf_sec_path(btf, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "SKB_EXT_SEC_PATH"));
+	assert_true(btf__add_enum(btf, "skb_ext_id", 4) > 0);
+	assert_int_equal(btf__add_enum_value(btf, "SKB_EXT_BRIDGE_NF", 0), 0);
+	assert_int_equal(probes_btf_sec_path(btf, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "SKB_EXT_SEC_PATH"));
+	btf__free(btf);
+
+	btf = btf__new_empty();
+	assert_true(btf__add_enum(btf, "skb_ext_id", 4) > 0);
+	assert_int_equal(btf__add_enum_value(btf, "SKB_EXT_BRIDGE_NF", 0), 0);
+	assert_int_equal(btf__add_enum_value(btf, "SKB_EXT_SEC_PATH", 1), 0);
+	assert_int_equal(probes_btf_sec_path(btf, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "active_extensions"));
+	u8 = btf__add_int(btf, "u8", 1, 0);
+	assert_true(u8 > 0);
+	/* the member inside an anonymous union, as CO-RE finds it */
+	un = btf__add_union(btf, NULL, 1);
+	assert_true(un > 0);
+	assert_int_equal(btf__add_field(btf, "active_extensions", u8, 0, 0), 0);
+	assert_true(btf__add_struct(btf, "sk_buff", 8) > 0);
+	assert_int_equal(btf__add_field(btf, "len", u8, 0, 0), 0);
+	assert_int_equal(btf__add_field(btf, NULL, un, 8, 0), 0);
+	assert_int_equal(probes_btf_sec_path(btf, why, sizeof(why)), 0);
+	btf__free(btf);
+
+	/* this host's kernel has XFRM */
+	btf = btf__load_vmlinux_btf();
+	if (btf)
+		assert_int_equal(probes_btf_sec_path(btf, why, sizeof(why)), 0);
+	btf__free(btf);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +605,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_anchors_text),
 		cmocka_unit_test(test_note_build_id),
 		cmocka_unit_test(test_snmp),
+		cmocka_unit_test(test_gro_merged_btf),
 	};
 	const char *slash = argc > 0 ? strrchr(argv[0], '/') : NULL;
 

@@ -203,6 +203,11 @@ static int parse_record_unit(struct ctx *c, json_t *o, struct run_record *rec)
 	    get_num(c, o, rec->unit == UNIT_TRANSACTION ? "cycles_per_transaction" : "cycles_per_datagram", false,
 		    &rec->has_cpu_unit, &rec->cpu_per_unit) < 0)
 		return -1;
+	/* under the VM testbed's virtual clock the cost is counted in instructions */
+	if (rec->unit != UNIT_BYTE && !rec->has_cpu_unit &&
+	    get_num(c, o, rec->unit == UNIT_TRANSACTION ? "instructions_per_transaction" : "instructions_per_datagram",
+		    false, &rec->has_cpu_unit, &rec->cpu_per_unit) < 0)
+		return -1;
 	if (lat && !json_is_null(lat)) {
 		if (!json_is_object(lat))
 			return bad(c, "\"latency_ns\" must be an object, not %s", results_json_kind(lat));

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The ESP scenarios on a kernel that has ESP: Debian's stock 6.1 cloud
-# kernel in the VM testbed (the development machines' own kernel has none).
+# kernel in the VM testbed (the development machines' own kernel has none),
+# the streams and, in the same boot, tcp-rr, udp-rr and udp-rate over
+# esp-null's SAs.
 # esp-null, esp-gcm and esp-null-gso for 2 s each: every run ok, four SAs per
 # run (two SPIs, each in both namespaces) that all counted packets, the
 # inbound SA of each direction took no more than its outbound peer sent
@@ -24,8 +26,14 @@ snapshot() {
 }
 snapshot > "$TMP/before"
 out="$TMP/res"
-"$IPSECPERF" run --testbed vm --kernel "$k61" --duration 2 --omit 1 --repeat 1 --count-repeats 0 -o "$out" \
-	esp-null esp-gcm esp-null-gso > "$TMP/stdout" 2> "$TMP/stderr" ||
+# the request/response and packet-rate loads over esp-null's SAs too, in the same boot
+sc="$TMP/scenarios"
+mkdir -p "$sc"
+cp "$TOP"/scenarios/{esp-null,esp-gcm,esp-null-gso,tcp-rr-esp-null,udp-rr-esp-null,udp-rate-esp-null}.ini "$sc"/
+printf 'step-ms = 200\nsteps = 4\n' >> "$sc/udp-rate-esp-null.ini"
+"$IPSECPERF" run --testbed vm --kernel "$k61" --scenario-dir "$sc" --duration 2 --omit 1 --repeat 1 --count-repeats 0 \
+	-o "$out" esp-null esp-gcm esp-null-gso tcp-rr-esp-null udp-rr-esp-null udp-rate-esp-null \
+	> "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after a VM run"
@@ -35,7 +43,10 @@ python3 - "$out/runs.jsonl" << 'PY' || fail "ESP records wrong (above)"
 import sys
 from assert_json import records
 recs = {r["scenario"]: r for r in records(sys.argv[1])}
-if not (sorted(recs) == ["esp-gcm", "esp-null", "esp-null-gso"]): raise AssertionError(sorted(recs))
+if not (sorted(recs) == ["esp-gcm", "esp-null", "esp-null-gso", "tcp-rr-esp-null", "udp-rate-esp-null", "udp-rr-esp-null"]):
+    raise AssertionError(sorted(recs))
+# the streams' ESP; the request/response and rate loads' below
+recs = {k: v for k, v in recs.items() if k.startswith("esp-")}
 for name, r in recs.items():
     if not (r["status"] == "ok"): raise AssertionError(f"{name}: {r['status']}: {r.get('reason')}")
     # "sa" covers the measured window; "sa_load", where the probes' code adds
@@ -66,6 +77,37 @@ for name, r in recs.items():
         if not (data_out["wire_packets"] > data_out["packets"]): raise AssertionError(f"no GSO over ESP: {data_out}")
     else:
         if not (data_out["wire_packets"] == data_out["packets"]): raise AssertionError(f"{name}: GSO over ESP? {data_out}")
+PY
+
+# Through ESP, one transaction is one ESP packet each way: the window's SAs
+# (read at its edges, the transactions counted between them) against the
+# transactions, a few in flight at the edges apart. The rate load sends one
+# way: its SAs out of the sender carry exactly the window's datagrams (the
+# sender is paused at both edges), the way back nothing, and the receiver's
+# count is the receiving namespace's UdpInDatagrams.
+python3 - "$out/runs.jsonl" << 'PY' || fail "request/response or rate records over ESP wrong (above)"
+import sys
+from assert_json import records
+recs = {r["scenario"]: r for r in records(sys.argv[1])}
+def sa(r, netns, d):
+    return next(s for s in r["sa"] if s["netns"] == netns and s["dir"] == d)
+for name in ("tcp-rr-esp-null", "udp-rr-esp-null"):
+    r = recs[name]
+    if not (r["status"] == "ok" and r["unit"] == "transaction"): raise AssertionError(f"{name}: {r['status']}: {r.get('reason')}")
+    n = r["transactions"]
+    req, resp = sa(r, "tx", "out")["packets"], sa(r, "rx", "out")["packets"]
+    if not (n > 0 and n <= req <= 1.1 * n + 6 and n <= resp <= 1.1 * n + 6): raise AssertionError(f"{name}: {n} transactions, ESP out {req} and {resp}")
+    print(f"  {name}: {r['transactions_per_s']:.0f} transactions/s, p50 {r['latency_ns']['p50']/1e3:.0f} us, "
+          f"ESP packets {req} + {resp} for {n} transactions", file=sys.stderr)
+r = recs["udp-rate-esp-null"]
+if not (r["status"] == "ok" and r["unit"] == "datagram"): raise AssertionError(f"udp-rate-esp-null: {r['status']}: {r.get('reason')}")
+out_tx, back = sa(r, "tx", "out")["packets"], sa(r, "rx", "out")["packets"]
+if not (out_tx == r["datagrams_sent"] - r["kernel_drops"]["sender"].get("UdpSndbufErrors", 0)):
+    raise AssertionError(f"udp-rate-esp-null: ESP out {out_tx}, datagrams sent {r['datagrams_sent']}: {r['kernel_drops']}")
+if not (back == 0): raise AssertionError(f"udp-rate-esp-null: the way back's SA counted {back}")
+if not (r["kernel_drops"]["receiver"]["UdpInDatagrams"] == r["datagrams"] > 0): raise AssertionError(r["kernel_drops"])
+print(f"  udp-rate-esp-null: {r['datagrams_per_s']:.0f} datagrams/s, {r['rate_search']['nsteps']} steps, "
+      f"ESP out {out_tx}", file=sys.stderr)
 PY
 # the crypto driver each SA's algorithm got in the guest, in the set-up the mail shows
 assert_json "$out/meta.json" 'all(c and c[0]["driver"] for c in d["kernels"][0]["setup"]["crypto"].values()) and

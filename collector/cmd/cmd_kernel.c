@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `ipsecperf kernel`: the kernels the VM testbed boots. */
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "kbuild.h"
@@ -280,7 +283,14 @@ static int kernel_make(const char *action, int argc, char **argv, const struct k
 			a->json ? "-f" : config ? (a->jobs ? "-j" : "--localversion") : "--merge", action);
 		return EXIT_USAGE;
 	}
-	b.tree = argc ? argv[0] : "."; /* the tree here, as vng builds the current directory */
+	/* none: the tree here, as vng builds the current directory (by its full path, as if named) */
+	static char here[PATH_MAX];
+
+	if (!argc && !getcwd(here, sizeof(here))) {
+		pr_warn("kernel %s: the current folder: %s; name the TREE", action, strerror(errno));
+		return EXIT_USAGE;
+	}
+	b.tree = argc ? argv[0] : here;
 	signals_install(); /* Ctrl-C stops make and its jobs, then we exit */
 	return config ? kbuild_config(&b) : kbuild_build(&b);
 }

@@ -38,6 +38,11 @@ assert_records "$TMP/control/runs.jsonl" '[r["status"] for r in rs] == ["failed"
 	> "$TMP/dry.out" 2> "$TMP/dry.err" || { rc=$?; cat "$TMP/dry.err" >&2; fail "the VM dry run exited $rc"; }
 grep -qE '^qemu-system-x86_64 .*-kernel [^ ]+ -initrd [^ ]+ -append .*rdinit=' "$TMP/dry.out" ||
 	{ cat "$TMP/dry.out" >&2; fail "dry run: no qemu line with a kernel, an initramfs and a command line"; }
+# the accelerator the run would use (qemu's own test, as doctor's), and the guest's own command
+grep -qE '^# accelerator: (kvm|tcg \(.+\))$' "$TMP/dry.out" && grep -q -- "-accel $(sed -n 's/^# accelerator: \([a-z]*\).*/\1/p' "$TMP/dry.out") " "$TMP/dry.out" ||
+	{ cat "$TMP/dry.out" >&2; fail "dry run: the accelerator is not said, or not the qemu line's"; }
+grep -qE '^# the guest \([^)]+\) runs: /bin/ipsecperf run .*--testbed netns .*-- clear$' "$TMP/dry.out" ||
+	{ cat "$TMP/dry.out" >&2; fail "dry run: what the guest runs is not said"; }
 [ -e "$TMP/dry" ] && fail "the VM dry run made its results folder"
 assert_vm_clean "after the VM dry run"
 info "dry run: prints the qemu line, starts and leaves nothing"

@@ -63,6 +63,16 @@ int results_newest(const char *parent, char *out, size_t len)
 	return found ? 0 : -1;
 }
 
+int results_default_dir(const char *cmd, char *out, size_t len)
+{
+	if (results_newest("results", out, len) < 0) {
+		pr_warn("%s: no results directory given, and none under results/ here; give one (DIR...)", cmd);
+		return -1;
+	}
+	pr_info("%s: %s, the newest under results/", cmd, out);
+	return 0;
+}
+
 int results_dir_expected(const char *cmd, const char *dir)
 {
 	char meta[PATH_MAX], newest[PATH_MAX], shown[256];

@@ -221,6 +221,13 @@ bool results_name_ok(const char *s);
 int results_newest(const char *parent, char *out, size_t len);
 
 /*
+ * A command given no DIR (report, compare): the newest under results/,
+ * said on stderr ("report: results/X, the newest under results/"); -1
+ * after one line when there is none.
+ */
+int results_default_dir(const char *cmd, char *out, size_t len);
+
+/*
  * A command's check of a DIR operand before it loads it: 0 when dir holds
  * a meta.json; else -1 after one line that says dir is not a results
  * directory and names the newest one under results/ (run's default).

@@ -151,15 +151,18 @@ static int esp4_exists(void)
 
 const char *probes_esp_missing(const char *sym)
 {
-	static char why[200];
+	static char why[300];
+	struct utsname u;
 	int e;
 
+	uname(&u);
 	if (access("/sys/module/esp4", F_OK) == 0)
 		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms although esp4 is loaded", sym);
 	else if ((e = esp4_exists()) > 0)
 		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (ESP scenarios load it)", sym);
 	else if (e < 0)
-		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (and there is no /lib/modules/RELEASE/modules.dep to tell whether it exists)", sym);
+		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: esp4 is not loaded (and there is no /lib/modules/%s/modules.dep to tell whether it exists)",
+			 sym, u.release);
 	else
 		snprintf(why, sizeof(why), "%s is not in /proc/kallsyms: this kernel has no esp4 (CONFIG_INET_ESP unset; not in modules.dep or modules.builtin)", sym);
 	return why;

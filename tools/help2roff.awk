@@ -4,7 +4,8 @@
 #   page      the page's name (ipsecperf, ipsecperf-run, ...)
 #   summary   the NAME line's text (default: the page's first sentence)
 #   version   ipsecperf's version, date  the page's date (YYYY-MM-DD)
-#   see_also  the pages SEE ALSO names, separated by spaces
+#   see_also  the pages SEE ALSO names, separated by spaces (NAME, or
+#             NAME(8) for another section than 1)
 #   docdir    where the guides (docs/*.md) are installed
 #
 # The help text's shape: "usage:" lines first (SYNOPSIS), then paragraphs;
@@ -277,8 +278,15 @@ END {
 		for (i = 1; i <= n; i++)
 			if (also[i] != "")
 				pages[++k] = also[i]
-		for (i = 1; i <= k; i++)
-			print ".BR " esc(pages[i]) " (1)" (i < k ? "," : "")
+		# a page of another section says it: ip-xfrm(8)
+		for (i = 1; i <= k; i++) {
+			sect = "1"
+			if (match(pages[i], /\([0-9]\)$/)) {
+				sect = substr(pages[i], RSTART + 1, 1)
+				pages[i] = substr(pages[i], 1, RSTART - 1)
+			}
+			print ".BR " esc(pages[i]) " (" sect ")" (i < k ? "," : "")
+		}
 		print ".PP"
 		print "The guides in " esc(docdir) ", or docs/ in the source tree."
 	}

@@ -20,9 +20,11 @@ commands() {
 names=$(commands | awk '{ print $1 }')
 [ -n "$names" ] || { echo "mkman.sh: no commands in \`$prog help\`" >&2; exit 1; }
 
+# the tools ipsecperf drives, named on every page
+tools="iperf3 ip-xfrm(8) perf ethtool(8) qemu-system-x86_64"
 see_also=""
 for c in $names; do see_also="$see_also ipsecperf-$c"; done
-awk -v page=ipsecperf -v version="$version" -v date="$date" -v docdir="$docdir" -v see_also="$see_also" \
+awk -v page=ipsecperf -v version="$version" -v date="$date" -v docdir="$docdir" -v see_also="$see_also $tools" \
 	-f "$awk_prog" "$list" > "$out/ipsecperf.1"
 
 for c in $names; do
@@ -35,8 +37,11 @@ for c in $names; do
 			"$prog" report --profile --help
 		fi
 	} > "$out/$c.txt"
+	# ipsecperf(1), the sibling pages, the tools
+	siblings=""
+	for s in $names; do [ "$s" = "$c" ] || siblings="$siblings ipsecperf-$s"; done
 	awk -v page="ipsecperf-$c" -v summary="$summary" -v version="$version" -v date="$date" -v docdir="$docdir" \
-		-v see_also="ipsecperf" -f "$awk_prog" "$out/$c.txt" > "$out/ipsecperf-$c.1"
+		-v see_also="ipsecperf$siblings $tools" -f "$awk_prog" "$out/$c.txt" > "$out/ipsecperf-$c.1"
 	rm "$out/$c.txt"
 done
 rm "$list"

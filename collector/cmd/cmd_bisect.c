@@ -63,12 +63,7 @@ static const char help_bisect[] =
 static const char help_bisect_end[] =
 	"With n runs against n the exact Mann-Whitney test cannot go below\n"
 	"p = 2 / C(2n, n): 0.1 for 3, 0.029 for 4, 0.0079 for 5. A --repeat\n"
-	"that cannot reach --alpha is refused.\n"
-	"\n"
-	"Exit status: 0 the first bad commit was found, 1 it was not (the good\n"
-	"revision's kernel could not be had, only skipped revisions were left:\n"
-	"the report names them, a step failed), 2 bad usage, 128+N stopped by\n"
-	"signal N.\n";
+	"that cannot reach --alpha is refused.\n";
 
 #define MAX_RUN_OPTS 32
 
@@ -137,6 +132,12 @@ static int cmd_bisect(int argc, char **argv)
 
 const struct command command_bisect = {
 	.name = "bisect", .fn = cmd_bisect, .help = help_bisect, .opts = bisect_opts, .help_end = help_bisect_end,
+	.exit_status = "  0   the first bad commit was found\n"
+		       "  1   it was not: the good revision's kernel could not be had, only\n"
+		       "      skipped revisions were left (the report names them), a step failed\n"
+		       "  2   bad usage, nothing changed\n"
+		       "  128+N  stopped by signal N, the tree reset\n",
+	.examples = "  ipsecperf bisect --good v6.12 --bad HEAD ~/linux esp-null\n",
 	.summary = "find the commit that made a scenario slower (git bisect run)",
 };
 

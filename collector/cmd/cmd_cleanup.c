@@ -21,9 +21,7 @@ static const char help_cleanup[] =
 	"\n"
 	"A journal folder must be root's with mode 0700, and a journal a regular\n"
 	"file owned by root: anything else is refused (a journal is run as\n"
-	"root). A line that cannot be read is reported and its journal kept.\n"
-	"Exit status: 0 all undone, 1 something could not be undone (said\n"
-	"above), 2 bad usage or a journal folder refused (nothing done).\n";
+	"root). A line that cannot be read is reported and its journal kept.\n";
 
 struct cleanup_args {
 	bool dry;
@@ -63,5 +61,9 @@ static int cmd_cleanup(int argc, char **argv)
 
 const struct command command_cleanup = {
 	.name = "cleanup", .fn = cmd_cleanup, .help = help_cleanup, .opts = cleanup_opts,
+	.exit_status = "  0   all undone, or nothing to undo\n"
+		       "  1   something could not be undone (said above; its journal kept)\n"
+		       "  2   bad usage, or a journal folder refused (nothing done)\n",
+	.examples = "  ipsecperf cleanup -n        # what it would undo\n  ipsecperf cleanup\n",
 	.summary = "undo the host changes of a run that was killed",
 };

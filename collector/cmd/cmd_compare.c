@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ipsecperf compare: kernels across results directories (the work is analyze/compare.c). */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 const char help_compare[] =
 	"usage: ipsecperf compare [OPTIONS] BASE NEW\n"
 	"       ipsecperf compare [OPTIONS] BASE... -- NEW...\n"
+	"       ipsecperf compare [OPTIONS] [DIR]\n"
 	"       ipsecperf compare --simulate [--trials N] [--seed S] [--threshold PCT]\n"
 	"\n"
 	"Compare results directories, kernel by kernel: for each scenario and\n"
@@ -23,7 +25,9 @@ const char help_compare[] =
 	"or worse for the metric, and its p-value from a test suited to small\n"
 	"samples: Mann-Whitney U, exact (default), or Welch's t. The table reads\n"
 	"like the kernel test robot's. Several directories a side (one per CI\n"
-	"job or machine) are pooled, each one's provenance shown apart.\n"
+	"job or machine) are pooled, each one's provenance shown apart. One DIR\n"
+	"(none: the newest under results/) compares its two kernels, the first\n"
+	"run as base (or those --base-kernel and --new-kernel name).\n"
 	"\n"
 	"First compare checks that the runs were measured alike: the same host,\n"
 	"CPU model and count, testbed, accelerator, duration, warm-up, load,\n"
@@ -35,10 +39,8 @@ const char help_compare[] =
 	"duration, omit, load, scenario, profile, probe_set, tool_version,\n"
 	"iperf3_version, flows.\n"
 	"\n"
-	"Exit status 1 when a selected metric is worse by more than the threshold\n"
-	"with p < alpha (a regression), 0 when none is, 2 for bad usage or input\n"
-	"or sides that are not comparable. Options may come before or after the\n"
-	"directories; a \"--\" between directories separates BASE from NEW.\n";
+	"Options may come before or after the directories; a \"--\" between\n"
+	"directories separates BASE from NEW.\n";
 
 static const char help_compare_end[] =
 	"Flags: R a regression (fails the gate), I an improvement beyond the\n"
@@ -50,13 +52,7 @@ static const char help_compare_end[] =
 	"two are paired. Runs whose status is not ok are left out and counted.\n"
 	"With n = 3 against 3 the exact Mann-Whitney test cannot go below\n"
 	"p = 0.10, so nothing can be called significant: use --repeat 5 (run's\n"
-	"default) or more.\n"
-	"\n"
-	"examples:\n"
-	"  ipsecperf compare results/BASE results/NEW\n"
-	"  ipsecperf compare --base-kernel 6.1.0-57-cloud-amd64 \\\n"
-	"      --new-kernel 6.12.117+deb12-cloud-amd64 results/DIR results/DIR\n"
-	"  ipsecperf compare -f junit -m throughput A1 A2 -- B1 B2 > compare.xml\n";
+	"default) or more.\n";
 
 #define MAX_METRICS 64
 
@@ -111,7 +107,7 @@ static const struct opt_def compare_opts[] = {
 	OPT_CB("allow-mismatch", 0, opt_allow, "FIELD,...",
 	       "compare although these fields differ (repeatable): the names above, or all"),
 	OPT_CHOICE("format", 'f', CA, format, compare_formats, "FMT",
-		   "text (default, 80 columns), md, csv, json, junit (JUnit XML for CI: one testcase per kernel, scenario and selected metric; docs/ci.md) or html (one self-contained page: every run a dot, base against new)"),
+		   "text (default, 72 columns), md, csv, json, junit (JUnit XML for CI: one testcase per kernel, scenario and selected metric; docs/ci.md) or html (one self-contained page: every run a dot, base against new)"),
 	OPT_FLAG("simulate", 0, CA, sim,
 		 "print the false-positive and detection rates of the gate for simulated runs (see docs/compare.md)"),
 	OPT_FLAG("simulate-until-ci", 0, CA, sim_ci,
@@ -135,10 +131,11 @@ static int simulation(const struct compare_args *a, int noperands)
 }
 
 /*
- * One directory of several kernels: the command that compares two of them;
- * 0 after that line, -1 when dir does not hold two kernels.
+ * compare DIR: two kernels of one directory, the first as base and the
+ * second as new (or as --base-kernel and --new-kernel say). 0 with the
+ * kernels set in o, or -1 after one line.
  */
-static int one_dir_hint(const char *dir)
+static int one_dir(struct compare_opts *o, const char *dir, char *kb, char *kn, size_t len)
 {
 	struct results r;
 	char err[1024];
@@ -146,16 +143,29 @@ static int one_dir_hint(const char *dir)
 	int nk = 0, ret = -1;
 
 	if (results_dir_expected("compare", dir) < 0)
-		return 0;
+		return -1;
 	if (results_load(dir, &r, err, sizeof(err)) < 0) {
 		pr_warn("compare: %s", err);
-		return 0;
+		return -1;
 	}
-	if (results_kernels(&r, &kernels, &nk) == 0 && nk >= 2) {
-		pr_warn("compare: %s holds %d kernels; compare two of them with: ipsecperf compare --base-kernel %s --new-kernel %s %s %s",
-			dir, nk, kernels[0], kernels[1], dir, dir);
+	if (results_kernels(&r, &kernels, &nk) < 0) {
+		pr_warn("compare: out of memory");
+	} else if (o->base_kernel && o->new_kernel) {
 		ret = 0;
+	} else if (nk == 2 && !o->base_kernel && !o->new_kernel) {
+		snprintf(kb, len, "%s", kernels[0]);
+		snprintf(kn, len, "%s", kernels[1]);
+		o->base_kernel = kb;
+		o->new_kernel = kn;
+		ret = 0;
+	} else if (nk < 2) {
+		pr_warn("compare: %s holds one kernel's runs; compare it with another: ipsecperf compare BASE NEW", dir);
+	} else {
+		pr_warn("compare: %s holds %d kernels; name two: ipsecperf compare --base-kernel %s --new-kernel %s %s",
+			dir, nk, kernels[0], kernels[1], dir);
 	}
+	if (ret == 0)
+		pr_info("compare: %s, kernel %s (base) against %s (new)", dir, o->base_kernel, o->new_kernel);
 	free(kernels);
 	results_free(&r);
 	return ret;
@@ -169,8 +179,8 @@ static int split_sides(int n, char **dirs)
 	while (nbase < n && strcmp(dirs[nbase], "--"))
 		nbase++;
 	if (nbase == n) {
-		if (n == 1 && one_dir_hint(dirs[0]) == 0)
-			return -1;
+		if (n == 1)
+			return 1; /* one directory: both sides (one_dir) */
 		if (n != 2) {
 			pr_warn("compare: two results directories expected; usage: ipsecperf compare [OPTIONS] BASE NEW, or BASE... -- NEW...");
 			return -1;
@@ -200,6 +210,17 @@ static int cmd_compare(int argc, char **argv)
 		ret = simulation(&a, n);
 		goto out;
 	}
+	if (n <= 1) { /* one directory, or the newest: two of its kernels */
+		static char newest[PATH_MAX];
+		char kb[256], kn[256];
+		char *dir = n ? argv[first] : newest;
+
+		if ((!n && results_default_dir("compare", newest, sizeof(newest)) < 0) ||
+		    one_dir(&a.o, dir, kb, kn, sizeof(kb)) < 0)
+			goto out;
+		ret = compare_run(&a.o, &dir, 1, &dir, 1);
+		goto out;
+	}
 	nbase = split_sides(n, argv + first);
 	if (nbase < 0)
 		goto out;
@@ -216,5 +237,12 @@ out:
 
 const struct command command_compare = {
 	.name = "compare", .fn = cmd_compare, .help = help_compare, .opts = compare_opts, .help_end = help_compare_end,
+	.exit_status = "  0   no regression (a selected metric worse by more than the threshold\n"
+		       "      with p < alpha)\n"
+		       "  1   a regression\n"
+		       "  2   bad usage or input, or sides that are not comparable\n",
+	.examples = "  ipsecperf compare results/BASE results/NEW\n"
+		    "  ipsecperf compare results/DIR     # its two kernels (run --interleave)\n"
+		    "  ipsecperf compare -f junit -m throughput A1 A2 -- B1 B2 > compare.xml\n",
 	.summary = "compare kernels across results directories; exit 1 on a regression",
 };

@@ -22,10 +22,12 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "cpu.h"
 #include "exec.h"
 #include "ipsec.h"
 #include "load.h"
 #include "log.h"
+#include "setup.h"
 #include "vm_kvm.h"
 
 static const char help_doctor[] =
@@ -41,11 +43,12 @@ static const char help_doctor[] =
 	"to the host: modules are looked up with modprobe -n, nothing is loaded\n"
 	"or mounted.\n"
 	"\n"
-	"Exit status 0 (the report is information; a scenario that cannot run\n"
-	"here is skipped by `ipsecperf run` with the same reason).\n"
+	"A verdict is yes, likely, no, unknown (qemu could not tell) or ? (not\n"
+	"probed: not root, or a program missing). The last rows are the\n"
+	"measuring conditions `ipsecperf run` warns about (docs/methodology.md).\n"
 	"\n"
 	"With -f json: {\"kernel\": {\"release\", \"version\"}, \"checks\": [{\"section\",\n"
-	"\"check\", \"verdict\", \"detail\"}, ...]}, verdict yes, likely, no or ?.\n";
+	"\"check\", \"verdict\", \"detail\"}, ...]}.\n";
 
 struct doctor_args {
 	int json;
@@ -74,6 +77,29 @@ static void row(const char *what, const char *verdict, const char *detail)
 							 what, "verdict", verdict, "detail", detail ? detail : ""));
 	else
 		printf("  %-22s %-10s %s\n", what, verdict, detail ? detail : "");
+}
+
+/*
+ * What makes figures vary here, as `run` would warn (pyperf's `system
+ * show`): the netns testbed's sender and receiver on CPUs 0 and 1.
+ */
+static void conditions_rows(void)
+{
+	json_t *s = setup_collect(NULL, 0), *w, *v, *cpu = json_object_get(s, "cpu");
+	const char *gov = json_string_value(json_object_get(cpu, "governor"));
+	char line[256];
+	size_t i;
+
+	section("measuring conditions (docs/methodology.md)");
+	w = setup_conditions(s, cpu_count() >= 2 ? 0 : -1, cpu_count() >= 2 ? 1 : -1, "");
+	snprintf(line, sizeof(line), "governor %s, boost %s, SMT %s, %.0f%% busy now", gov ? gov : "none (no cpufreq)",
+		 json_is_true(json_object_get(cpu, "boost")) ? "on" : json_is_false(json_object_get(cpu, "boost")) ? "off" : "-",
+		 json_string_value(json_object_get(cpu, "smt")) ?: "-", json_number_value(json_object_get(s, "busy_pct")));
+	row("as found", json_array_size(w) ? "no" : "yes", line);
+	json_array_foreach(w, i, v)
+		row("warning", "no", json_string_value(v));
+	json_decref(w);
+	json_decref(s);
 }
 
 static bool in_proc_crypto(const char *name)
@@ -327,6 +353,7 @@ static int cmd_doctor(int argc, char **argv)
 	version_row("iproute2", "ip", "-V");
 	version_row("ethtool", "ethtool", "--version");
 	version_row("modprobe", "modprobe", "--version");
+	conditions_rows();
 	if (json) {
 		json_t *o = json_pack("{s:{s:s, s:s}, s:o}", "kernel", "release", u.release, "version", u.version,
 				      "checks", checks);
@@ -341,5 +368,9 @@ static int cmd_doctor(int argc, char **argv)
 
 const struct command command_doctor = {
 	.name = "doctor", .fn = cmd_doctor, .help = help_doctor, .opts = doctor_opts,
+	.exit_status = "  0   the report, whatever it says (a scenario that cannot run here is\n"
+		       "      skipped by `ipsecperf run` with the same reason)\n"
+		       "  2   bad usage\n",
+	.examples = "  ipsecperf doctor\n  ssh root@peer ipsecperf doctor -f json\n",
 	.summary = "what this host can run: ESP, algorithms, TCP-MD5/AO, BPF, KVM",
 };

@@ -27,5 +27,8 @@ static int cmd_guest(int argc, char **argv)
 
 const struct command command_guest = {
 	.name = "guest", .fn = cmd_guest, .help = help_guest,
+	.exit_status = "  0   the guest's matrix ran (its runs' own statuses are in its records)\n"
+		       "  1   it could not run\n  2   not PID 1: run by hand\n",
+	.examples = "  ipsecperf run --testbed vm --kernel K clear    # boots a guest that runs it\n",
 	.summary = "the VM testbed's init (runs inside the VM only)",
 };

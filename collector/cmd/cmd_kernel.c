@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `ipsecperf kernel`: the kernels the VM testbed boots. */
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "kbuild.h"
@@ -20,8 +23,8 @@ static const char help_kernel[] =
 	"usage: ipsecperf kernel fetch debian:PACKAGE...\n"
 	"       ipsecperf kernel list [-f FMT]\n"
 	"       ipsecperf kernel show [-f FMT] KERNEL...\n"
-	"       ipsecperf kernel config [--merge] [-O BUILDDIR] TREE\n"
-	"       ipsecperf kernel build [-j N] [-O BUILDDIR] [--localversion STR] TREE\n"
+	"       ipsecperf kernel config [--merge] [-O BUILDDIR] [TREE]\n"
+	"       ipsecperf kernel build [-j N] [-O BUILDDIR] [--localversion STR] [TREE]\n"
 	"\n"
 	"Kernels for `ipsecperf run --testbed vm --kernel KERNEL`.\n"
 	"\n"
@@ -30,14 +33,17 @@ static const char help_kernel[] =
 	"        left out: debian:6.1.0-57-cloud-amd64). Needs `apt-get update`.\n"
 	"        `apt-cache search linux-image | grep cloud` lists candidates.\n"
 	"list    the cached kernels, as specs --kernel accepts\n"
-	"show    how a KERNEL spec resolves: image, modules, release, config hash;\n"
+	"show    how a KERNEL spec resolves, from what is here (it downloads\n"
+	"        nothing): image, modules, release, config hash;\n"
 	"        for a kernel with a .config, every option the VM testbed needs that\n"
 	"        it lacks, with the scenarios it costs\n"
 	"config  write into a kernel source TREE (or BUILDDIR) the smallest .config\n"
 	"        every scenario and probe can run on: allnoconfig, then the options\n"
 	"        `kernel show` checks (TCP_AO where the tree has it, DEBUG_INFO_BTF,\n"
 	"        esp4_offload as a module) and what they stand on (SMP, PCI, virtio):\n"
-	"        no GPU, USB, sound or disk drivers; a few minutes to build. The list\n"
+	"        no GPU, USB, sound or disk drivers; about 10 minutes to build on 2\n"
+	"        CPUs (docs/measurements.md). TREE is the current folder when not\n"
+	"        given, for config and build alike. The list\n"
 	"        is kept as BUILDDIR/ipsecperf-guest.config. --merge keeps the\n"
 	"        .config there and adds only what it lacks.\n"
 	"build   make the bzImage and the modules, incrementally, the output in\n"
@@ -47,7 +53,8 @@ static const char help_kernel[] =
 	"        keyed by the kernel's release.\n"
 	"\n"
 	"KERNEL is one of:\n"
-	"  debian:PACKAGE     a Debian package, fetched into the cache when missing\n"
+	"  debian:PACKAGE     a Debian package, fetched into the cache when run\n"
+	"                     misses it\n"
 	"  FILE.deb           a linux-image .deb, unpacked into the cache\n"
 	"  TREE               a built kernel tree (arch/x86/boot/bzImage, .config,\n"
 	"                     modules.order): test a patched kernel with this\n"
@@ -226,7 +233,8 @@ static int kernel_show(int argc, char **argv, int json)
 		struct vm_kernel k;
 		char hash[65] = "";
 
-		if (vm_kernel_resolve(argv[i], &k) < 0) {
+		/* what is here: never a download (`kernel fetch` does that) */
+		if (vm_kernel_resolve_fetch(argv[i], &k, false) < 0) {
 			err = EXIT_FAIL;
 			continue;
 		}
@@ -266,8 +274,8 @@ static int kernel_make(const char *action, int argc, char **argv, const struct k
 	struct kbuild b = { .jobs = a->jobs, .out = a->out, .localversion = a->localversion,
 			    .merge = a->merge, .quiet = a->quiet };
 
-	if (argc != 1) {
-		pr_warn("kernel %s: name one kernel source TREE%s", action, argc > 1 ? ", only one" : "");
+	if (argc > 1) {
+		pr_warn("kernel %s: name one kernel source TREE, only one", action);
 		return EXIT_USAGE;
 	}
 	if (a->json || (config && (a->jobs || a->localversion)) || (!config && a->merge)) {
@@ -275,7 +283,14 @@ static int kernel_make(const char *action, int argc, char **argv, const struct k
 			a->json ? "-f" : config ? (a->jobs ? "-j" : "--localversion") : "--merge", action);
 		return EXIT_USAGE;
 	}
-	b.tree = argv[0];
+	/* none: the tree here, as vng builds the current directory (by its full path, as if named) */
+	static char here[PATH_MAX];
+
+	if (!argc && !getcwd(here, sizeof(here))) {
+		pr_warn("kernel %s: the current folder: %s; name the TREE", action, strerror(errno));
+		return EXIT_USAGE;
+	}
+	b.tree = argc ? argv[0] : here;
 	signals_install(); /* Ctrl-C stops make and its jobs, then we exit */
 	return config ? kbuild_config(&b) : kbuild_build(&b);
 }
@@ -320,5 +335,13 @@ static int cmd_kernel(int argc, char **argv)
 
 const struct command command_kernel = {
 	.name = "kernel", .fn = cmd_kernel, .help = help_kernel, .opts = kernel_opts,
+	.exit_status = "  0   done\n"
+		       "  1   a kernel could not be fetched, found or built (said why)\n"
+		       "  2   bad usage\n"
+		       "  128+N  stopped by signal N (config, build)\n",
+	.examples = "  ipsecperf kernel fetch debian:linux-image-6.1.0-57-cloud-amd64\n"
+		    "  cd ~/linux && ipsecperf kernel config -O build\n"
+		    "  cd ~/linux && ipsecperf kernel build -O build    # then --kernel ~/linux/build\n"
+		    "  ipsecperf kernel show ~/linux/build\n",
 	.summary = "kernels for the VM testbeds: fetch, list, show, config, build",
 };

@@ -14,7 +14,7 @@ static const char help_list[] =
 	"List the scenario files (NAME.ini) in the scenario folder: --scenario-dir\n"
 	"DIR, else $IPSECPERF_SCENARIOS, else the scenarios folder beside the\n"
 	"program (share/ipsecperf/scenarios of its install).\n"
-	"A broken file is reported with FILE:LINE and exit status 2.\n"
+	"A broken file is reported with FILE:LINE.\n"
 	"\n"
 	"With -f json: {\"folder\": DIR, \"scenarios\": [{\"name\", \"description\",\n"
 	"\"file\", \"load\"}, ...]}.\n";
@@ -81,5 +81,7 @@ static int cmd_list(int argc, char **argv)
 
 const struct command command_list = {
 	.name = "list", .fn = cmd_list, .help = help_list, .opts = list_opts,
+	.exit_status = "  0   listed\n  2   bad usage, or a broken scenario file\n",
+	.examples = "  ipsecperf list\n  ipsecperf list -f json --scenario-dir ./my-scenarios\n",
 	.summary = "list the scenarios with their descriptions",
 };

@@ -19,8 +19,7 @@ static const char help_probe[] =
 	"so on a host without it loaded they show as unavailable here and attach\n"
 	"during `ipsecperf run`. docs/probes.md says what each counter counts.\n"
 	"\n"
-	"Needs root (BPF, /proc/kallsyms addresses, /proc/kcore). Exit status:\n"
-	"0 listed, 2 bad usage.\n"
+	"Needs root (BPF, /proc/kallsyms addresses, /proc/kcore).\n"
 	"\n"
 	"With -f json: {COUNTER: {\"available\", \"symbol\", \"reason\"}, ...}, the\n"
 	"symbol (how it attaches) when available, else the reason; the other null.\n";
@@ -55,5 +54,7 @@ static int cmd_probe(int argc, char **argv)
 
 const struct command command_probe = {
 	.name = "probe", .fn = cmd_probe, .help = help_probe, .opts = probe_opts,
+	.exit_status = "  0   listed\n  1   the probes could not be opened\n  2   bad usage\n",
+	.examples = "  ipsecperf probe --list\n  ipsecperf probe --list -f json\n",
 	.summary = "list the kernel counters this kernel gives and how each attaches",
 };

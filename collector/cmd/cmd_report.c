@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ipsecperf report [--profile]: reports on results directories (the work is analyze/report*.c, profile_report.c). */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -11,9 +12,10 @@
 #include "results.h"
 
 static const char help_report[] =
-	"usage: ipsecperf report [OPTIONS] DIR...\n"
+	"usage: ipsecperf report [OPTIONS] [DIR...]\n"
 	"\n"
-	"Report on one or more results directories (written by `ipsecperf run`).\n"
+	"Report on one or more results directories (written by `ipsecperf run`;\n"
+	"none: the newest under results/, saying which).\n"
 	"Several DIRs are merged, so runs of different kernels sit side by side;\n"
 	"runs of one kernel and scenario from several DIRs (one per CI job or\n"
 	"machine) are pooled, but only if they were measured alike (host, CPU,\n"
@@ -31,15 +33,12 @@ static const char help_report_end[] =
 	"Charts: throughput and cycles per byte per scenario (bars: median,\n"
 	"whiskers: its interval, one bar per kernel), and one per per-packet counter.\n"
 	"The gnuplot template is bars.gp in analyze/templates (installed: in\n"
-	"share/ipsecperf/templates, or $IPSECPERF_TEMPLATES); see docs/reports.md.\n"
-	"\n"
-	"Exit status: 0, or 2 for bad usage or input (the message names the file\n"
-	"and line).\n"
-	"\n"
-	"examples:\n"
-	"  ipsecperf report results/20261129T190000-netns-demo\n"
-	"  ipsecperf report --summary results/DIR     # for a netdev mail\n"
-	"  ipsecperf report -f html -o report.html -c charts/ results/A results/B\n";
+	"share/ipsecperf/templates, or $IPSECPERF_TEMPLATES); see docs/reports.md.\n";
+
+static const char exit_report[] =
+	"  0   reported\n"
+	"  1   the report or a chart could not be written\n"
+	"  2   bad usage or input (the message names the file and line)\n";
 
 struct report_args {
 	int format;
@@ -81,9 +80,15 @@ static int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	if (a.profile) /* main.c dispatches --profile; an abbreviation of it lands here */
 		return command_report_profile.fn(argc, argv);
-	if (first >= argc) {
-		pr_warn("report: no results directory given; usage: ipsecperf report [OPTIONS] DIR...");
-		return EXIT_USAGE;
+	if (first >= argc) { /* the newest run's, as perf report takes perf.data */
+		static char newest[PATH_MAX];
+		static char *one[] = { newest, NULL };
+
+		if (results_default_dir("report", newest, sizeof(newest)) < 0)
+			return EXIT_USAGE;
+		argv = one;
+		argc = 1;
+		first = 0;
 	}
 	if (a.summary && (a.format != 0 || a.side_by_side)) {
 		pr_warn("report: --summary is a text report of its own: not with %s", a.side_by_side ? "--side-by-side" : "-f");
@@ -98,6 +103,10 @@ static int cmd_report(int argc, char **argv)
 
 const struct command command_report = {
 	.name = "report", .fn = cmd_report, .help = help_report, .opts = report_opts, .help_end = help_report_end,
+	.exit_status = exit_report,
+	.examples = "  ipsecperf report --summary     # the newest run's, for a netdev mail\n"
+		    "  ipsecperf report results/20261129T190000-netns-demo\n"
+		    "  ipsecperf report -f html -o report.html -c charts/ results/A results/B\n",
 	.summary = "report on results directories: text, md, csv, json, html, charts",
 	.mode_flag = "--profile", .mode = &command_report_profile,
 };
@@ -125,11 +134,6 @@ static const char help_report_profile[] =
 	"draws them all into its page.\n";
 
 static const char help_report_profile_end[] =
-	"examples:\n"
-	"  ipsecperf report --profile --base no-gso results/DIR\n"
-	"  ipsecperf report --profile -f svg --scenario esp-null -o e.svg DIR\n"
-	"  ipsecperf report --profile -f svg --base no-gso -o diff.svg DIR\n"
-	"\n"
 	"See docs/profiling.md for how to read the tables and the flame graphs.\n";
 
 static const char *const profile_formats[] = { "text", "json", "svg", NULL };
@@ -181,6 +185,9 @@ static int cmd_report_profile(int argc, char **argv)
 
 const struct command command_report_profile = {
 	.name = "report --profile", .fn = cmd_report_profile, .help = help_report_profile,
-	.opts = report_profile_opts, .help_end = help_report_profile_end,
+	.opts = report_profile_opts, .help_end = help_report_profile_end, .exit_status = exit_report,
+	.examples = "  ipsecperf report --profile --base no-gso results/DIR\n"
+		    "  ipsecperf report --profile -f svg --scenario esp-null -o e.svg DIR\n"
+		    "  ipsecperf report --profile -f svg --base no-gso -o diff.svg DIR\n",
 	.summary = "the CPU profiles of `run --profile`",
 };

@@ -50,8 +50,9 @@ static const char help_run[] =
 	"path to a scenario file (docs/scenarios.md). One this host cannot run\n"
 	"(esp-null on a kernel without ESP) is skipped, saying why.\n"
 	"\n"
-	"The netns testbed is two network namespaces, ipsecperf-PID-tx and\n"
-	"ipsecperf-PID-rx, joined by a veth pair (ipp-tx 198.18.0.1/24 and\n"
+	"The netns testbed is two network namespaces, ipsecperf-PID-START-tx and\n"
+	"ipsecperf-PID-START-rx (START: the run's start time, in ticks since\n"
+	"boot), joined by a veth pair (ipp-tx 198.18.0.1/24 and\n"
 	"ipp-rx 198.18.0.2/24, RFC 2544's benchmarking range); the iperf3\n"
 	"client runs in the first, pinned to CPU 0, the server in the second,\n"
 	"pinned to CPU 1. The host's own interfaces are never touched. Every\n"
@@ -83,21 +84,27 @@ static const char help_run[] =
 	"An option marked [TESTBED] below works on that testbed only; run\n"
 	"refuses it on another (exit 2).\n"
 	"\n"
-	"Needs root. Exit status: 0 every run ok or skipped, 1 a run failed,\n"
-	"2 bad usage or input, or a --dry-run that could not start (a kernel\n"
-	"not there, a peer not reached), 128+N after signal N.\n";
+	"Needs root.\n";
 
 static const char help_run_end[] =
-	"examples:\n"
+	"Then `ipsecperf report DIR` and `ipsecperf compare BASE NEW`.\n";
+
+static const char exit_run[] =
+	"  0   every run ok or skipped; --dry-run: the run could start\n"
+	"  1   a run failed, or the host could not be restored;\n"
+	"      --dry-run: every scenario would be skipped\n"
+	"  2   bad usage or input, nothing changed; --dry-run: the run could not\n"
+	"      start (a kernel not there, a peer not reached)\n"
+	"  128+N  stopped by signal N, the host restored\n";
+
+static const char examples_run[] =
 	"  ipsecperf run                   # clear no-tso no-gso esp-null, netns\n"
 	"  ipsecperf run -t 5 -r 10 clear esp-null esp-gcm\n"
 	"  ipsecperf run --testbed vm --kernel debian:linux-image-6.1.0-57-cloud-amd64 \\\n"
 	"      --kernel ~/linux --interleave clear esp-null\n"
 	"  ipsecperf run --testbed peer --peer root@10.0.0.2 --dev eth1 \\\n"
 	"      --peer-dev eth1 clear no-gso esp-null\n"
-	"  ipsecperf run --dry-run esp-null   # the commands, changing nothing\n"
-	"\n"
-	"Then `ipsecperf report DIR` and `ipsecperf compare BASE NEW`.\n";
+	"  ipsecperf run --dry-run esp-null   # the commands, changing nothing\n";
 
 struct run_ctx {
 	struct run_config cfg;
@@ -206,6 +213,20 @@ static int opt_direction(void *arg, const char *val)
 	return -1;
 }
 
+static int opt_congestion(void *arg, const char *val)
+{
+	struct run_config *c = &((struct run_ctx *)arg)->cfg;
+
+	/* a kernel's name for one (TCP_CA_NAME_MAX is 16 with its NUL) */
+	if (!*val || strlen(val) > 15 || strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(val)) {
+		pr_warn("run: --congestion takes a congestion control's name (cubic, reno, bbr: /proc/sys/net/ipv4/tcp_available_congestion_control), not '%s'",
+			val);
+		return -1;
+	}
+	c->congestion = val;
+	return 0;
+}
+
 static int opt_profile(void *arg, const char *val)
 {
 	struct run_config *c = &((struct run_ctx *)arg)->cfg;
@@ -264,7 +285,8 @@ static const struct opt_def run_opts[] = {
 	/* the scenario files are copied into the guest: this host's folder means nothing there */
 	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
-	OPT_INT("flows", 0, RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only); docs/load.md", .marks = OPT_NETNS | OPT_PEER | OPT_VM | PAIR | GUEST),
+	OPT_INT("flows", 'P', RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only; --parallel, iperf3's name, too); docs/load.md", .marks = OPT_NETNS | OPT_PEER | OPT_VM | PAIR | GUEST, .alias = "parallel"),
+	OPT_CB("congestion", 'C', opt_congestion, "ALGO", "the sender's TCP congestion control (default: the kernel's, recorded either way; iperf3's -C)", .marks = ALL | PAIR | GUEST),
 	OPT_CB("direction", 0, opt_direction, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER | PAIR | GUEST),
 	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10; --time, iperf3's name, too)", .marks = ALL | PAIR | GUEST, .alias = "time", .group = "how long"),
 	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | PAIR | GUEST),
@@ -283,7 +305,7 @@ static const struct opt_def run_opts[] = {
 	OPT_CB("addr-rx", 0, opt_addr_rx, "ADDR", "receiver address (default " DEFAULT_ADDR_RX ")", .marks = ALL | PAIR | GUEST),
 	/* the peer's addresses are its devices' own, with their own prefix lengths */
 	OPT_INT("prefix-len", 0, RC, cfg.prefix_len, 8, 128, "N", "prefix length of both addresses (default 24)", .marks = OPT_NETNS | OPT_VM | GUEST),
-	OPT_INT("port", 0, RC, cfg.port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | PAIR | GUEST),
+	OPT_INT("port", 'p', RC, cfg.port, 1024, 65535, "N", "TCP port of the load (default 5201)", .marks = ALL | PAIR | GUEST),
 	OPT_STR("peer", 0, RC, cfg.peer, "[USER@]HOST", "the receiving host, reached with ssh", .marks = OPT_PEER),
 	OPT_STR("dev", 0, RC, cfg.dev, "IF", "this host's end of the link", .marks = OPT_PEER),
 	OPT_STR("peer-dev", 0, RC, cfg.peer_dev, "IF", "the peer's end of the link", .marks = OPT_PEER),
@@ -303,6 +325,12 @@ static const struct opt_def run_opts[] = {
 	OPT_STR("output", 'o', RC, cfg.outdir, "DIR", "results directory, new or empty (default results/<UTC>-<testbed>-<tag>)", .marks = ALL | PAIR, .group = "output"),
 	OPT_CB("tag", 0, opt_tag, "TAG", "name part of the default directory (default run)", .marks = ALL | PAIR),
 	OPT_FLAG("quiet", 'q', RC, cfg.quiet, "no progress line", .marks = ALL | PAIR),
+	/* iperf3's options that are not ours: refused, saying what is (docs/user-guide.md) */
+	OPT_HINT("client", 'c', "iperf3's client: ipsecperf starts both ends itself; on two hosts --testbed peer --peer HOST --dev IF --peer-dev IF (docs/peer-testbed.md)", .group = "iperf3's options, and what to use instead"),
+	OPT_HINT("reverse", 'R', "iperf3's reverse: --direction rx (the peer sends; peer and vm-pair testbeds)"),
+	OPT_HINT("bidir", 0, "iperf3's bidirectional test: --direction both (peer and vm-pair testbeds)"),
+	OPT_HINT("affinity", 'A', "iperf3's CPU affinity: netns pins the sender to CPU 0 and the receiver to CPU 1 itself; the peer testbed takes --cpu-tx N and --cpu-rx N"),
+	OPT_HINT("json", 'J', "iperf3's JSON: every run is a JSON record already (results/DIR/runs.jsonl; iperf3's own in raw/); `ipsecperf report -f json DIR` for the figures"),
 	OPT_END,
 };
 
@@ -595,9 +623,10 @@ static int cmd_run(int argc, char **argv)
 		raise(stop_signal());
 		return 128 + stop_signal();
 	}
-	if (ctx.cfg.dry_run && failed)
+	if (ctx.cfg.dry_run && failed && failed != RUN_NOTHING)
 		pr_warn("run: --dry-run: the run could not start (said above)");
-	ret = ctx.cfg.dry_run ? (failed ? EXIT_USAGE : EXIT_OK) : run_report(&ctx, res.dir, failed, undo_failures);
+	ret = ctx.cfg.dry_run ? (failed == RUN_NOTHING ? EXIT_FAIL : failed ? EXIT_USAGE : EXIT_OK)
+			      : run_report(&ctx, res.dir, failed, undo_failures);
 	json_decref(concurrent);
 	json_decref(ctx.overhead);
 	return ret;
@@ -605,5 +634,6 @@ static int cmd_run(int argc, char **argv)
 
 const struct command command_run = {
 	.name = "run", .fn = cmd_run, .help = help_run, .opts = run_opts, .help_end = help_run_end,
+	.exit_status = exit_run, .examples = examples_run,
 	.summary = "run a scenario matrix on a testbed and write a results directory",
 };

@@ -18,7 +18,9 @@ struct command {
 	const char *summary;              /* one line for `ipsecperf help` */
 	const char *help;                 /* the page for `help NAME` and NAME --help ... */
 	const struct opt_def *opts;       /* ... then its options, made from the table ... */
-	const char *help_end;             /* ... then this, or NULL */
+	const char *help_end;             /* ... then this, or NULL ... */
+	const char *exit_status;          /* ... "exit status:", one "  N  meaning" line each ... */
+	const char *examples;             /* ... and "examples:", one indented command line each */
 	const char *mode_flag;            /* a mode with a page of its own ... */
 	const struct command *mode;       /* ... shown for `NAME MODE_FLAG --help` */
 	bool hidden;                      /* not listed: run by ipsecperf itself */

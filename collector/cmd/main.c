@@ -30,10 +30,13 @@ static const char help_version[] =
 	"`git describe` of the tree it was built from.\n";
 
 static const struct command command_help_ = {
-	"help", cmd_help, "print a command's help page", help_help, NULL, NULL, NULL, NULL, false,
+	.name = "help", .fn = cmd_help, .summary = "print a command's help page", .help = help_help,
+	.exit_status = "  0   printed\n  2   no such command\n",
+	.examples = "  ipsecperf help run\n  ipsecperf --help compare     # the same as `ipsecperf help compare`\n",
 };
 static const struct command command_version = {
-	"version", cmd_version, "print the version", help_version, NULL, NULL, NULL, NULL, false,
+	.name = "version", .fn = cmd_version, .summary = "print the version", .help = help_version,
+	.exit_status = "  0   printed\n", .examples = "  ipsecperf --version\n",
 };
 
 static const struct command *const commands[] = {
@@ -71,6 +74,11 @@ int command_help(const struct command *cmd)
 		fputc('\n', stdout);
 		fputs(cmd->help_end, stdout);
 	}
+	/* every page's last two headings, EXIT STATUS and EXAMPLES in its man page */
+	if (cmd->exit_status)
+		printf("\nexit status:\n%s", cmd->exit_status);
+	if (cmd->examples)
+		printf("\nexamples:\n%s", cmd->examples);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -102,17 +110,27 @@ static void usage(FILE *f, bool full)
 		      "throughput and cycles per byte with their spread, reports for a\n"
 		      "netdev mail, and a verdict when one kernel is compared with another.\n"
 		      "\noptions:\n"
-		      "  -v, --verbose   more messages (twice: the VM guest's too); also\n"
+		      "  -v, --verbose   more messages (-vv: the VM guest's too); also\n"
 		      "                  taken after the command\n"
-		      "  -h, --help      this page\n"
+		      "  -h, --help      this page; --help COMMAND: the command's page\n"
 		      "  --version       print the version\n", f);
 	fprintf(f, "\ncommands:\n");
 	for (const struct command *const *c = commands; *c; c++)
 		if (!(*c)->hidden)
 			fprintf(f, "  %-10s %s\n", (*c)->name, (*c)->summary);
-	fprintf(f, "\n`ipsecperf help COMMAND` or `ipsecperf COMMAND --help` for its page.\n"
-		   "Docs: docs/user-guide.md. Exit status: 0 ok, 1 a run failed or a\n"
-		   "regression was found, 2 bad usage or input.\n");
+	fprintf(f, "\n`ipsecperf help COMMAND` or `ipsecperf COMMAND --help` for its page,\n"
+		   "with each command's exit statuses. Docs: docs/user-guide.md.\n");
+	if (full)
+		fputs("\nexit status:\n"
+		      "  0   done: every run ok or skipped, no regression\n"
+		      "  1   a run failed, or compare found a regression\n"
+		      "  2   bad usage or input, nothing changed\n"
+		      "  128+N  stopped by signal N, the host restored\n"
+		      "(each command's page says its own)\n"
+		      "\nexamples:\n"
+		      "  ipsecperf doctor\n"
+		      "  ipsecperf run && ipsecperf report --summary\n"
+		      "  ipsecperf compare results/BASE results/NEW\n", f);
 	if (full)
 		fputs("\nenvironment:\n"
 		      "  IPSECPERF_SCENARIOS    the scenario folder (default: scenarios/ beside\n"
@@ -168,9 +186,16 @@ int main(int argc, char **argv)
 	undo_kinds_register();
 	testbeds_register();
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+		size_t nv = strspn(argv[i] + 1, "v");
+
+		if (nv && !argv[i][1 + nv]) { /* -v, -vv (perf's habit) */
+			log_verbose += (int)nv;
+		} else if (!strcmp(argv[i], "--verbose")) {
 			log_verbose++;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			/* `ipsecperf --help run` as `ipsecperf help run` */
+			if (i + 1 < argc)
+				return cmd_help(argc - i, argv + i);
 			usage(stdout, true);
 			return 0;
 		} else if (!strcmp(argv[i], "--version")) {

@@ -57,7 +57,7 @@ static int shown_len(const char *s)
 
 static bool takes_value(const struct opt_def *d)
 {
-	return d->type != OPT_T_FLAG && d->type != OPT_T_CB_FLAG;
+	return d->type != OPT_T_FLAG && d->type != OPT_T_CB_FLAG && d->type != OPT_T_HINT;
 }
 
 /* Why "--NAME" is no option: ambiguous, or unknown with the closest name. */
@@ -89,7 +89,8 @@ static const struct opt_def *find_long(const char *cmd, const struct opt_def *de
 		    (d->alias && strlen(d->alias) == len && !strncmp(d->alias, name, len)))
 			return d;
 	for (const struct opt_def *d = defs; d->name; d++) {
-		if (strncmp(d->name, name, len))
+		/* another tool's name counts only whole */
+		if (d->type == OPT_T_HINT || strncmp(d->name, name, len))
 			continue;
 		found = d;
 		n++;
@@ -101,10 +102,14 @@ static const struct opt_def *find_long(const char *cmd, const struct opt_def *de
 	return NULL;
 }
 
-/* The program's -v/--verbose, given after the command: taken as before it. */
-static bool is_global(const char *arg)
+/* The program's -v/--verbose (-vv, perf's habit), given after the command: how many v's, or 0. */
+static int is_global(const char *arg)
 {
-	return !strcmp(arg, "-v") || !strcmp(arg, "--verbose");
+	size_t n = strspn(arg + 1, "v");
+
+	if (!strcmp(arg, "--verbose"))
+		return 1;
+	return arg[0] == '-' && n && !arg[1 + n] ? (int)n : 0;
 }
 
 static const struct opt_def *find_short(const struct opt_def *defs, char c)
@@ -178,6 +183,12 @@ static int store(const char *cmd, const struct opt_def *d, const char *val, void
 	case OPT_T_CB:
 	case OPT_T_CB_FLAG:
 		return d->cb(cfg, val);
+	case OPT_T_HINT:
+		if (d->short_name)
+			pr_warn("%s: -%c, --%s: %s", cmd, d->short_name, d->name, d->help);
+		else
+			pr_warn("%s: --%s: %s", cmd, d->name, d->help);
+		return -1;
 	}
 	return -1;
 }
@@ -275,7 +286,7 @@ static int walk(struct walk *w, int argc, char **argv)
 		}
 		if (is_global(a) && !(a[1] == '-' ? find_long(NULL, w->defs, a + 2, strlen(a + 2)) : find_short(w->defs, 'v'))) {
 			if (w->cmd) /* parsing, not walking an argv parsed before */
-				log_verbose++;
+				log_verbose += is_global(a);
 			i++;
 			continue;
 		}

@@ -36,6 +36,7 @@ enum opt_type {
 	OPT_T_CHOICE,  /* int field, the index of the value in choices */
 	OPT_T_CB,      /* cb(cfg, value): special parsing (repeatable, checked) */
 	OPT_T_CB_FLAG, /* cb(cfg, NULL): a flag with a side effect */
+	OPT_T_HINT,    /* another tool's name (iperf3's -c): refused, saying what to use here */
 };
 
 /*
@@ -88,6 +89,12 @@ struct opt_def {
 	{ .name = n, .short_name = s, .type = OPT_T_CB, .cb = fn, .arg = a, .help = h, __VA_ARGS__ }
 #define OPT_CB_FLAG(n, s, fn, h, ...) \
 	{ .name = n, .short_name = s, .type = OPT_T_CB_FLAG, .cb = fn, .help = h, __VA_ARGS__ }
+/*
+ * Another tool's option, taken whole only: given, it is refused (exit 2)
+ * with h, which says what to use here. Listed on the help page, never by
+ * --list-options (so neither completed nor checked per testbed).
+ */
+#define OPT_HINT(n, s, h, ...) { .name = n, .short_name = s, .type = OPT_T_HINT, .help = h, __VA_ARGS__ }
 #define OPT_END { .name = NULL }
 
 /* -f/--format of the commands that print either text or JSON: 0 text, 1 json. */

@@ -99,6 +99,8 @@ void options_list(FILE *f, const struct opt_def *defs)
 	for (const struct opt_def *o = defs; o->name; o++) {
 		char where[64];
 
+		if (o->type == OPT_T_HINT)
+			continue; /* not an option of ours */
 		testbed_names(where, sizeof(where), o->marks, ",");
 		fprintf(f, "--%s\t%s%c\t%s\t%s\t%s\n", o->name, o->short_name ? "-" : "", o->short_name ? o->short_name : '-',
 			o->arg ? o->arg : "-", *where ? where : "-",

@@ -524,7 +524,7 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 	struct ends x = { { tx, rx }, ep_remote(tx) != ep_remote(rx) || tx->host != rx->host };
 	int family = family_of(tx->addr);
 	struct kmod_window win[2];
-	int rc;
+	int rc, ref;
 
 	memset(cur, 0, sizeof(*cur));
 	cur->hosts = x.hosts;
@@ -535,6 +535,12 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 		printf("# ESP: SAs and policies here with xfrm netlink, on %s through `%s peer-agent` (keys on its stdin)\n",
 		       rx->host->ssh_dest, rx->prog);
 		return 0;
+	}
+	/* a dry run makes no SA: say now what the SAs' adding would find, ESP missing */
+	if (journal_dry_run() && kmod_state(family == AF_INET ? "esp4" : "esp6", &ref) == KMOD_MISSING) {
+		snprintf(why, len, "this kernel has no ESP: %s is neither loaded, built in nor a loadable module (CONFIG_INET%s_ESP)",
+			 family == AF_INET ? "esp4" : "esp6", family == AF_INET ? "" : "6");
+		return 1;
 	}
 	/* modules are the whole host's: ours are those loaded inside the windows, under the lock */
 	if (journal_hostwide("modules", why, len) < 0)

@@ -47,6 +47,7 @@ struct load_result {
 	double throughput_bps; /* receiver bits per second */
 	double sender_bps;
 	long long retransmits; /* -1: unknown */
+	char congestion[16];   /* the sender's TCP congestion control, where the load says it; "" */
 	int nflows;            /* flows[] filled: 0 for a load of one flow */
 	int direction;         /* enum load_direction: who sent */
 	struct load_flow flows[LOAD_MAX_FLOWS];
@@ -65,6 +66,7 @@ struct load_params {
 	const struct scenario *sc; /* which load, and its [tcp-auth]; NULL: iperf3 */
 	int flows;                 /* --flows: TCP flows at once, on ports port.. port + flows - 1 (0 or 1: one) */
 	enum load_direction direction; /* --direction: who sends (both: each flow each way) */
+	const char *congestion;    /* --congestion: the sender's TCP congestion control, or NULL (the default) */
 };
 
 /* Jain's fairness index of the flows' throughputs (1: all equal, 1/n: one took all). Unit-tested. */
@@ -116,6 +118,7 @@ _Noreturn void stream_receive(struct stream_rx *rx, const char *addr, int port, 
 
 /* What a stream sender shares with its parent, in a MAP_SHARED page. */
 struct stream_tx {
+	char congestion[16];     /* in: the congestion control to set, or ""; out: the one the socket has */
 	_Atomic uint64_t bytes;  /* sent so far */
 	_Atomic int64_t retrans; /* TCP_INFO's total retransmits */
 	_Atomic int snd_mss;     /* smaller by the MD5/AO option's size: proof the option is on */

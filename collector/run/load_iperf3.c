@@ -49,6 +49,9 @@ int iperf3_parse_result(const char *json, struct load_result *r)
 	r->bytes = (uint64_t)json_number_value(json_object_get(rcv, "bytes"));
 	r->duration_s = json_number_value(json_object_get(rcv, "seconds"));
 	r->throughput_bps = json_number_value(json_object_get(rcv, "bits_per_second"));
+	if (json_is_string(json_object_get(end, "sender_tcp_congestion")))
+		snprintf(r->congestion, sizeof(r->congestion), "%s",
+			 json_string_value(json_object_get(end, "sender_tcp_congestion")));
 	if (json_is_object(snd)) {
 		r->sender_bps = json_number_value(json_object_get(snd, "bits_per_second"));
 		if (json_is_integer(json_object_get(snd, "retransmits")))
@@ -401,6 +404,8 @@ static int flows_result(struct iperf3_run *x)
 		r->throughput_bps += one.throughput_bps;
 		r->sender_bps += one.sender_bps;
 		r->duration_s = one.duration_s > r->duration_s ? one.duration_s : r->duration_s;
+		if (one.congestion[0])
+			memcpy(r->congestion, one.congestion, sizeof(r->congestion));
 		r->retransmits = r->retransmits < 0 || one.retransmits < 0 ? -1 : r->retransmits + one.retransmits;
 		if (x->n > 1)
 			r->flows[r->nflows++] = (struct load_flow){ .port = f->port, .cpu_tx = f->cpu_tx, .cpu_rx = f->cpu_rx,
@@ -436,12 +441,22 @@ static int load_iperf3(const struct load_params *p, struct load_result *r)
 		snprintf(cpu_tx[k], sizeof(cpu_tx[k]), "%d", x.f[k].cpu_tx);
 		char *s[] = { "timeout", bound, "iperf3", "-s", "-1", "-J", "-B", (char *)rx->addr, "-p", port[k],
 			      ep_remote(rx) && x.f[k].cpu_rx >= 0 ? "-A" : NULL, cpu_rx[k], NULL };
-		char *c[] = { "timeout", bound, "iperf3", "-c", (char *)rx->addr, "-B", (char *)tx->addr, "-p", port[k],
-			      "-t", dur, "-O", omit, "-J", ep_remote(tx) && x.f[k].cpu_tx >= 0 ? "-A" : NULL, cpu_tx[k], NULL };
+		char *c[IPERF3_ARGV] = { "timeout", bound, "iperf3", "-c", (char *)rx->addr, "-B", (char *)tx->addr, "-p",
+					 port[k], "-t", dur, "-O", omit, "-J" };
+		int nc = 14;
+
+		if (p->congestion) { /* --congestion: the sender's, which the server takes from the client */
+			c[nc++] = "-C";
+			c[nc++] = (char *)p->congestion;
+		}
+		if (ep_remote(tx) && x.f[k].cpu_tx >= 0) {
+			c[nc++] = "-A";
+			c[nc++] = cpu_tx[k];
+		}
 		int so = ep_remote(rx) ? 0 : 2, co = ep_remote(tx) ? 0 : 2;
 
 		memcpy(srv + k * IPERF3_ARGV, s + so, (sizeof(s) / sizeof(s[0]) - so) * sizeof(char *));
-		memcpy(cli + k * IPERF3_ARGV, c + co, (sizeof(c) / sizeof(c[0]) - co) * sizeof(char *));
+		memcpy(cli + k * IPERF3_ARGV, c + co, (nc + 1 - co) * sizeof(char *));
 	}
 	if (journal_dry_run()) {
 		for (k = 0; k < x.n; k++)

@@ -236,10 +236,20 @@ _Noreturn void stream_send(struct stream_tx *tx, const char *src, const char *ds
 		_exit(1);
 	}
 	explicit_bzero(key, keylen);
+	if (tx->congestion[0] &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, tx->congestion, strlen(tx->congestion)) < 0) {
+		snprintf(tx->err, sizeof(tx->err), "sender: congestion control %.15s: %s (tcp_available_congestion_control lists what this kernel has)",
+			 tx->congestion, strerror(errno));
+		_exit(1);
+	}
 	if (connect(fd, (struct sockaddr *)&d, dl) < 0) {
 		snprintf(tx->err, sizeof(tx->err), "sender connect %s:%d: %s", dst, port, strerror(errno));
 		_exit(1);
 	}
+	socklen_t cl = sizeof(tx->congestion) - 1;
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, tx->congestion, &cl) == 0)
+		tx->congestion[cl < sizeof(tx->congestion) ? cl : sizeof(tx->congestion) - 1] = '\0';
 	atomic_store(&tx->connected, 1);
 	/*
 	 * iperf3's client loop, so that both loads cost the same per byte: a

@@ -191,6 +191,7 @@ static int tx_start(struct stream_run *x, uint8_t *key)
 {
 	struct stream_tx *tx = &x->shm->tx;
 
+	snprintf(tx->congestion, sizeof(tx->congestion), "%s", x->p->congestion ? x->p->congestion : "");
 	x->tx_pid = load_fork(x->tx->netns, x->tx->cpu, tx->err, sizeof(tx->err));
 	if (x->tx_pid == 0)
 		stream_send(tx, x->tx->addr, x->rx->addr, x->p->port, x->ta->method, x->ta->ao_alg, key,
@@ -280,6 +281,8 @@ static int measure(struct stream_run *x)
 			r->sender_bps = (atomic_load(&x->shm->tx.bytes) - s0) * 8.0 / r->duration_s;
 			r->retransmits = atomic_load(&x->shm->tx.retrans) - r0;
 			r->throughput_bps = r->bytes * 8.0 / r->duration_s;
+			/* the sender's congestion control, as its socket has it */
+			memcpy(r->congestion, x->shm->tx.congestion, sizeof(r->congestion) - 1);
 			return 0;
 		}
 		if (t >= next_iv) {

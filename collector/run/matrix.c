@@ -41,6 +41,7 @@ struct matrix {
 	bool counting;          /* this run is a counting repeat (--count-repeats) */
 	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...], "pairs": [...]} */
 	int failed;
+	int nskipped;            /* scenarios skipped (apply said it cannot run here) */
 };
 
 /* What one run measures, between the warm-up and the end of the load. */
@@ -137,7 +138,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	struct load_params lp = {
 		.duration_s = c->duration_s, .omit_s = c->omit_s, .port = c->port, .raw_prefix = prefix,
 		.window = measure_window, .tick = measure_tick, .arg = &w, .sc = sc, .flows = c->flows,
-		.direction = c->direction,
+		.direction = c->direction, .congestion = c->congestion,
 	};
 
 	ops->run_begin(m->tb, rec);
@@ -257,7 +258,7 @@ static void dry_run_load(struct matrix *m, const struct scenario *sc)
 	struct load_result lr;
 	struct load_params lp = { .duration_s = m->cfg->duration_s, .omit_s = m->cfg->omit_s,
 				  .port = m->cfg->port, .sc = sc, .flows = m->cfg->flows,
-				  .direction = m->cfg->direction };
+				  .direction = m->cfg->direction, .congestion = m->cfg->congestion };
 
 	m->ops->load(m->tb, sc, &lp, &lr);
 }
@@ -398,6 +399,7 @@ static void run_scenario(struct matrix *m, int s)
 	progress_clear(&m->pr);
 	if (rc != 0)
 		pr_warn("run: %s %s: %s", sc->name, rc > 0 ? "skipped" : "failed", why);
+	m->nskipped += rc > 0;
 	ops->probes_detach(m->tb, m->probes); /* before the undo may unload a probed module */
 	journal_undo_to(mark);
 }
@@ -431,6 +433,11 @@ int run_matrix(const struct testbed_ops *ops, const struct run_config *c, struct
 	progress_clear(&m.pr);
 	probes_close(m.probes);
 	ops->teardown(m.tb);
+	/* a dry run that would measure nothing says so (the skips said above) */
+	if (c->dry_run && c->nscenarios && m.nskipped == c->nscenarios && !stop_requested()) {
+		pr_warn("run: --dry-run: every scenario would be skipped (said above): this run would measure nothing");
+		m.failed = RUN_NOTHING;
+	}
 	if (m.overhead && res->dir[0])
 		probe_overhead_write(res->dir, m.overhead);
 	*overhead = m.overhead;

@@ -80,9 +80,12 @@ struct testbed_config testbed_config_of(const struct run_config *c);
  */
 int peer_config_check(const struct run_config *cfg, char *why, size_t len);
 
+/* run_matrix's --dry-run where every scenario would be skipped */
+#define RUN_NOTHING (-2)
+
 /*
- * The matrix on ops. Returns the number of failed runs, or -1 when the
- * testbed could not be set up. With --probe-overhead, *overhead gets the
+ * The matrix on ops. Returns the number of failed runs, -1 when the
+ * testbed could not be set up, or RUN_NOTHING (--dry-run only). With --probe-overhead, *overhead gets the
  * throughputs with and without the probes (the caller prints and frees it).
  */
 int run_matrix(const struct testbed_ops *ops, const struct run_config *cfg, struct results_writer *res,

@@ -83,6 +83,8 @@ void record_load(json_t *rec, const struct scenario *sc, const struct load_resul
 	json_object_set_new(rec, "sender_bps", json_real(lr->sender_bps));
 	json_object_set_new(rec, "retransmits",
 			    lr->retransmits >= 0 ? json_integer(lr->retransmits) : json_null());
+	if (lr->congestion[0]) /* the sender's congestion control, as the load saw it */
+		json_object_set_new(rec, "congestion", json_string(lr->congestion));
 	if (lr->direction != LOAD_TX) /* --direction: which end sent */
 		json_object_set_new(rec, "direction", json_string(load_direction_names[lr->direction]));
 	if (lr->nflows > 1) { /* --flows: each flow, and how evenly they shared the link */

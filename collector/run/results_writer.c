@@ -228,6 +228,9 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 	if (res->meta)
 		json_object_set_new(json_array_get(json_object_get(res->meta, "kernels"), 0), "setup",
 				    setup_collect(NULL, 0));
+	if (res->meta) /* --congestion, or null: the kernel's default (the set-up's tcp_congestion_control) */
+		json_object_set_new(json_object_get(res->meta, "params"), "congestion",
+				    cfg->congestion ? json_string(cfg->congestion) : json_null());
 	if (res->meta && cfg->until_ci > 0) /* adaptive repeats: the rule, next to --repeat */
 		json_object_set_new(json_object_get(res->meta, "params"), "until_ci",
 				    json_pack("{s:f, s:i}", "target_pct", cfg->until_ci, "max_repeat", cfg->max_repeat));

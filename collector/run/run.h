@@ -91,6 +91,7 @@ struct run_config {
 	int flows;             /* --flows: TCP flows at once (default 1) */
 	int vcpus;             /* --vcpus: the vm guest's (0: what --flows needs, at least the host's) */
 	int direction;         /* --direction: enum load_direction (load.h), 0 = tx */
+	const char *congestion; /* --congestion: the sender's TCP congestion control, or NULL */
 	int count_repeats;     /* --count-repeats: runs per SA scenario with the ESP programs (default 1) */
 	/* the matrix */
 	struct scenario *scenarios;

@@ -68,8 +68,14 @@ static int netns_apply(void *arg, const struct scenario *sc, char *why, size_t l
 		rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, &ol, why, len);
 	if (rc == 0)
 		rc = offload_apply(n->tb.ns_rx, n->tb.dev_rx, &ol, why, len);
-	if (rc == 0 && !journal_dry_run())
+	if (rc == 0 && !journal_dry_run()) {
 		rc = load_check_at(&n->tb.ep_tx, sc, why, len);
+	} else if (rc == 0) { /* no namespace yet: ask this kernel where the run stands */
+		struct endpoint here = n->tb.ep_tx;
+
+		here.netns = NULL;
+		rc = load_check_at(&here, sc, why, len);
+	}
 	if (rc == 0)
 		rc = ipsec_apply(&n->tb.ep_tx, &n->tb.ep_rx, sc, &n->sas, why, len);
 	return rc;

@@ -173,7 +173,10 @@ static void print_boots(const struct run_config *cfg, const struct vm_kernel *ke
 
 	boot_init(&b, kernel, w);
 	b.vcpus = guest_vcpus(cfg, w->peer != NULL);
-	b.kvm = want_kvm(w->dir, true);
+	/* as the run would decide it, qemu's own test included (doctor's) */
+	b.kvm = want_kvm(w->dir, false);
+	printf("# accelerator: %s%s%s%s\n", b.kvm ? "kvm" : "tcg", b.kvm ? "" : " (", b.kvm ? "" : accel_kvm_why(),
+	       b.kvm ? "" : ")");
 	if (w->peer) {
 		struct qemu_argv q;
 

@@ -655,6 +655,25 @@ static int add_data(struct cpio *c, const struct run_config *cfg, const struct v
 	return 0;
 }
 
+/* --dry-run: what the guest will run, as its config says (the receiver of a pair runs sshd and the agent). */
+static void print_guest(json_t *gc, const struct vm_kernel *k, const struct vm_pair_guest *pg)
+{
+	json_t *a = json_object_get(gc, "argv"), *v;
+	char *argv[128];
+	size_t i, n = 0;
+
+	if (!json_is_array(a)) {
+		printf("# the receiving guest (%s) runs sshd, for the sending guest's ipsecperf peer-agent\n", k->release);
+		return;
+	}
+	json_array_foreach(a, i, v)
+		if (n < sizeof(argv) / sizeof(argv[0]) - 1 && json_is_string(v))
+			argv[n++] = (char *)json_string_value(v);
+	argv[n] = NULL;
+	printf("# the %sguest (%s) runs: ", pg ? "sending " : "", k->release);
+	exec_print(stdout, NULL, argv);
+}
+
 int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		       const struct vm_pair_guest *pg, const char *workdir, const char *path)
 {
@@ -697,6 +716,8 @@ int vm_initramfs_build(const struct run_config *cfg, const struct vm_kernel *k,
 		json_decref(gc);
 		goto fail;
 	}
+	if (cfg->dry_run)
+		print_guest(gc, k, pg);
 	cpio_mem(&c, "etc/passwd", 0644, "root:x:0:0:root:/root:/bin/sh\n", 30);
 	cpio_mem(&c, "etc/group", 0644, "root:x:0:\n", 10);
 	cpio_mem(&c, "etc/hostname", 0644, "ipsecperf-vm\n", 13);

@@ -377,7 +377,7 @@ static int resolve_debian(const char *spec, struct vm_kernel *k, bool fetch)
 
 	package_name(spec + 7, pkg, sizeof(pkg));
 	if (cached_package(pkg, dir, sizeof(dir)) < 0 && !fetch) {
-		pr_warn("kernel %s: not in the cache (%s), and a dry run downloads nothing: `ipsecperf kernel fetch %s` first",
+		pr_warn("kernel %s: not in the cache (%s), and nothing is downloaded here: `ipsecperf kernel fetch %s` first",
 			spec, vm_cache_dir(), spec);
 		return -1;
 	}

@@ -144,6 +144,8 @@ if "$IPSECPERF" probe --list --json > "$TMP/probe.json" 2> "$TMP/probe.err"; the
 		 (v["available"] is False and v.get("symbol") is None and v["reason"] != "" and
 		  not v["reason"].startswith("unavailable")) for v in d.values())'
 	"$IPSECPERF" probe --list -f json | cmp -s - "$TMP/probe.json" || info "note: probe -f json and --json differ (a probe changed in between?)"
+	# a path of this kernel's is named as it is, never as a placeholder
+	grep -q 'RELEASE' "$TMP/probe.json" && fail "probe --list names /lib/modules/RELEASE, not this kernel's folder"
 else
 	info "probe --list --json exited non-zero here: $(head -1 "$TMP/probe.err")"
 fi

@@ -10,7 +10,10 @@
 # - a dry run that cannot start (a kernel not cached, a peer not reached)
 #   exits 2 and downloads nothing;
 # - help run has its option groups and examples, and so does its man page;
-# - bisect without -O names TREE/build's .config when there is none.
+# - bisect without -O names TREE/build's .config when there is none;
+# - iperf3's and perf's habits: -P/--parallel and -p taken, -R, --bidir,
+#   -A, -c and -J refused saying what to use; -vv; --help COMMAND;
+# - every man page has EXIT STATUS, EXAMPLES and SEE ALSO naming the tools.
 . "$(dirname "$0")/lib.sh"
 
 snapshot > "$TMP/before"
@@ -33,6 +36,22 @@ expect_exit2 "option before the command" \
 grep -qE ' iperf3 -c [0-9.]+ .*-t 3 ' "$TMP/dry" || { cat "$TMP/dry" >&2; fail "--time 3 is not iperf3's -t 3"; }
 "$IPSECPERF" run --dry-run -q --ti 3 -r 1 clear > /dev/null 2>&1 && fail "--ti, a prefix of the alias --time, was taken"
 
+# iperf3's names: the same options taken, the others refused with what to use instead
+"$IPSECPERF" run --dry-run -q -P 2 -p 5400 -C reno -r 1 clear > "$TMP/iperf3" 2> "$TMP/iperf3.err" ||
+	{ cat "$TMP/iperf3.err" >&2; fail "run -P 2 -p 5400 -C reno: exit $?"; }
+[ "$(grep -cE ' iperf3 -c .* -p 540[01] .*-J -C reno' "$TMP/iperf3")" = 2 ] ||
+	{ cat "$TMP/iperf3" >&2; fail "-P 2 -p 5400 -C reno are not two iperf3 flows on ports 5400 and 5401 with -C reno"; }
+"$IPSECPERF" run --dry-run -q --parallel 2 -r 1 clear | grep -c ' iperf3 -c ' | grep -qx 2 || fail "--parallel 2 is not two flows"
+expect_exit2 "-R" "^ipsecperf: run: -R, --reverse: iperf3's reverse: --direction rx" "$IPSECPERF" run -R clear
+expect_exit2 "--bidir" "^ipsecperf: run: --bidir: iperf3's bidirectional test: --direction both" "$IPSECPERF" run --bidir clear
+expect_exit2 "-c" "^ipsecperf: run: -c, --client: .*--testbed peer --peer HOST" "$IPSECPERF" run -c 10.0.0.2
+expect_exit2 "-A" "^ipsecperf: run: -A, --affinity: .*--cpu-tx N and --cpu-rx N" "$IPSECPERF" run -A 1 clear
+expect_exit2 "-J" "^ipsecperf: run: -J, --json: .*runs.jsonl" "$IPSECPERF" run -J clear
+"$IPSECPERF" run --list-options | grep -qE '^--(reverse|bidir|client|affinity|json)	' && fail "--list-options lists another tool's names"
+# perf's: -vv before or after the command; --help COMMAND
+"$IPSECPERF" -vv list > /dev/null 2>&1 && "$IPSECPERF" list -vv > /dev/null 2>&1 || fail "-vv is refused"
+"$IPSECPERF" --help compare | cmp -s - <("$IPSECPERF" help compare) || fail "--help compare is not help compare"
+
 # the defaults: every scenario of a bare run, the repeat count on the page
 "$IPSECPERF" run --dry-run -q > "$TMP/bare" 2> "$TMP/bare.err" || { cat "$TMP/bare.err" >&2; fail "a bare dry run: exit $?"; }
 [ "$(sed -n 's/^# scenario \([a-z-]*\):.*/\1/p' "$TMP/bare" | tr '\n' ' ')" = "clear no-tso no-gso esp-null " ] ||
@@ -44,14 +63,15 @@ grep -q 'runs of each scenario per revision (default 5' <("$IPSECPERF" bisect --
 	fail "bisect's default repeat count is not run's"
 
 # help run: its groups in order, examples that parse, and the man page's sections
-[ "$(grep -E '^(options - [a-z ]+|examples):$' "$TMP/help" | tr '\n' '|')" = \
-	"options - what runs:|options - how long:|options - testbeds:|options - probes:|options - output:|examples:|" ] ||
+[ "$(grep -E "^(options - [a-z0-9 ,']+|exit status|examples):$" "$TMP/help" | tr '\n' '|')" = \
+	"options - what runs:|options - how long:|options - testbeds:|options - probes:|options - output:|options - iperf3's options, and what to use instead:|exit status:|examples:|" ] ||
 	{ grep -E ':$' "$TMP/help" >&2; fail "help run's option groups and examples are not as they should be"; }
 sed -n '/^examples:$/,/^$/p' "$TMP/help" | sed -n 's/^  ipsecperf run \(.*[^\\]\)$/\1/p' | sed 's/ *#.*//' > "$TMP/examples"
 [ "$(wc -l < "$TMP/examples")" -ge 2 ] || fail "help run has fewer than two one-line examples"
 while read -r args; do
 	# shellcheck disable=SC2086
-	"$IPSECPERF" run --dry-run -q -r 1 $args > /dev/null 2> "$TMP/ex.err" ||
+	# 1: it parsed, and every scenario would be skipped on this kernel (esp-null without ESP)
+	"$IPSECPERF" run --dry-run -q -r 1 $args > /dev/null 2> "$TMP/ex.err" || [ $? = 1 ] ||
 		{ cat "$TMP/ex.err" >&2; fail "help run's example 'ipsecperf run $args' does not parse"; }
 done < "$TMP/examples"
 man=$(mktemp -d "$TMP/man.XXXXXX")
@@ -61,7 +81,12 @@ for want in '^\.SH OPTIONS$' '^\.SS WHAT RUNS$' '^\.SS OUTPUT$' '^\.SH EXAMPLES$
 	grep -q -- "$want" "$man/ipsecperf-run.1" || fail "ipsecperf-run.1 lacks /$want/"
 done
 grep -c '^\.SH OPTIONS$' "$man/ipsecperf-run.1" | grep -qx 1 || fail "ipsecperf-run.1 has OPTIONS more than once"
-grep -q '^\.SH EXAMPLES$' "$man/ipsecperf-compare.1" || fail "ipsecperf-compare.1 has no EXAMPLES"
+for page in "$man"/*.1; do
+	for want in '^\.SH EXIT STATUS$' '^\.SH EXAMPLES$' '^\.SH SEE ALSO$' '^\.BR iperf3 \(1\),$' '^\.BR ip\\-xfrm \(8\),$' '^\.BR perf \(1\),$'; do
+		grep -qE -- "$want" "$page" || fail "$(basename "$page") lacks /$want/"
+	done
+done
+grep -qF '.BR ipsecperf\-compare (1),' "$man/ipsecperf-run.1" || fail "ipsecperf-run.1 does not name its siblings"
 
 # a dry run that cannot start: exit 2; a debian: kernel not cached is not fetched
 mkdir -p "$TMP/cache" "$TMP/bin"
@@ -71,11 +96,16 @@ IPSECPERF_CACHE="$TMP/cache" PATH="$TMP/bin:$PATH" "$IPSECPERF" run --dry-run -q
 	--kernel debian:linux-image-9.9.9-none -r 1 clear > "$TMP/vm.out" 2> "$TMP/vm.err"
 rc=$?
 [ $rc = 2 ] || { cat "$TMP/vm.err" >&2; fail "a dry run with a kernel not cached exited $rc, not 2"; }
-grep -q "kernel debian:linux-image-9.9.9-none: not in the cache .*a dry run downloads nothing: \`ipsecperf kernel fetch" \
+grep -q "kernel debian:linux-image-9.9.9-none: not in the cache .*nothing is downloaded here: \`ipsecperf kernel fetch" \
 	"$TMP/vm.err" || { cat "$TMP/vm.err" >&2; fail "the dry run does not say the kernel is not cached"; }
 grep -q 'run: --dry-run: the run could not start' "$TMP/vm.err" || fail "the dry run does not say it could not start"
 [ -e "$TMP/apt-get-ran" ] && fail "a dry run ran apt-get"
 [ -z "$(ls -A "$TMP/cache")" ] || fail "a dry run wrote into the kernel cache: $(ls -A "$TMP/cache")"
+# kernel show tells what is here, and downloads nothing either
+IPSECPERF_CACHE="$TMP/cache" PATH="$TMP/bin:$PATH" "$IPSECPERF" kernel show debian:linux-image-9.9.9-none \
+	> "$TMP/show.out" 2> "$TMP/show.err" && fail "kernel show of a kernel not cached exited 0"
+grep -q "nothing is downloaded here: \`ipsecperf kernel fetch" "$TMP/show.err" || { cat "$TMP/show.err" >&2; fail "kernel show does not say the kernel is not cached"; }
+[ -e "$TMP/apt-get-ran" ] && fail "kernel show ran apt-get"
 "$IPSECPERF" run --dry-run -q --testbed peer --peer root@192.0.2.1 --dev lo --peer-dev lo \
 	--ssh-option ProxyCommand=false -r 1 clear > "$TMP/peer.out" 2> "$TMP/peer.err"
 rc=$?

@@ -89,8 +89,23 @@ grep -q '^note: all runs of k1 came before or after all runs of k2' "$TMP/out" |
 	{ cat "$TMP/out" >&2; fail "no note on kernels run in sequence"; }
 expect 2 "no runs of kernel 'k9'" --base-kernel k9 "$TMP/two" "$TMP/two"
 expect 2 'ipsecperf: compare: .*/nope: No such file or directory' "$TMP/base" "$TMP/nope"
-expect 2 "compare: $TMP/two holds 2 kernels; compare two of them with: ipsecperf compare --base-kernel k1 --new-kernel k2 $TMP/two $TMP/two" "$TMP/two"
-expect 2 'two results directories expected' "$TMP/base"
+# one directory of two kernels: those two, the first as base; of three, name two; of one, no
+expect 0 '^kernel k1 -> k2' "$TMP/two"
+grep -q "^ipsecperf: compare: $TMP/two, kernel k1 (base) against k2 (new)$" "$TMP/out" || fail "compare DIR: not said which kernels"
+synth "$TMP/three" --kernels k1,k2,k3 --seed 12 --hour 21
+expect 2 "compare: $TMP/three holds 3 kernels; name two: ipsecperf compare --base-kernel k1 --new-kernel k2 $TMP/three" "$TMP/three"
+expect 0 '^kernel k1 -> k3' --base-kernel k1 --new-kernel k3 "$TMP/three"
+expect 2 "compare: $TMP/base holds one kernel's runs; compare it with another: ipsecperf compare BASE NEW" "$TMP/base"
+# no directory: the newest under results/, said
+mkdir -p "$TMP/cwd/results"
+cp -r "$TMP/base" "$TMP/cwd/results/old" && cp -r "$TMP/two" "$TMP/cwd/results/new"
+touch -d '2000-01-01' "$TMP/cwd/results/old/meta.json"
+(cd "$TMP/cwd" && "$IPSECPERF" compare) > "$TMP/out" 2>&1 || { cat "$TMP/out" >&2; fail "compare with no DIR exited $?"; }
+grep -q '^ipsecperf: compare: results/new, the newest under results/$' "$TMP/out" && grep -q '^kernel k1 -> k2' "$TMP/out" ||
+	{ cat "$TMP/out" >&2; fail "compare with no DIR: not the newest, or not said"; }
+(cd "$TMP/cwd" && "$IPSECPERF" report --summary) > "$TMP/out" 2>&1 || { cat "$TMP/out" >&2; fail "report with no DIR exited $?"; }
+grep -q '^ipsecperf: report: results/new, the newest under results/$' "$TMP/out" && grep -q "^results   results/new$" "$TMP/out" ||
+	{ cat "$TMP/out" >&2; fail "report with no DIR: not the newest, or not said"; }
 expect 2 '--metric bogus: no such metric' --metric bogus "$TMP/base" "$TMP/aa"
 expect 2 "--threshold takes a number from 0 to 1000, not 'x'" --threshold x "$TMP/base" "$TMP/aa"
 # a last line torn by a killed run: a warning, the 15 whole records are compared

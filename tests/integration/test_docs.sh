@@ -31,7 +31,7 @@ python3 "$TOP/tests/integration/doc_keys.py" "$page" "$out" "$TOP"/results/examp
 	fail "keys the program writes are missing from docs/results-format.md (above)"
 
 # the user guide's table: | command | what |, one row per command
-for c in $("$IPSECPERF" help | awk '/^commands:$/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+for c in $("$IPSECPERF" help | awk '/^commands:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'); do
 	grep -q "^| $c |" "$TOP/docs/user-guide.md" || fail "the user guide's command table lacks '$c'"
 done
 

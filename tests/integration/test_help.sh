@@ -11,7 +11,7 @@ wide() { # what file
 }
 "$IPSECPERF" help > "$TMP/help" || fail "ipsecperf help exited $?"
 wide "ipsecperf help" "$TMP/help"
-cmds=$(awk '/^commands:$/ { on = 1; next } on && /^  [a-z]/ { print $1 }' "$TMP/help")
+cmds=$(awk '/^commands:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }' "$TMP/help")
 [ "$(wc -w <<< "$cmds")" -ge 10 ] || fail "ipsecperf help lists only: $cmds"
 for c in $cmds "report --profile"; do
 	# shellcheck disable=SC2086

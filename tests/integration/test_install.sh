@@ -24,7 +24,7 @@ done
 cmp -s "$P/bin/ipsecperf" "$IPSECPERF" || fail "the installed program is not build/ipsecperf"
 [ -x "$P/bin/ipsecperf" ] || fail "the installed program is not executable"
 # one page per command that `ipsecperf help` lists
-for c in $("$IPSECPERF" help | awk '/^commands:$/ { on = 1; next } on && /^  [a-z]/ { print $1 }'); do
+for c in $("$IPSECPERF" help | awk '/^commands:$/ { on = 1; next } on && /^$/ { exit } on && /^  [a-z]/ { print $1 }'); do
 	[ -f "$P/share/man/man1/ipsecperf-$c.1" ] || fail "no man page ipsecperf-$c(1)"
 done
 # PREFIX moves everything (a dry run: the real build stays as it is)

@@ -28,7 +28,10 @@ usage() { # what expected-message args...
 	grep -q -- "$msg" "$TMP/u.err" || { cat "$TMP/u.err" >&2; fail "$what: no '$msg'"; }
 }
 mkdir -p "$TMP/notatree"
-usage "config without a tree" "name one kernel source TREE" kernel config
+# no TREE: the current folder's (here one that is not a tree)
+(cd "$TMP/notatree" && usage "config here, not a tree" "not an x86 kernel source tree" kernel config -O "$TMP/o0") ||
+	exit 1
+usage "two trees" "name one kernel source TREE, only one" kernel config "$KSRC" "$KSRC"
 usage "config of a folder that is not a tree" "not an x86 kernel source tree" \
 	kernel config -O "$TMP/o1" "$TMP/notatree"
 [ -e "$TMP/o1" ] && fail "a refused kernel config made its -O folder"
@@ -40,7 +43,7 @@ usage "-j on show" "are for config and build" kernel show -j 2 "$kb"
 usage "--merge on build" "--merge is not an option of build" kernel build --merge -O "$kb" "$KSRC"
 
 # Built, and nothing changed since: kernel build says so and runs no make
-"$P" kernel build -O "$kb" "$KSRC" > "$TMP/fresh.out" 2>&1 || { cat "$TMP/fresh.out" >&2; fail "a no-op build failed"; }
+(cd "$KSRC" && "$P" kernel build -O "$kb") > "$TMP/fresh.out" 2>&1 || { cat "$TMP/fresh.out" >&2; fail "a no-op build in the tree's folder failed"; }
 grep -q "^kernel build: $kb is up to date (no file newer than its last build" "$TMP/fresh.out" ||
 	{ cat "$TMP/fresh.out" >&2; fail "a build with nothing to do did not say it was up to date"; }
 grep -q "make" "$kb/ipsecperf-built" || fail "no stamp of the last build in $kb"

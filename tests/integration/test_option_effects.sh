@@ -11,6 +11,7 @@
 #   --scenario-dir   a scenario only that folder has, read from there
 #   --profile-hz     the record's profile.hz
 #   --no-probes      every counter unavailable
+#   -C, --congestion the records' and meta.json's congestion control
 # and a second run of an IPsec scenario, while this test holds the host-wide
 # lock as another run would, shows --no-wait: it fails at once naming it.
 . "$(dirname "$0")/lib.sh"
@@ -27,7 +28,7 @@ TX=198.18.61.1 RX=198.18.61.2 PORT=5377
 
 (cd "$TMP/cwd" && exec "$IPSECPERF" run --quiet -t 1 -O 0 -r 1 --tag effects --addr-tx $TX --addr-rx $RX \
 	--prefix-len 30 --port $PORT --repeat-from 4 --scenario-dir "$TMP/sc" --profile --profile-hz 49 \
-	--no-probes onlyhere) > "$TMP/run.out" 2> "$TMP/run.err" &
+	--no-probes -C reno onlyhere) > "$TMP/run.out" 2> "$TMP/run.err" &
 pid=$!
 # --prefix-len: the sender's address, as the kernel has it while the run is on
 addr=""
@@ -59,6 +60,8 @@ assert_json --arg tx $TX --arg rx $RX "$out/meta.json" 'd["addresses"] == [tx, r
 	"meta.json does not give the addresses asked for"
 assert_jsonl "$res" 'r["profile"]["status"] == "ok" and r["profile"]["hz"] == 49' \
 	"--profile-hz 49: the profile is not ok at 49 Hz"
+assert_jsonl "$res" 'r["congestion"] == "reno"' "-C reno: the record does not say reno"
+assert_json "$out/meta.json" 'd["params"]["congestion"] == "reno"' "-C reno: not in meta.json's params"
 assert_jsonl "$res" 'len(r["counters"]) > 0 and all(c.get("count") is None for c in r["counters"].values())' \
 	"--no-probes: a counter counted"
 info "tag, addresses, port, prefix length, repeat-from, scenario-dir, profile-hz, no-probes: effective"

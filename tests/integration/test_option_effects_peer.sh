@@ -23,7 +23,8 @@ ip -n "$PEER_NS_P" addr add "$RX/24" dev "$PEER_DEV_P" || fail "cannot add $RX"
 mkdir -p "$TMP/cwd" "$TMP/sc"
 cp "$TOP/scenarios/clear.ini" "$TMP/sc/onlyhere.ini"
 [ -e "$TOP/scenarios/onlyhere.ini" ] && fail "onlyhere.ini is in the tree's scenarios: pick another name"
-OPTS=(--addr-tx "$TX" --addr-rx "$RX" --port "$PORT" --no-probes --repeat-from 7 --tag peerfx --scenario-dir "$TMP/sc")
+OPTS=(--addr-tx "$TX" --addr-rx "$RX" --port "$PORT" --no-probes --repeat-from 7 --tag peerfx --scenario-dir "$TMP/sc"
+      --congestion reno)
 
 peer_snapshot "$PEER_NS_L" > "$TMP/l.before"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
@@ -33,7 +34,7 @@ peer_snapshot "$PEER_NS_P" > "$TMP/p.before"
 	> "$TMP/dry.out" 2> "$TMP/dry.err" || { rc=$?; cat "$TMP/dry.err" >&2; fail "the dry run exited $rc"; }
 grep -qE "^ssh .*root@$PEER_MGMT_P .*iperf3 -s .*-B $RX -p $PORT'?( |$)" "$TMP/dry.out" ||
 	{ cat "$TMP/dry.out" >&2; fail "dry run: no iperf3 server on the peer, through ssh, on $RX port $PORT"; }
-grep -qE "^iperf3 -c $RX -B $TX -p $PORT -t 1 -O 0 -J" "$TMP/dry.out" ||
+grep -qE "^iperf3 -c $RX -B $TX -p $PORT -t 1 -O 0 -J -C reno" "$TMP/dry.out" ||
 	{ cat "$TMP/dry.out" >&2; fail "dry run: no iperf3 client from $TX to $RX port $PORT here"; }
 grep -q "^# scenario onlyhere: " "$TMP/dry.out" || { cat "$TMP/dry.out" >&2; fail "dry run: no scenario onlyhere"; }
 [ -e "$TMP/cwd/results" ] && fail "the dry run made a results folder"
@@ -48,6 +49,7 @@ out=$(ls -d "$TMP/cwd/results/"*-peer-peerfx 2> /dev/null)
 res="$out/runs.jsonl"
 assert_records "$res" '[(r["scenario"], r["repeat"], r["status"], r["testbed"]) for r in rs] == [("onlyhere", 7, "ok", "peer")]' \
 	"not one ok peer record of onlyhere numbered 7 (--scenario-dir, --repeat-from)"
+assert_jsonl "$res" 'r["congestion"] == "reno"' "--congestion reno: the record does not say reno"
 assert_json --arg f "$TMP/sc/onlyhere.ini" "$out/meta.json" '[s["file"] for s in d["scenarios"]] == [f]' \
 	"--scenario-dir: meta.json does not name the scenario file in that folder"
 client="$out/raw/onlyhere-r7-iperf3-client.json"

@@ -38,6 +38,11 @@ assert_records "$TMP/control/runs.jsonl" '[r["status"] for r in rs] == ["failed"
 	> "$TMP/dry.out" 2> "$TMP/dry.err" || { rc=$?; cat "$TMP/dry.err" >&2; fail "the VM dry run exited $rc"; }
 grep -qE '^qemu-system-x86_64 .*-kernel [^ ]+ -initrd [^ ]+ -append .*rdinit=' "$TMP/dry.out" ||
 	{ cat "$TMP/dry.out" >&2; fail "dry run: no qemu line with a kernel, an initramfs and a command line"; }
+# the accelerator the run would use (qemu's own test, as doctor's), and the guest's own command
+grep -qE '^# accelerator: (kvm|tcg \(.+\))$' "$TMP/dry.out" && grep -q -- "-accel $(sed -n 's/^# accelerator: \([a-z]*\).*/\1/p' "$TMP/dry.out") " "$TMP/dry.out" ||
+	{ cat "$TMP/dry.out" >&2; fail "dry run: the accelerator is not said, or not the qemu line's"; }
+grep -qE '^# the guest \([^)]+\) runs: /bin/ipsecperf run .*--testbed netns .*-- clear$' "$TMP/dry.out" ||
+	{ cat "$TMP/dry.out" >&2; fail "dry run: what the guest runs is not said"; }
 [ -e "$TMP/dry" ] && fail "the VM dry run made its results folder"
 assert_vm_clean "after the VM dry run"
 info "dry run: prints the qemu line, starts and leaves nothing"
@@ -45,7 +50,7 @@ info "dry run: prints the qemu line, starts and leaves nothing"
 # --- boot 1: network and probe options ---------------------------------------
 "$IPSECPERF" run --quiet --testbed vm --kernel "$k61" -t 1 -O 0 -r 1 --addr-tx $TX --addr-rx $RX --prefix-len 16 \
 	--port $PORT --probe-set tracepoints --probe-overhead --probe-cost --profile --profile-hz 49 --repeat-from 3 \
-	-o "$TMP/res" clear > "$TMP/run.out" 2> "$TMP/run.err" ||
+	-C reno -o "$TMP/res" clear > "$TMP/run.out" 2> "$TMP/run.err" ||
 	{ rc=$?; cat "$TMP/run.err" >&2; fail "the VM run with the guest's options exited $rc"; }
 assert_vm_clean "after the VM run"
 res="$TMP/res/runs.jsonl"
@@ -57,6 +62,7 @@ assert_records "$res" 'rs[0]["probe_cost"]["runs"] > 0 and "probe_cost" not in r
 assert_records "$res" '"kprobes not asked for (--probe-set tracepoints)" in rs[0]["counters"]["esp_output"]["symbol"]' \
 	"--probe-set tracepoints: the kprobes were attached (or not said so)"
 assert_jsonl "$res" 'r["profile"]["status"] == "ok" and r["profile"]["hz"] == 49' "--profile-hz 49: not profiled at 49 Hz"
+assert_jsonl "$res" 'r["congestion"] == "reno"' "-C reno: the guest's records do not say reno"
 client=$(ls "$TMP/res/raw/"*/clear-r3-iperf3-client.json 2> /dev/null)
 [ -n "$client" ] || fail "--repeat-from 3: no raw/<release>/clear-r3-iperf3-client.json"
 assert_json --arg tx $TX --arg rx $RX --arg port $PORT "$client" \

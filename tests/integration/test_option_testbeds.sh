@@ -86,6 +86,10 @@ scenario-dir peer test_option_effects_peer.sh
 scenario-dir vm test_option_effects_vm.sh
 no-wait netns test_option_effects.sh
 tune netns test_journal.sh
+congestion netns test_option_effects.sh
+congestion peer test_option_effects_peer.sh
+congestion vm test_option_effects_vm.sh
+congestion vm-pair test_vm_pair.sh
 no-wait peer test_peer_guard.sh
 until-ci netns test_until_ci.sh
 max-repeat netns test_until_ci.sh
@@ -129,7 +133,7 @@ value() { # option testbed
 	probe-set) echo tracepoints ;; peer) echo root@192.0.2.1 ;; dev | peer-dev) echo lo ;;
 	ssh-option) echo ConnectTimeout=1 ;; peer-ipsecperf) echo /usr/bin/ipsecperf ;;
 	cpu-tx) echo 0 ;; cpu-rx) echo 1 ;; profile-hz) echo 49 ;; repeat-from) echo 3 ;; count-repeats) echo 2 ;; flows) echo 2 ;; vcpus) echo 2 ;; direction) echo rx ;;
-	scenario-dir) echo "$TOP/scenarios" ;; until-ci) echo 5 ;; max-repeat) echo 10 ;;
+	scenario-dir) echo "$TOP/scenarios" ;; until-ci) echo 5 ;; max-repeat) echo 10 ;; congestion) echo reno ;;
 	peer-kernel) echo "${KERNEL:-debian:linux-image-none}" ;;
 	*) fail "no sample value for --$1: add one to value() in this test" ;;
 	esac

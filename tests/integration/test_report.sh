@@ -211,5 +211,5 @@ expect_bad "not results" \
 	"report: docs: not a results directory \\(no meta.json\\); the newest under results/ is results/new: ipsecperf report results/new$" docs
 cd "$TOP"
 expect_bad "format" "report: --format pdf: not a format" -f pdf "$TMP/a"
-expect_bad "no dir" "report: no results directory given" -f text
+(cd "$TMP/empty" && expect_bad "no dir" "report: no results directory given, and none under results/ here" -f text)
 exit 0

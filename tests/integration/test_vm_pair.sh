@@ -20,7 +20,7 @@ k61=$(vm_kernel "$DEB61") || exit $?
 info "kernel: $k61 at both ends"
 cd "$TMP" || fail "cd $TMP"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --tag pair -O 1 --repeat 1 --duration 3 -q --port 5301 --probe-set esp \
-	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
+	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 --congestion reno clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 cat "$TMP/stderr" >&2
 out=$(ls -d "$TMP"/results/*-vm-pair-pair 2> /dev/null)
@@ -69,6 +69,7 @@ for f in console.log console-receiver.log; do
 done
 grep -q 'ipsecperf-guest: receiver ready' "$out/raw/$rel/console-receiver.log" || fail "the receiver's console is not its own"
 assert_json "$out/meta.json" 'd["vm"][0]["boot_to_first_measured_byte_s"] > 0' "meta.json: no boot time"
+assert_jsonl "$out/runs.jsonl" 'r["congestion"] == "reno"' "--congestion reno: the sending guest's records do not say reno"
 # both guests' set-up, the receiver's told by its agent, and the host's that runs them
 assert_json "$out/meta.json" 'd["kernels"][0]["setup"]["nics"][0]["dev"] == "ipp-link" and
 	d["kernels"][0]["setup_receiver"]["nics"][0]["dev"] == "ipp-link" and d["kernels"][0]["setup_receiver"]["kernel"] != "" and

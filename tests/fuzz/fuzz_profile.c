@@ -12,9 +12,12 @@
  * after every ';' and every newline), up to 256 KiB: so a small input becomes
  * a stack thousands of frames deep, thousands of siblings or thousands of
  * commands, the shapes an algorithm quadratic in them takes seconds on.
- * The work on one input is linear in those 256 KiB, a fraction of a second:
- * the run's -report_slow_units and -timeout (make fuzz-run-profile)
- * catch a quadratic path. Aborts if a sum wraps (a count above 2^53 taken,
+ * The work on one input is linear in those 256 KiB, a fraction of a second
+ * of CPU time; more than FUZZ_CPU_BUDGET of the process's CPU time for one
+ * input aborts: a quadratic path is a finding however loaded the machine
+ * (libFuzzer's -report_slow_units and -timeout, which make fuzz-run-profile
+ * also sets, count wall time, which a busy machine stretches by itself).
+ * Aborts also if a sum wraps (a count above 2^53 taken,
  * totals out of order), a share leaves [0, 1], the SVG does not end or holds
  * "nan", or a function's self samples exceed its total.
  * Build and run: make fuzz (docs/fuzzing.md).
@@ -25,11 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "flamegraph.h"
 #include "profile.h"
 
 #define EXPANDED_MAX (256 << 10)
+#define FUZZ_CPU_BUDGET 2.0 /* s of CPU for one input; linear work takes under 0.3 s under ASan */
 
 /* A FILE that keeps nothing but the last bytes written and whether "nan" went by. */
 struct sink {
@@ -141,6 +146,14 @@ static void graph(const struct prof_folded *f, const struct prof_folded *g, doub
 	fg_tree_free(t);
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const double weights[] = { 1.0, 1e300, -1.5, 1e-300, 0.01, 2.5, 1e15, 0 };
@@ -151,6 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t ncmds = 0, nrows = 0;
 	char err[512], *text;
 	int ok;
+
+	double t0 = cpu_s();
 
 	if (size < 2)
 		return 0;
@@ -185,5 +200,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	prof_summary_free(&s);
 	prof_folded_free(&f);
 	free(text);
+	if (cpu_s() - t0 > FUZZ_CPU_BUDGET) {
+		fprintf(stderr, "fuzz_profile: %.1f s of CPU for one input, over %.1f s: slower than linear?\n",
+			cpu_s() - t0, FUZZ_CPU_BUDGET);
+		abort();
+	}
 	return 0;
 }

@@ -36,26 +36,50 @@
 #define EXPANDED_MAX (256 << 10)
 #define FUZZ_CPU_BUDGET 2.0 /* s of CPU for one input; linear work takes under 0.3 s under ASan */
 
-/* A FILE that keeps nothing but the last bytes written and whether "nan" went by. */
+/*
+ * A FILE that keeps nothing but the last bytes written and whether a
+ * number the drawing reads (a position, a size, a frame's value) was
+ * written as NaN. A function may well be named "nan": names are not
+ * looked at.
+ */
 struct sink {
-	char tail[16];
+	char tail[32];
 	size_t n;
 	bool nan;
 };
 
+static bool numeric_nan(const char *buf, const char *p)
+{
+	static const char *const attrs[] = { " x=\"", " y=\"", " width=\"", " height=\"", " data-v=\"",
+					     " data-sv=\"", " data-b=\"", " data-sb=\"" };
+
+	if (p > buf && p[-1] == '-')
+		p--;
+	for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++) {
+		size_t l = strlen(attrs[a]);
+
+		if ((size_t)(p - buf) >= l && !memcmp(p - l, attrs[a], l))
+			return true;
+	}
+	return false;
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t len)
 {
 	struct sink *s = cookie;
-	size_t keep = sizeof(s->tail), take = len < keep ? len : keep;
-	char edge[4 + 2] = { 0 };
+	size_t keep = sizeof(s->tail), n = keep + len;
+	char *all = malloc(n + 1);
 
-	/* "nan" inside this chunk, or across its start */
-	s->nan |= memmem(buf, len, "nan", 3) != NULL;
-	memcpy(edge, s->tail + keep - 2, 2);
-	memcpy(edge + 2, buf, len < 2 ? len : 2);
-	s->nan |= memmem(edge, 2 + (len < 2 ? len : 2), "nan", 3) != NULL;
-	memmove(s->tail, s->tail + take, keep - take);
-	memcpy(s->tail + keep - take, buf + len - take, take);
+	if (!all)
+		abort();
+	/* the chunk after the last bytes before it: a number cut between two writes is seen whole */
+	memcpy(all, s->tail, keep);
+	memcpy(all + keep, buf, len);
+	all[n] = '\0';
+	for (const char *p = all; (p = memmem(p, n - (size_t)(p - all), "nan", 3)); p++)
+		s->nan |= numeric_nan(all, p);
+	memcpy(s->tail, all + n - keep, keep);
+	free(all);
 	s->n += len;
 	return (ssize_t)len;
 }

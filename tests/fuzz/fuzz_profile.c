@@ -12,9 +12,12 @@
  * after every ';' and every newline), up to 256 KiB: so a small input becomes
  * a stack thousands of frames deep, thousands of siblings or thousands of
  * commands, the shapes an algorithm quadratic in them takes seconds on.
- * The work on one input is linear in those 256 KiB, a fraction of a second:
- * the run's -report_slow_units and -timeout (make fuzz-run-profile)
- * catch a quadratic path. Aborts if a sum wraps (a count above 2^53 taken,
+ * The work on one input is linear in those 256 KiB, a fraction of a second
+ * of CPU time; more than FUZZ_CPU_BUDGET of the process's CPU time for one
+ * input aborts: a quadratic path is a finding however loaded the machine
+ * (libFuzzer's -report_slow_units and -timeout, which make fuzz-run-profile
+ * also sets, count wall time, which a busy machine stretches by itself).
+ * Aborts also if a sum wraps (a count above 2^53 taken,
  * totals out of order), a share leaves [0, 1], the SVG does not end or holds
  * "nan", or a function's self samples exceed its total.
  * Build and run: make fuzz (docs/fuzzing.md).
@@ -25,32 +28,58 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "flamegraph.h"
 #include "profile.h"
 
 #define EXPANDED_MAX (256 << 10)
+#define FUZZ_CPU_BUDGET 2.0 /* s of CPU for one input; linear work takes under 0.3 s under ASan */
 
-/* A FILE that keeps nothing but the last bytes written and whether "nan" went by. */
+/*
+ * A FILE that keeps nothing but the last bytes written and whether a
+ * number the drawing reads (a position, a size, a frame's value) was
+ * written as NaN. A function may well be named "nan": names are not
+ * looked at.
+ */
 struct sink {
-	char tail[16];
+	char tail[32];
 	size_t n;
 	bool nan;
 };
 
+static bool numeric_nan(const char *buf, const char *p)
+{
+	static const char *const attrs[] = { " x=\"", " y=\"", " width=\"", " height=\"", " data-v=\"",
+					     " data-sv=\"", " data-b=\"", " data-sb=\"" };
+
+	if (p > buf && p[-1] == '-')
+		p--;
+	for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++) {
+		size_t l = strlen(attrs[a]);
+
+		if ((size_t)(p - buf) >= l && !memcmp(p - l, attrs[a], l))
+			return true;
+	}
+	return false;
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t len)
 {
 	struct sink *s = cookie;
-	size_t keep = sizeof(s->tail), take = len < keep ? len : keep;
-	char edge[4 + 2] = { 0 };
+	size_t keep = sizeof(s->tail), n = keep + len;
+	char *all = malloc(n + 1);
 
-	/* "nan" inside this chunk, or across its start */
-	s->nan |= memmem(buf, len, "nan", 3) != NULL;
-	memcpy(edge, s->tail + keep - 2, 2);
-	memcpy(edge + 2, buf, len < 2 ? len : 2);
-	s->nan |= memmem(edge, 2 + (len < 2 ? len : 2), "nan", 3) != NULL;
-	memmove(s->tail, s->tail + take, keep - take);
-	memcpy(s->tail + keep - take, buf + len - take, take);
+	if (!all)
+		abort();
+	/* the chunk after the last bytes before it: a number cut between two writes is seen whole */
+	memcpy(all, s->tail, keep);
+	memcpy(all + keep, buf, len);
+	all[n] = '\0';
+	for (const char *p = all; (p = memmem(p, n - (size_t)(p - all), "nan", 3)); p++)
+		s->nan |= numeric_nan(all, p);
+	memcpy(s->tail, all + n - keep, keep);
+	free(all);
 	s->n += len;
 	return (ssize_t)len;
 }
@@ -141,6 +170,14 @@ static void graph(const struct prof_folded *f, const struct prof_folded *g, doub
 	fg_tree_free(t);
 }
 
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const double weights[] = { 1.0, 1e300, -1.5, 1e-300, 0.01, 2.5, 1e15, 0 };
@@ -151,6 +188,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t ncmds = 0, nrows = 0;
 	char err[512], *text;
 	int ok;
+
+	double t0 = cpu_s();
 
 	if (size < 2)
 		return 0;
@@ -185,5 +224,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	prof_summary_free(&s);
 	prof_folded_free(&f);
 	free(text);
+	if (cpu_s() - t0 > FUZZ_CPU_BUDGET) {
+		fprintf(stderr, "fuzz_profile: %.1f s of CPU for one input, over %.1f s: slower than linear?\n",
+			cpu_s() - t0, FUZZ_CPU_BUDGET);
+		abort();
+	}
 	return 0;
 }

@@ -55,6 +55,8 @@ for r in recs.values():
     if not (r["cycles_per_byte_sender"] > 0 and r["cycles_per_byte_receiver"] > 0): raise AssertionError("a side has no cycles")
     if not (2.5 < r["duration_s"] < 4): raise AssertionError(r["duration_s"])
 if not (recs["clear"]["sa"] == []): raise AssertionError("clear installed SAs")
+# one run each under the real clock (vm-pair takes no virtual one): this
+# fails by chance, 3.8% of the time under load 11-19 (docs/testing.md)
 c, x = recs["clear"]["throughput_bps"], e["throughput_bps"]
 print(f"  clear {c/1e9:.3f} Gbit/s, esp-null {x/1e9:.3f} Gbit/s", file=sys.stderr)
 if not (c > x > 0): raise AssertionError(f"clear {c} did not beat esp-null {x}")

@@ -28,6 +28,8 @@ rs = records(sys.argv[1])
 tx = statistics.median(r["throughput_bps"] for r in rs if r["kernel"] == sys.argv[2])
 rx = statistics.median(r["throughput_bps"] for r in rs if r["kernel"] != sys.argv[2])
 print(f"  esp-null: patched sender {tx/1e6:.1f} Mbit/s, patched receiver {rx/1e6:.1f} Mbit/s", file=sys.stderr)
+# one run each under the real clock (vm-pair takes no virtual one): this
+# fails by chance, 3.1% of the time under load 11-19 (docs/testing.md)
 if not (tx < rx): raise AssertionError((tx, rx))
 PY
 for k in "$base" "$slow"; do

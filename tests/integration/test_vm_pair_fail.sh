@@ -7,7 +7,8 @@
 #   and makes none of them;
 # - a receiver whose kernel panics (the tests' 6.12 with esp_output
 #   patched to panic, kernel-patches/esp4-panic.patch: its first ESP ACK)
-#   fails the run with the receiver's console; clear, before it, is kept;
+#   fails the run with the receiver's console; clear and udp-rr (its
+#   responder the receiving guest's agent), before it, are kept;
 # - SIGKILL of the run, then `ipsecperf cleanup`: no qemu, namespace, tap,
 #   scratch folder or journal is left.
 . "$(dirname "$0")/lib.sh"
@@ -42,14 +43,16 @@ assert_pair_clean "after bad usage and --dry-run"
 kp=$(ktree_variant esp-panic "$TOP/tests/integration/kernel-patches/esp4-panic.patch") ||
 	fail "the panicking kernel did not build"
 "$IPSECPERF" run -q --testbed vm-pair --kernel "$k61" --peer-kernel "$kp" --no-probes -t 2 -r 1 -o "$TMP/panic" \
-	clear esp-null > "$TMP/p.out" 2> "$TMP/p.err"
+	clear udp-rr esp-null > "$TMP/p.out" 2> "$TMP/p.err"
 rc=$?
 [ $rc = 1 ] || { cat "$TMP/p.err" >&2; fail "a receiver that panics: run exited $rc, not 1"; }
 grep -q "the receiver's kernel panicked" "$TMP/p.err" && grep -q 'ipsecperf test patch: esp_output reached' "$TMP/p.err" ||
 	{ cat "$TMP/p.err" >&2; fail "the receiver's panic and its console lines are not in the error"; }
 assert_records "$TMP/panic/runs.jsonl" \
-	'[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("esp-null", "failed")] and "receiver" in rs[1]["reason"] and "panic" in rs[1]["reason"]' \
-	"clear ok and esp-null failed with the receiver's panic"
+	'[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("udp-rr", "ok"), ("esp-null", "failed")] and "receiver" in rs[2]["reason"] and "panic" in rs[2]["reason"]' \
+	"clear and udp-rr ok and esp-null failed with the receiver's panic"
+assert_records "$TMP/panic/runs.jsonl" 'rs[1]["transactions"] > 0 and rs[1]["latency_ns"]["p50"] > 0 and rs[1]["peer_kernel"] != rs[1]["kernel"]' \
+	"udp-rr on vm-pair: no transactions, or not between the two guests"
 assert_records "$TMP/panic/runs.jsonl" \
 	'"--no-probes" in rs[0]["counters"]["esp_output"]["symbol"] and "--no-probes" in rs[0]["counters_receiver"]["esp_output"]["symbol"]' \
 	"--no-probes: the counters of both guests do not say why they are unavailable"

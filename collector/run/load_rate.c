@@ -173,15 +173,14 @@ static int rx_start(struct rate_run *x)
 		json_decref(rep);
 		return rep ? 0 : -1;
 	}
+	char why[256];
+
 	x->rx_pid = load_fork(x->rx->netns, x->rx->cpu, rx->err, sizeof(rx->err));
 	if (x->rx_pid == 0)
 		udp_rate_receive(rx, x->rx->addr, x->p->port);
-	if (x->rx_pid < 0)
-		return fail(x, strerror(errno));
-	journal_add_process(x->rx_pid);
-	if (load_wait_flag(&rx->listening, x->rx_pid, 5000) < 0)
-		return fail(x, rx->err[0] ? rx->err : stop_requested() ? "interrupted"
-				: "the rate receiver did not bind within 5 s");
+	if (load_child_ready(x->rx_pid, &rx->listening, rx->err, "the rate receiver did not bind within 5 s", why,
+			     sizeof(why)) < 0)
+		return fail(x, why);
 	return 0;
 }
 
@@ -205,28 +204,11 @@ static int rx_counts(struct rate_run *x)
 		json_decref(rep);
 		return rc;
 	}
-	if (waitpid(x->rx_pid, NULL, WNOHANG) == x->rx_pid) {
-		x->rx_pid = -1;
-		snprintf(x->r->error, sizeof(x->r->error), "the rate receiver stopped: %.200s",
-			 x->shm->rx.err[0] ? x->shm->rx.err : "no message");
+	if (load_child_gone(&x->rx_pid, "the rate receiver", x->shm->rx.err, x->r->error, sizeof(x->r->error)) < 0)
 		return -1;
-	}
 	for (int i = 0; i < UDP_RATE_SLOTS; i++)
 		x->received[i] = atomic_load(&x->shm->rx.received[i]);
 	return 0;
-}
-
-/* Stop a child by its flag, by a signal if it has not ended within 3 s. */
-static void child_stop(pid_t *pid, _Atomic int *flag, int value)
-{
-	if (*pid <= 0)
-		return;
-	atomic_store(flag, value);
-	for (int i = 0; i < 300 && waitpid(*pid, NULL, WNOHANG) != *pid; i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	if (waitpid(*pid, NULL, WNOHANG) == 0)
-		exec_stop(*pid, 1000);
-	*pid = -1;
 }
 
 static void rx_stop(struct rate_run *x)
@@ -236,7 +218,7 @@ static void rx_stop(struct rate_run *x)
 			json_decref(agent_ask(x, json_pack("{s:s}", "op", "udp-stop")));
 		return;
 	}
-	child_stop(&x->rx_pid, &x->shm->rx.stop, 1);
+	load_child_stop(&x->rx_pid, &x->shm->rx.stop, 1);
 }
 
 /* ---- the sender, here, and the steps ---- */
@@ -245,15 +227,14 @@ static int tx_start(struct rate_run *x)
 {
 	struct udp_tx *tx = &x->shm->tx;
 
+	char why[256];
+
 	x->tx_pid = load_fork(x->tx->netns, x->tx->cpu, tx->err, sizeof(tx->err));
 	if (x->tx_pid == 0)
 		udp_rate_send(tx, x->tx->addr, x->rx->addr, x->p->port, x->cfg.size);
-	if (x->tx_pid < 0)
-		return fail(x, strerror(errno));
-	journal_add_process(x->tx_pid);
-	if (load_wait_flag(&tx->ready, x->tx_pid, 5000) < 0)
-		return fail(x, tx->err[0] ? tx->err : stop_requested() ? "interrupted"
-				: "the rate sender did not start within 5 s");
+	if (load_child_ready(x->tx_pid, &tx->ready, tx->err, "the rate sender did not start within 5 s", why,
+			     sizeof(why)) < 0)
+		return fail(x, why);
 	return 0;
 }
 
@@ -261,16 +242,8 @@ static int check_alive(struct rate_run *x)
 {
 	char why[300];
 
-	if (stop_requested()) {
-		snprintf(why, sizeof(why), "interrupted by signal %d", stop_signal());
+	if (load_child_gone(&x->tx_pid, "the rate sender", x->shm->tx.err, why, sizeof(why)) < 0)
 		return fail(x, why);
-	}
-	if (waitpid(x->tx_pid, NULL, WNOHANG) == x->tx_pid) {
-		x->tx_pid = -1;
-		snprintf(why, sizeof(why), "the rate sender stopped: %.200s",
-			 x->shm->tx.err[0] ? x->shm->tx.err : "no message");
-		return fail(x, why);
-	}
 	return ep_lost(x->rx) ? fail(x, "") : 0;
 }
 
@@ -515,7 +488,7 @@ static int run_rate(const struct load_params *p, struct load_result *r)
 		err = 0;
 	if (x.open_)
 		p->window(p->arg, 0);
-	child_stop(&x.tx_pid, &x.shm->tx.go, UDP_QUIT);
+	load_child_stop(&x.tx_pid, &x.shm->tx.go, UDP_QUIT);
 	rx_stop(&x);
 	kstat_mark(&x, 3);
 	if (err == 0) /* the whole load's kernel counts, now that it is over */
@@ -527,60 +500,45 @@ static int run_rate(const struct load_params *p, struct load_result *r)
 
 /* ---- the receiver on the peer: the agent's requests ---- */
 
-struct rate_agent {
-	pid_t pid;
-	struct udp_rx *rx;
-};
-
 static void agent_end(void **state)
 {
-	struct rate_agent *a = *state;
+	struct load_agent *a = *state;
 
-	if (a && a->pid > 0)
-		child_stop(&a->pid, &a->rx->stop, 1);
+	if (a)
+		load_child_stop(&a->pid, &((struct udp_rx *)a->page)->stop, 1);
 }
 
 static json_t *agent_rx(json_t *req, void **state)
 {
-	struct rate_agent *a = *state;
+	struct load_agent *a = load_agent_of(state, sizeof(struct udp_rx));
+	struct udp_rx *rx = a ? a->page : NULL;
 	json_t *jcpu = json_object_get(req, "cpu");
 	const char *addr = json_string_value(json_object_get(req, "addr"));
-	char why[200];
 
-	if (!a && (a = *state = calloc(1, sizeof(*a))))
-		a->rx = mmap(NULL, sizeof(*a->rx), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!a || a->rx == MAP_FAILED)
+	if (!a)
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "out of memory");
 	agent_end(state);
 	if (!addr)
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "udp-rx: no addr");
-	memset(a->rx, 0, sizeof(*a->rx));
-	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, a->rx->err,
-			   sizeof(a->rx->err));
+	memset(rx, 0, sizeof(*rx));
+	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, rx->err, sizeof(rx->err));
 	if (a->pid == 0)
-		udp_rate_receive(a->rx, addr, (int)json_integer_value(json_object_get(req, "port")));
-	if (a->pid < 0 || load_wait_flag(&a->rx->listening, a->pid, 5000) < 0) {
-		snprintf(why, sizeof(why), "%s", a->pid < 0 ? strerror(errno) : a->rx->err[0] ? a->rx->err
-										  : "the rate receiver did not bind within 5 s");
-		agent_end(state);
-		return json_pack("{s:b, s:s}", "ok", 0, "error", why);
-	}
-	return json_pack("{s:b, s:i}", "ok", 1, "pid", (int)a->pid);
+		udp_rate_receive(rx, addr, (int)json_integer_value(json_object_get(req, "port")));
+	return load_agent_started(a, &rx->listening, &rx->stop, rx->err, "the rate receiver did not bind within 5 s");
 }
 
 static json_t *agent_counts(json_t *req, void **state)
 {
-	struct rate_agent *a = *state;
-	bool running = a && a->pid > 0 && waitpid(a->pid, NULL, WNOHANG) == 0;
+	struct load_agent *a = *state;
+	struct udp_rx *rx = a ? a->page : NULL;
+	bool running = load_agent_running(a);
 	json_t *c = json_array();
 
 	(void)req;
-	if (a && !running)
-		a->pid = -1; /* reaped: its pid is no longer ours to signal */
 	for (int i = 0; i < UDP_RATE_SLOTS; i++)
-		json_array_append_new(c, json_integer(a ? (json_int_t)a->rx->received[i] : 0));
+		json_array_append_new(c, json_integer(rx ? (json_int_t)rx->received[i] : 0));
 	return json_pack("{s:b, s:o, s:b, s:s}", "ok", 1, "received", c, "running", running, "error",
-			 a ? a->rx->err : "no receiver");
+			 rx ? rx->err : "no receiver");
 }
 
 static json_t *agent_stop(json_t *req, void **state)

@@ -122,15 +122,14 @@ static int rx_start(struct rr_run *x)
 		json_decref(rep);
 		return x->rx_started ? 0 : -1;
 	}
+	char why[256];
+
 	x->rx_pid = load_fork(x->rx->netns, x->rx->cpu, sv->err, sizeof(sv->err));
 	if (x->rx_pid == 0)
 		rr_serve(sv, &x->spec, x->rx->addr, x->p->port);
-	if (x->rx_pid < 0)
-		return fail(x, strerror(errno));
-	journal_add_process(x->rx_pid);
-	if (load_wait_flag(&sv->listening, x->rx_pid, 5000) < 0)
-		return fail(x, sv->err[0] ? sv->err : stop_requested() ? "interrupted"
-				: "the responder did not listen within 5 s");
+	if (load_child_ready(x->rx_pid, &sv->listening, sv->err, "the responder did not listen within 5 s", why,
+			     sizeof(why)) < 0)
+		return fail(x, why);
 	return 0;
 }
 
@@ -163,27 +162,7 @@ static int rx_alive(struct rr_run *x)
 {
 	if (ep_remote(x->rx))
 		return rx_agent_ask(x, "rr-served", false);
-	/* one look, among the run's other checks */
-	if (waitpid(x->rx_pid, NULL, WNOHANG) == x->rx_pid) {
-		x->rx_pid = -1;
-		snprintf(x->r->error, sizeof(x->r->error), "the responder stopped: %.200s",
-			 x->shm->sv.err[0] ? x->shm->sv.err : "no message");
-		return -1;
-	}
-	return 0;
-}
-
-/* Stop a child by setting its flag to value, by a signal if it has not ended within 3 s; *pid = -1 after. */
-static void child_stop(pid_t *pid, _Atomic int *flag, int value)
-{
-	if (*pid <= 0)
-		return;
-	atomic_store(flag, value);
-	for (int i = 0; i < 300 && waitpid(*pid, NULL, WNOHANG) != *pid; i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	if (waitpid(*pid, NULL, WNOHANG) == 0)
-		exec_stop(*pid, 1000);
-	*pid = -1;
+	return load_child_gone(&x->rx_pid, "the responder", x->shm->sv.err, x->r->error, sizeof(x->r->error));
 }
 
 static void rx_stop(struct rr_run *x)
@@ -193,7 +172,7 @@ static void rx_stop(struct rr_run *x)
 			rx_agent_ask(x, "rr-stop", true);
 		return;
 	}
-	child_stop(&x->rx_pid, &x->shm->sv.stop, 1);
+	load_child_stop(&x->rx_pid, &x->shm->sv.stop, 1);
 	x->served = atomic_load(&x->shm->sv.served);
 }
 
@@ -203,15 +182,14 @@ static int tx_start(struct rr_run *x)
 {
 	struct rr_client *cl = &x->shm->cl;
 
+	char why[256];
+
 	x->tx_pid = load_fork(x->tx->netns, x->tx->cpu, cl->err, sizeof(cl->err));
 	if (x->tx_pid == 0)
 		rr_request(cl, &x->spec, x->tx->addr, x->rx->addr, x->p->port);
-	if (x->tx_pid < 0)
-		return fail(x, strerror(errno));
-	journal_add_process(x->tx_pid);
-	if (load_wait_flag(&cl->ready, x->tx_pid, 5000) < 0)
-		return fail(x, cl->err[0] ? cl->err : stop_requested() ? "interrupted"
-				: "the requester did not connect within 5 s");
+	if (load_child_ready(x->tx_pid, &cl->ready, cl->err, "the requester did not connect within 5 s", why,
+			     sizeof(why)) < 0)
+		return fail(x, why);
 	return 0;
 }
 
@@ -219,16 +197,8 @@ static int check_alive(struct rr_run *x)
 {
 	char why[300];
 
-	if (stop_requested()) {
-		snprintf(why, sizeof(why), "interrupted by signal %d", stop_signal());
+	if (load_child_gone(&x->tx_pid, "the requester", x->shm->cl.err, why, sizeof(why)) < 0)
 		return fail(x, why);
-	}
-	if (waitpid(x->tx_pid, NULL, WNOHANG) == x->tx_pid) {
-		x->tx_pid = -1;
-		snprintf(why, sizeof(why), "the requester stopped: %.200s",
-			 x->shm->cl.err[0] ? x->shm->cl.err : "no message");
-		return fail(x, why);
-	}
 	return ep_lost(x->rx) ? fail(x, "") : rx_alive(x);
 }
 
@@ -355,7 +325,7 @@ static int rr_load(const struct load_params *p, struct load_result *r, enum rr_k
 	if (x.open_ && p->window)
 		p->window(p->arg, 0);
 	/* the requester ends its transaction and exits; then it is safe to read its histogram */
-	child_stop(&x.tx_pid, &x.shm->cl.phase, RR_STOP);
+	load_child_stop(&x.tx_pid, &x.shm->cl.phase, RR_STOP);
 	rx_stop(&x);
 	r->duration_s = x.t_close - x.t_open;
 	if (err == 0 && x.shm->cl.measured == 0) {
@@ -374,22 +344,18 @@ static int rr_load(const struct load_params *p, struct load_result *r, enum rr_k
 
 /* ---- the responder on the peer: the agent's requests ---- */
 
-struct rr_agent {
-	pid_t pid;
-	struct rr_server *sv;
-};
-
 static void agent_end(void **state)
 {
-	struct rr_agent *a = *state;
+	struct load_agent *a = *state;
 
-	if (a && a->pid > 0)
-		child_stop(&a->pid, &a->sv->stop, 1);
+	if (a)
+		load_child_stop(&a->pid, &((struct rr_server *)a->page)->stop, 1);
 }
 
 static json_t *agent_serve(json_t *req, void **state)
 {
-	struct rr_agent *a = *state;
+	struct load_agent *a = load_agent_of(state, sizeof(struct rr_server));
+	struct rr_server *sv = a ? a->page : NULL;
 	json_t *jcpu = json_object_get(req, "cpu");
 	int kind = rr_kind_of(json_string_value(json_object_get(req, "kind")) ?: "");
 	struct rr_spec s = { .req = (int)json_integer_value(json_object_get(req, "request")),
@@ -397,48 +363,39 @@ static json_t *agent_serve(json_t *req, void **state)
 	const char *addr = json_string_value(json_object_get(req, "addr"));
 	char why[200];
 
-	if (!a && (a = *state = calloc(1, sizeof(*a))))
-		a->sv = mmap(NULL, sizeof(*a->sv), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!a || a->sv == MAP_FAILED)
+	if (!a)
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "out of memory");
 	agent_end(state);
 	s.kind = kind < 0 ? RR_TCP : (enum rr_kind)kind;
 	if (kind < 0 || !addr || rr_spec_check(&s, why, sizeof(why)) < 0)
 		return json_pack("{s:b, s:s}", "ok", 0, "error", kind < 0 ? "rr-serve: unknown kind" : !addr ? "rr-serve: no addr" : why);
-	memset(a->sv, 0, sizeof(*a->sv));
-	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, a->sv->err,
-			   sizeof(a->sv->err));
+	memset(sv, 0, sizeof(*sv));
+	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, sv->err, sizeof(sv->err));
 	if (a->pid == 0)
-		rr_serve(a->sv, &s, addr, (int)json_integer_value(json_object_get(req, "port")));
-	if (a->pid < 0 || load_wait_flag(&a->sv->listening, a->pid, 5000) < 0) {
-		snprintf(why, sizeof(why), "%s", a->pid < 0 ? strerror(errno) : a->sv->err[0] ? a->sv->err
-										  : "the responder did not listen within 5 s");
-		agent_end(state);
-		return json_pack("{s:b, s:s}", "ok", 0, "error", why);
-	}
-	return json_pack("{s:b, s:i}", "ok", 1, "pid", (int)a->pid);
+		rr_serve(sv, &s, addr, (int)json_integer_value(json_object_get(req, "port")));
+	return load_agent_started(a, &sv->listening, &sv->stop, sv->err, "the responder did not listen within 5 s");
 }
 
 static json_t *agent_served(json_t *req, void **state)
 {
-	struct rr_agent *a = *state;
-	bool running = a && a->pid > 0 && waitpid(a->pid, NULL, WNOHANG) == 0;
+	struct load_agent *a = *state;
+	struct rr_server *sv = a ? a->page : NULL;
+	bool running = load_agent_running(a);
 
 	(void)req;
-	if (a && !running)
-		a->pid = -1; /* reaped: its pid is no longer ours to signal */
-	return json_pack("{s:b, s:I, s:b, s:s}", "ok", 1, "served", (json_int_t)(a ? a->sv->served : 0), "running",
-			 running, "error", a ? a->sv->err : "no responder");
+	return json_pack("{s:b, s:I, s:b, s:s}", "ok", 1, "served", (json_int_t)(sv ? sv->served : 0), "running",
+			 running, "error", sv ? sv->err : "no responder");
 }
 
 static json_t *agent_stop(json_t *req, void **state)
 {
-	struct rr_agent *a = *state;
+	struct load_agent *a = *state;
+	struct rr_server *sv = a ? a->page : NULL;
 
 	(void)req;
 	agent_end(state);
-	return json_pack("{s:b, s:I, s:s}", "ok", 1, "served", (json_int_t)(a ? a->sv->served : 0), "error",
-			 a ? a->sv->err : "");
+	return json_pack("{s:b, s:I, s:s}", "ok", 1, "served", (json_int_t)(sv ? sv->served : 0), "error",
+			 sv ? sv->err : "");
 }
 
 static const struct load_agent_op agent_ops[] = {

@@ -5,13 +5,88 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec.h"
+#include "journal.h"
 #include "load_util.h"
 #include "signals.h"
+
+int load_child_ready(pid_t pid, _Atomic int *flag, const char *err, const char *late, char *why, size_t len)
+{
+	if (pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		return -1;
+	}
+	journal_add_process(pid);
+	if (load_wait_flag(flag, pid, 5000) == 0)
+		return 0;
+	snprintf(why, len, "%.200s", err[0] ? err : stop_requested() ? "interrupted" : late);
+	return -1;
+}
+
+int load_child_gone(pid_t *pid, const char *who, const char *err, char *why, size_t len)
+{
+	if (stop_requested()) {
+		snprintf(why, len, "interrupted by signal %d", stop_signal());
+		return -1;
+	}
+	/* one look, among the run's other checks */
+	if (*pid > 0 && waitpid(*pid, NULL, WNOHANG) == *pid) {
+		*pid = -1;
+		snprintf(why, len, "%s stopped: %.200s", who, err[0] ? err : "no message");
+		return -1;
+	}
+	return 0;
+}
+
+void load_child_stop(pid_t *pid, _Atomic int *flag, int value)
+{
+	if (*pid <= 0)
+		return;
+	atomic_store(flag, value);
+	for (int i = 0; i < 300 && waitpid(*pid, NULL, WNOHANG) != *pid; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	if (waitpid(*pid, NULL, WNOHANG) == 0)
+		exec_stop(*pid, 1000);
+	*pid = -1;
+}
+
+struct load_agent *load_agent_of(void **state, size_t size)
+{
+	struct load_agent *a = *state;
+
+	if (!a && (a = *state = calloc(1, sizeof(*a)))) {
+		a->pid = -1;
+		a->page = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	}
+	return a && a->page != MAP_FAILED ? a : NULL;
+}
+
+bool load_agent_running(struct load_agent *a)
+{
+	bool running = a && a->pid > 0 && waitpid(a->pid, NULL, WNOHANG) == 0;
+
+	if (a && !running)
+		a->pid = -1;
+	return running;
+}
+
+json_t *load_agent_started(struct load_agent *a, _Atomic int *flag, _Atomic int *stop, const char *err,
+			   const char *late)
+{
+	char why[256];
+
+	if (a->pid > 0 && load_wait_flag(flag, a->pid, 5000) == 0)
+		return json_pack("{s:b, s:i}", "ok", 1, "pid", (int)a->pid);
+	snprintf(why, sizeof(why), "%s", a->pid < 0 ? strerror(errno) : err[0] ? err : late);
+	load_child_stop(&a->pid, stop, 1);
+	return json_pack("{s:b, s:s}", "ok", 0, "error", why);
+}
 
 const char *load_key(const struct scenario *sc, const char *key)
 {

@@ -34,13 +34,17 @@ left_by() { # pid
 "$IPSECPERF" run --quiet --scenario-dir "$sc" -t 1 -O 1 -r 1 -o "$TMP/res" tcp-rr tcp-crr udp-rr udp-rate \
 	> "$TMP/run.out" 2> "$TMP/run.err" &
 pid=$!
-wait $pid || { cat "$TMP/run.err" >&2; fail "run exited $?"; }
+wait $pid
+rc=$?
+# 1: a run failed, which udp-rate may on a host too busy for any rate without loss (checked below)
+[ $rc = 0 ] || [ $rc = 1 ] || { cat "$TMP/run.err" >&2; fail "run exited $rc"; }
 left=$(left_by $pid)
 [ -z "$left" ] || fail "the run left on the host: $left"
 res="$TMP/res/runs.jsonl"
-assert_records "$res" '[(r["scenario"], r["status"], r["load"]) for r in rs] == [("tcp-rr", "ok", "tcp-rr"),
-	("tcp-crr", "ok", "tcp-crr"), ("udp-rr", "ok", "udp-rr"), ("udp-rate", "ok", "udp-rate")]' \
-	"not four ok records of their loads"
+assert_records "$res" '[(r["scenario"], r["status"], r["load"]) for r in rs[:3]] == [("tcp-rr", "ok", "tcp-rr"),
+	("tcp-crr", "ok", "tcp-crr"), ("udp-rr", "ok", "udp-rr")] and rs[3]["scenario"] == "udp-rate"' \
+	"not tcp-rr, tcp-crr and udp-rr ok, then udp-rate"
+[ $rc = 0 ] || assert_records "$res" 'rs[3]["status"] == "failed"' "run exited 1 though udp-rate did not fail"
 
 python3 - "$TMP/res" << 'PY' || fail "the request/response records (above)"
 import json, math, sys
@@ -65,36 +69,46 @@ for r in records(d + "/runs.jsonl")[:3]:
     c = r["counters"]["xmit_skbs"]
     if not (abs(c["per_transaction"] - c["count"] / n) < 1e-8 * c["per_transaction"]): raise AssertionError(s)  # 10 digits written
     # one request and one response a transaction (TSO makes tcp-rr's 3000 bytes one skb, and
-    # its two full segments get an ACK at once: 3); a few more where TCP connects and closes.
-    # The probes' window is a little wider than the transactions' (its snapshots sit inside
-    # the window's callbacks): a few transactions' packets more, whatever the rate
-    k = 3 if s == "tcp-rr" else 2
-    if s == "tcp-crr":
-        if not (6 <= c["per_transaction"] <= 12): raise AssertionError((s, c))
-    elif not (k * n <= c["count"] <= k * n + 10 * k + 10): raise AssertionError((s, n, c))
+    # its two full segments get an ACK at once: 3); TCP's handshake and close a few more (a
+    # new connection a transaction for tcp-crr). Over the whole load (the probes' count_load,
+    # quiet at both ends) against every transaction the requester completed: no window edge
+    # in between, so the bounds hold at any load; ARP's request and reply go through the veth
+    # too (a few, with a neighbour entry confirmed again); TCP may send a pure ACK at each end
+    # when the next segment is late (at most one each a transaction: delayed ACKs on a busy host)
+    all_ = raw["transactions_all"]
+    lo, hi = {"tcp-rr": (3, 5), "udp-rr": (2, 2), "tcp-crr": (6, 12)}[s]
+    if not (lo * all_ <= c["count_load"] <= hi * all_ + 24 + raw["lost_all"]): raise AssertionError((s, all_, c))
+    if s == "udp-rr" and not (c["count_load"] <= 2 * all_ + 6 + raw["lost_all"]): raise AssertionError((s, all_, c))
 rr = records(d + "/runs.jsonl")[0]
 if not ((rr["request_bytes"], rr["response_bytes"]) == (100, 3000)): raise AssertionError(rr["request_bytes"])
 if not (records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0): raise AssertionError('records(d + "/runs.jsonl")[2]["lost_transactions"] >= 0')
 PY
 
 python3 - "$TMP/res" << 'PY' || fail "the packet-rate record (above)"
-import sys
+import json, sys
 from assert_json import records
 r = records(sys.argv[1] + "/runs.jsonl")[3]
-s = r["rate_search"]
-if not (r["unit"] == "datagram" and r["datagram_bytes"] == 64 and r["datagrams"] > 0): raise AssertionError('r["unit"] == "datagram" and r["datagram_bytes"] == 64 and r[')
-if not (1 <= s["nsteps"] == len(s["steps"]) <= 5 and s["steps"][0]["offered_pps"] == 0): raise AssertionError(s)
+s = json.load(open(sys.argv[1] + "/raw/udp-rate-r1-udp-rate.json"))["rate_search"]
+if not (r["unit"] == "datagram" and 1 <= s["nsteps"] == len(s["steps"]) <= 5 and s["steps"][0]["offered_pps"] == 0):
+    raise AssertionError(s)
 for st in s["steps"]:
     if not (0 <= st["loss"] <= 1 and st["pass"] == (st["loss"] <= s["loss_threshold"])): raise AssertionError(st)
     if not (abs(st["loss"] - (st["sent"] - min(st["received"], st["sent"])) / st["sent"]) < 1e-9): raise AssertionError(st)
-if not (s["found_pps"] == max(st["sent_pps"] for st in s["steps"] if st["pass"])): raise AssertionError('s["found_pps"] == max(st["sent_pps"] for st in s["steps"] if')
+if r["status"] != "ok":
+    # a host too busy for any rate without loss (a stall overflows the socket): said, every step failed
+    if not (r["status"] == "failed" and r["reason"].startswith("no offered rate lost at most 0.1%")
+            and not any(st["pass"] for st in s["steps"])): raise AssertionError(r["reason"])
+    print("  udp-rate: no rate without loss on this busy host: %s" % r["reason"], file=sys.stderr)
+    sys.exit(0)
+if not (r["datagram_bytes"] == 64 and r["datagrams"] > 0): raise AssertionError(r)
+if not (s["found_pps"] == max(st["sent_pps"] for st in s["steps"] if st["pass"])): raise AssertionError(s)
 # the receiver's count and the kernel's, exactly: what the sockets took in the window
 k = r["kernel_drops"]
 if not (k["receiver"]["UdpInDatagrams"] == r["datagrams"]): raise AssertionError((k, r["datagrams"]))
 if not (k["sender"]["UdpOutDatagrams"] + k["sender"].get("UdpSndbufErrors", 0) == r["datagrams_sent"]): raise AssertionError(k)
-if not (r["kernel_drops_load"]["receiver"]["UdpInDatagrams"] >= r["datagrams"]): raise AssertionError('r["kernel_drops_load"]["receiver"]["UdpInDatagrams"] >= r["d')
-if not (abs(r["datagrams_per_s"] - r["datagrams"] / r["duration_s"]) < 1e-6 * r["datagrams_per_s"]): raise AssertionError('abs(r["datagrams_per_s"] - r["datagrams"] / r["duration_s"])')
-if not (abs(r["cycles_per_datagram"] - r["cycles"] / r["datagrams"]) < 1e-6 * r["cycles_per_datagram"]): raise AssertionError('abs(r["cycles_per_datagram"] - r["cycles"] / r["datagrams"])')
+if not (r["kernel_drops_load"]["receiver"]["UdpInDatagrams"] >= r["datagrams"]): raise AssertionError(r["kernel_drops_load"])
+if not (abs(r["datagrams_per_s"] - r["datagrams"] / r["duration_s"]) < 1e-6 * r["datagrams_per_s"]): raise AssertionError(r)
+if not (abs(r["cycles_per_datagram"] - r["cycles"] / r["datagrams"]) < 1e-6 * r["cycles_per_datagram"]): raise AssertionError(r)
 PY
 python3 "$TOP/tests/integration/doc_keys.py" "$TOP/docs/results-format.md" "$TMP/res" >&2 ||
 	fail "the loads write keys docs/results-format.md does not have (above)"

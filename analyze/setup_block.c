@@ -258,7 +258,13 @@ static void end_block(FILE *f, const char *title, const json_t *s, const char *c
 	snprintf(line, sizeof(line), "%s%s%.12s", (k = jstr(s, "kernel")) ? k : "release not recorded",
 		 config_sha ? ", config sha256 " : "", config_sha ? config_sha : "");
 	kv(f, "kernel", line);
-	kv(f, "cmdline", cmdline);
+	/* a long one (a cloud VM's) is cut: meta.json has it whole */
+	if (cmdline && strlen(cmdline) > 220) {
+		snprintf(line, sizeof(line), "%.200s ... (%zu characters: meta.json has it whole)", cmdline, strlen(cmdline));
+		kv(f, "cmdline", line);
+	} else {
+		kv(f, "cmdline", cmdline);
+	}
 	if (!host) {
 		config_line(f, json_object_get(s, "config"));
 		if ((k = jstr(s, "tcp_congestion_control"))) {

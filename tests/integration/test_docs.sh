@@ -140,19 +140,25 @@ EOF
 between() { # file marker
 	awk -v m="$2" '$0 == "<!-- " m " end -->" { on = 0 } on { print } $0 == "<!-- " m " begin -->" { on = 1 }' "$1"
 }
-block() { # file command-prefix: the lines after "$ PREFIX..." up to the code block's end
-	awk -v p="\$ $2" 'index($0, p) == 1 { on = 1; next } on && /^```$/ { exit } on' "$1"
-}
 between "$TOP/README.md" sample > "$TMP/sample"
-a=$(sed -n 's/^\$ ipsecperf report --summary //p' "$TMP/sample")
-[ -n "$a" ] && [ -f "$TOP/$a/meta.json" ] || fail "the README's sample names no committed results directory ('$a')"
-(cd "$TOP" && "$IPSECPERF" report --summary "$a") > "$TMP/want"
-block "$TMP/sample" "ipsecperf report --summary" | diff - "$TMP/want" >&2 ||
-	fail "the README's sample is not what report --summary prints for $a (tools/worked-example.sh netns)"
-read -r _ _ _ ca cb < <(grep '^\$ ipsecperf compare ' "$TMP/sample") || fail "the README's sample has no compare"
-(cd "$TOP" && "$IPSECPERF" compare "$ca" "$cb") > "$TMP/want"
-block "$TMP/sample" "ipsecperf compare" | diff - "$TMP/want" >&2 ||
-	fail "the README's compare is not what compare prints for $ca $cb"
+# every "$ ipsecperf ..." of the sample, on committed examples: what the program prints for it
+grep -q '^\$ ipsecperf report --summary results/examples/' "$TMP/sample" || fail "the README's sample has no report --summary of a committed example"
+grep -q '^\$ ipsecperf compare ' "$TMP/sample" || fail "the README's sample has no compare"
+python3 - "$IPSECPERF" "$TOP" "$TMP/sample" << 'EOF' >&2 || fail "the README's sample is not what the program prints (above; tools/worked-example.sh refill)"
+import subprocess, sys
+prog, top, sample = sys.argv[1], sys.argv[2], open(sys.argv[3]).read().split("\n")
+bad = []
+for i, l in enumerate(sample):
+    if not l.startswith("$ ipsecperf "):
+        continue
+    end = sample.index("```", i)
+    args = l[len("$ ipsecperf "):].split()
+    got = subprocess.run([prog] + args, cwd=top, capture_output=True, text=True).stdout
+    if "\n".join(sample[i + 1:end]) + "\n" != got:
+        bad.append("README.md: `ipsecperf %s` prints otherwise now" % " ".join(args))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
 between "$TOP/docs/peer-testbed.md" mail | sed 's/^    //' > "$TMP/mail"
 p=$(sed -n 's/^Records and raw iperf3 output: <a link to \(.*\)>$/\1/p' "$TMP/mail")
 [ -n "$p" ] && [ -f "$TOP/$p/meta.json" ] || fail "peer-testbed.md's mail names no committed results directory ('$p')"

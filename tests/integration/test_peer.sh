@@ -119,7 +119,7 @@ info "tcp-rr and udp-rate: ok through the agent; a peer without the responder: f
 
 # --- ESP: SAs and policies on both ends ------------------------------------
 # On a kernel with ESP the run measures and every SA counts packets; on one
-# without (the development VM) the policies still go in on both ends and
+# without (a cloud VM's own kernel) the policies still go in on both ends and
 # out again, and the scenario is skipped saying why.
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 2 -O 1 -r 1 -o "$TMP/esp" esp-null \
 	> "$TMP/esp.out" 2> "$TMP/esp.err"

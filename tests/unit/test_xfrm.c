@@ -393,7 +393,7 @@ static void kernel_roundtrip(void **state)
 	strcpy(s.auth, "digest_null");
 	err = xfrm_sa_add(NULL, &s, NULL, kmsg, sizeof(kmsg));
 	if (err == -EPROTONOSUPPORT) {
-		/* this kernel has no ESP (the development machine): the kernel says so */
+		/* this kernel has no ESP (a cloud VM's own): the kernel says so */
 		print_message("  (no ESP here: '%s')\n", kmsg);
 		assert_non_null(strstr(kmsg, "type not found"));
 	} else {

@@ -143,7 +143,8 @@ for f, text in texts[1:]:
     for m in re.finditer(r"[Ee]xit status(?:es)?[:,]? 0\b[^.]{0,80}\b1\b[^.]{0,80}\b2\b", flat):
         bad.append("%s: a list of exit statuses (%s...): it is the command's page's (EXIT STATUS)" % (f, m.group(0)[:50]))
     for sent in re.split(r"(?<=[.;])\s", flat):
-        named = set(re.findall(r"`(?:\S*/)?ipsecperf (?:-v )?([a-z][a-z-]*)", sent)) & set(cmds)
+        # `ipsecperf help CMD` names CMD's page, not help's exit statuses
+        named = {c if c != "help" else h for c, h in re.findall(r"`(?:\S*/)?ipsecperf (?:-v )?([a-z][a-z-]*) ?([a-z-]*)", sent)} & set(cmds)
         for n in re.findall(r"\bexit(?:s| status)? ([0-9]+)\b", sent):
             for c in named:
                 if exits.get(c) and n not in exits[c]:

@@ -100,8 +100,8 @@ static const char exit_run[] =
 static const char examples_run[] =
 	"  ipsecperf run                   # clear no-tso no-gso esp-null, netns\n"
 	"  ipsecperf run -t 5 -r 10 clear esp-null esp-gcm\n"
-	"  ipsecperf run --testbed vm --kernel debian:linux-image-6.1.0-57-cloud-amd64 \\\n"
-	"      --kernel ~/linux --interleave clear esp-null\n"
+	"  ipsecperf run --testbed vm --kernel ~/linux --kernel ~/linux-patched \\\n"
+	"      --interleave clear esp-null     # two kernels built alike, in turn\n"
 	"  ipsecperf run --testbed peer --peer root@10.0.0.2 --dev eth1 \\\n"
 	"      --peer-dev eth1 clear no-gso esp-null\n"
 	"  ipsecperf run --dry-run esp-null   # the commands, changing nothing\n";

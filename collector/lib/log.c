@@ -93,6 +93,17 @@ void msg_clean(char *s, bool one_line)
 	}
 }
 
+void msg_cut_utf8(char *s)
+{
+	size_t n = strlen(s), i = n;
+
+	/* back to the last character's first byte: at most 3 continuation bytes before it */
+	while (i > 0 && n - i < 4 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i > 0 && utf8_len((unsigned char *)s + i - 1, n - i + 1) != n - i + 1)
+		s[(unsigned char)s[i - 1] < 0x80 ? i : i - 1] = '\0';
+}
+
 void log_tail(const char *path, int n, const char *indent)
 {
 	char *text = file_read(path, NULL);

@@ -27,6 +27,12 @@ void msg_trim(char *s);
 void msg_clean(char *s, bool one_line);
 
 /*
+ * Cut s back to whole UTF-8 characters, where a snprintf that truncated it
+ * may have split the last one (a byte that is not UTF-8 there goes too).
+ */
+void msg_cut_utf8(char *s);
+
+/*
  * The last n lines of the file at path (a failed build's or run's log) on
  * stderr, each after indent, made safe for a terminal as by msg_clean;
  * nothing when it cannot be read.

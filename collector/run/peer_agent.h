@@ -1,10 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The peer testbed's agent on the far host (peer_agent.c); collector/cmd/cmd_peer_agent.c starts it. */
+/*
+ * The peer testbed's agent on the far host; collector/cmd/cmd_peer_agent.c
+ * starts it. A façade of peer_agent.c (the session and its requests) and
+ * peer_agent_answer.c (where its answers go).
+ */
 #ifndef IPSECPERF_PEER_AGENT_H
 #define IPSECPERF_PEER_AGENT_H
 
+#include <jansson.h>
+#include <stdio.h>
+
 /* Answer the requests of stdin, one JSON object a line, until its end; an exit status. */
 int peer_agent_serve(void);
+
+/*
+ * The agent's state made (0, or -1 said why) and unmade; one request
+ * answered; where answers go (NULL: stdout). peer_agent_serve does all of
+ * it; the fuzzer (tests/fuzz/fuzz_peer_agent.c) calls them one by one.
+ */
+int peer_agent_init(void);
+void peer_agent_fini(void);
+void peer_agent_dispatch(json_t *req);
+void peer_agent_answer_to(FILE *f);
 
 /*
  * Undo one journal record of ipsec.c's kinds (xfrm-state, xfrm-policy,

@@ -13,8 +13,7 @@
 
 /* ---- the agent's run request: what it runs, and its answer ---- */
 
-/* A network device's name as the kernel takes one (dev_valid_name), and never an option. */
-static bool dev_ok(const char *s)
+bool peer_dev_ok(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -54,18 +53,18 @@ int peer_run_allowed(char *const argv[], int argc, char *why, size_t len)
 		if (argv_is(argv, argc, exact[i]))
 			return 0;
 	if (argc == 6 && argv_is(argv, 5, (const char *const[]){ "ip", "-j", "addr", "show", "dev", NULL }) &&
-	    dev_ok(argv[5]))
+	    peer_dev_ok(argv[5]))
 		return 0;
 	/* a scenario's [link] mtu, and its undo */
-	if (argc == 7 && argv_is(argv, 4, (const char *const[]){ "ip", "link", "set", "dev", NULL }) && dev_ok(argv[4]) &&
+	if (argc == 7 && argv_is(argv, 4, (const char *const[]){ "ip", "link", "set", "dev", NULL }) && peer_dev_ok(argv[4]) &&
 	    !strcmp(argv[5], "mtu") && argv[6][0] && strlen(argv[6]) <= 5 && strspn(argv[6], "0123456789") == strlen(argv[6]))
 		return 0;
 	if (!strcmp(prog, "ethtool")) {
-		if (argc == 2 && dev_ok(argv[1]))
+		if (argc == 2 && peer_dev_ok(argv[1]))
 			return 0;
-		if (argc == 3 && (!strcmp(argv[1], "-i") || !strcmp(argv[1], "-k")) && dev_ok(argv[2]))
+		if (argc == 3 && (!strcmp(argv[1], "-i") || !strcmp(argv[1], "-k")) && peer_dev_ok(argv[2]))
 			return 0;
-		if (argc >= 5 && argc % 2 == 1 && !strcmp(argv[1], "-K") && dev_ok(argv[2])) {
+		if (argc >= 5 && argc % 2 == 1 && !strcmp(argv[1], "-K") && peer_dev_ok(argv[2])) {
 			int i;
 
 			for (i = 3; i < argc; i += 2)

@@ -24,6 +24,9 @@
  */
 int peer_run_allowed(char *const argv[], int argc, char *why, size_t len);
 
+/* A network device's name as the kernel takes one (dev_valid_name), and never an option. */
+bool peer_dev_ok(const char *s);
+
 /* How long the agent lets a program run (the run waits AGENT_TIMEOUT_MS for the answer). */
 #define PEER_RUN_DEADLINE_MS 10000
 

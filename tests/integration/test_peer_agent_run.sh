@@ -60,6 +60,12 @@ cat > "$TMP/req" << EOF
 {"op":"run","argv":["cat","/proc/self/root/etc/shadow"]}
 {"op":"run","argv":["cat","/proc/1/environ"]}
 {"op":"run","argv":["cat","/proc/net/tcp","/proc/net/tcp6","/proc/stat"]}
+{"op":"sa-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","spi":1,"enc":"cbc(aes)","enc_key_bits":-160,"auth":"hmac(sha1)","auth_key_bits":160,"key":"00"}
+{"op":"sa-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","spi":1,"aead":"rfc4106(gcm(aes))","aead_key_bits":4294967456,"aead_icv_bits":128,"key":"00"}
+{"op":"kmod","name":"-v"}
+{"op":"kmod","name":"../../../etc"}
+{"op":"probes-attach","dev":"x\" || 1 == 1 || name == \"y"}
+{"op":"x$(printf 'é%.0s' $(seq 300))"}
 {"op":"run","argv":["ethtool","hang"]}
 EOF
 start=$(date +%s)
@@ -68,7 +74,7 @@ SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/bin:$PATH" unshare -n
 	"$IPSECPERF" peer-agent < "$TMP/req" > "$TMP/ans" 2> "$TMP/err" ||
 	fail "the agent exited $? at the end of its input: $(cat "$TMP/err")"
 secs=$(($(date +%s) - start))
-[ "$(wc -l < "$TMP/ans")" = 19 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
+[ "$(wc -l < "$TMP/ans")" = 25 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
 python3 - "$TMP/ans" << 'EOF' || fail "the agent's answers to run are not as they should be"
 import json, sys
 lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
@@ -98,7 +104,14 @@ for i in (15, 16):
          "a file the testbed does not read (root's secrets through /proc): refused, the files it reads named")
 want(17, a[17]["ok"] and a[17]["status"] == 0 and a[17]["out"].startswith("  sl  local_address")
      and a[17]["out"].count("local_address") == 2 and "\ncpu " in a[17]["out"], "/proc/net/tcp, tcp6 and /proc/stat, read by the agent")
-want(18, not a[18]["ok"] and a[18]["ran"] and a[18].get("timed_out") is True, "past the deadline: killed, said")
+for i, what in ((18, "negative key bits"), (19, "key bits past an int")):
+    want(i, not a[i]["ok"] and "must be a multiple of 8 from 0 to 512" in a[i]["error"], "sa-add with " + what + ": refused")
+for i, what in ((20, "an option"), (21, "a path")):
+    want(i, not a[i]["ok"] and "not a module name" in a[i]["error"], "kmod of " + what + ": refused")
+want(22, not a[22]["ok"] and "not a network device's name" in a[22]["error"], "probes-attach on a filter, not a device: refused")
+want(23, not a[23]["ok"] and a[23]["error"].startswith("unknown request 'x\u00e9") and a[23]["error"].endswith("\u00e9'"),
+     "an unknown request whose name is cut: said, cut between two characters")
+want(24, not a[24]["ok"] and a[24]["ran"] and a[24].get("timed_out") is True, "past the deadline: killed, said")
 EOF
 [ -e "$TMP/cat-ran" ] && fail "the agent ran cat ($(cat "$TMP/cat-ran")): it reads the testbed's files itself"
 [ -e "$TMP/shell-ran" ] && fail "a refused argv ran"

@@ -499,6 +499,30 @@ static void clean_text(void **state)
 	msg_clean(NULL, true);
 }
 
+/* A message cut by snprintf is cut back to whole characters (the agent's errors then stay UTF-8, and are sent). */
+static void cut_utf8(void **state)
+{
+	(void)state;
+	char a[] = "ab\xc3\xa9", b[] = "ab\xc3", c[] = "ab\xe2\x80", d[] = "ab\xf0\x9f\x98", e[] = "ab\x80", f[] = "";
+	char g[7];
+
+	msg_cut_utf8(a);
+	assert_string_equal(a, "ab\xc3\xa9");
+	msg_cut_utf8(b);
+	assert_string_equal(b, "ab");
+	msg_cut_utf8(c);
+	assert_string_equal(c, "ab");
+	msg_cut_utf8(d);
+	assert_string_equal(d, "ab");
+	msg_cut_utf8(e);
+	assert_string_equal(e, "ab");
+	msg_cut_utf8(f);
+	assert_string_equal(f, "");
+	fmt_buf(g, sizeof(g), "%s", "x\xc3\xa9\xc3\xa9\xc3\xa9"); /* 6 bytes: x, two é and half of one */
+	msg_cut_utf8(g);
+	assert_string_equal(g, "x\xc3\xa9\xc3\xa9");
+}
+
 /* Every string of the agent's answer is cleaned as it is read: kmsg, why, error, out. */
 static void session_answer_cleaned(void **state)
 {
@@ -706,6 +730,7 @@ int main(void)
 		cmocka_unit_test(files_read_in_process),
 		cmocka_unit_test(exec_limits_kill),
 		cmocka_unit_test(clean_text),
+		cmocka_unit_test(cut_utf8),
 		cmocka_unit_test(session_answer_cleaned),
 		cmocka_unit_test(remote_run_cleaned),
 		cmocka_unit_test(remote_output_capped),

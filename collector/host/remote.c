@@ -74,6 +74,55 @@ char *shell_join(char *const argv[])
 	return out;
 }
 
+/* One word of shell_join's at *p (quoted or plain), its text appended to w; false when it is not one. */
+static bool split_word(const char **p, char *w)
+{
+	const char *s = *p;
+	size_t n = 0;
+
+	if (*s != '\'') {
+		n = strspn(s, safe_chars);
+		if (!n)
+			return false;
+		memcpy(w, s, n);
+		w[n] = '\0';
+		*p = s + n;
+		return true;
+	}
+	for (s++;;) {
+		const char *q = strchr(s, '\'');
+
+		if (!q)
+			return false;
+		memcpy(w + n, s, q - s);
+		n += q - s;
+		if (strncmp(q, "'\\''", 4)) { /* the word's closing quote */
+			w[n] = '\0';
+			*p = q + 1;
+			return true;
+		}
+		w[n++] = '\'';
+		s = q + 4;
+	}
+}
+
+char **shell_split(const char *s)
+{
+	size_t max = strlen(s) / 2 + 2, n = 0;
+	char **w = s[0] ? calloc(max, sizeof(*w)) : NULL;
+
+	while (w) {
+		if (n + 1 >= max || !(w[n] = malloc(strlen(s) + 1)) || !split_word(&s, w[n++]) ||
+		    (*s && (*s != ' ' || !*++s))) {
+			remote_argv_free(w);
+			return NULL;
+		}
+		if (!*s)
+			break;
+	}
+	return w;
+}
+
 static bool has_bad_char(const char *s, bool allow_space)
 {
 	for (; *s; s++)

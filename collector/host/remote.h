@@ -58,6 +58,15 @@ char *shell_quote(const char *s);
 char *shell_join(char *const argv[]);
 
 /*
+ * shell_join undone: the words of s (a NULL-terminated argv, free with
+ * remote_argv_free), or NULL when s is not exactly what shell_join makes
+ * (words of safe characters or in single quotes with ' as '\'', one blank
+ * between two): the command a key pinned to the agent was asked to run
+ * (SSH_ORIGINAL_COMMAND), read as data, never by a shell.
+ */
+char **shell_split(const char *s);
+
+/*
  * Is dest a usable ssh destination ([user@]host, no leading '-', no blanks
  * or control characters)? 0, or -1 with the reason in why.
  */

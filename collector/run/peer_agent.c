@@ -42,8 +42,12 @@
  * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
  * journals its changes there as remote-argv records running this. It exits
  * JOURNAL_LEFT_EXIT when the record cannot be undone safely (said on stderr).
+ * Started for a key pinned to it, it serves what that key was asked for
+ * instead (peer_agent_ssh.c).
  * At the end of stdin (the run ended, or ssh lost the connection) the agent
  * stops what it started and exits: nothing it made outlives the session.
+ * An input that ends before its first request is an error: nothing asked
+ * for was done (a pinned key whose SSH_ORIGINAL_COMMAND did not come).
  * A connection that hangs rather than closes (a link that went away) shows
  * no end of stdin: the agent also exits after AGENT_IDLE_S without a
  * request; the run sends "ping" every few seconds while it waits.
@@ -496,7 +500,7 @@ void peer_agent_fini(void)
 
 int peer_agent_serve(void)
 {
-	size_t have = 0;
+	size_t have = 0, served = 0;
 	char *line;
 
 	if (peer_agent_init() < 0)
@@ -519,6 +523,7 @@ int peer_agent_serve(void)
 				break;
 			continue;
 		}
+		served++;
 		if (!req) {
 			agent_answer_err("a request that is not a JSON object");
 			continue;
@@ -528,5 +533,9 @@ int peer_agent_serve(void)
 	}
 	secret_free(line, AGENT_LINE_MAX);
 	peer_agent_fini();
+	if (!served) {
+		pr_warn("peer-agent: its input ended before any request, so nothing was done; if an ssh key is pinned to the agent (command= in authorized_keys), the command it was asked for did not reach it in SSH_ORIGINAL_COMMAND (under sudo, keep that variable: env_keep)");
+		return EXIT_FAIL;
+	}
 	return EXIT_OK;
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The peer agent's run request: what it runs, and its answer (peer_run.h). */
+#include <arpa/inet.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmod.h"
 #include "peer_files.h"
 #include "peer_run.h"
 #include "remote.h"
@@ -86,6 +88,58 @@ int peer_run_allowed(char *const argv[], int argc, char *why, size_t len)
 	snprintf(why, len, "run: not a command the peer testbed runs (%.40s%s); the agent (ipsecperf %s) runs only ip -j addr show, ip link set dev DEV mtu N, ethtool, "
 		 "iperf3 --version, timeout --version, uname -r, printenv SSH_CONNECTION and cat of %s; a run of another release may ask for more: install the same release on both hosts",
 		 prog, argc > 1 ? " ..." : "", IPSECPERF_VERSION, peer_files_list);
+	return -1;
+}
+
+static bool digits(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n && n <= max && strspn(s, "0123456789") == n;
+}
+
+/*
+ * argv (argc words) against a pattern: a word as it is, or "#N" digits
+ * (N at most), "@" an address, "%" a port, "$" a module's name.
+ */
+static bool argv_match(char *const argv[], int argc, const char *const pat[])
+{
+	unsigned char b[16];
+	int i;
+
+	for (i = 0; pat[i]; i++) {
+		const char *a = i < argc ? argv[i] : NULL, *p = pat[i];
+
+		if (!a || (p[0] == '#' && !digits(a, (size_t)(p[1] - '0'))) ||
+		    (!strcmp(p, "@") && inet_pton(AF_INET, a, b) != 1 && inet_pton(AF_INET6, a, b) != 1) ||
+		    (!strcmp(p, "%") && (!digits(a, 5) || atoi(a) < 1 || atoi(a) > 65535)) ||
+		    (!strcmp(p, "$") && !kmod_name_ok(a)) || (!strchr("#@%$", p[0]) && strcmp(a, p)))
+			return false;
+	}
+	return i == argc;
+}
+
+int peer_ssh_allowed(char *const argv[], int argc, char *why, size_t len)
+{
+	/* load_iperf3.c's server and client on the peer (bounded by timeout), ep_kmod_set's modprobe and rmmod */
+	static const char *const pats[][16] = {
+		{ "timeout", "#7", "iperf3", "-s", "-1", "-J", "-B", "@", "-p", "%" },
+		{ "timeout", "#7", "iperf3", "-c", "@", "-B", "@", "-p", "%", "-t", "#6", "-O", "#6", "-J" },
+		{ "modprobe", "$" },
+		{ "rmmod", "$" },
+	};
+	int n = argc;
+
+	if (peer_run_allowed(argv, argc, why, len) == 0)
+		return 0;
+	/* -A CPU after the iperf3 server's or client's words, when the run pins it */
+	if (n > 2 && !strcmp(argv[0], "timeout") && !strcmp(argv[n - 2], "-A") && digits(argv[n - 1], 4))
+		n -= 2;
+	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		if (argv_match(argv, n, pats[i]) && (n == argc || !strcmp(argv[0], "timeout")))
+			return 0;
+	snprintf(why, len, "`%.40s%s` is not a command the peer testbed sends through ssh (this agent is ipsecperf %s; a run of another release may send others: install the same release on both hosts)",
+		 argc > 0 ? argv[0] : "", argc > 1 ? " ..." : "", IPSECPERF_VERSION);
 	return -1;
 }
 

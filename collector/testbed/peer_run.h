@@ -27,6 +27,23 @@ int peer_run_allowed(char *const argv[], int argc, char *why, size_t len);
 /* A network device's name as the kernel takes one (dev_valid_name), and never an option. */
 bool peer_dev_ok(const char *s);
 
+/*
+ * What a key pinned to the agent is served when ssh asks it for one
+ * command (collector/run/peer_agent_ssh.c), besides the agent's session
+ * and its --undo: what peer_run_allowed runs, and what the run sends only
+ * through ssh, the iperf3 server or client under timeout(1) (load_iperf3.c,
+ * with -A CPU when pinned) and modprobe or rmmod of a module
+ * (kmod_name_ok). 0, or -1 with why (naming the agent's release).
+ */
+int peer_ssh_allowed(char *const argv[], int argc, char *why, size_t len);
+
+/*
+ * The exit status of an agent started for a pinned key when it was asked
+ * for something it does not serve (said on stderr): the run takes it as the
+ * sign of such a key (testbed_peer.c).
+ */
+#define PEER_AGENT_PINNED_EXIT 4
+
 /* How long the agent lets a program run (the run waits AGENT_TIMEOUT_MS for the answer). */
 #define PEER_RUN_DEADLINE_MS 10000
 

@@ -10,6 +10,8 @@
 # not UTF-8, a program past the agent's deadline are said, never sent
 # half, and the answer says the program ran (the run then does not run it
 # again through ssh). An argv it does not run is refused without running.
+# Started for a key pinned to it, it serves what the run sends through ssh
+# (SSH_ORIGINAL_COMMAND: an undo, a re-read) and refuses the rest, exit 4.
 # The agent is started here on a pipe, as ssh starts it on the peer, with
 # stand-ins for the programs first on its PATH.
 . "$(dirname "$0")/lib.sh"
@@ -33,13 +35,15 @@ change) echo ran >> "$TMP/changes" ;;
 esac
 EOF
 chmod +x "$TMP/bin/ethtool"
-# cat's stand-in: the agent reads the testbed's files itself, and no other file
-cat > "$TMP/bin/cat" << EOF
+# cat's stand-in (apart: lib.sh may put $TMP/bin on the test's own PATH):
+# the agent reads the testbed's files itself, and no other file
+mkdir -p "$TMP/catbin"
+cat > "$TMP/catbin/cat" << EOF
 #!/bin/sh
 echo "\$*" >> "$TMP/cat-ran"
 exec /bin/cat "\$@"
 EOF
-chmod +x "$TMP/bin/cat"
+chmod +x "$TMP/catbin/cat"
 
 cat > "$TMP/req" << EOF
 {"op":"run","argv":["ethtool","status3"]}
@@ -70,7 +74,7 @@ cat > "$TMP/req" << EOF
 EOF
 start=$(date +%s)
 # in a network namespace of its own, whose /proc/net/tcp and tcp6 are short
-SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/bin:$PATH" unshare -n timeout --kill-after=5 40 \
+SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/catbin:$TMP/bin:$PATH" unshare -n timeout --kill-after=5 40 \
 	"$IPSECPERF" peer-agent < "$TMP/req" > "$TMP/ans" 2> "$TMP/err" ||
 	fail "the agent exited $? at the end of its input: $(cat "$TMP/err")"
 secs=$(($(date +%s) - start))
@@ -125,4 +129,36 @@ for _ in $(seq 20); do # killed, it may stay a zombie a moment until it is reape
 done
 [ -d "/proc/$hang" ] && [ "$(awk '{print $3}' "/proc/$hang/stat" 2> /dev/null)" != Z ] &&
 	fail "the hung program's child outlived the agent's deadline: $(cat "/proc/$hang/cmdline" | tr '\0' ' ')"
+
+# --- started for a key pinned to it: what the key was asked for --------------------
+# sshd puts it in SSH_ORIGINAL_COMMAND; stdin is ssh's, here empty. In a
+# network namespace of its own: the undo of a policy made there.
+pinned() { # command, then the agent's exit status, stdout and stderr in $TMP/pin.*
+	SSH_ORIGINAL_COMMAND="$1" PATH="$TMP/catbin:$TMP/bin:$PATH" "$IPSECPERF" peer-agent < /dev/null > "$TMP/pin.out" 2> "$TMP/pin.err"
+	echo $? > "$TMP/pin.rc"
+}
+rec='{"kind":"xfrm-policy","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out"}'
+export -f pinned
+export IPSECPERF TMP rec
+unshare -n bash -c '
+	ip xfrm policy add src 198.51.100.1/32 dst 198.51.100.2/32 dir out tmpl proto esp mode transport || exit 9
+	pinned "ipsecperf peer-agent --undo '"'"'$rec'"'"'"
+	ip xfrm policy | grep "^src" | wc -l > "$TMP/pin.left"' || fail "cannot add a policy in a namespace of its own"
+[ "$(cat "$TMP/pin.rc")" = 0 ] && [ "$(cat "$TMP/pin.left")" = 0 ] ||
+	fail "pinned: peer-agent --undo of a policy: exit $(cat "$TMP/pin.rc"), $(cat "$TMP/pin.left") policy left: $(cat "$TMP/pin.err")"
+pinned "ethtool -K change tso on"
+[ "$(cat "$TMP/pin.rc")" = 0 ] && [ "$(wc -l < "$TMP/changes")" = 2 ] || fail "pinned: ethtool -K (an undo) not run"
+pinned "cat /proc/stat"
+[ "$(cat "$TMP/pin.rc")" = 0 ] && head -1 "$TMP/pin.out" | grep -q '^cpu ' && [ ! -e "$TMP/cat-ran" ] ||
+	fail "pinned: /proc/stat not read by the agent: exit $(cat "$TMP/pin.rc"): $(head -c 300 "$TMP/pin.err")"
+for refused in "echo ipsecperf-ssh-check" "cat /proc/self/root/etc/shadow" "modprobe -v esp4" "sh -c id" "ethtool change;id" ""; do
+	pinned "$refused"
+	[ "$(cat "$TMP/pin.rc")" = 4 ] && [ ! -s "$TMP/pin.out" ] &&
+		grep -q 'this ssh key is pinned to the agent .* was not run' "$TMP/pin.err" ||
+		fail "pinned: '$refused' not refused with exit 4: exit $(cat "$TMP/pin.rc"): $(cat "$TMP/pin.out" "$TMP/pin.err")"
+done
+# no command and no request (what a sudo rule that drops SSH_ORIGINAL_COMMAND gives): not a silent success
+"$IPSECPERF" peer-agent < /dev/null 2> "$TMP/none.err" && fail "an agent that got no request exited 0"
+grep -q 'input ended before any request, so nothing was done' "$TMP/none.err" ||
+	fail "an agent that got no request did not say so: $(cat "$TMP/none.err")"
 exit 0

@@ -92,6 +92,32 @@ static void quote_round_trip_through_sh(void **state)
 	free(joined);
 }
 
+/* shell_split undoes shell_join, and takes nothing else (what a pinned key was asked for is data). */
+static void split_round_trip(void **state)
+{
+	(void)state;
+	char *words[] = { "ipsecperf", "peer-agent", "--undo", "{\"kind\":\"xfrm-state\",\"dst\":\"a b\"}", "it's",
+			  "''", "'", "$(echo no)", "a;b", "new\nline", "", "x'y'z", "\\'", NULL };
+	static const char *const bad[] = { "", " a", "a ", "a  b", "a;b", "'unclosed", "ab'c'", "'a'b", "a\\ b",
+					   "'a'\\''", "$(x)", "a\tb" };
+	char *joined = shell_join(words), **back = shell_split(joined);
+	int n;
+
+	assert_non_null(back);
+	for (n = 0; words[n]; n++) {
+		assert_non_null(back[n]);
+		assert_string_equal(back[n], words[n]);
+	}
+	assert_null(back[n]);
+	remote_argv_free(back);
+	free(joined);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if ((back = shell_split(bad[i]))) {
+			remote_argv_free(back);
+			fail_msg("shell_split took \"%s\"", bad[i]);
+		}
+}
+
 static void ssh_argv_shape(void **state)
 {
 	(void)state;
@@ -430,6 +456,50 @@ static void run_allowed_list(void **state)
 			fail_msg("allowed: %s %s", no[i][0], no[i][1] ? no[i][1] : "");
 }
 
+static int ssh_allowed(const char *const argv[])
+{
+	char why[600];
+	int n = 0;
+
+	while (argv[n])
+		n++;
+	return peer_ssh_allowed((char *const *)argv, n, why, sizeof(why));
+}
+
+/* A key pinned to the agent is served what the run sends through ssh, and nothing more. */
+static void ssh_allowed_list(void **state)
+{
+	(void)state;
+	static const char *const yes[][20] = {
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "5201" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "2001:db8::2", "-p", "5202", "-A", "1" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J",
+		  "-A", "0" },
+		{ "modprobe", "esp4" }, { "rmmod", "esp4_offload" }, { "modprobe", "xfrm-user" },
+		{ "ethtool", "-K", "eth0", "tso", "on", "gso", "off" }, { "ip", "link", "set", "dev", "eth0", "mtu", "1500" },
+		{ "cat", "/proc/stat" }, { "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "uname", "-r" },
+	};
+	static const char *const no[][20] = {
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "5201", "--logfile", "/etc/passwd" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "x;y", "-p", "5201" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "0" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "70000" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "5201", "-A", "x" },
+		{ "timeout", "-s", "KILL", "iperf3", "-s" }, { "timeout", "1", "sh" }, { "iperf3", "-s" },
+		{ "modprobe", "-v", "esp4" }, { "modprobe", "--config=/etc/shadow" }, { "modprobe", "esp4", "-A", "1" },
+		{ "rmmod", "-f", "esp4" }, { "modprobe", "../x" }, { "echo", "ipsecperf-ssh-check" },
+		{ "cat", "/etc/shadow" }, { "sh", "-c", "id" }, { "" },
+	};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (ssh_allowed(yes[i]) != 0)
+			fail_msg("not served: %s %s %s", yes[i][0], yes[i][1], yes[i][2] ? yes[i][2] : "");
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (ssh_allowed(no[i]) != -1)
+			fail_msg("served: %s %s", no[i][0], no[i][1] ? no[i][1] : "");
+}
+
 /* The agent's cat: the testbed's files, read here, capped; nothing else. */
 static void files_read_in_process(void **state)
 {
@@ -714,6 +784,7 @@ int main(void)
 		cmocka_unit_test(quote_plain_words_unchanged),
 		cmocka_unit_test(quote_special),
 		cmocka_unit_test(quote_round_trip_through_sh),
+		cmocka_unit_test(split_round_trip),
 		cmocka_unit_test(ssh_argv_shape),
 		cmocka_unit_test(dest_and_opt_checks),
 		cmocka_unit_test(ethtool_link),
@@ -727,6 +798,7 @@ int main(void)
 		cmocka_unit_test(run_result_ran_or_not),
 		cmocka_unit_test(answer_ok_or_error),
 		cmocka_unit_test(run_allowed_list),
+		cmocka_unit_test(ssh_allowed_list),
 		cmocka_unit_test(files_read_in_process),
 		cmocka_unit_test(exec_limits_kill),
 		cmocka_unit_test(clean_text),

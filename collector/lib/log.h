@@ -20,9 +20,11 @@ void msg_trim(char *s);
 
 /*
  * Make another host's text (s may be NULL) safe for a terminal and for
- * the results: control characters (C0 but newline and tab, DEL, C1) and
- * bytes that are not UTF-8 become '?', in place; with one_line, newlines
- * and tabs become blanks too (a field of meta.json or a record).
+ * the results: control characters (C0 but newline and tab, DEL, C1),
+ * bidirectional controls and zero-width characters (which reorder or hide
+ * what is shown) and bytes that are not UTF-8 become '?' (one a byte), in
+ * place; with one_line, newlines and tabs become blanks too (a field of
+ * meta.json or a record).
  */
 void msg_clean(char *s, bool one_line);
 

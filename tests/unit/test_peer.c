@@ -567,6 +567,12 @@ static void clean_text(void **state)
 	msg_clean(b, true);
 	assert_string_equal(b, "line one line two");
 	msg_clean(NULL, true);
+	/* bidirectional controls and zero-width characters (RLO, LRI, PDI, ZWSP, ZWJ, BOM, ALM, LS): they reorder or hide text */
+	char c[] = "a\xe2\x80\xae" "gnp.exe\xe2\x81\xa6" "b\xe2\x81\xa9\xe2\x80\x8b" "c\xe2\x80\x8d\xef\xbb\xbf\xd8\x9c"
+		   "\xe2\x80\xa8\xe2\x80\x94\xc3\xa9\xe2\x82\xac";
+
+	msg_clean(c, false);
+	assert_string_equal(c, "a???gnp.exe???b??????c???????????\xe2\x80\x94\xc3\xa9\xe2\x82\xac");
 }
 
 /* A message cut by snprintf is cut back to whole characters (the agent's errors then stay UTF-8, and are sent). */

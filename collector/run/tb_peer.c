@@ -366,10 +366,11 @@ static json_t *rx_counters(struct tb_peer *t, json_t *rec, const char *off_why)
 			json_object_set_new(req, "sa_load", sa_list_of(rec, "sa_load", "receiver"));
 		json_t *r = agent_call(t->p, req);
 
+		/* the peer's, taken field by field: what it sent is not copied as it came */
 		if (r && json_is_object(json_object_get(r, "counters")))
-			c = json_incref(json_object_get(r, "counters"));
+			c = probes_counters_taken(json_object_get(r, "counters"));
 		if (r && json_is_object(json_object_get(r, "probe_cost")))
-			json_object_set(rec, "probe_cost_receiver", json_object_get(r, "probe_cost"));
+			json_object_set_new(rec, "probe_cost_receiver", probes_cost_taken(json_object_get(r, "probe_cost")));
 		if (r && json_is_object(json_object_get(r, "probe_missed")))
 			json_object_set_new(rec, "probe_missed_receiver", missed_of(json_object_get(r, "probe_missed")));
 		json_decref(r);

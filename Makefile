@@ -299,6 +299,18 @@ $(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/testbed/
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
+# The peer agent's request handlers, what acts on the host stood in for by
+# the target itself (tests/fuzz/fuzz_peer_agent.c); execvp wrapped, never run.
+FUZZ_AGENT_SRCS := collector/run/peer_agent.c collector/run/peer_agent_answer.c collector/run/peer_agent_host.c \
+	collector/run/peer_agent_ssh.c collector/testbed/peer_run.c collector/testbed/peer_files.c \
+	collector/testbed/testbed_peer_parse.c collector/host/shell_words.c collector/host/xfrm_msg.c \
+	collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
+	collector/lib/files.c collector/lib/secret.c
+$(BUILD)/fuzz/fuzz_peer_agent: tests/fuzz/fuzz_peer_agent.c $(FUZZ_AGENT_SRCS) $(BUILD)/version.h $(BUILD)/datadir.h \
+		$(wildcard collector/run/peer_agent*.h collector/testbed/peer_*.h)
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -Wl,--wrap=execvp -ljansson -lmnl
 # The guest channel: the tar a VM guest sends back and what it holds, as the
 # host reads and checks them (guest_tar.c, guest_check.c).
 $(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/testbed/guest_tar.c collector/vm/guest_check.c \
@@ -328,6 +340,12 @@ FUZZ_TARGETS += peer_request
 FUZZ_TARGETS += guest
 FUZZ_TARGETS += peer_answer
 FUZZ_TARGETS += profile
+FUZZ_TARGETS += peer_agent
+# Each input of fuzz_peer_agent is at most 64 requests, none of which
+# waits or runs a program: one past -timeout (wall time: 30 s leaves room
+# for a loaded machine) is a slow path. The agent's
+# warnings are not the fuzzer's (-close_fd_mask).
+FUZZ_OPTS_peer_agent := -max_len=65536 -timeout=30 -report_slow_units=2 -close_fd_mask=3
 fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
 fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*

@@ -8,6 +8,9 @@
  * here (single quotes, ' as '\''): the one place ipsecperf builds a command
  * string, and it only quotes, never interpolates.
  *
+ * A façade of remote.c (ssh: commands, changes, sessions) and
+ * shell_words.c (the words of a command, quoted and split).
+ *
  * Changes on the peer are journaled locally as "remote-argv" records that
  * carry the ssh destination and options, so that the undo (and `ipsecperf
  * cleanup`, after a SIGKILL) runs on the machine the change was made on.

@@ -469,6 +469,8 @@ static bool read_more(char *line, size_t *have)
 
 int peer_agent_init(void)
 {
+	if (ag.shm)
+		return 0;
 	/* the parent (sshd's session) may go away: we see it as the end of stdin */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

@@ -28,7 +28,7 @@ int peer_agent_pinned(const char *cmd);
 /*
  * The agent's state made (0, or -1 said why) and unmade; one request
  * answered; where answers go (NULL: stdout). peer_agent_serve does all of
- * it; a test may call them one by one.
+ * it; the fuzzer (tests/fuzz/fuzz_peer_agent.c) calls them one by one.
  */
 int peer_agent_init(void);
 void peer_agent_fini(void);

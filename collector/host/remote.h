@@ -42,6 +42,12 @@
  * writes on a session's stderr, each raw/ file of a program started there.
  */
 #define REMOTE_OUTPUT_MAX (1 << 20)
+/*
+ * What a file the testbed reads on the peer may hold when it comes over
+ * ssh: /proc/net/tcp is 150 bytes a socket, and a busy host (thousands in
+ * TIME-WAIT) passes 1 MiB; this is about 200,000 sockets.
+ */
+#define REMOTE_FILE_MAX (32 << 20)
 /* How long one command through ssh may take, connection included: it bounds a hang. */
 #define REMOTE_RUN_DEADLINE_MS 60000
 

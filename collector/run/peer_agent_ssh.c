@@ -25,16 +25,16 @@
 #include "peer_run.h"
 #include "remote.h"
 
-/* cat of the files the testbed reads, as cat would print them (up to REMOTE_OUTPUT_MAX, what the run reads). */
+/* cat of the files the testbed reads, as cat would print them (up to REMOTE_FILE_MAX, what the run reads). */
 static int serve_cat(char *const w[], int n)
 {
 	struct exec_result r;
-	int st = peer_files_cat(w + 1, n - 1, REMOTE_OUTPUT_MAX, &r);
+	int st = peer_files_cat(w + 1, n - 1, REMOTE_FILE_MAX, &r);
 
 	if (st < 0)
 		return EXIT_FAIL;
 	if (r.too_long) {
-		pr_warn("peer-agent: cat: more than %d KiB, more than the run reads", REMOTE_OUTPUT_MAX >> 10);
+		pr_warn("peer-agent: cat: more than %d MiB, more than the run reads", REMOTE_FILE_MAX >> 20);
 		st = EXIT_FAIL;
 	} else {
 		fwrite(r.out, 1, r.out_len, stdout);

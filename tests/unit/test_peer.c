@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "clock.h"
+#include "endpoint.h"
 #include "exec.h"
 #include "log.h"
 #include "peer_files.h"
@@ -506,7 +507,8 @@ static void files_read_in_process(void **state)
 	(void)state;
 	struct exec_result r;
 
-	assert_int_equal(peer_files_cat((char *[]){ "/proc/net/tcp", "/proc/stat" }, 2, 1 << 20, &r), 0);
+	/* the host's own /proc/net/tcp: 150 bytes a socket, more than 1 MiB on a busy host */
+	assert_int_equal(peer_files_cat((char *[]){ "/proc/net/tcp", "/proc/stat" }, 2, 1 << 28, &r), 0);
 	assert_false(r.too_long);
 	assert_int_equal(strncmp(r.out, "  sl  local_address", 19), 0);
 	assert_non_null(strstr(r.out, "\ncpu "));
@@ -718,6 +720,26 @@ static void remote_output_capped(void **state)
 	}
 }
 
+/* A file the testbed reads through ssh (a busy peer's /proc/net/tcp) may pass 1 MiB; a command's output may not. */
+static void file_reread_larger(void **state)
+{
+	(void)state;
+	struct host h = { .ssh_dest = "peer" };
+	struct endpoint e = { .host = &h, .cpu = -1 };
+	char *out = NULL, *err = NULL;
+
+	fake_ssh("PATH=$IPP_FAKE_PATH; head -c 2000000 /dev/zero | tr '\\000' a");
+	assert_int_equal(ep_run(&e, (char *[]){ "cat", "/proc/net/tcp", NULL }, &out, &err), 0);
+	assert_int_equal(strlen(out), 2000000);
+	free(out);
+	free(err);
+	assert_int_equal(ep_run(&e, (char *[]){ "uname", "-r", NULL }, &out, &err), -1);
+	fake_ssh_end();
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+}
+
 /* A peer whose command never ends: stopped at the deadline, with what it started there. */
 static void remote_run_deadline(void **state)
 {
@@ -812,6 +834,7 @@ int main(void)
 		cmocka_unit_test(session_answer_cleaned),
 		cmocka_unit_test(remote_run_cleaned),
 		cmocka_unit_test(remote_output_capped),
+		cmocka_unit_test(file_reread_larger),
 		cmocka_unit_test(remote_run_deadline),
 		cmocka_unit_test(session_stderr_capped),
 		cmocka_unit_test(spawn_output_capped),

@@ -51,10 +51,12 @@ static int cmd_peer_agent(int argc, char **argv)
 
 const struct command command_peer_agent = {
 	.name = "peer-agent", .fn = cmd_peer_agent, .help = help_peer_agent, .opts = peer_agent_opts,
-	.exit_status = "  0   its input ended; --undo: the record was undone\n"
-		       "  1   --undo: the record could not be undone (kept, for `ipsecperf cleanup`)\n"
+	.exit_status = "  0   its input ended after its requests; --undo: the record was undone\n"
+		       "  1   its input ended before any request (nothing was done); --undo: the\n"
+		       "      record could not be undone (kept, for `ipsecperf cleanup`)\n"
 		       "  2   bad usage\n"
-		       "  3   --undo: the record cannot be undone safely (said why)\n",
+		       "  3   --undo: the record cannot be undone safely (said why)\n"
+		       "  4   a key pinned to it asked for what the peer testbed does not send\n",
 	.examples = "  ipsecperf run --testbed peer --peer root@rx --dev eth1 --peer-dev eth1\n"
 		    "      # starts it on rx\n",
 	.summary = "the peer testbed's helper on the far host (started through ssh)",

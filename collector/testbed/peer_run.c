@@ -132,8 +132,12 @@ int peer_ssh_allowed(char *const argv[], int argc, char *why, size_t len)
 
 	if (peer_run_allowed(argv, argc, why, len) == 0)
 		return 0;
-	/* -A CPU after the iperf3 server's or client's words, when the run pins it */
+	/* -A CPU after the iperf3 server's or client's words, when the run pins it; -C NAME (--congestion) the client's */
 	if (n > 2 && !strcmp(argv[0], "timeout") && !strcmp(argv[n - 2], "-A") && digits(argv[n - 1], 4))
+		n -= 2;
+	if (n > 4 && !strcmp(argv[0], "timeout") && !strcmp(argv[3], "-c") && !strcmp(argv[n - 2], "-C") &&
+	    strlen(argv[n - 1]) < 16 && argv[n - 1][0] &&
+	    !argv[n - 1][strspn(argv[n - 1], "abcdefghijklmnopqrstuvwxyz0123456789_")])
 		n -= 2;
 	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
 		if (argv_match(argv, n, pats[i]) && (n == argc || !strcmp(argv[0], "timeout")))

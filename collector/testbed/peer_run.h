@@ -32,7 +32,7 @@ bool peer_dev_ok(const char *s);
  * command (collector/run/peer_agent_ssh.c), besides the agent's session
  * and its --undo: what peer_run_allowed runs, and what the run sends only
  * through ssh, the iperf3 server or client under timeout(1) (load_iperf3.c,
- * with -A CPU when pinned) and modprobe or rmmod of a module
+ * with -A CPU when pinned, the client with -C NAME) and modprobe or rmmod of a module
  * (kmod_name_ok). 0, or -1 with why (naming the agent's release).
  */
 int peer_ssh_allowed(char *const argv[], int argc, char *why, size_t len);

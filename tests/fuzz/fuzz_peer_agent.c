@@ -9,7 +9,7 @@
  * pinned to the agent).
  *
  * What acts on the host is a stand-in here, linked in place of the real
- * one (exec.c, xfrm.c, kmod.c, setup.c, the probes, the stream, the journal): each
+ * one (exec.c, xfrm.c, kmod.c, setup.c, the probes, the stream, the loads, the journal): each
  * checks what reaches it, and the xfrm ones build the real netlink message
  * (xfrm_msg.c), so that a bad spec reaches the real memcpy. The files the
  * testbed reads are read for real. Aborts if a request does not get
@@ -36,6 +36,7 @@
 #include "journal.h"
 #include "kmod.h"
 #include "load.h"
+#include "loads.h"
 #include "peer_agent.h"
 #include "peer_run.h"
 #include "probes.h"
@@ -199,6 +200,33 @@ json_t *setup_crypto(const char *alg)
 {
 	return json_pack("[{s:s}]", "name", alg);
 }
+
+/*
+ * The loads' own requests (loads.h): one stand-in load, whose state the
+ * agent keeps and ends. The real loads' requests (rr-serve, udp-rx, ...)
+ * start responders, and are not fuzzed here.
+ */
+static json_t *load_op_answer(json_t *req, void **state)
+{
+	int *n = *state ? *state : (*state = calloc(1, sizeof(int)));
+
+	if (!n)
+		return NULL;
+	(*n)++;
+	return json_pack("{s:b, s:i, s:O?}", "ok", 1, "n", *n, "echo", json_object_get(req, "echo"));
+}
+
+static void load_op_end(void **state)
+{
+	free(*state);
+	*state = NULL;
+}
+
+static const struct load_kind stand_in_load = {
+	.name = "stand-in", .agent_ops = (const struct load_agent_op[]){ { "stand-in-op", load_op_answer }, { NULL, NULL } },
+	.agent_end = load_op_end,
+};
+const struct load_kind *const load_kinds[] = { &stand_in_load, NULL };
 
 /* The probes: one stand-in set, whose window and counters follow the requests. */
 static struct {

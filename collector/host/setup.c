@@ -214,11 +214,12 @@ static json_t *cpu_setup(void)
 static json_t *mitigations(void)
 {
 	DIR *d = opendir(SYS_CPU "/vulnerabilities");
-	json_t *o = json_object();
+	json_t *o;
 	struct dirent *e;
 
 	if (!d)
 		return json_null();
+	o = json_object();
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
 

@@ -87,11 +87,13 @@ readme_examples() { # kernel-tree (built: make kernel-tree)
 	readme_fill "$a" "$s1" "$s2" "$p"
 }
 
-# One "$ ipsecperf ..." block of the sample: the command, what it printed.
+# One "$ ipsecperf ..." block of the sample: the command, what it printed;
+# its exit status in $rc.
 sample_block() { # args...
 	echo '```'
 	echo "\$ ipsecperf $*"
-	"$IPSECPERF" "$@" || true
+	rc=0
+	"$IPSECPERF" "$@" || rc=$?
 	echo '```'
 }
 
@@ -102,13 +104,15 @@ readme_fill() { # netns-dir same-1 same-2 patched-dir
 		sample_block report --summary "$1"
 		echo
 		echo 'Two runs of one kernel, nothing changed in between, compared:'
-		echo 'the gate passes (exit status 0).'
+		"$IPSECPERF" compare "$2" "$3" > /dev/null 2>&1 && echo 'the gate passes (exit status 0).' ||
+			echo "exit status $?."
 		echo
 		sample_block compare "$2" "$3"
 		echo
 		echo 'A kernel with tests/integration/kernel-patches/esp4-busywait.patch'
 		echo '(500 us of busy-wait in every esp_output) against its base, booted in'
-		echo 'turn in one run: the gate catches it (exit status 1).'
+		"$IPSECPERF" compare "$4" > /dev/null 2>&1
+		echo "turn in one run: exit status $?."
 		echo
 		sample_block compare "$4"
 	} > "$t"

@@ -82,7 +82,7 @@ readme_examples() { # kernel-tree (built: make kernel-tree)
 	s1=$(vm_run vm-same-1 --kernel "$k")
 	s2=$(vm_run vm-same-2 --kernel "$k")
 	p=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-patched
-	REPEAT=${REPEAT:-5} DURATION=${DURATION:-2} LV=-esp-slow tools/patch-to-verdict.sh -o "$p" \
+	REPEAT=${REPEAT:-5} DURATION=${DURATION:-2} LV=-esp-slow tools/patch-to-verdict.sh -o "$p" -w "$tree-readme" \
 		"$tree" tests/integration/kernel-patches/esp4-busywait.patch clear esp-null > /dev/null || [ $? = 1 ] || exit 1
 	readme_fill "$a" "$s1" "$s2" "$p"
 }

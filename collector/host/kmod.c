@@ -12,6 +12,7 @@
 #include "files.h"
 #include "journal.h"
 #include "log.h"
+#include "wait.h"
 
 static int read_int_file(const char *path, int *out)
 {
@@ -287,7 +288,7 @@ static int unload_loaded(json_t *mine)
 		if (pass == 29)
 			pr_warn("undo: modules loaded during the run are still in use, left loaded:%s", busy);
 		else if (!removed)
-			nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+			wait_ms(100);
 	}
 	return err;
 }

@@ -17,6 +17,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "wait.h"
 
 static bool has_bad_char(const char *s, bool allow_space)
 {
@@ -465,16 +466,8 @@ void remote_session_close(struct remote_session *s)
 		close(s->to_fd);
 	s->to_fd = -1;
 	if (s->pid > 0) {
-		/* the agent reads EOF, stops its children and exits; ssh follows (no signal first, as exec_stop sends) */
-		for (int i = 0; i < 300; i++) {
-			if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-				s->pid = -1;
-				break;
-			}
-			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-		}
-		if (s->pid > 0)
-			exec_stop(s->pid, 1000);
+		/* the agent reads EOF, stops its children and exits; ssh follows (no signal for 3 s) */
+		wait_stop(s->pid, &(struct wait_stop){ .quiet_ms = 3000, .grace_ms = 1000 });
 		s->pid = -1;
 	}
 	if (s->from_fd >= 0)

@@ -36,6 +36,7 @@
 #include "rate_search.h"
 #include "remote.h"
 #include "signals.h"
+#include "wait.h"
 #include "udp_rate.h"
 
 #define DRAIN_QUIET_MS 50   /* a step is over when its count has not moved for this long */
@@ -222,10 +223,7 @@ static void child_stop(pid_t *pid, _Atomic int *flag, int value)
 	if (*pid <= 0)
 		return;
 	atomic_store(flag, value);
-	for (int i = 0; i < 300 && waitpid(*pid, NULL, WNOHANG) != *pid; i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	if (waitpid(*pid, NULL, WNOHANG) == 0)
-		exec_stop(*pid, 1000);
+	wait_stop(*pid, &(struct wait_stop){ .quiet_ms = 3000, .grace_ms = 1000 });
 	*pid = -1;
 }
 
@@ -275,7 +273,7 @@ static int check_alive(struct rate_run *x)
 }
 
 /* Wait ms, ticking and watching both ends: 0, or -1 with why. */
-static int wait_ms(struct rate_run *x, double until_s)
+static int rate_wait(struct rate_run *x, double until_s)
 {
 	for (double t; (t = mono_s()) < until_s;) {
 		int ms = (int)((until_s - t) * 1000);
@@ -351,7 +349,7 @@ static int step(struct rate_run *x, double pps, int ms, bool window, uint64_t *s
 	atomic_store(&tx->pps, (uint64_t)llround(pps));
 	atomic_store(&tx->go, UDP_SEND);
 	t0 = mono_s();
-	int rc = wait_ms(x, t0 + ms / 1000.0);
+	int rc = rate_wait(x, t0 + ms / 1000.0);
 
 	if (udp_rate_pause(tx, 5000) < 0 && rc == 0)
 		rc = fail(x, tx->err[0] ? tx->err : "the rate sender did not pause within 5 s");

@@ -29,6 +29,7 @@
 #include "remote.h"
 #include "rr.h"
 #include "signals.h"
+#include "wait.h"
 
 /* Shared between the parent and its children here (MAP_SHARED). */
 struct rr_shm {
@@ -179,10 +180,7 @@ static void child_stop(pid_t *pid, _Atomic int *flag, int value)
 	if (*pid <= 0)
 		return;
 	atomic_store(flag, value);
-	for (int i = 0; i < 300 && waitpid(*pid, NULL, WNOHANG) != *pid; i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	if (waitpid(*pid, NULL, WNOHANG) == 0)
-		exec_stop(*pid, 1000);
+	wait_stop(*pid, &(struct wait_stop){ .quiet_ms = 3000, .grace_ms = 1000 });
 	*pid = -1;
 }
 

@@ -12,6 +12,7 @@
 #include "exec.h"
 #include "load_util.h"
 #include "signals.h"
+#include "wait.h"
 
 const char *load_key(const struct scenario *sc, const char *key)
 {
@@ -34,18 +35,24 @@ pid_t load_fork(const char *netns, int cpu, char *err, size_t errlen)
 	return pid;
 }
 
+struct flag_wait {
+	_Atomic int *flag;
+	pid_t child;
+};
+
+/* 1: the child set its flag; -1: it ended, or a stop was asked for; 0: not yet. */
+static int flag_set(void *arg)
+{
+	struct flag_wait *w = arg;
+
+	if (atomic_load(w->flag))
+		return 1;
+	return wait_child_ended(w->child, NULL) || stop_requested() ? -1 : 0;
+}
+
 int load_wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
 {
-	for (int t = 0; t < timeout_ms; t += 10) {
-		if (atomic_load(flag))
-			return 0;
-		/* a look while waiting for the child's flag in shared memory */
-		if (waitpid(child, NULL, WNOHANG) == child)
-			return -1;
-		if (sleep_ms_or_stop(10))
-			return -1;
-	}
-	return -1;
+	return wait_until(flag_set, &(struct flag_wait){ flag, child }, timeout_ms, 10) == 1 ? 0 : -1;
 }
 
 int load_key_int(const struct scenario *sc, const char *key, long def, long min, long max, long *v, char *why,

@@ -70,6 +70,7 @@
 
 #include "cpu.h"
 #include "journal.h"
+#include "wait.h"
 #include "exec.h"
 #include "load.h"
 #include "log.h"
@@ -156,6 +157,25 @@ static _Noreturn void rx_child(json_t *req, int cpu, uint8_t *key, int keylen)
 		       agent_str(req, "peer"), agent_str(req, "method"), agent_str(req, "ao_alg"), key, keylen);
 }
 
+/* 1: the receiver listens (its flag in shared memory); -1: it ended (reaped, no longer ours); 0: not yet. */
+static int rx_listening(void *arg)
+{
+	(void)arg;
+	if (atomic_load(&ag.shm->listening))
+		return 1;
+	if (!wait_child_ended(ag.rx, NULL))
+		return 0;
+	ag.rx = -1;
+	return -1;
+}
+
+/* 1 once the receiver has read to EOF (or is gone). */
+static int rx_done(void *arg)
+{
+	(void)arg;
+	return ag.rx <= 0 || atomic_load(&ag.shm->done);
+}
+
 static void op_stream_rx(json_t *req)
 {
 	const char *method = agent_str(req, "method");
@@ -185,17 +205,9 @@ static void op_stream_rx(json_t *req)
 		agent_answer_err("fork: %s", strerror(errno));
 		return;
 	}
-	for (int t = 0; t < 5000; t += 10) {
-		if (atomic_load(&ag.shm->listening)) {
-			agent_answer(json_pack("{s:b, s:i}", "ok", 1, "pid", (int)ag.rx));
-			return;
-		}
-		/* a look while waiting for the receiver's flag in shared memory */
-		if (waitpid(ag.rx, NULL, WNOHANG) == ag.rx) {
-			ag.rx = -1;
-			break;
-		}
-		usleep(10000);
+	if (wait_until(rx_listening, NULL, 5000, 10) == 1) {
+		agent_answer(json_pack("{s:b, s:i}", "ok", 1, "pid", (int)ag.rx));
+		return;
 	}
 	rx_stop();
 	agent_answer_err("%s", ag.shm->err[0] ? ag.shm->err : "the stream receiver did not listen within 5 s");
@@ -204,7 +216,7 @@ static void op_stream_rx(json_t *req)
 static void op_stream_bytes(json_t *req)
 {
 	/* one look: is it still running? (collector/lib/exec.c's waits block) */
-	bool running = ag.rx > 0 && waitpid(ag.rx, NULL, WNOHANG) == 0;
+	bool running = ag.rx > 0 && !wait_child_ended(ag.rx, NULL);
 
 	(void)req;
 	/* reaped (or gone): its pid is no longer ours to signal, and may be another process's soon */
@@ -218,8 +230,7 @@ static void op_stream_stop(json_t *req)
 {
 	(void)req;
 	/* the sender has closed: give the receiver a moment to read to EOF */
-	for (int i = 0; i < 200 && ag.rx > 0 && !atomic_load(&ag.shm->done); i++)
-		usleep(10000);
+	wait_until(rx_done, NULL, 2000, 10);
 	rx_stop();
 	agent_answer(json_pack("{s:b, s:I, s:s}", "ok", 1, "bytes", (json_int_t)atomic_load(&ag.shm->bytes),
 			       "error", ag.shm->err));

@@ -15,6 +15,7 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "wait.h"
 #include "signals.h"
 #include "vm_console.h"
 #include "vm_pair_receiver.h"
@@ -70,7 +71,7 @@ static void boot_watch(struct boot *b, pid_t pid, double t0)
 		}
 		if (boot_must_stop(b, t))
 			return;
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+		wait_ms(20);
 	}
 }
 

@@ -10,17 +10,16 @@
 
 #include "matrix.h"
 #include "options.h"
+#include "testbed_peer.h"
 #include "testbeds.h"
 #include "vm_matrix.h"
 
 /* peer: the link's two ends and the host, and the options to reach it usable */
 static int peer_check(const struct run_config *c, char *why, size_t len)
 {
-	if (!c->peer || !c->dev || !c->peer_dev) {
-		snprintf(why, len, "--testbed peer needs --peer [USER@]HOST, --dev IF and --peer-dev IF (docs/peer-testbed.md)");
-		return -1;
-	}
-	return peer_config_check(c, why, len);
+	struct testbed_config tc = testbed_config_of(c);
+
+	return peer_host_check(&tc, why, len);
 }
 
 /* vm, vm-pair: a kernel to boot */
@@ -46,6 +45,7 @@ static const struct testbed_entry testbeds[] = {
 #define NTESTBEDS (sizeof(testbeds) / sizeof(testbeds[0]))
 
 char testbeds_help[128];
+const char *testbeds_choices[NTESTBEDS + 1];
 
 const struct testbed_entry *testbed_default(void)
 {
@@ -93,5 +93,7 @@ void testbeds_register(void)
 	for (size_t i = 0; i < NTESTBEDS && n < sizeof(testbeds_help); i++)
 		n += snprintf(testbeds_help + n, sizeof(testbeds_help) - n, "%s%s%s", i ? ", " : "", testbeds[i].name,
 			      i ? "" : " (default)");
+	for (size_t i = 0; i < NTESTBEDS; i++)
+		testbeds_choices[i] = testbeds[i].name;
 	options_set_testbeds(&hooks);
 }

@@ -7,9 +7,8 @@
  * --probe-cost and --probe-set, the measured window, the progress line and
  * --until-ci. What differs is behind a table of operations.
  *
- * A façade of matrix.c (the loop), record.c (the records every testbed
- * writes) and, for the peer options' check made with the command line,
- * tb_peer.c.
+ * A façade of matrix.c (the loop) and record.c (the records every testbed
+ * writes).
  */
 #ifndef IPSECPERF_MATRIX_H
 #define IPSECPERF_MATRIX_H
@@ -73,12 +72,6 @@ extern const struct testbed_ops peer_testbed_ops;  /* tb_peer.c */
 
 /* What the testbeds take of the run's options. */
 struct testbed_config testbed_config_of(const struct run_config *c);
-
-/*
- * The peer options usable (the destination, each --ssh-option)? 0, or -1 with
- * why; checked with the command line, before anything is made.
- */
-int peer_config_check(const struct run_config *cfg, char *why, size_t len);
 
 /* run_matrix's --dry-run where every scenario would be skipped */
 #define RUN_NOTHING (-2)

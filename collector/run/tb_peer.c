@@ -594,13 +594,6 @@ static void peer_teardown(void *tb)
 	free(t);
 }
 
-int peer_config_check(const struct run_config *c, char *why, size_t len)
-{
-	struct testbed_config tc = testbed_config_of(c);
-
-	return peer_host_check(&tc, why, len);
-}
-
 static const char *peer_lost(void *tb)
 {
 	return peer_lost_why(((struct tb_peer *)tb)->p);

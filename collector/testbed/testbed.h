@@ -27,7 +27,6 @@ struct testbed_config {
 };
 
 struct testbed {
-	const char *kind;    /* "netns" */
 	char ns_tx[64];      /* sender's namespace */
 	char ns_rx[64];      /* receiver's namespace */
 	char dev_tx[16];     /* sender's end of the link */

@@ -71,7 +71,6 @@ static void names(struct testbed *tb, const struct testbed_config *cfg)
 	int ncpu = cpu_count();
 
 	memset(tb, 0, sizeof(*tb));
-	tb->kind = "netns";
 	/* unique per process and its start, so parallel runs and leftovers never collide */
 	rtnl_netns_name(tb->ns_tx, sizeof(tb->ns_tx), "tx");
 	rtnl_netns_name(tb->ns_rx, sizeof(tb->ns_rx), "rx");

@@ -452,7 +452,7 @@ static int host_from_cfg(struct host *h, const struct testbed_config *c, char *w
 {
 	memset(h, 0, sizeof(*h));
 	if (!c->peer || !c->dev || !c->peer_dev) {
-		snprintf(why, len, "--testbed peer needs --peer [user@]host, --dev IF (this host's end of the link) and --peer-dev IF (the peer's end)");
+		snprintf(why, len, "--testbed peer needs --peer [USER@]HOST, --dev IF and --peer-dev IF (docs/peer-testbed.md)");
 		return -1;
 	}
 	if (remote_check_dest(c->peer, why, len) < 0)

@@ -34,7 +34,11 @@ struct peer;
  */
 struct peer *peer_open(const struct testbed_config *cfg, json_t *meta);
 void peer_close(struct peer *p);
-/* The ssh destination and options usable? 0, or -1 with why. */
+/*
+ * The peer options given (--peer, --dev, --peer-dev), the ssh destination
+ * and each --ssh-option usable? 0, or -1 with why; checked with the command
+ * line, before anything is made.
+ */
 int peer_host_check(const struct testbed_config *cfg, char *why, size_t len);
 /* Why the peer is lost (p as void *), or NULL. */
 const char *peer_lost_why(void *p);

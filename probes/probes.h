@@ -78,9 +78,10 @@ int probes_stats_enable(struct probes *p);
  *   tracepoints  no kprobes: the xmit program and the kmem tracepoints;
  *   kernel       the kernel's own counters only, no BPF at all.
  */
-enum probe_set { PROBE_SET_DEFAULT, PROBE_SET_ALL, PROBE_SET_TRACEPOINTS, PROBE_SET_KERNEL, PROBE_SET_ESP,
+enum probe_set { PROBE_SET_DEFAULT, PROBE_SET_ESP, PROBE_SET_ALL, PROBE_SET_TRACEPOINTS, PROBE_SET_KERNEL,
 		 PROBE_SET_N };
-extern const char *const probe_set_names[PROBE_SET_N];
+/* Their names, in that order (--probe-set's choices), NULL last. */
+extern const char *const probe_set_names[PROBE_SET_N + 1];
 /* The set named s, or -1. */
 int probe_set_parse(const char *s);
 void probes_set_set(struct probes *p, enum probe_set set);

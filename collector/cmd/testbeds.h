@@ -27,5 +27,7 @@ void testbeds_names(char *buf, size_t len, const char *sep);
  */
 void testbeds_register(void);
 extern char testbeds_help[];
+/* The names, NULL last: --testbed's choices (filled by testbeds_register). */
+extern const char *testbeds_choices[];
 
 #endif

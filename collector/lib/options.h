@@ -58,7 +58,14 @@ struct opt_def {
 	enum opt_type type;
 	size_t off;        /* of the field in the command's struct */
 	double min, max;   /* OPT_T_INT, OPT_T_DOUBLE */
-	const char *const *choices; /* OPT_T_CHOICE, NULL-terminated */
+	/*
+	 * The values it takes, NULL-terminated: OPT_T_CHOICE parses by them;
+	 * on an OPT_T_STR they are listed only (the command checks the value).
+	 * `COMMAND --list-choices` prints them, for the completion.
+	 */
+	const char *const *choices;
+	unsigned choices_hidden; /* bit i: choice i is another name of one before it, taken, not offered */
+	bool say_takes;    /* a bad choice: "--NAME takes a, b or c, not 'x'" (run's wording) */
 	int (*cb)(void *cfg, const char *val); /* -1 after one line */
 	const char *arg;   /* metavariable for the help page */
 	const char *help;
@@ -133,6 +140,13 @@ void options_help(FILE *f, const struct opt_def *defs);
 
 /* One line per option, tab-separated, for scripts and tests: name, short, arg, testbeds, guest|host. */
 void options_list(FILE *f, const struct opt_def *defs);
+
+/*
+ * One line per option that has choices, tab-separated: name, short, the
+ * choices offered (space-separated). The hidden --list-choices; the bash
+ * completion reads it.
+ */
+void options_list_choices(FILE *f, const struct opt_def *defs);
 
 /*
  * The testbeds' names by mark and marks by name, from the command layer's

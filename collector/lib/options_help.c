@@ -108,6 +108,19 @@ void options_list(FILE *f, const struct opt_def *defs)
 	}
 }
 
+void options_list_choices(FILE *f, const struct opt_def *defs)
+{
+	for (const struct opt_def *o = defs; o->name; o++) {
+		if (!o->choices)
+			continue;
+		fprintf(f, "--%s\t%s%c\t", o->name, o->short_name ? "-" : "", o->short_name ? o->short_name : '-');
+		for (int i = 0, n = 0; o->choices[i]; i++)
+			if (!(o->choices_hidden & (1u << i)))
+				fprintf(f, "%s%s", n++ ? " " : "", o->choices[i]);
+		fputc('\n', f);
+	}
+}
+
 struct tb_check {
 	const char *cmd;
 	unsigned tb;

@@ -294,8 +294,8 @@ $(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbe
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The peer agent's run answers: made as the agent makes them, read as the run reads them.
-$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/testbed/peer_run.c collector/testbed/peer_files.c \
-		collector/testbed/peer_run.h collector/testbed/peer_files.h collector/host/remote.h $(BUILD)/version.h
+$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/host/peer_run.c collector/host/peer_files.c \
+		collector/host/peer_run.h collector/host/peer_files.h collector/host/remote.h $(BUILD)/version.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson

@@ -11,6 +11,7 @@
 #include "journal.h"
 #include "log.h"
 #include "matrix.h"
+#include "apply.h"
 #include "measuring.h"
 #include "probes.h"
 #include "profile_run.h"
@@ -361,6 +362,21 @@ static void run_counting(struct matrix *m, int s)
 	probes_set_set(m->probes, c->probe_set);
 }
 
+/* The scenario over the testbed's two ends, after the testbed's own check. */
+static int apply(struct matrix *m, const struct scenario *sc, char *why, size_t len)
+{
+	const struct endpoint *tx, *rx;
+	struct ipsec_sas *sas;
+	int rc;
+
+	m->ops->ends(m->tb, &tx, &rx, &sas);
+	if (journal_dry_run())
+		printf("# scenario %s: %s\n", sc->name, sc->description);
+	if (m->ops->possible && (rc = m->ops->possible(m->tb, sc, why, len)))
+		return rc;
+	return scenario_apply(tx, rx, sc, sas, why, len);
+}
+
 /* One scenario: applied, its repeats, undone. */
 static void run_scenario(struct matrix *m, int s)
 {
@@ -369,7 +385,7 @@ static void run_scenario(struct matrix *m, int s)
 	const char *lost = ops->lost ? ops->lost(m->tb) : NULL;
 	int mark = journal_mark();
 	char why[1024] = "";
-	int rc = lost ? -1 : ops->apply(m->tb, sc, why, sizeof(why));
+	int rc = lost ? -1 : apply(m, sc, why, sizeof(why));
 
 	/* a load without LOAD_FLOWS (the built-in stream) is one connection, from the sending end */
 	if (rc == 0 && (m->cfg->flows > 1 || m->cfg->direction) && !(load_of(sc)->caps & LOAD_FLOWS)) {

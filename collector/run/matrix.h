@@ -23,6 +23,7 @@
 #include "testbed.h"
 
 struct probes;
+struct ipsec_sas;
 
 /*
  * A testbed as the matrix sees it. tb is the testbed's own state (made by
@@ -33,8 +34,17 @@ struct testbed_ops {
 	/* Make the testbed (journaled); provenance into res->meta. NULL: could not, said why. */
 	void *(*setup)(const struct run_config *cfg, struct results_writer *res);
 	void (*teardown)(void *tb);
-	/* Apply a scenario (journaled): 0 done; 1 cannot here (skip, why); -1 failed. */
-	int (*apply)(void *tb, const struct scenario *sc, char *why, size_t len);
+	/*
+	 * The two ends of the link and where the scenario's SAs are kept: the
+	 * matrix applies each scenario over them (scenario_apply, apply.h).
+	 */
+	void (*ends)(void *tb, const struct endpoint **tx, const struct endpoint **rx, struct ipsec_sas **sas);
+	/*
+	 * Optional: can this testbed run sc, before anything is changed? 0 yes;
+	 * 1 no (skip, why); -1 failed. Asked under --dry-run too (where the
+	 * testbed is not made: it checks what it can without it).
+	 */
+	int (*possible)(void *tb, const struct scenario *sc, char *why, size_t len);
 	/* Optional: non-NULL when every later run must fail (the peer was lost), and why. */
 	const char *(*lost)(void *tb);
 	/* The probes on both ends (pr NULL: --no-probes, the testbed's own too). */

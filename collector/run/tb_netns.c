@@ -52,33 +52,23 @@ static void netns_teardown(void *tb)
 	free(n); /* the namespaces go with the journal's undo */
 }
 
-/* The scenario's settings on both ends; 1 = cannot here (skip), -1 = failed. */
-static int netns_apply(void *arg, const struct scenario *sc, char *why, size_t len)
+static void netns_ends(void *arg, const struct endpoint **tx, const struct endpoint **rx, struct ipsec_sas **sas)
 {
 	struct netns_tb *n = arg;
-	struct offload_list ol = scenario_offloads(sc);
-	int rc;
 
-	if (journal_dry_run())
-		printf("# scenario %s: %s\n", sc->name, sc->description);
-	rc = link_mtu_apply(&n->tb.ep_tx, sc->mtu, "", why, len);
-	if (rc == 0)
-		rc = link_mtu_apply(&n->tb.ep_rx, sc->mtu, "", why, len);
-	if (rc == 0)
-		rc = offload_apply(n->tb.ns_tx, n->tb.dev_tx, &ol, why, len);
-	if (rc == 0)
-		rc = offload_apply(n->tb.ns_rx, n->tb.dev_rx, &ol, why, len);
-	if (rc == 0 && !journal_dry_run()) {
-		rc = load_check_at(&n->tb.ep_tx, sc, why, len);
-	} else if (rc == 0) { /* no namespace yet: ask this kernel where the run stands */
-		struct endpoint here = n->tb.ep_tx;
+	*tx = &n->tb.ep_tx;
+	*rx = &n->tb.ep_rx;
+	*sas = &n->sas;
+}
 
+/* Can this kernel run the scenario's load (TCP-MD5, TCP-AO)? Both ends share it. */
+static int netns_possible(void *arg, const struct scenario *sc, char *why, size_t len)
+{
+	struct endpoint here = ((struct netns_tb *)arg)->tb.ep_tx;
+
+	if (journal_dry_run()) /* no namespace yet: ask this kernel, where the run stands */
 		here.netns = NULL;
-		rc = load_check_at(&here, sc, why, len);
-	}
-	if (rc == 0)
-		rc = ipsec_apply(&n->tb.ep_tx, &n->tb.ep_rx, sc, &n->sas, why, len);
-	return rc;
+	return load_check_at(&here, sc, why, len);
 }
 
 static void netns_probes_attach(void *arg, struct probes *pr, const struct run_config *cfg)
@@ -182,7 +172,8 @@ const struct testbed_ops netns_testbed_ops = {
 	.run_slack_s = 1.0,
 	.setup = netns_setup_ops,
 	.teardown = netns_teardown,
-	.apply = netns_apply,
+	.ends = netns_ends,
+	.possible = netns_possible,
 	.probes_attach = netns_probes_attach,
 	.probes_detach = netns_probes_detach,
 	.record_head = netns_record_head,

@@ -66,18 +66,6 @@ static bool lost(const struct tb_peer *t)
 	return peer_lost_why(t->p) != NULL;
 }
 
-/* ---- the runner that puts offload.c's ethtool commands on the peer: its endpoint's run and change ---- */
-
-static int ep_runner_run(void *arg, char *const argv[], char **out, char **err)
-{
-	return ep_run(arg, argv, out, err);
-}
-
-static int ep_runner_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
-{
-	return ep_change(arg, do_argv, undo_argv, err);
-}
-
 /* a's SAs and b's (both taken; either may be NULL: an edge that could not be read) */
 static json_t *sa_join(json_t *a, json_t *b)
 {
@@ -439,41 +427,28 @@ static int scenario_possible(struct tb_peer *t, const struct scenario *sc, char 
 	return rc;
 }
 
-static int scenario_apply(struct tb_peer *t, const struct scenario *sc, char *why, size_t len)
+/* Can both ends run sc, and can the peer make its SAs (its agent has their keys)? Changes nothing. */
+static int peer_possible(void *tb, const struct scenario *sc, char *why, size_t len)
 {
-	struct offload_runner remote = { ep_runner_run, ep_runner_change, t->v.ep_rx, " on the peer", true };
-	struct offload_list ol = scenario_offloads(sc);
-	char where[64];
-	int rc;
+	struct tb_peer *t = tb;
+	int rc = journal_dry_run() ? 0 : scenario_possible(t, sc, why, len); /* the peer is not reached */
 
-	if (journal_dry_run())
-		printf("# scenario %s: %s\n", sc->name, sc->description);
-	else if ((rc = scenario_possible(t, sc, why, len)))
-		return rc;
-	rc = link_mtu_apply(t->v.ep_tx, sc->mtu, "", why, len);
-	if (rc == 0)
-		rc = link_mtu_apply(t->v.ep_rx, sc->mtu, " on the peer", why, len);
-	if (rc == 0)
-		rc = offload_apply(NULL, t->v.cfg->dev, &ol, why, len);
-	if (rc == 0) {
-		rc = offload_apply_via(&remote, t->v.cfg->peer_dev, &ol, why, len);
-		if (rc != 0 && !lost(t) && strncmp(why, "the peer", 8)) {
-			char tmp[512];
-
-			snprintf(where, sizeof(where), "the peer");
-			snprintf(tmp, sizeof(tmp), "%s: %s", where, why);
-			snprintf(why, len, "%s", tmp);
-		}
-	}
 	if (rc == 0 && sc->ipsec.on && !t->v.have_agent) {
 		memset(t->sas, 0, sizeof(*t->sas));
 		snprintf(why, len, "ESP needs ipsecperf on the peer to make its SAs (keys only on the agent's stdin): %s",
 			 t->v.no_agent_why);
 		return 1;
 	}
-	if (rc == 0)
-		rc = ipsec_apply(t->v.ep_tx, t->v.ep_rx, sc, t->sas, why, len);
 	return rc;
+}
+
+static void peer_ends(void *tb, const struct endpoint **tx, const struct endpoint **rx, struct ipsec_sas **sas)
+{
+	struct tb_peer *t = tb;
+
+	*tx = t->v.ep_tx;
+	*rx = t->v.ep_rx;
+	*sas = t->sas;
 }
 
 /* This host's probes on --dev; the peer's, by its agent, on its end of the link. */
@@ -599,16 +574,12 @@ static const char *peer_lost(void *tb)
 	return peer_lost_why(((struct tb_peer *)tb)->p);
 }
 
-static int peer_apply(void *tb, const struct scenario *sc, char *why, size_t len)
-{
-	return scenario_apply(tb, sc, why, len);
-}
-
 const struct testbed_ops peer_testbed_ops = {
 	.run_slack_s = 2.0,
 	.setup = peer_setup,
 	.teardown = peer_teardown,
-	.apply = peer_apply,
+	.ends = peer_ends,
+	.possible = peer_possible,
 	.lost = peer_lost,
 	.probes_attach = peer_probes_attach,
 	.probes_detach = peer_probes_detach,

@@ -48,7 +48,7 @@ CFLAGS ?= -O2 -g
 # The collector's layers are under collector/; analyze/ and probes/ sit at
 # the top beside it (docs/architecture.md). tools/layers.sh checks that no
 # file includes from above.
-SRC_DIRS := collector/lib analyze collector/host probes collector/testbed collector/run \
+SRC_DIRS := collector/lib analyze collector/host probes collector/run collector/testbed \
 	collector/kbuild collector/vm collector/bisect collector/cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
@@ -301,13 +301,13 @@ $(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/host/pee
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The peer agent's request handlers, what acts on the host stood in for by
 # the target itself (tests/fuzz/fuzz_peer_agent.c); execvp wrapped, never run.
-FUZZ_AGENT_SRCS := collector/run/peer_agent.c collector/run/peer_agent_answer.c collector/run/peer_agent_host.c \
-	collector/run/peer_agent_ssh.c collector/testbed/peer_run.c collector/testbed/peer_files.c \
+FUZZ_AGENT_SRCS := collector/testbed/peer_agent.c collector/testbed/peer_agent_answer.c collector/testbed/peer_agent_host.c \
+	collector/testbed/peer_agent_ssh.c collector/host/peer_run.c collector/host/peer_files.c \
 	collector/testbed/testbed_peer_parse.c collector/host/shell_words.c collector/host/xfrm_msg.c \
 	collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
 	collector/lib/files.c collector/lib/secret.c
 $(BUILD)/fuzz/fuzz_peer_agent: tests/fuzz/fuzz_peer_agent.c $(FUZZ_AGENT_SRCS) $(BUILD)/version.h $(BUILD)/datadir.h \
-		$(wildcard collector/run/peer_agent*.h collector/testbed/peer_*.h)
+		$(wildcard collector/testbed/peer_agent*.h collector/host/peer_*.h)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -Wl,--wrap=execvp -ljansson -lmnl

@@ -121,7 +121,7 @@ int ep_xfrm_policy_add(const struct endpoint *e, const struct xfrm_pol_spec *p, 
 	return add_answer(agent_req(e, req), kmsg, len);
 }
 
-/* The spec as the agent reads it (agent_sa_spec in collector/run/peer_agent.c). */
+/* The spec as the agent reads it (agent_sa_spec in collector/testbed/peer_agent.c). */
 static json_t *sa_json(const struct xfrm_sa_spec *s)
 {
 	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:b, s:s, s:i, s:s, s:i, s:i, s:s, s:i, s:i}", "op", "sa-add",

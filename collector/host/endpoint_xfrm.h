@@ -3,7 +3,7 @@
  * The xfrm and module operations of an endpoint (endpoint.h), the same
  * calls for both kinds of end: here, xfrm netlink in the end's namespace
  * (xfrm.h) and this host's modules (kmod.h); on the peer, the requests of
- * its agent (collector/run/peer_agent.c), the key spliced into the request line so
+ * its agent (collector/testbed/peer_agent.c), the key spliced into the request line so
  * that it never sits in a json_t. The IPsec set-up (collector/run/ipsec.c) is
  * written once over them. No state: everything is in the endpoint.
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The peer agent's run request (collector/run/peer_agent.c), both ends of it: which
+ * The peer agent's run request (collector/testbed/peer_agent.c), both ends of it: which
  * programs the agent runs, the answer it sends for one it ran, and that
- * answer read on the run's side (collector/testbed/endpoint.c); and what any answer
+ * answer read on the run's side (collector/host/endpoint.c); and what any answer
  * of the agent must be. Pure: unit-tested, and fuzzed
  * (tests/fuzz/fuzz_peer_answer.c).
  */

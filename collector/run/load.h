@@ -23,7 +23,6 @@
 #include "endpoint.h"
 #include "loads.h"
 #include "scenario.h"
-#include "testbed.h"
 
 /* Who sends (--direction): the sending end (tx), the receiving end (rx), or each flow both ways. */
 enum load_direction { LOAD_TX, LOAD_RX, LOAD_BOTH };

@@ -20,16 +20,6 @@
 #include "signals.h"
 #include "until_ci.h"
 
-struct testbed_config testbed_config_of(const struct run_config *c)
-{
-	return (struct testbed_config){
-		.addr_tx = c->addr_tx, .addr_rx = c->addr_rx, .addr_tx_set = c->addr_tx_set,
-		.addr_rx_set = c->addr_rx_set, .prefix_len = c->prefix_len, .peer = c->peer, .dev = c->dev,
-		.peer_dev = c->peer_dev, .peer_ipsecperf = c->peer_ipsecperf, .ssh_opts = c->ssh_opts,
-		.nssh_opts = c->nssh_opts, .cpu_tx = c->cpu_tx, .cpu_rx = c->cpu_rx, .port = c->port,
-	};
-}
-
 /* One matrix: the testbed, the options, the probes. */
 struct matrix {
 	const struct testbed_ops *ops;

@@ -2,7 +2,8 @@
 /*
  * A testbed is where the sender and the receiver live. Two network
  * namespaces joined by a veth pair is the default: every Linux host has it.
- * A façade: the netns testbed's functions are testbed_netns.c's.
+ * A façade of testbed_netns.c (the namespaces and the veth pair) and
+ * tb_netns.c (the netns testbed's operations for the matrix).
  */
 #ifndef IPSECPERF_TESTBED_H
 #define IPSECPERF_TESTBED_H
@@ -38,6 +39,15 @@ struct testbed {
 	int cpu_rx;
 	struct endpoint ep_tx, ep_rx; /* the two ends, as the loads see them */
 };
+
+struct run_config;
+struct testbed_ops;
+
+/* What the testbeds take of the run's options. */
+struct testbed_config testbed_config_of(const struct run_config *c);
+
+/* The netns testbed's operations for the matrix (tb_netns.c). */
+extern const struct testbed_ops netns_testbed_ops;
 
 /* Create the namespaces and the veth pair (journaled). */
 int netns_setup(struct testbed *tb, const struct testbed_config *cfg);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the peer agent's request handlers
- * (collector/run/peer_agent*.c), not only its reader: the input is what the
+ * (collector/testbed/peer_agent*.c), not only its reader: the input is what the
  * agent reads on its stdin, each request taken with peer_request_take() and
  * answered by peer_agent_dispatch() as the agent's loop does, into a
  * memory stream; an input whose first line starts with "$ " gives the rest

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The peer agent's "run" request (collector/run/peer_agent.c): one program from an
+# The peer agent's "run" request (collector/testbed/peer_agent.c): one program from an
 # argv, no shell, and only one the peer testbed runs (ip, ethtool, iperf3
 # and timeout --version, uname -r, printenv SSH_CONNECTION, and cat of the
 # files the testbed reads, /proc/net/tcp, tcp6, /proc/stat, snmp and xfrm_stat, which the

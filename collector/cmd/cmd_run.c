@@ -368,7 +368,7 @@ static int check_testbed(struct run_ctx *ctx, int argc, char **argv)
 		return -1;
 	}
 	c->tb_entry = t;
-	if (options_check_testbed("run", run_opts, argc, argv, t->mark) < 0)
+	if (options_check_testbed("run", run_opts, argc, argv, t->mark, t->name) < 0)
 		return -1;
 	if (t->check && t->check(c, err, sizeof(err)) < 0) {
 		pr_warn("run: %s", err);
@@ -533,9 +533,9 @@ static int run_testbed(struct run_ctx *ctx, struct results_writer *res)
 {
 	const struct testbed_entry *t = ctx->cfg.tb_entry;
 
-	if (t->ops)
-		return run_matrix(t->ops, &ctx->cfg, res, &ctx->overhead);
-	return t->run(&ctx->cfg, res);
+	if (t->guests)
+		return vm_run_matrix(&ctx->cfg, res);
+	return run_matrix(t->ops, &ctx->cfg, res, &ctx->overhead);
 }
 
 /* After a run that was not stopped: the summaries; the exit status. */
@@ -550,7 +550,7 @@ static int run_report(struct run_ctx *ctx, const char *dir, int failed, int undo
 		ret = EXIT_FAIL;
 	fflush(stdout);
 	measuring_warn();
-	if (ctx->cfg.tb_entry->summary && ctx->cfg.tb_entry->summary(stdout, dir) < 0)
+	if (ctx->cfg.tb_entry->guests && vm_print_summary(stdout, dir) < 0)
 		ret = EXIT_FAIL;
 	if (ctx->overhead)
 		probe_overhead_print(stdout, ctx->overhead);

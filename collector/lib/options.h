@@ -155,8 +155,8 @@ void options_list_choices(FILE *f, const struct opt_def *defs);
  * says 0 and the help and --list-options name no testbeds.
  */
 struct opt_testbeds {
-	const char *(*name_of)(unsigned mark); /* the testbed of one mark bit; NULL: none */
-	unsigned (*mark_of)(const char *name);  /* 0: unknown */
+	const char *(*name_at)(int i); /* the registry's i-th testbed, in its order; NULL past the last */
+	unsigned (*mark_at)(int i);    /* its mark (two testbeds may share one: they take the same options) */
 };
 void options_set_testbeds(const struct opt_testbeds *t);
 
@@ -164,10 +164,11 @@ void options_set_testbeds(const struct opt_testbeds *t);
 unsigned options_testbed_mark(const char *testbed);
 
 /*
- * Every option of argv (parsed with defs) works on the testbed whose mark
- * is tb? 0, or -1 after one line naming the option and the testbed.
+ * Every option of argv (parsed with defs) works on the testbed name, whose
+ * mark is tb? 0, or -1 after one line naming the option and the testbed.
  */
-int options_check_testbed(const char *cmd, const struct opt_def *defs, int argc, char **argv, unsigned tb);
+int options_check_testbed(const char *cmd, const struct opt_def *defs, int argc, char **argv, unsigned tb,
+			  const char *name);
 
 /* Whether s holds a control character (a newline, a tab, DEL ...). */
 bool has_control_char(const char *s);

@@ -75,23 +75,33 @@ struct testbed_ops {
 };
 
 /*
- * A testbed as `run` knows it: one entry of the registry (the table is
- * collector/cmd/testbeds.c, the one layer that sees both the in-host loop
- * and the VM's runner). Nothing chooses a testbed by its name but the
- * registry's lookup; the rest asks the entry.
+ * A testbed as `run` knows it: one entry of the registry (testbeds.c),
+ * defined beside the testbed's code (netns's in tb_netns.c, peer's in
+ * tb_peer.c, the guests' in tb_vm.c). Nothing chooses a testbed by its
+ * name but the registry's lookup; the rest asks the entry. vm and vm-pair
+ * differ by their entries' data: how many guests, which testbed the
+ * (sending) guest runs.
  */
 struct testbed_entry {
 	const char *name; /* --testbed NAME, the results' "testbed" */
-	unsigned mark;    /* the option tables' mark of it (OPT_NETNS ..., options.h) */
-	int guests;       /* the guests it measures in: 0 (this host), 1 (vm), 2 (vm-pair's sender and receiver) */
+	/*
+	 * The option tables' mark of it (OPT_NETNS ..., options.h): the options
+	 * it takes carry it. A testbed that takes the options another takes
+	 * may share that one's mark.
+	 */
+	unsigned mark;
 	bool peer;        /* a second host of its own, whose journal a run checks too (journal_check) */
 	/* Optional: its own musts beyond the options' marks: 0, or -1 with why (one line, no "run: "). */
 	int (*check)(const struct run_config *c, char *why, size_t len);
-	/* The way it runs: the in-host matrix loop on ops (run_matrix), or, ops NULL, a runner of its own. */
+	/* Here: the matrix loop on ops (run_matrix). */
 	const struct testbed_ops *ops;
-	int (*run)(const struct run_config *c, struct results_writer *res);
-	/* Optional: what it prints after a run that was not stopped, beside the summary; -1 failed. */
-	int (*summary)(FILE *f, const char *resultsdir);
+	/*
+	 * Or in guests booted with --kernel (collector/vm/, vm_run_matrix): how
+	 * many (1: the sender and the receiver in one; 2: a guest each, over a
+	 * virtio-net link), and the testbed the (sending) guest runs.
+	 */
+	int guests;
+	const char *in_guest;
 };
 
 /* Does the run measure in guests (the vm and vm-pair testbeds)? */

@@ -15,6 +15,7 @@
 #include "matrix.h"
 #include "offload.h"
 #include "probes.h"
+#include "options.h"
 #include "testbed.h"
 
 struct netns_tb {
@@ -184,4 +185,11 @@ const struct testbed_ops netns_testbed_ops = {
 	.record_cpu = netns_record_cpu,
 	.run_end = netns_run_end,
 	.counters = netns_counters,
+};
+
+/* netns, the default: two namespaces of this host and a veth pair. */
+const struct testbed_entry testbed_netns = {
+	.name = "netns",
+	.mark = OPT_NETNS,
+	.ops = &netns_testbed_ops,
 };

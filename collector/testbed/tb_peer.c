@@ -21,6 +21,7 @@
 #include "matrix.h"
 #include "clock.h"
 #include "offload.h"
+#include "options.h"
 #include "probes.h"
 #include "remote.h"
 #include "setup.h"
@@ -594,4 +595,21 @@ const struct testbed_ops peer_testbed_ops = {
 	.run_end = peer_run_end,
 	.counters = peer_counters,
 	.far_crypto = peer_far_crypto,
+};
+
+/* peer: the link's two ends and the host, and the options to reach it usable */
+static int peer_check(const struct run_config *c, char *why, size_t len)
+{
+	struct testbed_config tc = testbed_config_of(c);
+
+	return peer_host_check(&tc, why, len);
+}
+
+/* peer: this host and another reached with ssh, over a real link. */
+const struct testbed_entry testbed_peer = {
+	.name = "peer",
+	.mark = OPT_PEER,
+	.peer = true,
+	.check = peer_check,
+	.ops = &peer_testbed_ops,
 };

@@ -150,7 +150,7 @@ void options_list_choices(FILE *f, const struct opt_def *defs);
 
 /*
  * The testbeds' names by mark and marks by name, from the command layer's
- * registry (collector/cmd/testbeds.c, which this layer cannot see; main()
+ * registry (collector/testbed/testbeds.c, which this layer cannot see; main()
  * gives them first). Until given, no testbed is known: options_testbed_mark()
  * says 0 and the help and --list-options name no testbeds.
  */

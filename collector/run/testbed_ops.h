@@ -3,7 +3,7 @@
  * A testbed as the run knows it, in one header: the operations the matrix
  * loop runs (struct testbed_ops: netns's in collector/testbed/tb_netns.c,
  * peer's in tb_peer.c) and the registry entry that names it
- * (struct testbed_entry: the registry is collector/cmd/testbeds.c).
+ * (struct testbed_entry: the registry is collector/testbed/testbeds.c).
  */
 #ifndef IPSECPERF_TESTBED_OPS_H
 #define IPSECPERF_TESTBED_OPS_H

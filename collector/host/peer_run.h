@@ -29,7 +29,7 @@ bool peer_dev_ok(const char *s);
 
 /*
  * What a key pinned to the agent is served when ssh asks it for one
- * command (collector/run/peer_agent_ssh.c), besides the agent's session
+ * command (collector/testbed/peer_agent_ssh.c), besides the agent's session
  * and its --undo: what peer_run_allowed runs, and what the run sends only
  * through ssh, the iperf3 server or client under timeout(1) (load_iperf3.c,
  * with -A CPU when pinned, the client with -C NAME) and modprobe or rmmod of a module

@@ -283,8 +283,9 @@ $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c $(RESULTS_SRCS) analyze/st
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
-$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/lib/log.c \
-		collector/lib/files.c collector/lib/options.c collector/lib/suggest.c collector/run/scenario.h collector/lib/files.h $(BUILD)/datadir.h
+$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/run/loads_find.c collector/lib/log.c \
+		collector/lib/files.c collector/lib/options.c collector/lib/suggest.c collector/run/scenario.h collector/run/loads.h \
+		collector/lib/files.h $(BUILD)/datadir.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
@@ -305,7 +306,7 @@ FUZZ_AGENT_SRCS := collector/testbed/peer_agent.c collector/testbed/peer_agent_a
 	collector/testbed/peer_agent_ssh.c collector/host/peer_run.c collector/host/peer_files.c \
 	collector/testbed/testbed_peer_parse.c collector/host/shell_words.c collector/host/xfrm_msg.c \
 	collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
-	collector/lib/files.c collector/lib/secret.c
+	collector/lib/files.c collector/lib/secret.c collector/lib/wait.c
 $(BUILD)/fuzz/fuzz_peer_agent: tests/fuzz/fuzz_peer_agent.c $(FUZZ_AGENT_SRCS) $(BUILD)/version.h $(BUILD)/datadir.h \
 		$(wildcard collector/testbed/peer_agent*.h collector/host/peer_*.h)
 	$(call msg,FUZZCC,$@)

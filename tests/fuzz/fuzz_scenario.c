@@ -10,7 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "loads.h"
 #include "scenario.h"
+
+/* The table of loads, names and caps only: the loads' code is not linked here. */
+static const struct load_kind fz_iperf3 = { .name = "iperf3", .caps = LOAD_FLOWS };
+static const struct load_kind fz_stream = { .name = "stream", .caps = LOAD_TCP_AUTH };
+const struct load_kind *const load_kinds[] = { &fz_iperf3, &fz_stream, NULL };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -16,6 +16,8 @@
 #       tests/integration/peer_lib.sh: a test sshd, the agent) into
 #       results/examples/<UTC>-peer-namespaces with its report.txt; the mail
 #       at the end of docs/peer-testbed.md between its "mail" markers.
+#   tools/worked-example.sh readme-fill NETNS-DIR SAME-1 SAME-2 PATCHED-DIR
+#       the README's sample from such runs made before.
 #   tools/worked-example.sh refill
 #       the README's sample, the mail and docs/example.md again from the
 #       committed examples they name, without new runs.
@@ -111,8 +113,9 @@ readme_fill() { # netns-dir same-1 same-2 patched-dir
 		echo
 		echo 'A kernel with tests/integration/kernel-patches/esp4-busywait.patch'
 		echo '(500 us of busy-wait in every esp_output) against its base, booted in'
-		"$IPSECPERF" compare "$4" > /dev/null 2>&1
-		echo "turn in one run: exit status $?."
+		rc4=0
+		"$IPSECPERF" compare "$4" > /dev/null 2>&1 || rc4=$?
+		echo "turn in one run: exit status $rc4."
 		echo
 		sample_block compare "$4"
 	} > "$t"
@@ -224,6 +227,7 @@ refill() {
 case ${1:-} in
 netns) netns_examples; exit 0 ;;
 readme) readme_examples "${2:-}"; exit 0 ;;
+readme-fill) shift; readme_fill "$@"; exit 0 ;;
 refill) refill; exit 0 ;;
 flame) flame_examples "$2"; exit 0 ;;
 peer) peer_examples ;;

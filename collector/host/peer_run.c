@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "kmod.h"
 #include "peer_files.h"
 #include "peer_run.h"
@@ -25,6 +26,24 @@ bool peer_dev_ok(const char *s)
 		if ((unsigned char)*s <= ' ' || *s == '/' || *s == ':' || *s == 0x7f)
 			return false;
 	return true;
+}
+
+int peer_req_port(json_t *req)
+{
+	json_t *v = json_object_get(req, "port");
+	json_int_t p = json_integer_value(v);
+
+	return json_is_integer(v) && p >= PEER_PORT_MIN && p <= 65535 ? (int)p : -1;
+}
+
+int peer_req_cpu(json_t *req)
+{
+	json_t *v = json_object_get(req, "cpu");
+	json_int_t c = json_integer_value(v);
+
+	if (!v || json_is_null(v) || (json_is_integer(v) && c == -1))
+		return -1;
+	return json_is_integer(v) && c >= 0 && c < cpu_count() ? (int)c : -2;
 }
 
 /* An ethtool -K feature name (tso, rx-gro-hw, tx-udp_tnl-segmentation, ...). */
@@ -100,7 +119,7 @@ static bool digits(const char *s, size_t max)
 
 /*
  * argv (argc words) against a pattern: a word as it is, or "#N" digits
- * (N at most), "@" an address, "%" a port, "$" a module's name.
+ * (N at most), "@" an address, "%" a port of run --port's range, "$" a module's name.
  */
 static bool argv_match(char *const argv[], int argc, const char *const pat[])
 {
@@ -112,7 +131,7 @@ static bool argv_match(char *const argv[], int argc, const char *const pat[])
 
 		if (!a || (p[0] == '#' && !digits(a, (size_t)(p[1] - '0'))) ||
 		    (!strcmp(p, "@") && inet_pton(AF_INET, a, b) != 1 && inet_pton(AF_INET6, a, b) != 1) ||
-		    (!strcmp(p, "%") && (!digits(a, 5) || atoi(a) < 1 || atoi(a) > 65535)) ||
+		    (!strcmp(p, "%") && (!digits(a, 5) || atoi(a) < PEER_PORT_MIN || atoi(a) > 65535)) ||
 		    (!strcmp(p, "$") && !kmod_name_ok(a)) || (!strchr("#@%$", p[0]) && strcmp(a, p)))
 			return false;
 	}

@@ -28,6 +28,16 @@ int peer_run_allowed(char *const argv[], int argc, char *why, size_t len);
 bool peer_dev_ok(const char *s);
 
 /*
+ * What a request to the agent asks its receivers to use (a key pinned to
+ * the agent may send any): "port" a port of run --port's range (the run
+ * sends no other), else -1; "cpu" a CPU of this host, or -1 when it is
+ * absent, null or -1 (not pinned), else -2.
+ */
+#define PEER_PORT_MIN 1024
+int peer_req_port(json_t *req);
+int peer_req_cpu(json_t *req);
+
+/*
  * What a key pinned to the agent is served when ssh asks it for one
  * command (collector/testbed/peer_agent_ssh.c), besides the agent's session
  * and its --undo: what peer_run_allowed runs, and what the run sends only

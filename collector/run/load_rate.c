@@ -541,22 +541,26 @@ static void agent_end(void **state)
 static json_t *agent_rx(json_t *req, void **state)
 {
 	struct rate_agent *a = *state;
-	json_t *jcpu = json_object_get(req, "cpu");
-	const char *addr = json_string_value(json_object_get(req, "addr"));
+	int port, cpu;
+	const char *addr = json_string_value(json_object_get(req, "addr")), *bad = load_agent_where(req, &port, &cpu);
 	char why[200];
 
 	if (!a && (a = *state = calloc(1, sizeof(*a))))
 		a->rx = mmap(NULL, sizeof(*a->rx), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!a || a->rx == MAP_FAILED)
+	if (!a || a->rx == MAP_FAILED) {
+		free(a); /* no state without its shared page: the other requests read it */
+		*state = NULL;
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "out of memory");
+	}
 	agent_end(state);
-	if (!addr)
-		return json_pack("{s:b, s:s}", "ok", 0, "error", "udp-rx: no addr");
+	if (bad) {
+		snprintf(why, sizeof(why), "udp-rx: %s", bad);
+		return json_pack("{s:b, s:s}", "ok", 0, "error", why);
+	}
 	memset(a->rx, 0, sizeof(*a->rx));
-	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, a->rx->err,
-			   sizeof(a->rx->err));
+	a->pid = load_fork(NULL, cpu, a->rx->err, sizeof(a->rx->err));
 	if (a->pid == 0)
-		udp_rate_receive(a->rx, addr, (int)json_integer_value(json_object_get(req, "port")));
+		udp_rate_receive(a->rx, addr, port);
 	if (a->pid < 0 || load_wait_flag(&a->rx->listening, a->pid, 5000) < 0) {
 		snprintf(why, sizeof(why), "%s", a->pid < 0 ? strerror(errno) : a->rx->err[0] ? a->rx->err
 										  : "the rate receiver did not bind within 5 s");

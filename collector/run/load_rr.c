@@ -12,6 +12,7 @@
  * each by default, as netperf's).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -385,29 +386,42 @@ static void agent_end(void **state)
 		child_stop(&a->pid, &a->sv->stop, 1);
 }
 
+/* A size of the request: a whole number up to INT_MAX, else -1 (which rr_spec_check refuses). */
+static int size_of(json_t *req, const char *key)
+{
+	json_t *v = json_object_get(req, key);
+
+	return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= INT_MAX
+		       ? (int)json_integer_value(v)
+		       : -1;
+}
+
 static json_t *agent_serve(json_t *req, void **state)
 {
 	struct rr_agent *a = *state;
-	json_t *jcpu = json_object_get(req, "cpu");
-	int kind = rr_kind_of(json_string_value(json_object_get(req, "kind")) ?: "");
-	struct rr_spec s = { .req = (int)json_integer_value(json_object_get(req, "request")),
-			     .resp = (int)json_integer_value(json_object_get(req, "response")) };
-	const char *addr = json_string_value(json_object_get(req, "addr"));
+	int kind = rr_kind_of(json_string_value(json_object_get(req, "kind")) ?: ""), port, cpu;
+	struct rr_spec s = { .req = size_of(req, "request"), .resp = size_of(req, "response") };
+	const char *addr = json_string_value(json_object_get(req, "addr")), *bad = load_agent_where(req, &port, &cpu);
 	char why[200];
 
 	if (!a && (a = *state = calloc(1, sizeof(*a))))
 		a->sv = mmap(NULL, sizeof(*a->sv), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!a || a->sv == MAP_FAILED)
+	if (!a || a->sv == MAP_FAILED) {
+		free(a); /* no state without its shared page: the other requests read it */
+		*state = NULL;
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "out of memory");
+	}
 	agent_end(state);
 	s.kind = kind < 0 ? RR_TCP : (enum rr_kind)kind;
-	if (kind < 0 || !addr || rr_spec_check(&s, why, sizeof(why)) < 0)
-		return json_pack("{s:b, s:s}", "ok", 0, "error", kind < 0 ? "rr-serve: unknown kind" : !addr ? "rr-serve: no addr" : why);
+	if (kind < 0 || bad || rr_spec_check(&s, why, sizeof(why)) < 0) {
+		if (kind < 0 || bad)
+			snprintf(why, sizeof(why), "rr-serve: %s", kind < 0 ? "unknown kind" : bad);
+		return json_pack("{s:b, s:s}", "ok", 0, "error", why);
+	}
 	memset(a->sv, 0, sizeof(*a->sv));
-	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, a->sv->err,
-			   sizeof(a->sv->err));
+	a->pid = load_fork(NULL, cpu, a->sv->err, sizeof(a->sv->err));
 	if (a->pid == 0)
-		rr_serve(a->sv, &s, addr, (int)json_integer_value(json_object_get(req, "port")));
+		rr_serve(a->sv, &s, addr, port);
 	if (a->pid < 0 || load_wait_flag(&a->sv->listening, a->pid, 5000) < 0) {
 		snprintf(why, sizeof(why), "%s", a->pid < 0 ? strerror(errno) : a->sv->err[0] ? a->sv->err
 										  : "the responder did not listen within 5 s");

@@ -11,6 +11,7 @@
 
 #include "exec.h"
 #include "load_util.h"
+#include "peer_run.h"
 #include "signals.h"
 #include "wait.h"
 
@@ -71,4 +72,19 @@ int load_key_int(const struct scenario *sc, const char *key, long def, long min,
 		return -1;
 	}
 	return 0;
+}
+
+const char *load_agent_where(json_t *req, int *port, int *cpu)
+{
+	static char why[80];
+
+	*port = peer_req_port(req);
+	*cpu = peer_req_cpu(req);
+	if (!json_string_value(json_object_get(req, "addr")))
+		return "no addr";
+	if (*port < 0) {
+		snprintf(why, sizeof(why), "\"port\" is not a port from %d to 65535", PEER_PORT_MIN);
+		return why;
+	}
+	return *cpu < -1 ? "\"cpu\" is not a CPU of this host" : NULL;
 }

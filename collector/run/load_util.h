@@ -7,6 +7,7 @@
 #ifndef IPSECPERF_LOAD_UTIL_H
 #define IPSECPERF_LOAD_UTIL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,6 +25,14 @@ int load_wait_flag(_Atomic int *flag, pid_t child, int timeout_ms);
 
 /* The value of the scenario's [load] key, or NULL. */
 const char *load_key(const struct scenario *sc, const char *key);
+
+/*
+ * Where the agent's request asks a load's receiver to listen: "addr" (a
+ * string), "port" and "cpu" as peer_req_port and peer_req_cpu take them
+ * (a key pinned to the agent may send anything). NULL, or why not (a
+ * static buffer).
+ */
+const char *load_agent_where(json_t *req, int *port, int *cpu);
 
 /* The [load] key as a whole number in [min, max] (def when absent or sc NULL): 0, or -1 with why. */
 int load_key_int(const struct scenario *sc, const char *key, long def, long min, long max, long *v, char *why,

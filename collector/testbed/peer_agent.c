@@ -138,8 +138,8 @@ static int stream_key(json_t *req, uint8_t *key)
 	return n;
 }
 
-/* The receiver, forked: pinned to cpu (-1: not), then stream_receive(); never returns. */
-static _Noreturn void rx_child(json_t *req, int cpu, uint8_t *key, int keylen)
+/* The receiver, forked: pinned to cpu (-1: not), then stream_receive() on port; never returns. */
+static _Noreturn void rx_child(json_t *req, int port, int cpu, uint8_t *key, int keylen)
 {
 	signal(SIGPIPE, SIG_DFL);
 	if (cpu >= 0) {
@@ -153,7 +153,7 @@ static _Noreturn void rx_child(json_t *req, int cpu, uint8_t *key, int keylen)
 			_exit(1);
 		}
 	}
-	stream_receive(ag.shm, agent_str(req, "addr"), (int)json_integer_value(json_object_get(req, "port")),
+	stream_receive(ag.shm, agent_str(req, "addr"), port,
 		       agent_str(req, "peer"), agent_str(req, "method"), agent_str(req, "ao_alg"), key, keylen);
 }
 
@@ -179,12 +179,20 @@ static int rx_done(void *arg)
 static void op_stream_rx(json_t *req)
 {
 	const char *method = agent_str(req, "method");
-	json_t *jcpu = json_object_get(req, "cpu");
-	int cpu = json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1;
+	int port = peer_req_port(req), cpu = peer_req_cpu(req);
 	uint8_t key[AGENT_KEY_MAX];
 	int keylen = 0;
 
 	rx_stop();
+	if (port < 0 || cpu < -1) {
+		stream_key(req, key); /* wiped, as every key */
+		explicit_bzero(key, sizeof(key));
+		if (port < 0)
+			agent_answer_err("stream-rx: \"port\" is not a port from %d to 65535", PEER_PORT_MIN);
+		else
+			agent_answer_err("stream-rx: \"cpu\" is not a CPU of this host");
+		return;
+	}
 	if (method[0] && strcmp(method, "md5") && strcmp(method, "ao")) {
 		char m[24];
 
@@ -199,7 +207,7 @@ static void op_stream_rx(json_t *req)
 	memset(ag.shm, 0, sizeof(*ag.shm));
 	ag.rx = exec_fork(NULL, -1, NULL, 0);
 	if (ag.rx == 0)
-		rx_child(req, cpu, key, keylen);
+		rx_child(req, port, cpu, key, keylen);
 	explicit_bzero(key, sizeof(key));
 	if (ag.rx < 0) {
 		agent_answer_err("fork: %s", strerror(errno));

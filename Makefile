@@ -279,7 +279,8 @@ FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_S
 # The results reader is analyze/results*.c (results.h says which does what).
 RESULTS_SRCS := $(wildcard analyze/results*.c)
 $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c $(RESULTS_SRCS) analyze/stats.c \
-		analyze/summary.c collector/lib/log.c collector/lib/files.c $(BUILD)/datadir.h $(wildcard analyze/*.h)
+		analyze/summary.c collector/lib/log.c collector/lib/files.c collector/lib/histogram.c \
+		$(BUILD)/datadir.h $(wildcard analyze/*.h)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
@@ -296,6 +297,7 @@ $(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbe
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The peer agent's run answers: made as the agent makes them, read as the run reads them.
 $(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/host/peer_run.c collector/host/peer_files.c \
+		collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c \
 		collector/host/peer_run.h collector/host/peer_files.h collector/host/remote.h $(BUILD)/version.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)

@@ -34,8 +34,10 @@
 
 #include "exec.h"
 #include "journal.h"
+#include "cpu.h"
 #include "kmod.h"
 #include "load.h"
+#include "load_util.h"
 #include "loads.h"
 #include "peer_agent.h"
 #include "peer_run.h"
@@ -201,19 +203,32 @@ json_t *setup_crypto(const char *alg)
 	return json_pack("[{s:s}]", "name", alg);
 }
 
+/* load_wait_flag's (load_util.c): never reached, since no receiver is forked here. */
+bool stop_requested(void)
+{
+	abort();
+}
+
 /*
  * The loads' own requests (loads.h): one stand-in load, whose state the
  * agent keeps and ends. The real loads' requests (rr-serve, udp-rx, ...)
- * start responders, and are not fuzzed here.
+ * start responders, and are not fuzzed here; what they check of a
+ * request before starting one is: the stand-in asks load_agent_where()
+ * as they do, and aborts if an address, port or CPU it lets through is
+ * not one.
  */
 static json_t *load_op_answer(json_t *req, void **state)
 {
-	int *n = *state ? *state : (*state = calloc(1, sizeof(int)));
+	int *n = *state ? *state : (*state = calloc(1, sizeof(int))), port, cpu;
+	const char *bad = load_agent_where(req, &port, &cpu);
 
+	if (!bad && (!json_is_string(json_object_get(req, "addr")) || port < PEER_PORT_MIN || port > 65535 ||
+		     cpu < -1 || cpu >= cpu_count()))
+		abort();
 	if (!n)
 		return NULL;
 	(*n)++;
-	return json_pack("{s:b, s:i, s:O?}", "ok", 1, "n", *n, "echo", json_object_get(req, "echo"));
+	return json_pack("{s:b, s:i, s:O?, s:s?}", "ok", 1, "n", *n, "echo", json_object_get(req, "echo"), "why", bad);
 }
 
 static void load_op_end(void **state)

@@ -129,6 +129,9 @@ int boot_once(struct boot *b, bool dry)
 	if (pid < 0)
 		goto out_close;
 	boot_watch(b, pid, t0);
+	/* qemu may have ended between two looks: its ports are looked at once more */
+	if (!b->flood)
+		serial_flood(b);
 	/* what qemu said, read before stopping it (it then says that it was stopped) */
 	file_first_line(b->qlog_path, qmsg, sizeof(qmsg));
 	/* still running after boot_watch? only then is it stopped (exec_stop reaps it) */

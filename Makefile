@@ -48,7 +48,7 @@ CFLAGS ?= -O2 -g
 # The collector's layers are under collector/; analyze/ and probes/ sit at
 # the top beside it (docs/architecture.md). tools/layers.sh checks that no
 # file includes from above.
-SRC_DIRS := collector/lib analyze collector/host probes collector/testbed collector/run \
+SRC_DIRS := collector/lib analyze collector/host probes collector/run collector/testbed \
 	collector/kbuild collector/vm collector/bisect collector/cmd
 IPP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror=implicit-function-declaration \
 	  -I$(BUILD) $(addprefix -I,$(SRC_DIRS)) -I$(BUILD)/probes -I/usr/include/traceevent
@@ -279,12 +279,14 @@ FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_S
 # The results reader is analyze/results*.c (results.h says which does what).
 RESULTS_SRCS := $(wildcard analyze/results*.c)
 $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c $(RESULTS_SRCS) analyze/stats.c \
-		analyze/summary.c collector/lib/log.c collector/lib/files.c $(BUILD)/datadir.h $(wildcard analyze/*.h)
+		analyze/summary.c collector/lib/log.c collector/lib/files.c collector/lib/histogram.c \
+		$(BUILD)/datadir.h $(wildcard analyze/*.h)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
-$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/lib/log.c \
-		collector/lib/files.c collector/lib/options.c collector/lib/suggest.c collector/run/scenario.h collector/lib/files.h $(BUILD)/datadir.h
+$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/run/loads_find.c collector/lib/log.c \
+		collector/lib/files.c collector/lib/options.c collector/lib/suggest.c collector/run/scenario.h collector/run/loads.h \
+		collector/lib/files.h $(BUILD)/datadir.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
@@ -294,11 +296,24 @@ $(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbe
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 # The peer agent's run answers: made as the agent makes them, read as the run reads them.
-$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/testbed/peer_run.c collector/testbed/peer_files.c \
-		collector/testbed/peer_run.h collector/testbed/peer_files.h collector/host/remote.h $(BUILD)/version.h
+$(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/host/peer_run.c collector/host/peer_files.c \
+		collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c \
+		collector/host/peer_run.h collector/host/peer_files.h collector/host/remote.h $(BUILD)/version.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
+# The peer agent's request handlers, what acts on the host stood in for by
+# the target itself (tests/fuzz/fuzz_peer_agent.c); execvp wrapped, never run.
+FUZZ_AGENT_SRCS := collector/testbed/peer_agent.c collector/testbed/peer_agent_answer.c collector/testbed/peer_agent_host.c \
+	collector/testbed/peer_agent_ssh.c collector/host/peer_run.c collector/host/peer_files.c \
+	collector/testbed/testbed_peer_parse.c collector/host/shell_words.c collector/host/xfrm_msg.c \
+	collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
+	collector/lib/files.c collector/lib/secret.c collector/lib/wait.c collector/run/load_util.c
+$(BUILD)/fuzz/fuzz_peer_agent: tests/fuzz/fuzz_peer_agent.c $(FUZZ_AGENT_SRCS) $(BUILD)/version.h $(BUILD)/datadir.h \
+		$(wildcard collector/testbed/peer_agent*.h collector/host/peer_*.h)
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -Wl,--wrap=execvp -ljansson -lmnl
 # The guest channel: the tar a VM guest sends back and what it holds, as the
 # host reads and checks them (guest_tar.c, guest_check.c).
 $(BUILD)/fuzz/fuzz_guest: tests/fuzz/fuzz_guest.c collector/testbed/guest_tar.c collector/vm/guest_check.c \
@@ -328,6 +343,12 @@ FUZZ_TARGETS += peer_request
 FUZZ_TARGETS += guest
 FUZZ_TARGETS += peer_answer
 FUZZ_TARGETS += profile
+FUZZ_TARGETS += peer_agent
+# Each input of fuzz_peer_agent is at most 64 requests, none of which
+# waits or runs a program: one past -timeout (wall time: 30 s leaves room
+# for a loaded machine) is a slow path. The agent's
+# warnings are not the fuzzer's (-close_fd_mask).
+FUZZ_OPTS_peer_agent := -max_len=65536 -timeout=30 -report_slow_units=2 -close_fd_mask=3
 fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
 fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*

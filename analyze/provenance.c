@@ -208,7 +208,7 @@ const char *prov_value(const struct prov_src *p, const char *scenario, enum prov
 			return buf;
 		if (m->accel)
 			v = m->accel;
-		else if (m->testbed && strcmp(m->testbed, "vm"))
+		else if (m->testbed && !m->in_guests)
 			v = "none"; /* no emulator between the load and the host's CPUs */
 		break;
 	case PROV_NFIELDS:

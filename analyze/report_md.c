@@ -128,18 +128,23 @@ static void md_not_ok(FILE *f, const struct report *rep)
 {
 	if (!report_not_ok(&rep->all))
 		return;
-	fprintf(f, "\n## Runs not ok (excluded)\n\n| kernel | scenario | repeat | status | reason |\n"
+	fprintf(f, "\n## Runs not ok (excluded)\n\n| kernel | scenario | repeats | status | reason |\n"
 		   "|---|---|---:|---|---|\n");
 	for (int i = 0; i < rep->all.nruns; i++) {
 		const struct run_record *rec = &rep->all.runs[i];
+		int n, first, last;
 
-		if (rec->status == RUN_OK)
+		/* once per scenario and reason, not per repeat */
+		if (!summary_not_ok_group(&rep->all, i, &n, &first, &last))
 			continue;
 		fprintf(f, "| ");
 		md_cell(f, rec->kernel);
 		fprintf(f, " | ");
 		md_cell(f, rec->scenario);
-		fprintf(f, " | %d | %s | ", rec->repeat, run_status_name(rec->status));
+		if (n == 1)
+			fprintf(f, " | %d | %s | ", first, run_status_name(rec->status));
+		else
+			fprintf(f, " | %d-%d (%d) | %s | ", first, last, n, run_status_name(rec->status));
 		md_cell(f, rec->reason ? rec->reason : "");
 		fprintf(f, " |\n");
 	}

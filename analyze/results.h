@@ -127,6 +127,7 @@ struct results_meta {
 	char *accel;                /* a top-level "accel", where a writer records one */
 	struct meta_accel *accels;
 	int naccels;
+	bool in_guests;             /* meta.json says its runs were in guests ("vm", or kernels[].vm) */
 	struct meta_scenario *scenarios;
 	int nscenarios;
 	/*

@@ -247,10 +247,13 @@ static void parse_meta_setup(struct mctx *mc, json_t *root, struct results_meta 
 	v = json_object_get(root, "accel");
 	if (json_is_string(v) && meta_ok(mc, "accel", json_string_value(v), json_string_length(v)))
 		m->accel = results_strdup(json_string_value(v));
-	json_array_foreach(json_object_get(root, "kernels"), i, x)
+	json_array_foreach(json_object_get(root, "kernels"), i, x) {
 		add_accel(mc, m, json_object_get(x, "release"), json_object_get(json_object_get(x, "vm"), "accel"));
+		m->in_guests |= json_is_object(json_object_get(x, "vm"));
+	}
 	json_array_foreach(json_object_get(root, "vm"), i, x)
 		add_accel(mc, m, json_object_get(x, "release"), json_object_get(x, "accel"));
+	m->in_guests |= json_is_array(json_object_get(root, "vm"));
 	v = json_object_get(root, "scenarios");
 	if (!json_is_array(v) || !(m->scenarios = calloc(json_array_size(v) + 1, sizeof(*m->scenarios))))
 		return;

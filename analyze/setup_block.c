@@ -258,7 +258,13 @@ static void end_block(FILE *f, const char *title, const json_t *s, const char *c
 	snprintf(line, sizeof(line), "%s%s%.12s", (k = jstr(s, "kernel")) ? k : "release not recorded",
 		 config_sha ? ", config sha256 " : "", config_sha ? config_sha : "");
 	kv(f, "kernel", line);
-	kv(f, "cmdline", cmdline);
+	/* a long one (a cloud VM's) is cut: meta.json has it whole */
+	if (cmdline && strlen(cmdline) > 220) {
+		snprintf(line, sizeof(line), "%.200s ... (%zu characters: meta.json has it whole)", cmdline, strlen(cmdline));
+		kv(f, "cmdline", line);
+	} else {
+		kv(f, "cmdline", cmdline);
+	}
 	if (!host) {
 		config_line(f, json_object_get(s, "config"));
 		if ((k = jstr(s, "tcp_congestion_control"))) {
@@ -282,23 +288,31 @@ static void end_block(FILE *f, const char *title, const json_t *s, const char *c
 	kv(f, "load", line);
 }
 
-/* The title of kernels[i]'s end on this testbed; receiver: its setup_receiver. */
+/*
+ * The title of kernels[i]'s end; receiver: its setup_receiver. Where the
+ * ends were is read from what meta.json holds, not from the testbed's
+ * name: guests (the guests' "vm" list, a kernel's "vm"), a receiving guest
+ * of its own (its "vm" names a receiver, or the kernel has a receiver's
+ * set-up), a peer (its "peer"); else this host's two namespaces.
+ */
 static void end_title(char *buf, size_t len, const char *testbed, const char *host, const json_t *meta,
 		      const json_t *k, bool receiver)
 {
 	const char *rel = jstr(k, "release") ? jstr(k, "release") : "?";
-	const json_t *vm_rx = json_object_get(json_object_get(k, "vm"), "receiver");
-	const char *dest = jstr(json_object_get(meta, "peer"), "ssh_dest");
+	const json_t *vm = json_object_get(k, "vm"), *vm_rx = json_object_get(vm, "receiver");
+	const json_t *peer = json_object_get(meta, "peer");
+	const char *dest = jstr(peer, "ssh_dest");
+	bool guests = json_is_array(json_object_get(meta, "vm")) || json_is_object(vm);
 
-	if (!strcmp(testbed, "netns"))
-		snprintf(buf, len, "this host (%s): sender and receiver, two namespaces", host);
-	else if (!strcmp(testbed, "peer"))
-		snprintf(buf, len, receiver ? "receiver: %s" : "sender: this host (%s)", receiver ? (dest ? dest : "the peer") : host);
-	else if (!strcmp(testbed, "vm-pair"))
+	if (guests && (json_is_object(vm_rx) || json_is_object(json_object_get(k, "setup_receiver"))))
 		snprintf(buf, len, "%s guest: kernel %s", receiver ? "receiving" : "sending",
 			 receiver && jstr(vm_rx, "release") ? jstr(vm_rx, "release") : rel);
-	else if (!strcmp(testbed, "vm"))
+	else if (guests)
 		snprintf(buf, len, "guest: kernel %s", rel);
+	else if (json_is_object(peer))
+		snprintf(buf, len, receiver ? "receiver: %s" : "sender: this host (%s)", receiver ? (dest ? dest : "the peer") : host);
+	else if (*testbed && strcmp(testbed, "?"))
+		snprintf(buf, len, "this host (%s): sender and receiver, two namespaces", host);
 	else
 		snprintf(buf, len, "kernel %s", rel);
 }

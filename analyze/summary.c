@@ -314,42 +314,47 @@ static int kernel_table(FILE *f, const struct results *r, const struct run_group
 	return 0;
 }
 
-/*
- * The runs not ok, with their reasons: once per kernel, scenario, status
- * and reason, with how many runs it was (the kernel too when there are
- * several).
- */
+bool summary_not_ok_group(const struct results *r, int i, int *n, int *first, int *last)
+{
+	const struct run_record *rec = &r->runs[i];
+	const char *why = rec->reason ? rec->reason : "no reason recorded";
+
+	*n = 0;
+	*first = *last = rec->repeat;
+	if (rec->status == RUN_OK)
+		return false;
+	for (int j = 0; j < r->nruns; j++) {
+		const struct run_record *o = &r->runs[j];
+
+		if (o->status != rec->status || strcmp(o->kernel, rec->kernel) || strcmp(o->scenario, rec->scenario) ||
+		    strcmp(o->reason ? o->reason : "no reason recorded", why))
+			continue;
+		if (j < i)
+			return false; /* said with the first of them */
+		(*n)++;
+		*first = o->repeat < *first ? o->repeat : *first;
+		*last = o->repeat > *last ? o->repeat : *last;
+	}
+	return true;
+}
+
+/* The runs not ok, with their reasons: once per kernel, scenario, status and reason (the kernel too when there are several). */
 static void runs_not_ok(FILE *f, const struct results *r, int nk)
 {
 	fprintf(f, "\nruns not ok (excluded from the figures):\n");
 	for (int i = 0; i < r->nruns; i++) {
 		const struct run_record *rec = &r->runs[i];
-		const char *why = rec->reason ? rec->reason : "no reason recorded";
-		char line[700], reps[64] = "";
-		int n = 0, j, first = rec->repeat, last = rec->repeat;
+		char line[700], reps[64];
+		int n, first, last;
 
-		if (rec->status == RUN_OK)
-			continue;
-		for (j = 0; j < r->nruns; j++) {
-			const struct run_record *o = &r->runs[j];
-
-			if (o->status != rec->status || strcmp(o->kernel, rec->kernel) ||
-			    strcmp(o->scenario, rec->scenario) || strcmp(o->reason ? o->reason : "no reason recorded", why))
-				continue;
-			if (j < i)
-				break; /* said with the first of them */
-			n++;
-			first = o->repeat < first ? o->repeat : first;
-			last = o->repeat > last ? o->repeat : last;
-		}
-		if (j < r->nruns)
+		if (!summary_not_ok_group(r, i, &n, &first, &last))
 			continue;
 		if (n == 1)
 			snprintf(reps, sizeof(reps), "repeat %d", first);
 		else
 			snprintf(reps, sizeof(reps), "%d runs (repeats %d-%d)", n, first, last);
 		snprintf(line, sizeof(line), "%s%s%s %s: %s: %s", nk > 1 ? rec->kernel : "", nk > 1 ? " " : "",
-			 rec->scenario, reps, run_status_name(rec->status), why);
+			 rec->scenario, reps, run_status_name(rec->status), rec->reason ? rec->reason : "no reason recorded");
 		fputs_wrapped(f, line, 2, 6);
 	}
 }

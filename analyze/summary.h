@@ -23,6 +23,13 @@ int summary_print(FILE *f, const char *dir);
 /* The summary tables of loaded results (no header). Returns 0 or -1 (write error). */
 int summary_tables(FILE *f, const struct results *r);
 
+/*
+ * Runs not ok are said once per kernel, scenario, status and reason: is
+ * r->runs[i] the first of its group? Then *n is how many runs the group
+ * holds, *first and *last their lowest and highest repeat.
+ */
+bool summary_not_ok_group(const struct results *r, int i, int *n, int *first, int *last);
+
 /* The CV warnings for throughput and cycles per byte (transactions, datagrams); returns how many. */
 int summary_cv_warnings(FILE *f, const struct results *r);
 

@@ -28,12 +28,12 @@
 #include "probes.h"
 #include "probes_int.h"
 
-const char *const probe_set_names[PROBE_SET_N] = {
+const char *const probe_set_names[PROBE_SET_N + 1] = {
 	[PROBE_SET_DEFAULT] = "default",
+	[PROBE_SET_ESP] = "esp",
 	[PROBE_SET_ALL] = "all",
 	[PROBE_SET_TRACEPOINTS] = "tracepoints",
 	[PROBE_SET_KERNEL] = "kernel",
-	[PROBE_SET_ESP] = "esp",
 };
 
 int probe_set_parse(const char *s)

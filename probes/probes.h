@@ -6,8 +6,8 @@
  * open and the close of each window, detached before the scenario is undone.
  *
  * A façade over the loader's files (probes*.c: probes_int.h says which
- * holds what), the window's record (probes_record.c) and --probe-overhead
- * (overhead.c).
+ * holds what), the window's record (probes_record.c), another host's
+ * record taken (probes_taken.c) and --probe-overhead (overhead.c).
  */
 #ifndef IPSECPERF_PROBES_H
 #define IPSECPERF_PROBES_H
@@ -78,9 +78,10 @@ int probes_stats_enable(struct probes *p);
  *   tracepoints  no kprobes: the xmit program and the kmem tracepoints;
  *   kernel       the kernel's own counters only, no BPF at all.
  */
-enum probe_set { PROBE_SET_DEFAULT, PROBE_SET_ALL, PROBE_SET_TRACEPOINTS, PROBE_SET_KERNEL, PROBE_SET_ESP,
+enum probe_set { PROBE_SET_DEFAULT, PROBE_SET_ESP, PROBE_SET_ALL, PROBE_SET_TRACEPOINTS, PROBE_SET_KERNEL,
 		 PROBE_SET_N };
-extern const char *const probe_set_names[PROBE_SET_N];
+/* Their names, in that order (--probe-set's choices), NULL last. */
+extern const char *const probe_set_names[PROBE_SET_N + 1];
 /* The set named s, or -1. */
 int probe_set_parse(const char *s);
 void probes_set_set(struct probes *p, enum probe_set set);
@@ -115,6 +116,17 @@ int probes_nattached(const struct probes *p);
 
 /* A "counters" object with every counter unavailable for the one reason why. */
 json_t *probes_counters_unavailable(const char *why);
+
+/*
+ * Another host's "counters" (sent, as its agent answered them) and
+ * "probe_cost" (NULL when sent is not an object), rebuilt field by field
+ * (probes_taken.c): this program's counters and keys only, each of its
+ * type (counts from 0, finite ratios, SPIs as "0x%08x", programs by plain
+ * names, at most 64 of them), text cleaned (msg_clean) and cut at 300
+ * bytes. Unit-tested.
+ */
+json_t *probes_counters_taken(json_t *sent);
+json_t *probes_cost_taken(json_t *sent);
 
 /*
  * --probe-overhead: ov is {"<scenario>": {"on": [bps...], "off": [bps...]}}.

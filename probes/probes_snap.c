@@ -18,6 +18,7 @@
 #include "perfcount.h"
 #include "probes.h"
 #include "probes_int.h"
+#include "wait.h"
 
 /*
  * struct bpf_link_info as 6.7+ fills it for a kprobe perf link, mirrored
@@ -192,7 +193,7 @@ static void snap_quiet(struct probes *p, struct snapshot *s)
 	snap(p, s);
 	for (int i = 0; prev && i < 600 && quiet < 5; i++) {
 		*prev = *s;
-		usleep(10 * 1000);
+		wait_ms(10);
 		snap(p, s);
 		quiet = snap_moved(s, prev) ? 0 : quiet + 1;
 	}

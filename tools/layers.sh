@@ -4,7 +4,7 @@
 # on each other. The layers, bottom up (docs/architecture.md), the
 # collector's under collector/, analyze/ and probes/ at the top:
 #
-#     lib < analyze < host < probes < testbed < run < kbuild < vm < bisect < cmd
+#     lib < analyze < host < probes < run < testbed < kbuild < vm < bisect < cmd
 #
 # A file may include a header of its own folder or of a lower one (so
 # analyze/ sees only collector/lib/ and analyze/). A module is foo.c with foo.h, in
@@ -43,7 +43,7 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 [ -n "$objdir" ] || objdir=$root/build/obj
 [ -d "$objdir" ] || use_objs=
 
-LAYERS="collector/lib analyze collector/host probes collector/testbed collector/run collector/kbuild collector/vm collector/bisect collector/cmd"
+LAYERS="collector/lib analyze collector/host probes collector/run collector/testbed collector/kbuild collector/vm collector/bisect collector/cmd"
 work=$(mktemp -d "${TMPDIR:-/tmp}/layers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

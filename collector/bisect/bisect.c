@@ -23,6 +23,8 @@
 #include "journal_dir.h"
 #include "kbuild.h"
 #include "log.h"
+#include "testbed.h"
+#include "testbed_ops.h"
 #include "options.h"
 #include "scenario.h"
 #include "signals.h"
@@ -247,7 +249,7 @@ static int make_scratch(struct bisect_run *b)
  */
 static int check_run_args(struct bisect_run *b, const struct bisect_opts *o)
 {
-	char *argv[128] = { b->s.self, "run", "--dry-run", "--testbed", "netns", "-o" };
+	char *argv[128] = { b->s.self, "run", "--dry-run", "--testbed", (char *)testbed_netns.name, "-o" };
 	char dry[PATH_MAX + 16], *out = NULL, *err = NULL;
 	int n = 6, st;
 

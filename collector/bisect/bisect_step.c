@@ -16,6 +16,8 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "testbed.h"
+#include "testbed_ops.h"
 #include "progress.h"
 #include "signals.h"
 
@@ -161,7 +163,7 @@ int bisect_kernel(const struct bisect_state *s, const char *dir, const char *wha
 int bisect_run_pair(const struct bisect_state *s, const char *kdir, const char *dir, const char *what,
 		    json_t *step)
 {
-	char *argv[MAX_ARGV] = { (char *)s->self, "run", "--testbed", "vm", "--kernel", (char *)s->good_kernel,
+	char *argv[MAX_ARGV] = { (char *)s->self, "run", "--testbed", (char *)testbed_vm.name, "--kernel", (char *)s->good_kernel,
 				 "--kernel", (char *)kdir, "--interleave", "-o" };
 	char results[PATH_MAX + 16], repeat[16], log[PATH_MAX + 16], why[PATH_MAX + 128], took[32];
 	size_t i, n = 10;

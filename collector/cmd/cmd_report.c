@@ -55,7 +55,8 @@ static int opt_allow(void *arg, const char *val)
 #define RA struct report_args
 static const struct opt_def report_opts[] = {
 	OPT_CHOICE("format", 'f', RA, format, report_format_names, "FMT",
-		   "text (default: ASCII, 72 columns, for a netdev mail), md, csv, json or html (one self-contained page)"),
+		   "text (default: ASCII, 72 columns, for a netdev mail), md, csv, json or html (one self-contained page)",
+		   .choices_hidden = 1u << 5 /* markdown: md's other name */),
 	OPT_STR("output", 'o', RA, output, "FILE", "write the report to FILE instead of standard output"),
 	OPT_STR("charts", 'c', RA, charts, "DIR",
 		"also draw the charts with gnuplot into DIR (new, or empty; no symlink): PNG and SVG, with their data files and scripts to re-plot"),

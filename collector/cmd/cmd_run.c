@@ -100,8 +100,8 @@ static const char exit_run[] =
 static const char examples_run[] =
 	"  ipsecperf run                   # clear no-tso no-gso esp-null, netns\n"
 	"  ipsecperf run -t 5 -r 10 clear esp-null esp-gcm\n"
-	"  ipsecperf run --testbed vm --kernel debian:linux-image-6.1.0-57-cloud-amd64 \\\n"
-	"      --kernel ~/linux --interleave clear esp-null\n"
+	"  ipsecperf run --testbed vm --kernel ~/linux --kernel ~/linux-patched \\\n"
+	"      --interleave clear esp-null     # two kernels built alike, in turn\n"
 	"  ipsecperf run --testbed peer --peer root@10.0.0.2 --dev eth1 \\\n"
 	"      --peer-dev eth1 clear no-gso esp-null\n"
 	"  ipsecperf run --dry-run esp-null   # the commands, changing nothing\n";
@@ -186,33 +186,6 @@ static int opt_addr_rx(void *arg, const char *val)
 	return 0;
 }
 
-static int opt_probe_set(void *arg, const char *val)
-{
-	struct run_ctx *ctx = arg;
-
-	int set = probe_set_parse(val);
-
-	if (set < 0) {
-		pr_warn("run: --probe-set takes default, esp, all, tracepoints or kernel, not '%s'", val);
-		return -1;
-	}
-	ctx->cfg.probe_set = set;
-	return 0;
-}
-
-static int opt_direction(void *arg, const char *val)
-{
-	struct run_ctx *ctx = arg;
-
-	for (int d = 0; d < 3; d++)
-		if (!strcmp(val, load_direction_names[d])) {
-			ctx->cfg.direction = d;
-			return 0;
-		}
-	pr_warn("run: --direction takes tx, rx or both, not '%s'", val);
-	return -1;
-}
-
 static int opt_congestion(void *arg, const char *val)
 {
 	struct run_config *c = &((struct run_ctx *)arg)->cfg;
@@ -278,7 +251,8 @@ static int opt_no_wait(void *arg, const char *val)
 #define RC struct run_ctx
 
 static const struct opt_def run_opts[] = {
-	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", testbeds_help, .marks = ALL | PAIR, .group = "what runs"),
+	OPT_STR("testbed", 0, RC, cfg.testbed, "KIND", testbeds_help, .marks = ALL | PAIR, .group = "what runs",
+		.choices = testbeds_choices),
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
 	OPT_INT("vcpus", 0, RC, cfg.vcpus, 1, 64, "N", "each guest's vCPUs (default, vm: two a --flows flow, at least this host's CPUs up to 4; vm-pair: one a flow)", .marks = OPT_VM | PAIR),
@@ -287,7 +261,7 @@ static const struct opt_def run_opts[] = {
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
 	OPT_INT("flows", 'P', RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only; --parallel, iperf3's name, too); docs/load.md", .marks = OPT_NETNS | OPT_PEER | OPT_VM | PAIR | GUEST, .alias = "parallel"),
 	OPT_CB("congestion", 'C', opt_congestion, "ALGO", "the sender's TCP congestion control (default: the kernel's, recorded either way; iperf3's -C)", .marks = ALL | PAIR | GUEST),
-	OPT_CB("direction", 0, opt_direction, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER | PAIR | GUEST),
+	OPT_CHOICE("direction", 0, RC, cfg.direction, load_direction_names, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER | PAIR | GUEST, .say_takes = true),
 	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10; --time, iperf3's name, too)", .marks = ALL | PAIR | GUEST, .alias = "time", .group = "how long"),
 	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | PAIR | GUEST),
 	/* the vm host gives each boot its own --repeat and --repeat-from (--interleave) */
@@ -314,7 +288,7 @@ static const struct opt_def run_opts[] = {
 	OPT_INT("cpu-tx", 0, RC, cfg.cpu_tx, 0, 4095, "N", "pin the sender to CPU N (docs/peer-testbed.md)", .marks = OPT_PEER),
 	OPT_INT("cpu-rx", 0, RC, cfg.cpu_rx, 0, 4095, "N", "pin the receiver on the peer to CPU N", .marks = OPT_PEER),
 	OPT_FLAG("no-probes", 0, RC, cfg.no_probes, "attach no BPF probes (counters: unavailable)", .marks = ALL | PAIR | GUEST, .group = "probes"),
-	OPT_CB("probe-set", 0, opt_probe_set, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR | GUEST),
+	OPT_CHOICE("probe-set", 0, RC, cfg.probe_set, probe_set_names, "SET", "default (the kernel's counters, GSO kprobes), esp (and the ESP programs), all (and the xmit program), tracepoints (no kprobes) or kernel (no BPF); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR | GUEST, .say_takes = true),
 	/* the vm host gives each boot its own (--interleave: the first round's) */
 	OPT_INT("count-repeats", 0, RC, cfg.count_repeats, 0, 1000, "N", "runs per scenario with SAs that count with the ESP programs attached, kept out of the throughput figures (default 1; 0: none); docs/probes.md", .marks = PROBE_TESTBEDS | PAIR),
 	OPT_FLAG("probe-overhead", 0, RC, cfg.probe_overhead, "run each repeat with and without probes; report the throughput ratio", .marks = PROBE_TESTBEDS | GUEST),
@@ -394,7 +368,7 @@ static int check_testbed(struct run_ctx *ctx, int argc, char **argv)
 		return -1;
 	}
 	c->tb_entry = t;
-	if (options_check_testbed("run", run_opts, argc, argv, t->mark) < 0)
+	if (options_check_testbed("run", run_opts, argc, argv, t->mark, t->name) < 0)
 		return -1;
 	if (t->check && t->check(c, err, sizeof(err)) < 0) {
 		pr_warn("run: %s", err);
@@ -559,9 +533,9 @@ static int run_testbed(struct run_ctx *ctx, struct results_writer *res)
 {
 	const struct testbed_entry *t = ctx->cfg.tb_entry;
 
-	if (t->ops)
-		return run_matrix(t->ops, &ctx->cfg, res, &ctx->overhead);
-	return t->run(&ctx->cfg, res);
+	if (t->guests)
+		return vm_run_matrix(&ctx->cfg, res);
+	return run_matrix(t->ops, &ctx->cfg, res, &ctx->overhead);
 }
 
 /* After a run that was not stopped: the summaries; the exit status. */
@@ -576,7 +550,7 @@ static int run_report(struct run_ctx *ctx, const char *dir, int failed, int undo
 		ret = EXIT_FAIL;
 	fflush(stdout);
 	measuring_warn();
-	if (ctx->cfg.tb_entry->summary && ctx->cfg.tb_entry->summary(stdout, dir) < 0)
+	if (ctx->cfg.tb_entry->guests && vm_print_summary(stdout, dir) < 0)
 		ret = EXIT_FAIL;
 	if (ctx->overhead)
 		probe_overhead_print(stdout, ctx->overhead);

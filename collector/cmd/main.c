@@ -232,6 +232,12 @@ int main(int argc, char **argv)
 			options_list(stdout, c->opts);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
+	/* hidden: the values of the options that take a choice, for the completion */
+	if (command_has(argc - i, argv + i, "--list-choices")) {
+		if (c->opts)
+			options_list_choices(stdout, c->opts);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	ret = c->fn(argc - i, argv + i);
 	/* perf's rule: a failed write of stdout is an error */
 	if (fflush(stdout) != 0 || ferror(stdout)) {

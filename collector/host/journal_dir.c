@@ -84,31 +84,3 @@ int jdir_openat(int dirfd, const char *dirpath, const char *name, int flags, int
 	return fd;
 }
 
-long long proc_starttime(pid_t pid)
-{
-	char path[64], buf[1024];
-	FILE *f;
-	char *p;
-	long long st = -1;
-
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/stat");
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')'))) {
-		/* field 22 is starttime; p points at the end of field 2 */
-		int field = 2;
-		char *save = NULL;
-
-		for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-			if (++field == 22) {
-				st = atoll(tok);
-				break;
-			}
-	}
-	fclose(f);
-	return st;
-}

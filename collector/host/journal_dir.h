@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "wait.h" /* proc_starttime */
+
 const char *journal_dir(void);
 const char *journal_peer_dir(void);
 
@@ -41,12 +43,5 @@ int jdir_open(const char *path, bool create, char *why, size_t len);
  */
 int jdir_openat(int dirfd, const char *dirpath, const char *name, int flags, int mode, char *why,
 		size_t len);
-
-/*
- * The kernel's start time (clock ticks after boot, /proc/PID/stat) of pid,
- * or of this process for 0; -1 when there is no such process. With the pid
- * it tells a process from a later one that got the same pid.
- */
-long long proc_starttime(pid_t pid);
 
 #endif

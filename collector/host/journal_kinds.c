@@ -14,6 +14,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
+#include "wait.h"
 
 static int undo_argv(json_t *r)
 {
@@ -45,13 +46,9 @@ static int undo_process(json_t *r)
 	pid_t pid = (pid_t)json_integer_value(json_object_get(r, "pid"));
 	long long st = json_integer_value(json_object_get(r, "starttime"));
 
-	if (pid <= 0 || proc_starttime(pid) != st)
+	if (pid <= 0 || st <= 0 || proc_starttime(pid) != st)
 		return 0;
-	kill(pid, SIGTERM);
-	for (int i = 0; i < 100 && proc_starttime(pid) == st; i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
-	if (proc_starttime(pid) == st)
-		kill(pid, SIGKILL);
+	wait_stop(pid, &(struct wait_stop){ .grace_ms = 2000, .starttime = st });
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "files.h"
 #include "journal.h"
 #include "log.h"
+#include "wait.h"
 
 static int read_int_file(const char *path, int *out)
 {
@@ -23,57 +24,6 @@ static int read_int_file(const char *path, int *out)
 	ok = fscanf(f, "%d", out) == 1;
 	fclose(f);
 	return ok ? 0 : -1;
-}
-
-/* Module names are spelled with '_' or '-' alike (modprobe treats them as one). */
-static bool same_module_name(const char *a, size_t alen, const char *b)
-{
-	size_t i;
-
-	for (i = 0; i < alen && b[i]; i++)
-		if (a[i] != b[i] && !((a[i] == '-' || a[i] == '_') && (b[i] == '-' || b[i] == '_')))
-			return false;
-	return i == alen && !b[i];
-}
-
-bool kmod_builtin_list_has(const char *text, const char *name)
-{
-	for (const char *line = text; line && *line;) {
-		size_t n = strcspn(line, "\n");
-		const char *slash = memrchr(line, '/', n), *base = slash ? slash + 1 : line;
-		size_t blen = n - (base - line);
-
-		if (blen > 3 && !memcmp(base + blen - 3, ".ko", 3) && same_module_name(base, blen - 3, name))
-			return true;
-		line += n + (line[n] == '\n');
-	}
-	return false;
-}
-
-int kmod_kallsyms_owner(FILE *f, const char *sym, char *owner, size_t len)
-{
-	char line[512];
-	size_t sl = strlen(sym);
-
-	while (fgets(line, sizeof(line), f)) {
-		char *name, *save = NULL, *mod;
-
-		if (!strtok_r(line, " \t\n", &save) || !strtok_r(NULL, " \t\n", &save))
-			continue;
-		name = strtok_r(NULL, " \t\n", &save);
-		/* an LTO build may add a suffix to a static function: "sym.llvm.123" */
-		if (!name || strncmp(name, sym, sl) || (name[sl] && name[sl] != '.'))
-			continue;
-		mod = strtok_r(NULL, " \t\n", &save);
-		if (mod && mod[0] == '[') {
-			mod[strcspn(mod, "]")] = '\0';
-			snprintf(owner, len, "%s", mod + 1);
-		} else {
-			snprintf(owner, len, "%s", "");
-		}
-		return 1;
-	}
-	return 0;
 }
 
 /* Is name listed in the running kernel's modules.builtin (installed with its modules)? */
@@ -112,7 +62,7 @@ static bool builtin_by_symbol(const char *name)
 	int found = 0;
 
 	for (size_t i = 0; i < sizeof(module_symbols) / sizeof(module_symbols[0]); i++) {
-		if (!same_module_name(name, strlen(name), module_symbols[i].module))
+		if (!kmod_same_name(name, strlen(name), module_symbols[i].module))
 			continue;
 		f = fopen("/proc/kallsyms", "r");
 		if (!f)
@@ -138,6 +88,8 @@ enum kmod_state kmod_state(const char *name, int *refcnt)
 
 	if (refcnt)
 		*refcnt = 0;
+	if (!kmod_name_ok(name)) /* never a path elsewhere, never an option of modprobe */
+		return KMOD_MISSING;
 	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
 	if (stat(path, &st) == 0) {
 		snprintf(path, sizeof(path), "/sys/module/%s/refcnt", name);
@@ -336,7 +288,7 @@ static int unload_loaded(json_t *mine)
 		if (pass == 29)
 			pr_warn("undo: modules loaded during the run are still in use, left loaded:%s", busy);
 		else if (!removed)
-			nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+			wait_ms(100);
 	}
 	return err;
 }

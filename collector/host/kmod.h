@@ -15,6 +15,9 @@
  * by others stay) and only while unused. A "before" record that was never
  * closed (the run died inside its window) cannot tell its run's modules
  * from those others loaded since: it names them and leaves them loaded.
+ *
+ * A façade of kmod.c (states, the window, loads and undos) and
+ * kmod_names.c (module names and the kernel's lists of them).
  */
 #ifndef IPSECPERF_KMOD_H
 #define IPSECPERF_KMOD_H
@@ -24,11 +27,24 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* MODULE_NAME_LEN: the kernel's longest module name is one less */
+#define KMOD_NAME_MAX 56
+
+/*
+ * May name be a module's (1 to 55 of [A-Za-z0-9_-], not starting with
+ * '-')? What another host asks about is checked with it before it reaches
+ * a path under /sys/module or modprobe's argv (kmod_state refuses others).
+ */
+bool kmod_name_ok(const char *name);
+
+/* Module names are spelled with '_' or '-' alike (modprobe treats them as one): a (alen bytes) and b. */
+bool kmod_same_name(const char *a, size_t alen, const char *b);
+
 enum kmod_state { KMOD_MISSING, KMOD_LOADABLE, KMOD_LOADED, KMOD_BUILTIN };
 /*
  * A module's state in the running kernel, from its own facts (sysfs,
  * modules.builtin, kallsyms: kmod.c). Built in counts as present; it
- * cannot be unloaded.
+ * cannot be unloaded. A name kmod_name_ok refuses is missing.
  */
 enum kmod_state kmod_state(const char *name, int *refcnt);
 const char *kmod_state_name(enum kmod_state s);

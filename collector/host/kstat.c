@@ -11,10 +11,19 @@
 #include "kstat.h"
 #include "netns_call.h"
 
+/*
+ * One counter; a name is the kernel's letters and digits only (the peer's
+ * text may be anything: its names become keys of the record).
+ */
 static void put(struct kstat *k, const char *group, const char *name, size_t nlen, uint64_t v)
 {
-	if (k->n >= KSTAT_MAX || strlen(group) + nlen >= sizeof(k->name[0]))
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	if (k->n >= KSTAT_MAX || !nlen || strlen(group) + nlen >= sizeof(k->name[0]))
 		return;
+	for (size_t i = 0; i < nlen; i++)
+		if (!name[i] || !strchr(alnum, name[i]))
+			return;
 	snprintf(k->name[k->n], sizeof(k->name[0]), "%s%.*s", group, (int)nlen, name);
 	k->v[k->n++] = v;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "offload.h"
+#include "endpoint.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,27 +68,17 @@ int offload_parse(const char *text, struct feature_state *out, int max)
 	return n;
 }
 
-/* The default runner: this host, in a namespace (arg) or our own (NULL). */
-static int local_run(void *arg, char *const argv[], char **out, char **err)
-{
-	return exec_run(arg, argv, out, err);
-}
-
-static int local_change(void *arg, char *const do_argv[], char *const undo_argv[], char **err)
-{
-	return host_do(arg, do_argv, undo_argv, err);
-}
-
-static int read_features_via(const struct offload_runner *r, const char *dev, struct feature_state *f)
+/* `ethtool -k` of e's device, parsed; -1 said. */
+static int read_features_at(const struct endpoint *e, struct feature_state *f)
 {
 	char *out = NULL, *err = NULL;
-	int st = r->run(r->arg, (char *[]){ "ethtool", "-k", (char *)dev, NULL }, &out, &err);
+	int st = ep_run(e, (char *[]){ "ethtool", "-k", (char *)e->dev, NULL }, &out, &err);
 	int n = -1;
 
 	if (st == 0)
 		n = offload_parse(out, f, MAX_FEATURES);
 	else
-		pr_warn("ethtool -k %s%s: %s", dev, r->where, err ? err : "failed");
+		pr_warn("ethtool -k %s%s: %s", e->dev, ep_remote(e) ? " on the peer" : "", err ? err : "failed");
 	free(out);
 	free(err);
 	return n;
@@ -95,9 +86,9 @@ static int read_features_via(const struct offload_runner *r, const char *dev, st
 
 static int read_features(const char *netns, const char *dev, struct feature_state *f)
 {
-	struct offload_runner r = { local_run, local_change, (void *)netns, "", !netns };
+	struct endpoint e = { .netns = netns, .dev = dev, .cpu = -1 };
 
-	return read_features_via(&r, dev, f);
+	return read_features_at(&e, f);
 }
 
 static const struct feature_state *find(const struct feature_state *f, int n, const char *name)
@@ -173,24 +164,10 @@ int offload_check(const char *netns, const char *dev, const struct offload_list 
 	return check_against(f, n, dev, ol, why, whylen);
 }
 
-int offload_apply(const char *netns, const char *dev, const struct offload_list *ol,
-		  char *why, size_t whylen)
+/* Through the ethtool program at e: on the peer, and here without ethtool netlink or for --dry-run. */
+static int apply_by_program(const struct endpoint *e, const struct offload_list *ol, char *why, size_t whylen)
 {
-	/*
-	 * Through ethtool netlink where the kernel has it; the ethtool program
-	 * where it has not, and for --dry-run, which prints its commands.
-	 */
-	if (ol->n && !journal_dry_run() && ethnl_available())
-		return offload_nl_apply(netns, dev, ol, why, whylen);
-	/* no namespace: the host's own device (the peer testbed's --dev) */
-	struct offload_runner r = { local_run, local_change, (void *)netns, "", !netns };
-
-	return offload_apply_via(&r, dev, ol, why, whylen);
-}
-
-int offload_apply_via(const struct offload_runner *r, const char *dev, const struct offload_list *ol,
-		      char *why, size_t whylen)
-{
+	const char *dev = e->dev;
 	struct feature_state f[MAX_FEATURES];
 	char *do_argv[4 + 2 * OFFLOAD_MAX], *undo_argv[4 + 2 * OFFLOAD_MAX], target[128];
 	int nd = 0, nu = 0, n, rc;
@@ -200,9 +177,10 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 		return 0;
 	/* before reading them: the values to restore are those no other run has changed */
 	snprintf(target, sizeof(target), "dev:%s", dev);
-	if (r->shared && journal_hostwide(target, why, whylen) < 0)
+	/* not in a namespace of the run's own (this host's, the peer's): others may use it too */
+	if (!e->netns && journal_hostwide(target, why, whylen) < 0)
 		return -1;
-	n = journal_dry_run() ? 0 : read_features_via(r, dev, f);
+	n = journal_dry_run() ? 0 : read_features_at(e, f);
 	if (n < 0) {
 		snprintf(why, whylen, "cannot read the offloads of %s", dev);
 		return -1;
@@ -224,7 +202,7 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 		}
 	}
 	do_argv[nd] = undo_argv[nu] = NULL;
-	if (r->change(r->arg, do_argv, nu > 3 ? undo_argv : NULL, &err) < 0) {
+	if (ep_change(e, do_argv, nu > 3 ? undo_argv : NULL, &err) < 0) {
 		snprintf(why, whylen, "ethtool -K %s failed: %s", dev, err && *err ? err : "no message");
 		free(err);
 		return -1;
@@ -233,7 +211,7 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 		return 0;
 
 	/* ethtool may accept a change the driver then overrides: read it back */
-	n = read_features_via(r, dev, f);
+	n = read_features_at(e, f);
 	for (int i = 0; i < ol->n && n > 0; i++) {
 		const struct feature_state *cur = find(f, n, ol->v[i].feature);
 
@@ -244,4 +222,16 @@ int offload_apply_via(const struct offload_runner *r, const char *dev, const str
 		}
 	}
 	return 0;
+}
+
+int offload_apply(const struct endpoint *e, const struct offload_list *ol, char *why, size_t whylen)
+{
+	/*
+	 * Here through ethtool netlink where the kernel has it; the ethtool
+	 * program where it has not, on the peer, and for --dry-run, which
+	 * prints its commands.
+	 */
+	if (ol->n && !journal_dry_run() && !ep_remote(e) && ethnl_available())
+		return offload_nl_apply(e->netns, e->dev, ol, why, whylen);
+	return apply_by_program(e, ol, why, whylen);
 }

@@ -2,7 +2,8 @@
 /*
  * Offload features (ethtool -k/-K) of one device, set and restored: on this
  * host through ethtool netlink (offload_nl.c) where the kernel has it, else
- * and for --dry-run through the ethtool program; on a peer through a runner.
+ * and for --dry-run through the ethtool program; on the peer through its
+ * endpoint.
  */
 #ifndef IPSECPERF_OFFLOAD_H
 #define IPSECPERF_OFFLOAD_H
@@ -12,6 +13,8 @@
 
 
 #include "offload_list.h"
+
+struct endpoint;
 
 struct feature_state {
 	char name[64]; /* ethtool -k's long name */
@@ -33,27 +36,13 @@ const char *offload_long_name(const char *name);
 int offload_check(const char *netns, const char *dev, const struct offload_list *ol,
 		  char *why, size_t whylen);
 
-/* Apply the settings (journaling the old values) and verify they took. */
-int offload_apply(const char *netns, const char *dev, const struct offload_list *ol,
-		  char *why, size_t whylen);
-
 /*
- * Where the ethtool commands run. offload_apply runs them on this host (in
- * netns); the peer testbed passes a runner that runs them on the peer.
- * run: a command that changes nothing; change: a journaled change (host_do's
- * contract). where: for messages ("" or " on HOST"). shared: the device is
- * not in a namespace of the run's own, so others may use it too: it is
- * changed under the host-wide lock (journal_hostwide).
+ * Apply the settings to endpoint e's device (journaling the old values)
+ * and verify they took: 0; 1 cannot here (a fixed or unknown feature: the
+ * scenario is skipped, why); -1 failed. A device outside the run's own
+ * namespaces (this host's, the peer's) is changed under the host-wide lock
+ * (journal_hostwide), as others may use it too.
  */
-struct offload_runner {
-	int (*run)(void *arg, char *const argv[], char **out, char **err);
-	int (*change)(void *arg, char *const do_argv[], char *const undo_argv[], char **err);
-	void *arg;
-	const char *where;
-	bool shared;
-};
-
-int offload_apply_via(const struct offload_runner *r, const char *dev, const struct offload_list *ol,
-		      char *why, size_t whylen);
+int offload_apply(const struct endpoint *e, const struct offload_list *ol, char *why, size_t whylen);
 
 #endif

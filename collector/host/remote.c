@@ -17,62 +17,7 @@
 #include "exec.h"
 #include "journal.h"
 #include "log.h"
-
-/* Characters that mean nothing to a POSIX shell in an unquoted word. */
-static const char safe_chars[] =
-	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%";
-
-char *shell_quote(const char *s)
-{
-	size_t n = 3;
-	char *q, *p;
-
-	if (*s && !s[strspn(s, safe_chars)])
-		return strdup(s);
-	for (const char *c = s; *c; c++)
-		n += *c == '\'' ? 4 : 1;
-	q = p = malloc(n);
-	if (!q)
-		return NULL;
-	*p++ = '\'';
-	for (; *s; s++) {
-		if (*s == '\'') {
-			memcpy(p, "'\\''", 4); /* close, an escaped quote, reopen */
-			p += 4;
-		} else {
-			*p++ = *s;
-		}
-	}
-	*p++ = '\'';
-	*p = '\0';
-	return q;
-}
-
-char *shell_join(char *const argv[])
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *m;
-
-	if (!argv || !argv[0])
-		return NULL;
-	m = open_memstream(&out, &len);
-	if (!m)
-		return NULL;
-	for (int i = 0; argv[i]; i++) {
-		char *q = shell_quote(argv[i]);
-
-		if (!q) {
-			fclose(m);
-			free(out);
-			return NULL;
-		}
-		fprintf(m, "%s%s", i ? " " : "", q);
-		free(q);
-	}
-	fclose(m);
-	return out;
-}
+#include "wait.h"
 
 static bool has_bad_char(const char *s, bool allow_space)
 {
@@ -146,13 +91,6 @@ char **remote_ssh_argv(const struct host *h, char *const argv[])
 	a[n++] = cmd;
 	a[n] = NULL;
 	return a;
-}
-
-void remote_argv_free(char **a)
-{
-	for (size_t i = 0; a && a[i]; i++)
-		free(a[i]);
-	free(a);
 }
 
 int remote_run_within(const struct host *h, char *const argv[], const struct exec_limits *l, char **out,
@@ -528,16 +466,8 @@ void remote_session_close(struct remote_session *s)
 		close(s->to_fd);
 	s->to_fd = -1;
 	if (s->pid > 0) {
-		/* the agent reads EOF, stops its children and exits; ssh follows (no signal first, as exec_stop sends) */
-		for (int i = 0; i < 300; i++) {
-			if (waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-				s->pid = -1;
-				break;
-			}
-			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-		}
-		if (s->pid > 0)
-			exec_stop(s->pid, 1000);
+		/* the agent reads EOF, stops its children and exits; ssh follows (no signal for 3 s) */
+		wait_stop(s->pid, &(struct wait_stop){ .quiet_ms = 3000, .grace_ms = 1000 });
 		s->pid = -1;
 	}
 	if (s->from_fd >= 0)

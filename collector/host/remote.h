@@ -8,6 +8,9 @@
  * here (single quotes, ' as '\''): the one place ipsecperf builds a command
  * string, and it only quotes, never interpolates.
  *
+ * A façade of remote.c (ssh: commands, changes, sessions) and
+ * shell_words.c (the words of a command, quoted and split).
+ *
  * Changes on the peer are journaled locally as "remote-argv" records that
  * carry the ssh destination and options, so that the undo (and `ipsecperf
  * cleanup`, after a SIGKILL) runs on the machine the change was made on.
@@ -39,6 +42,12 @@
  * writes on a session's stderr, each raw/ file of a program started there.
  */
 #define REMOTE_OUTPUT_MAX (1 << 20)
+/*
+ * What a file the testbed reads on the peer may hold when it comes over
+ * ssh: /proc/net/tcp is 150 bytes a socket, and a busy host (thousands in
+ * TIME-WAIT) passes 1 MiB; this is about 200,000 sockets.
+ */
+#define REMOTE_FILE_MAX (32 << 20)
 /* How long one command through ssh may take, connection included: it bounds a hang. */
 #define REMOTE_RUN_DEADLINE_MS 60000
 
@@ -56,6 +65,15 @@ char *shell_quote(const char *s);
 
 /* The words of argv, each quoted, joined by spaces (malloc'd). NULL for an empty argv. */
 char *shell_join(char *const argv[]);
+
+/*
+ * shell_join undone: the words of s (a NULL-terminated argv, free with
+ * remote_argv_free), or NULL when s is not exactly what shell_join makes
+ * (words of safe characters or in single quotes with ' as '\'', one blank
+ * between two): the command a key pinned to the agent was asked to run
+ * (SSH_ORIGINAL_COMMAND), read as data, never by a shell.
+ */
+char **shell_split(const char *s);
 
 /*
  * Is dest a usable ssh destination ([user@]host, no leading '-', no blanks

@@ -15,6 +15,7 @@
 #include "cpu.h"
 #include "files.h"
 #include "log.h"
+#include "wait.h"
 
 #define SYS_CPU "/sys/devices/system/cpu"
 
@@ -214,11 +215,12 @@ static json_t *cpu_setup(void)
 static json_t *mitigations(void)
 {
 	DIR *d = opendir(SYS_CPU "/vulnerabilities");
-	json_t *o = json_object();
+	json_t *o;
 	struct dirent *e;
 
 	if (!d)
 		return json_null();
+	o = json_object();
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
 
@@ -260,7 +262,7 @@ static void busy(json_t *o)
 	memset(&a, 0, sizeof(a));
 	a.ncpu = cpu_count();
 	if (cpu_start(&a) == 0) {
-		nanosleep(&(struct timespec){ 0, 250000000 }, NULL);
+		wait_ms(250);
 		if (cpu_stop(&a) == 0 && cpu_window_s(&a) > 0)
 			json_object_set_new(o, "busy_pct", json_real(100.0 * cpu_busy_s(&a, -1) /
 								     (cpu_window_s(&a) * a.ncpu)));

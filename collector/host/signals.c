@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "wait.h"
+
 static volatile sig_atomic_t got_signal;
 
 static void on_signal(int sig)
@@ -38,9 +40,7 @@ int stop_signal(void)
 
 bool sleep_ms_or_stop(int ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-
 	if (!got_signal)
-		nanosleep(&ts, NULL);
+		wait_ms(ms);
 	return got_signal != 0;
 }

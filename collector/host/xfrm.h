@@ -8,6 +8,10 @@
  * Keys are passed in by the caller (getrandom()), copied only into the
  * netlink message, which is zeroed after it is sent. NETLINK_CAP_ACK keeps
  * the kernel from echoing the message (and its key) back in an error.
+ *
+ * A façade of xfrm.c (the requests, through a socket; the commands a
+ * person would type) and xfrm_msg.c (the messages, built and parsed without
+ * one: unit-tested, fuzzed through the peer agent).
  */
 #ifndef IPSECPERF_XFRM_H
 #define IPSECPERF_XFRM_H
@@ -19,6 +23,7 @@
 
 #define XFRM_ALG_NAME_MAX 64
 #define XFRM_KEY_MAX 64 /* bytes, for one algorithm */
+#define XFRM_MSG_BUF 8192 /* one message of ours (a few hundred bytes); dumps are not used */
 
 struct xfrm_sa_spec {
 	int family;              /* AF_INET or AF_INET6 */
@@ -49,19 +54,29 @@ struct xfrm_sa_counters {
 	uint64_t oseq, seq;      /* replay state: sent and highest received */
 };
 
-/* Key bytes an SA needs (enc, then auth; or aead alone). */
+/*
+ * Are the spec's bit counts (keys and ICVs) each a multiple of 8 from 0 to
+ * XFRM_KEY_MAX * 8? The builder refuses others (a spec may come from the
+ * peer agent's request).
+ */
+bool xfrm_sa_bits_ok(const struct xfrm_sa_spec *s);
+
+/* Key bytes an SA needs (enc, then auth; or aead alone); 0 when its bits are not xfrm_sa_bits_ok. */
 size_t xfrm_sa_key_len(const struct xfrm_sa_spec *s);
 
 /*
- * Build an XFRM_MSG_NEWSA request into buf (len bytes, 8192
+ * Build an XFRM_MSG_NEWSA request into buf (len bytes, XFRM_MSG_BUF
  * is enough); key holds xfrm_sa_key_len(s) bytes. Returns the message length
- * or -1 (bad address). Exposed for the unit tests.
+ * or -1 (bad address, or bits not xfrm_sa_bits_ok). Exposed for the unit tests.
  */
 int xfrm_sa_build(void *buf, size_t len, const struct xfrm_sa_spec *s, const uint8_t *key,
 		  uint32_t seq);
 /* What xfrm_policy_build asks: an add, a delete or a look-up (by selector and direction). */
 enum xfrm_pol_op { XFRM_POL_ADD, XFRM_POL_DEL, XFRM_POL_GET };
 int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, int op, uint32_t seq);
+
+/* An XFRM_MSG_GETSA or XFRM_MSG_DELSA (type) of one SA into buf (XFRM_MSG_BUF bytes); its length or -1. */
+int xfrm_sa_id_build(void *buf, int family, const char *dst, uint32_t spi, int proto, int type);
 
 /* Parse an XFRM_MSG_NEWSA message (a GETSA reply) into c. 0 or -1. */
 int xfrm_sa_parse(const void *msg, size_t len, struct xfrm_sa_counters *c);

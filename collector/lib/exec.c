@@ -2,6 +2,7 @@
 #include "exec.h"
 #include "clock.h"
 #include "log.h"
+#include "wait.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,31 +116,14 @@ int exec_wait(pid_t pid)
 	return 128 + WTERMSIG(st);
 }
 
-/* SIGTERM to target (pid, or -pid: its group), grace_ms for pid to end, then SIGKILL; reaps pid. */
-static void stop(pid_t pid, pid_t target, int grace_ms)
-{
-	int st;
-
-	if (pid <= 0)
-		return;
-	kill(target, SIGTERM);
-	for (int waited = 0; waited < grace_ms; waited += 10) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return;
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	}
-	kill(target, SIGKILL);
-	waitpid(pid, &st, 0);
-}
-
 void exec_stop(pid_t pid, int grace_ms)
 {
-	stop(pid, pid, grace_ms);
+	wait_stop(pid, &(struct wait_stop){ .grace_ms = grace_ms });
 }
 
 void exec_stop_group(pid_t pid, int grace_ms)
 {
-	stop(pid, -pid, grace_ms);
+	wait_stop(pid, &(struct wait_stop){ .grace_ms = grace_ms, .group = true });
 }
 
 int exec_wait_stoppable(pid_t pid, const struct exec_stopper *s, bool *stopped)
@@ -172,7 +156,7 @@ int exec_wait_stoppable(pid_t pid, const struct exec_stopper *s, bool *stopped)
 			kill(s->group ? -pid : pid, SIGKILL);
 			return exec_wait(pid);
 		}
-		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+		wait_ms(50);
 	}
 }
 

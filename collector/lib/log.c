@@ -74,6 +74,26 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/*
+ * Is the character at p (len bytes, UTF-8) one that changes how the text
+ * around it shows without showing itself: a bidirectional control (U+061C,
+ * U+200E-U+200F, U+202A-U+202E, U+2066-U+2069) or a zero-width or
+ * invisible one (U+180E, U+200B-U+200D, U+2028-U+2029, U+2060-U+2065,
+ * U+206A-U+206F, U+FEFF)?
+ */
+static bool invisible(const unsigned char *p, size_t len)
+{
+	if (len == 2)
+		return p[0] == 0xd8 && p[1] == 0x9c;
+	if (len != 3)
+		return false;
+	if (p[0] == 0xe2 && p[1] == 0x80)
+		return (p[2] >= 0x8b && p[2] <= 0x8f) || (p[2] >= 0xa8 && p[2] <= 0xae);
+	if (p[0] == 0xe2 && p[1] == 0x81)
+		return p[2] >= 0xa0 && p[2] <= 0xaf;
+	return (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf) || (p[0] == 0xe1 && p[1] == 0xa0 && p[2] == 0x8e);
+}
+
 void msg_clean(char *s, bool one_line)
 {
 	unsigned char *p = (unsigned char *)s;
@@ -83,7 +103,8 @@ void msg_clean(char *s, bool one_line)
 		size_t len = utf8_len(p + i, n - i);
 
 		if (!len || (len == 1 && ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7f)) ||
-		    (len == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f)) { /* C1: U+0080-U+009F (U+009B is a CSI) */
+		    (len == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f) || /* C1: U+0080-U+009F (U+009B is a CSI) */
+		    invisible(p + i, len)) {
 			len = len ? len : 1;
 			memset(p + i, '?', len);
 		} else if (one_line && (p[i] == '\n' || p[i] == '\t')) {
@@ -91,6 +112,17 @@ void msg_clean(char *s, bool one_line)
 		}
 		i += len;
 	}
+}
+
+void msg_cut_utf8(char *s)
+{
+	size_t n = strlen(s), i = n;
+
+	/* back to the last character's first byte: at most 3 continuation bytes before it */
+	while (i > 0 && n - i < 4 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i > 0 && utf8_len((unsigned char *)s + i - 1, n - i + 1) != n - i + 1)
+		s[(unsigned char)s[i - 1] < 0x80 ? i : i - 1] = '\0';
 }
 
 void log_tail(const char *path, int n, const char *indent)

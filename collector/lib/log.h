@@ -20,11 +20,19 @@ void msg_trim(char *s);
 
 /*
  * Make another host's text (s may be NULL) safe for a terminal and for
- * the results: control characters (C0 but newline and tab, DEL, C1) and
- * bytes that are not UTF-8 become '?', in place; with one_line, newlines
- * and tabs become blanks too (a field of meta.json or a record).
+ * the results: control characters (C0 but newline and tab, DEL, C1),
+ * bidirectional controls and zero-width characters (which reorder or hide
+ * what is shown) and bytes that are not UTF-8 become '?' (one a byte), in
+ * place; with one_line, newlines and tabs become blanks too (a field of
+ * meta.json or a record).
  */
 void msg_clean(char *s, bool one_line);
+
+/*
+ * Cut s back to whole UTF-8 characters, where a snprintf that truncated it
+ * may have split the last one (a byte that is not UTF-8 there goes too).
+ */
+void msg_cut_utf8(char *s);
 
 /*
  * The last n lines of the file at path (a failed build's or run's log) on

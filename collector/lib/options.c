@@ -177,7 +177,10 @@ static int store(const char *cmd, const struct opt_def *d, const char *val, void
 				return 0;
 			}
 		say_choices(all, sizeof(all), d->choices);
-		pr_warn("%s: --%s %s: not a %s (%s)", cmd, d->name, val, d->name, all);
+		if (d->say_takes)
+			pr_warn("%s: --%s takes %s, not '%s'", cmd, d->name, all, val);
+		else
+			pr_warn("%s: --%s %s: not a %s (%s)", cmd, d->name, val, d->name, all);
 		return -1;
 	}
 	case OPT_T_CB:

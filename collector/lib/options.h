@@ -58,7 +58,14 @@ struct opt_def {
 	enum opt_type type;
 	size_t off;        /* of the field in the command's struct */
 	double min, max;   /* OPT_T_INT, OPT_T_DOUBLE */
-	const char *const *choices; /* OPT_T_CHOICE, NULL-terminated */
+	/*
+	 * The values it takes, NULL-terminated: OPT_T_CHOICE parses by them;
+	 * on an OPT_T_STR they are listed only (the command checks the value).
+	 * `COMMAND --list-choices` prints them, for the completion.
+	 */
+	const char *const *choices;
+	unsigned choices_hidden; /* bit i: choice i is another name of one before it, taken, not offered */
+	bool say_takes;    /* a bad choice: "--NAME takes a, b or c, not 'x'" (run's wording) */
 	int (*cb)(void *cfg, const char *val); /* -1 after one line */
 	const char *arg;   /* metavariable for the help page */
 	const char *help;
@@ -135,14 +142,21 @@ void options_help(FILE *f, const struct opt_def *defs);
 void options_list(FILE *f, const struct opt_def *defs);
 
 /*
+ * One line per option that has choices, tab-separated: name, short, the
+ * choices offered (space-separated). The hidden --list-choices; the bash
+ * completion reads it.
+ */
+void options_list_choices(FILE *f, const struct opt_def *defs);
+
+/*
  * The testbeds' names by mark and marks by name, from the command layer's
- * registry (collector/cmd/testbeds.c, which this layer cannot see; main()
+ * registry (collector/testbed/testbeds.c, which this layer cannot see; main()
  * gives them first). Until given, no testbed is known: options_testbed_mark()
  * says 0 and the help and --list-options name no testbeds.
  */
 struct opt_testbeds {
-	const char *(*name_of)(unsigned mark); /* the testbed of one mark bit; NULL: none */
-	unsigned (*mark_of)(const char *name);  /* 0: unknown */
+	const char *(*name_at)(int i); /* the registry's i-th testbed, in its order; NULL past the last */
+	unsigned (*mark_at)(int i);    /* its mark (two testbeds may share one: they take the same options) */
 };
 void options_set_testbeds(const struct opt_testbeds *t);
 
@@ -150,10 +164,11 @@ void options_set_testbeds(const struct opt_testbeds *t);
 unsigned options_testbed_mark(const char *testbed);
 
 /*
- * Every option of argv (parsed with defs) works on the testbed whose mark
- * is tb? 0, or -1 after one line naming the option and the testbed.
+ * Every option of argv (parsed with defs) works on the testbed name, whose
+ * mark is tb? 0, or -1 after one line naming the option and the testbed.
  */
-int options_check_testbed(const char *cmd, const struct opt_def *defs, int argc, char **argv, unsigned tb);
+int options_check_testbed(const char *cmd, const struct opt_def *defs, int argc, char **argv, unsigned tb,
+			  const char *name);
 
 /* Whether s holds a control character (a newline, a tab, DEL ...). */
 bool has_control_char(const char *s);

@@ -17,23 +17,26 @@ void options_set_testbeds(const struct opt_testbeds *t)
 	testbeds = t;
 }
 
-/* "netns, vm" for the marks' testbeds, in the marks' order (OPT_NETNS first: netns, peer, vm, vm-pair) */
+/* "netns, vm" for the marks' testbeds, in the registry's order (netns, peer, vm, vm-pair) */
 static void testbed_names(char *buf, size_t len, unsigned marks, const char *sep)
 {
 	size_t off = 0;
+	const char *name;
 
 	buf[0] = '\0';
-	for (unsigned bit = 1; bit && testbeds; bit <<= 1) {
-		const char *name = (marks & OPT_TESTBEDS & bit) ? testbeds->name_of(bit) : NULL;
-
-		if (name && off < len)
+	for (int i = 0; testbeds && (name = testbeds->name_at(i)); i++)
+		if ((marks & OPT_TESTBEDS & testbeds->mark_at(i)) && off < len)
 			off += snprintf(buf + off, len - off, "%s%s", off ? sep : "", name);
-	}
 }
 
 unsigned options_testbed_mark(const char *testbed)
 {
-	return testbeds ? testbeds->mark_of(testbed) : 0;
+	const char *name;
+
+	for (int i = 0; testbeds && testbed && (name = testbeds->name_at(i)); i++)
+		if (!strcmp(name, testbed))
+			return testbeds->mark_at(i);
+	return 0;
 }
 
 /* Print text from column col, words wrapped at HELP_WIDTH; the cursor is at column at. */
@@ -108,29 +111,46 @@ void options_list(FILE *f, const struct opt_def *defs)
 	}
 }
 
+void options_list_choices(FILE *f, const struct opt_def *defs)
+{
+	for (const struct opt_def *o = defs; o->name; o++) {
+		if (!o->choices)
+			continue;
+		fprintf(f, "--%s\t%s%c\t", o->name, o->short_name ? "-" : "", o->short_name ? o->short_name : '-');
+		for (int i = 0, n = 0; o->choices[i]; i++)
+			if (!(o->choices_hidden & (1u << i)))
+				fprintf(f, "%s%s", n++ ? " " : "", o->choices[i]);
+		fputc('\n', f);
+	}
+}
+
 struct tb_check {
 	const char *cmd;
 	unsigned tb;
+	const char *name;
 };
 
 static int check_one(const struct opt_def *d, const char *val, void *arg)
 {
 	struct tb_check *c = arg;
-	char where[64], here[16];
+	char where[64];
 	unsigned m = d->marks & OPT_TESTBEDS;
+	int n = 0;
 
 	(void)val;
 	if (d->marks & c->tb)
 		return 0;
 	testbed_names(where, sizeof(where), d->marks, " and ");
-	testbed_names(here, sizeof(here), c->tb, "");
-	pr_warn("%s: --%s is for the %s testbed%s, not %s", c->cmd, d->name, where, m && !(m & (m - 1)) ? "" : "s", here);
+	for (const char *w = where; (w = strstr(w, " and ")); w += 5)
+		n++;
+	pr_warn("%s: --%s is for the %s testbed%s, not %s", c->cmd, d->name, where, m && !n ? "" : "s", c->name);
 	return -1;
 }
 
-int options_check_testbed(const char *cmd, const struct opt_def *defs, int argc, char **argv, unsigned tb)
+int options_check_testbed(const char *cmd, const struct opt_def *defs, int argc, char **argv, unsigned tb,
+			  const char *name)
 {
-	struct tb_check c = { cmd, tb };
+	struct tb_check c = { cmd, tb, name };
 
 	return options_each(defs, 0, argc, argv, check_one, &c);
 }

@@ -22,7 +22,7 @@ int load_check_at(const struct endpoint *e, const struct scenario *sc, char *why
 	return k->check_at ? k->check_at(e, sc, why, len) : 0;
 }
 
-const char *const load_direction_names[3] = { "tx", "rx", "both" };
+const char *const load_direction_names[4] = { "tx", "rx", "both", NULL };
 
 double load_fairness(const struct load_flow *f, int n)
 {

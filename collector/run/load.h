@@ -23,11 +23,10 @@
 #include "endpoint.h"
 #include "loads.h"
 #include "scenario.h"
-#include "testbed.h"
 
 /* Who sends (--direction): the sending end (tx), the receiving end (rx), or each flow both ways. */
 enum load_direction { LOAD_TX, LOAD_RX, LOAD_BOTH };
-extern const char *const load_direction_names[3];
+extern const char *const load_direction_names[4]; /* NULL last: --direction's choices */
 
 /* The most flows one load runs at once (--flows; twice as many with --direction both). */
 #define LOAD_MAX_FLOWS 16

@@ -20,6 +20,7 @@
 #include "load.h"
 #include "log.h"
 #include "signals.h"
+#include "wait.h"
 
 int iperf3_parse_result(const char *json, struct load_result *r)
 {
@@ -211,6 +212,19 @@ static int server_stopped(struct iperf3_run *x, struct iperf3_flow *f)
 	return fail(x, why);
 }
 
+/* wait_until: 1 flow f's server listens, 2 it ended, -1 it cannot be told or a stop was asked for. */
+static int server_listens(void *arg)
+{
+	struct iperf3_flow *f = arg;
+	int l = listening(f->rx, f->server, f->port);
+
+	if (l == 1)
+		return 1;
+	if (wait_child_ended(f->server, &f->srv_status))
+		return 2;
+	return l < 0 || stop_requested() ? -1 : 0;
+}
+
 /* Start flow f's server and wait (5 s at most) until it listens. */
 static int server_start(struct iperf3_run *x, struct iperf3_flow *f, char *const argv[])
 {
@@ -226,20 +240,14 @@ static int server_start(struct iperf3_run *x, struct iperf3_flow *f, char *const
 		return fail(x, why);
 	}
 	/* on the peer each look is an ssh: fewer; here 5 ms, so the client starts that much sooner */
-	int step = ep_remote(f->rx) ? 100 : 5;
-
-	for (int t = 0;; t += step) {
-		int l = listening(f->rx, f->server, f->port);
-
-		if (l == 1)
-			return 0;
-		/* a look between checks that the server listens */
-		if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server)
-			return server_stopped(x, f);
-		if (l < 0 || t >= 5000 || sleep_ms_or_stop(step)) {
-			snprintf(why, sizeof(why), "the iperf3 server%s did not listen within 5 s (see raw/ for its output)", where);
-			return fail(x, stop_requested() ? "interrupted" : why);
-		}
+	switch (wait_until(server_listens, f, 5000, ep_remote(f->rx) ? 100 : 5)) {
+	case 1:
+		return 0;
+	case 2:
+		return server_stopped(x, f);
+	default:
+		snprintf(why, sizeof(why), "the iperf3 server%s did not listen within 5 s (see raw/ for its output)", where);
+		return fail(x, stop_requested() ? "interrupted" : why);
 	}
 }
 
@@ -261,24 +269,29 @@ static void sleep_or_exit(int pidfd, int ms)
 		poll(&pfd, 1, ms);
 }
 
+/* wait_until: 1 once flow f's server has ended (reaped), -1 on a stop request. */
+static int server_exited(void *arg)
+{
+	struct iperf3_flow *f = arg;
+
+	if (f->server <= 0)
+		return 1;
+	if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server) {
+		f->server = -1;
+		server_ended(f, "the ssh connection running the iperf3 server was lost");
+		return 1;
+	}
+	return stop_requested() ? -1 : 0;
+}
+
 /* The one-off servers exit after the test (on the peer, their ssh with them): 10 s at most. */
 static void server_wait(struct iperf3_run *x)
 {
 	int ms = ep_remote(x->rx) || ep_remote(x->tx) ? 100 : 5;
 
-	for (int k = 0; k < x->n; k++) {
-		struct iperf3_flow *f = &x->f[k];
-
-		for (int i = 0; i < 10000 / ms && f->server > 0; i++) {
-			/* it exits by itself after the test: polled (stop-aware sleep), never signalled */
-			if (waitpid(f->server, &f->srv_status, WNOHANG) == f->server) {
-				f->server = -1;
-				server_ended(f, "the ssh connection running the iperf3 server was lost");
-			} else {
-				sleep_ms_or_stop(ms);
-			}
-		}
-	}
+	/* each exits by itself after the test: polled, never signalled */
+	for (int k = 0; k < x->n; k++)
+		wait_until(server_exited, &x->f[k], 10000, ms);
 }
 
 /* Reap the clients that exited; how many still run. */

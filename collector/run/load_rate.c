@@ -36,6 +36,7 @@
 #include "rate_search.h"
 #include "remote.h"
 #include "signals.h"
+#include "wait.h"
 #include "udp_rate.h"
 
 #define DRAIN_QUIET_MS 50   /* a step is over when its count has not moved for this long */
@@ -248,7 +249,7 @@ static int check_alive(struct rate_run *x)
 }
 
 /* Wait ms, ticking and watching both ends: 0, or -1 with why. */
-static int wait_ms(struct rate_run *x, double until_s)
+static int rate_wait(struct rate_run *x, double until_s)
 {
 	for (double t; (t = mono_s()) < until_s;) {
 		int ms = (int)((until_s - t) * 1000);
@@ -324,7 +325,7 @@ static int step(struct rate_run *x, double pps, int ms, bool window, uint64_t *s
 	atomic_store(&tx->pps, (uint64_t)llround(pps));
 	atomic_store(&tx->go, UDP_SEND);
 	t0 = mono_s();
-	int rc = wait_ms(x, t0 + ms / 1000.0);
+	int rc = rate_wait(x, t0 + ms / 1000.0);
 
 	if (udp_rate_pause(tx, 5000) < 0 && rc == 0)
 		rc = fail(x, tx->err[0] ? tx->err : "the rate sender did not pause within 5 s");
@@ -512,18 +513,21 @@ static json_t *agent_rx(json_t *req, void **state)
 {
 	struct load_agent *a = load_agent_of(state, sizeof(struct udp_rx));
 	struct udp_rx *rx = a ? a->page : NULL;
-	json_t *jcpu = json_object_get(req, "cpu");
-	const char *addr = json_string_value(json_object_get(req, "addr"));
+	int port, cpu;
+	const char *addr = json_string_value(json_object_get(req, "addr")), *bad = load_agent_where(req, &port, &cpu);
+	char why[200];
 
 	if (!a)
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "out of memory");
 	agent_end(state);
-	if (!addr)
-		return json_pack("{s:b, s:s}", "ok", 0, "error", "udp-rx: no addr");
+	if (bad) {
+		snprintf(why, sizeof(why), "udp-rx: %s", bad);
+		return json_pack("{s:b, s:s}", "ok", 0, "error", why);
+	}
 	memset(rx, 0, sizeof(*rx));
-	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, rx->err, sizeof(rx->err));
+	a->pid = load_fork(NULL, cpu, rx->err, sizeof(rx->err));
 	if (a->pid == 0)
-		udp_rate_receive(rx, addr, (int)json_integer_value(json_object_get(req, "port")));
+		udp_rate_receive(rx, addr, port);
 	return load_agent_started(a, &rx->listening, &rx->stop, rx->err, "the rate receiver did not bind within 5 s");
 }
 

@@ -12,6 +12,7 @@
  * each by default, as netperf's).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "remote.h"
 #include "rr.h"
 #include "signals.h"
+#include "wait.h"
 
 /* Shared between the parent and its children here (MAP_SHARED). */
 struct rr_shm {
@@ -352,27 +354,38 @@ static void agent_end(void **state)
 		load_child_stop(&a->pid, &((struct rr_server *)a->page)->stop, 1);
 }
 
+/* A size of the request: a whole number up to INT_MAX, else -1 (which rr_spec_check refuses). */
+static int size_of(json_t *req, const char *key)
+{
+	json_t *v = json_object_get(req, key);
+
+	return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= INT_MAX
+		       ? (int)json_integer_value(v)
+		       : -1;
+}
+
 static json_t *agent_serve(json_t *req, void **state)
 {
 	struct load_agent *a = load_agent_of(state, sizeof(struct rr_server));
 	struct rr_server *sv = a ? a->page : NULL;
-	json_t *jcpu = json_object_get(req, "cpu");
-	int kind = rr_kind_of(json_string_value(json_object_get(req, "kind")) ?: "");
-	struct rr_spec s = { .req = (int)json_integer_value(json_object_get(req, "request")),
-			     .resp = (int)json_integer_value(json_object_get(req, "response")) };
-	const char *addr = json_string_value(json_object_get(req, "addr"));
+	int kind = rr_kind_of(json_string_value(json_object_get(req, "kind")) ?: ""), port, cpu;
+	struct rr_spec s = { .req = size_of(req, "request"), .resp = size_of(req, "response") };
+	const char *addr = json_string_value(json_object_get(req, "addr")), *bad = load_agent_where(req, &port, &cpu);
 	char why[200];
 
 	if (!a)
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "out of memory");
 	agent_end(state);
 	s.kind = kind < 0 ? RR_TCP : (enum rr_kind)kind;
-	if (kind < 0 || !addr || rr_spec_check(&s, why, sizeof(why)) < 0)
-		return json_pack("{s:b, s:s}", "ok", 0, "error", kind < 0 ? "rr-serve: unknown kind" : !addr ? "rr-serve: no addr" : why);
+	if (kind < 0 || bad || rr_spec_check(&s, why, sizeof(why)) < 0) {
+		if (kind < 0 || bad)
+			snprintf(why, sizeof(why), "rr-serve: %s", kind < 0 ? "unknown kind" : bad);
+		return json_pack("{s:b, s:s}", "ok", 0, "error", why);
+	}
 	memset(sv, 0, sizeof(*sv));
-	a->pid = load_fork(NULL, json_is_integer(jcpu) ? (int)json_integer_value(jcpu) : -1, sv->err, sizeof(sv->err));
+	a->pid = load_fork(NULL, cpu, sv->err, sizeof(sv->err));
 	if (a->pid == 0)
-		rr_serve(sv, &s, addr, (int)json_integer_value(json_object_get(req, "port")));
+		rr_serve(sv, &s, addr, port);
 	return load_agent_started(a, &sv->listening, &sv->stop, sv->err, "the responder did not listen within 5 s");
 }
 

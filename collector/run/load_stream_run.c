@@ -26,6 +26,7 @@
 #include "remote.h"
 #include "secret.h"
 #include "signals.h"
+#include "wait.h"
 
 #define STREAM_KEY_LEN 32
 
@@ -154,7 +155,7 @@ static long long rx_bytes(struct stream_run *x)
 	if (ep_remote(x->rx))
 		return rx_agent_bytes(x, "stream-bytes");
 	/* one look, between the run's counter reads */
-	if (waitpid(x->rx_pid, NULL, WNOHANG) == x->rx_pid) {
+	if (wait_child_ended(x->rx_pid, NULL)) {
 		x->rx_pid = -1;
 		snprintf(x->r->error, sizeof(x->r->error), "the stream receiver stopped: %.200s",
 			 x->shm->rx.err[0] ? x->shm->rx.err : "no message");
@@ -173,15 +174,9 @@ static void rx_stop(struct stream_run *x)
 		return;
 	}
 	atomic_store(&x->shm->rx.stop, 1);
-	for (int i = 0; i < 300 && x->rx_pid > 0; i++) {
-		/* asked to stop by its flag, not a signal: exec_stop only after 3 s */
-		if (waitpid(x->rx_pid, NULL, WNOHANG) == x->rx_pid)
-			x->rx_pid = -1;
-		else
-			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	}
-	if (x->rx_pid > 0)
-		exec_stop(x->rx_pid, 1000);
+	/* asked to stop by its flag, not a signal: SIGTERM only after 3 s */
+	wait_stop(x->rx_pid, &(struct wait_stop){ .quiet_ms = 3000, .grace_ms = 1000 });
+	x->rx_pid = -1;
 	x->rx_total = atomic_load(&x->shm->rx.bytes);
 }
 
@@ -210,15 +205,8 @@ static int tx_start(struct stream_run *x, uint8_t *key)
 static void tx_stop(struct stream_run *x)
 {
 	atomic_store(&x->shm->tx.stop, 1);
-	for (int i = 0; i < 300 && x->tx_pid > 0; i++) {
-		/* asked to stop by its flag, not a signal: exec_stop only after 3 s */
-		if (waitpid(x->tx_pid, NULL, WNOHANG) == x->tx_pid)
-			x->tx_pid = -1;
-		else
-			nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	}
-	if (x->tx_pid > 0)
-		exec_stop(x->tx_pid, 1000);
+	/* asked to stop by its flag, not a signal: SIGTERM only after 3 s */
+	wait_stop(x->tx_pid, &(struct wait_stop){ .quiet_ms = 3000, .grace_ms = 1000 });
 	x->tx_pid = -1;
 }
 
@@ -241,7 +229,7 @@ static int check_alive(struct stream_run *x)
 		return fail(x, why);
 	}
 	/* one look, among the run's other checks */
-	if (waitpid(x->tx_pid, NULL, WNOHANG) == x->tx_pid) {
+	if (wait_child_ended(x->tx_pid, NULL)) {
 		x->tx_pid = -1;
 		snprintf(why, sizeof(why), "the stream sender stopped: %.200s",
 			 x->shm->tx.err[0] ? x->shm->tx.err : "no message");

@@ -8,13 +8,14 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "exec.h"
 #include "journal.h"
 #include "load_util.h"
+#include "peer_run.h"
 #include "signals.h"
+#include "wait.h"
 
 int load_child_ready(pid_t pid, _Atomic int *flag, const char *err, const char *late, char *why, size_t len)
 {
@@ -36,7 +37,7 @@ int load_child_gone(pid_t *pid, const char *who, const char *err, char *why, siz
 		return -1;
 	}
 	/* one look, among the run's other checks */
-	if (*pid > 0 && waitpid(*pid, NULL, WNOHANG) == *pid) {
+	if (*pid > 0 && wait_child_ended(*pid, NULL)) {
 		*pid = -1;
 		snprintf(why, len, "%s stopped: %.200s", who, err[0] ? err : "no message");
 		return -1;
@@ -49,10 +50,7 @@ void load_child_stop(pid_t *pid, _Atomic int *flag, int value)
 	if (*pid <= 0)
 		return;
 	atomic_store(flag, value);
-	for (int i = 0; i < 300 && waitpid(*pid, NULL, WNOHANG) != *pid; i++)
-		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
-	if (waitpid(*pid, NULL, WNOHANG) == 0)
-		exec_stop(*pid, 1000);
+	wait_stop(*pid, &(struct wait_stop){ .quiet_ms = 3000, .grace_ms = 1000 });
 	*pid = -1;
 }
 
@@ -63,13 +61,17 @@ struct load_agent *load_agent_of(void **state, size_t size)
 	if (!a && (a = *state = calloc(1, sizeof(*a)))) {
 		a->pid = -1;
 		a->page = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (a->page == MAP_FAILED) {
+			free(a); /* no state without its shared page: the other requests read it */
+			*state = a = NULL;
+		}
 	}
-	return a && a->page != MAP_FAILED ? a : NULL;
+	return a;
 }
 
 bool load_agent_running(struct load_agent *a)
 {
-	bool running = a && a->pid > 0 && waitpid(a->pid, NULL, WNOHANG) == 0;
+	bool running = a && a->pid > 0 && !wait_child_ended(a->pid, NULL);
 
 	if (a && !running)
 		a->pid = -1;
@@ -109,18 +111,24 @@ pid_t load_fork(const char *netns, int cpu, char *err, size_t errlen)
 	return pid;
 }
 
+struct flag_wait {
+	_Atomic int *flag;
+	pid_t child;
+};
+
+/* 1: the child set its flag; -1: it ended, or a stop was asked for; 0: not yet. */
+static int flag_set(void *arg)
+{
+	struct flag_wait *w = arg;
+
+	if (atomic_load(w->flag))
+		return 1;
+	return wait_child_ended(w->child, NULL) || stop_requested() ? -1 : 0;
+}
+
 int load_wait_flag(_Atomic int *flag, pid_t child, int timeout_ms)
 {
-	for (int t = 0; t < timeout_ms; t += 10) {
-		if (atomic_load(flag))
-			return 0;
-		/* a look while waiting for the child's flag in shared memory */
-		if (waitpid(child, NULL, WNOHANG) == child)
-			return -1;
-		if (sleep_ms_or_stop(10))
-			return -1;
-	}
-	return -1;
+	return wait_until(flag_set, &(struct flag_wait){ flag, child }, timeout_ms, 10) == 1 ? 0 : -1;
 }
 
 int load_key_int(const struct scenario *sc, const char *key, long def, long min, long max, long *v, char *why,
@@ -139,4 +147,19 @@ int load_key_int(const struct scenario *sc, const char *key, long def, long min,
 		return -1;
 	}
 	return 0;
+}
+
+const char *load_agent_where(json_t *req, int *port, int *cpu)
+{
+	static char why[80];
+
+	*port = peer_req_port(req);
+	*cpu = peer_req_cpu(req);
+	if (!json_string_value(json_object_get(req, "addr")))
+		return "no addr";
+	if (*port < 0) {
+		snprintf(why, sizeof(why), "\"port\" is not a port from %d to 65535", PEER_PORT_MIN);
+		return why;
+	}
+	return *cpu < -1 ? "\"cpu\" is not a CPU of this host" : NULL;
 }

@@ -63,6 +63,14 @@ json_t *load_agent_started(struct load_agent *a, _Atomic int *flag, _Atomic int 
 /* The value of the scenario's [load] key, or NULL. */
 const char *load_key(const struct scenario *sc, const char *key);
 
+/*
+ * Where the agent's request asks a load's receiver to listen: "addr" (a
+ * string), "port" and "cpu" as peer_req_port and peer_req_cpu take them
+ * (a key pinned to the agent may send anything). NULL, or why not (a
+ * static buffer).
+ */
+const char *load_agent_where(json_t *req, int *port, int *cpu);
+
 /* The [load] key as a whole number in [min, max] (def when absent or sc NULL): 0, or -1 with why. */
 int load_key_int(const struct scenario *sc, const char *key, long def, long min, long max, long *v, char *why,
 		 size_t len);

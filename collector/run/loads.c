@@ -1,47 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The table of loads (loads.h). Each entry is defined beside its load:
- * iperf3 in load_iperf3.c, the built-in stream in load_stream_run.c.
+ * iperf3 in load_iperf3.c, the built-in stream in load_stream_run.c, the
+ * request/response loads in load_rr.c, the packet rate in load_rate.c.
+ * The lookups are loads_find.c's, so that the scenario reader's fuzz
+ * target can link them on a table of its own.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "loads.h"
 
 /* The first is the default. */
 const struct load_kind *const load_kinds[] = { &load_kind_iperf3, &load_kind_stream, &load_kind_tcp_rr,
 					       &load_kind_tcp_crr, &load_kind_udp_rr, &load_kind_udp_rate, NULL };
-
-const struct load_kind *load_find(const char *name)
-{
-	for (int i = 0; name && load_kinds[i]; i++)
-		if (!strcmp(name, load_kinds[i]->name))
-			return load_kinds[i];
-	return NULL;
-}
-
-const struct load_kind *load_comm(const char *comm)
-{
-	for (int i = 0; load_kinds[i]; i++)
-		if (load_kinds[i]->comm && !strcmp(comm, load_kinds[i]->comm))
-			return load_kinds[i];
-	return NULL;
-}
-
-const char *load_names(unsigned caps, char *buf, size_t len)
-{
-	int n = 0, k = 0;
-	size_t off = 0;
-
-	for (int i = 0; load_kinds[i]; i++)
-		n += (load_kinds[i]->caps & caps) == caps;
-	buf[0] = '\0';
-	for (int i = 0; load_kinds[i] && off < len; i++) {
-		if ((load_kinds[i]->caps & caps) != caps)
-			continue;
-		off += snprintf(buf + off, len - off, "%s%s", k == 0 ? "" : k == n - 1 ? " or " : ", ",
-				load_kinds[i]->name);
-		k++;
-	}
-	return buf;
-}

@@ -5,8 +5,10 @@
  * it records. Each load defines its entry in its own file (iperf3 in
  * load_iperf3.c, the built-in stream in load_stream_run.c); loads.c lists
  * them. A new load is its file, its line in load_kinds[] and its extern
- * here (docs/architecture.md, "A new load"). No code outside this table
+ * here (docs/architecture.md, "Recipes"). No code outside this table
  * compares a load's name.
+ *
+ * A façade of loads.c (the table) and loads_find.c (the lookups).
  */
 #ifndef IPSECPERF_LOADS_H
 #define IPSECPERF_LOADS_H

@@ -11,6 +11,7 @@
 #include "journal.h"
 #include "log.h"
 #include "matrix.h"
+#include "apply.h"
 #include "measuring.h"
 #include "probes.h"
 #include "profile_run.h"
@@ -18,16 +19,6 @@
 #include "setup.h"
 #include "signals.h"
 #include "until_ci.h"
-
-struct testbed_config testbed_config_of(const struct run_config *c)
-{
-	return (struct testbed_config){
-		.addr_tx = c->addr_tx, .addr_rx = c->addr_rx, .addr_tx_set = c->addr_tx_set,
-		.addr_rx_set = c->addr_rx_set, .prefix_len = c->prefix_len, .peer = c->peer, .dev = c->dev,
-		.peer_dev = c->peer_dev, .peer_ipsecperf = c->peer_ipsecperf, .ssh_opts = c->ssh_opts,
-		.nssh_opts = c->nssh_opts, .cpu_tx = c->cpu_tx, .cpu_rx = c->cpu_rx, .port = c->port,
-	};
-}
 
 /* One matrix: the testbed, the options, the probes. */
 struct matrix {
@@ -361,6 +352,21 @@ static void run_counting(struct matrix *m, int s)
 	probes_set_set(m->probes, c->probe_set);
 }
 
+/* The scenario over the testbed's two ends, after the testbed's own check. */
+static int apply(struct matrix *m, const struct scenario *sc, char *why, size_t len)
+{
+	const struct endpoint *tx, *rx;
+	struct ipsec_sas *sas;
+	int rc;
+
+	m->ops->ends(m->tb, &tx, &rx, &sas);
+	if (journal_dry_run())
+		printf("# scenario %s: %s\n", sc->name, sc->description);
+	if (m->ops->possible && (rc = m->ops->possible(m->tb, sc, why, len)))
+		return rc;
+	return scenario_apply(tx, rx, sc, sas, why, len);
+}
+
 /* One scenario: applied, its repeats, undone. */
 static void run_scenario(struct matrix *m, int s)
 {
@@ -369,7 +375,7 @@ static void run_scenario(struct matrix *m, int s)
 	const char *lost = ops->lost ? ops->lost(m->tb) : NULL;
 	int mark = journal_mark();
 	char why[1024] = "";
-	int rc = lost ? -1 : ops->apply(m->tb, sc, why, sizeof(why));
+	int rc = lost ? -1 : apply(m, sc, why, sizeof(why));
 
 	/* a load without LOAD_FLOWS (the built-in stream) is one connection, from the sending end */
 	if (rc == 0 && (m->cfg->flows > 1 || m->cfg->direction) && !(load_of(sc)->caps & LOAD_FLOWS)) {

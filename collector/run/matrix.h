@@ -7,9 +7,8 @@
  * --probe-cost and --probe-set, the measured window, the progress line and
  * --until-ci. What differs is behind a table of operations.
  *
- * A façade of matrix.c (the loop), record.c (the records every testbed
- * writes) and, for the peer options' check made with the command line,
- * tb_peer.c.
+ * A façade of matrix.c (the loop) and record.c (the records every testbed
+ * writes).
  */
 #ifndef IPSECPERF_MATRIX_H
 #define IPSECPERF_MATRIX_H
@@ -21,64 +20,7 @@
 #include "load.h"
 #include "results_writer.h"
 #include "run.h"
-#include "testbed.h"
-
-struct probes;
-
-/*
- * A testbed as the matrix sees it. tb is the testbed's own state (made by
- * setup); every operation not marked optional is set.
- */
-struct testbed_ops {
-	double run_slack_s;   /* a run's seconds beyond omit + duration, for the progress line */
-	/* Make the testbed (journaled); provenance into res->meta. NULL: could not, said why. */
-	void *(*setup)(const struct run_config *cfg, struct results_writer *res);
-	void (*teardown)(void *tb);
-	/* Apply a scenario (journaled): 0 done; 1 cannot here (skip, why); -1 failed. */
-	int (*apply)(void *tb, const struct scenario *sc, char *why, size_t len);
-	/* Optional: non-NULL when every later run must fail (the peer was lost), and why. */
-	const char *(*lost)(void *tb);
-	/* The probes on both ends (pr NULL: --no-probes, the testbed's own too). */
-	void (*probes_attach)(void *tb, struct probes *pr, const struct run_config *cfg);
-	void (*probes_detach)(void *tb, struct probes *pr);
-	/* The record's testbed fields: "kernel", and the peer's. */
-	void (*record_head)(void *tb, json_t *rec);
-	/* A run: before the load, the load itself, the window's edges, a tick. */
-	void (*run_begin)(void *tb, json_t *rec);
-	/*
-	 * Optional: the other host's probes at the whole load's edges, beside
-	 * this host's, and whether they counted on since the load's end.
-	 */
-	void (*load_mark)(void *tb, int begin);
-	bool (*load_moved)(void *tb);
-	int (*load)(void *tb, const struct scenario *sc, const struct load_params *lp, struct load_result *lr);
-	void (*window)(void *tb, int open);
-	void (*tick)(void *tb);
-	/* The CPU and cycle fields of an ok record, cpu being this host's accounting. */
-	void (*record_cpu)(void *tb, json_t *rec, const struct load_result *lr, const struct cpu_acct *cpu);
-	/*
-	 * After the load: the SAs' counters into rec; -1 with why when they
-	 * disprove the run. Called again, it reads them again (run_once, when
-	 * the probes counted on after their load-end snapshot).
-	 */
-	int (*run_end)(void *tb, json_t *rec, char *why, size_t len);
-	/* The probes' counters into rec (pr NULL: unavailable, for the reason off_why). */
-	void (*counters)(void *tb, struct probes *pr, json_t *rec, const char *off_why);
-	/* Optional: the other host's crypto drivers serving alg while the SAs exist (setup_crypto). */
-	json_t *(*far_crypto)(void *tb, const char *alg);
-};
-
-extern const struct testbed_ops netns_testbed_ops; /* tb_netns.c */
-extern const struct testbed_ops peer_testbed_ops;  /* tb_peer.c */
-
-/* What the testbeds take of the run's options. */
-struct testbed_config testbed_config_of(const struct run_config *c);
-
-/*
- * The peer options usable (the destination, each --ssh-option)? 0, or -1 with
- * why; checked with the command line, before anything is made.
- */
-int peer_config_check(const struct run_config *cfg, char *why, size_t len);
+#include "testbed_ops.h"
 
 /* run_matrix's --dry-run where every scenario would be skipped */
 #define RUN_NOTHING (-2)

@@ -22,6 +22,7 @@
 #include "journal.h"
 #include "log.h"
 #include "signals.h"
+#include "wait.h"
 
 /* perf starts slowly under TCG (it synthesizes every process's maps): be patient */
 #define PROFILE_READY_MS 60000
@@ -219,29 +220,16 @@ void profile_window(struct profiler *p, int open)
 /* SIGINT, as a terminal would: perf writes its file and exits 0. */
 static int stop_perf(struct profiler *p)
 {
-	double end = mono_s() + PROFILE_STOP_MS / 1000.0;
-	int st;
+	int rc;
 
 	if (p->pid <= 0)
 		return -1;
 	kill(p->pid, SIGINT);
-	while (mono_s() < end) {
-		/* perf stops on SIGINT (writing its file), not SIGTERM: exec_stop only after the deadline */
-		pid_t r = waitpid(p->pid, &st, WNOHANG);
-
-		if (r == p->pid) {
-			p->pid = -1;
-			/* perf record re-raises the SIGINT once its file is written */
-			return (WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
-			       (WIFSIGNALED(st) && WTERMSIG(st) == SIGINT) ? 0 : -1;
-		}
-		if (r < 0 && errno != EINTR)
-			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
-	}
-	exec_stop(p->pid, 1000);
+	/* perf stops on SIGINT (writing its file), not SIGTERM: that only after the deadline */
+	rc = wait_stop(p->pid, &(struct wait_stop){ .quiet_ms = PROFILE_STOP_MS, .grace_ms = 1000 });
 	p->pid = -1;
-	return -1;
+	/* perf record re-raises the SIGINT once its file is written */
+	return rc == 0 || rc == 128 + SIGINT ? 0 : -1;
 }
 
 static double record_cpb(json_t *rec)

@@ -12,27 +12,7 @@
 struct opt_def;
 struct results_writer;
 struct run_config;
-struct testbed_ops;
-
-/*
- * A testbed as `run` knows it: one entry of the registry (the table is
- * collector/cmd/testbeds.c, the one layer that sees both the in-host loop
- * and the VM's runner). Nothing chooses a testbed by its name but the
- * registry's lookup; the rest asks the entry.
- */
-struct testbed_entry {
-	const char *name; /* --testbed NAME, the results' "testbed" */
-	unsigned mark;    /* the option tables' mark of it (OPT_NETNS ..., options.h) */
-	int guests;       /* the guests it measures in: 0 (this host), 1 (vm), 2 (vm-pair's sender and receiver) */
-	bool peer;        /* a second host of its own, whose journal a run checks too (journal_check) */
-	/* Optional: its own musts beyond the options' marks: 0, or -1 with why (one line, no "run: "). */
-	int (*check)(const struct run_config *c, char *why, size_t len);
-	/* The way it runs: the in-host matrix loop on ops (run_matrix), or, ops NULL, a runner of its own. */
-	const struct testbed_ops *ops;
-	int (*run)(const struct run_config *c, struct results_writer *res);
-	/* Optional: what it prints after a run that was not stopped, beside the summary; -1 failed. */
-	int (*summary)(FILE *f, const char *resultsdir);
-};
+struct testbed_entry;
 
 #define RUN_MAX_KERNELS 8
 #define RUN_MAX_SSH_OPTS 16
@@ -101,17 +81,5 @@ struct run_config {
 	char **argv;
 	const struct opt_def *opts; /* argv's options: the vm testbed forwards those marked OPT_GUEST */
 };
-
-/* Does the run measure in guests (the vm and vm-pair testbeds)? */
-static inline bool run_in_vm(const struct run_config *c)
-{
-	return c->tb_entry && c->tb_entry->guests > 0;
-}
-
-/* The vm-pair testbed: two guests over a virtio-net link (collector/vm/vm_pair.h)? */
-static inline bool run_vm_pair(const struct run_config *c)
-{
-	return c->tb_entry && c->tb_entry->guests == 2;
-}
 
 #endif

@@ -2,7 +2,9 @@
 /*
  * A testbed is where the sender and the receiver live. Two network
  * namespaces joined by a veth pair is the default: every Linux host has it.
- * A façade: the netns testbed's functions are testbed_netns.c's.
+ * A façade of testbed_netns.c (the namespaces and the veth pair),
+ * tb_netns.c (the netns testbed's operations for the matrix) and the
+ * registry's entries (tb_netns.c, tb_peer.c, tb_vm.c).
  */
 #ifndef IPSECPERF_TESTBED_H
 #define IPSECPERF_TESTBED_H
@@ -27,7 +29,6 @@ struct testbed_config {
 };
 
 struct testbed {
-	const char *kind;    /* "netns" */
 	char ns_tx[64];      /* sender's namespace */
 	char ns_rx[64];      /* receiver's namespace */
 	char dev_tx[16];     /* sender's end of the link */
@@ -39,6 +40,22 @@ struct testbed {
 	int cpu_rx;
 	struct endpoint ep_tx, ep_rx; /* the two ends, as the loads see them */
 };
+
+struct run_config;
+struct testbed_ops;
+struct testbed_entry;
+
+/* What the testbeds take of the run's options. */
+struct testbed_config testbed_config_of(const struct run_config *c);
+
+/* The netns testbed's operations for the matrix (tb_netns.c). */
+extern const struct testbed_ops netns_testbed_ops;
+
+/*
+ * The testbeds' registry entries (testbed_ops.h), each beside its code:
+ * tb_netns.c, tb_peer.c, tb_vm.c (vm, vm-pair). testbeds.c lists them.
+ */
+extern const struct testbed_entry testbed_netns, testbed_peer, testbed_vm, testbed_vm_pair;
 
 /* Create the namespaces and the veth pair (journaled). */
 int netns_setup(struct testbed *tb, const struct testbed_config *cfg);

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "rtnl.h"
 #include "testbed.h"
+#include "run.h"
 
 /*
  * The testbed is made through rtnetlink (rtnl.c), not by starting `ip`.
@@ -71,7 +72,6 @@ static void names(struct testbed *tb, const struct testbed_config *cfg)
 	int ncpu = cpu_count();
 
 	memset(tb, 0, sizeof(*tb));
-	tb->kind = "netns";
 	/* unique per process and its start, so parallel runs and leftovers never collide */
 	rtnl_netns_name(tb->ns_tx, sizeof(tb->ns_tx), "tx");
 	rtnl_netns_name(tb->ns_rx, sizeof(tb->ns_rx), "rx");
@@ -121,4 +121,14 @@ int netns_setup(struct testbed *tb, const struct testbed_config *cfg)
 			return -1;
 	}
 	return 0;
+}
+
+struct testbed_config testbed_config_of(const struct run_config *c)
+{
+	return (struct testbed_config){
+		.addr_tx = c->addr_tx, .addr_rx = c->addr_rx, .addr_tx_set = c->addr_tx_set,
+		.addr_rx_set = c->addr_rx_set, .prefix_len = c->prefix_len, .peer = c->peer, .dev = c->dev,
+		.peer_dev = c->peer_dev, .peer_ipsecperf = c->peer_ipsecperf, .ssh_opts = c->ssh_opts,
+		.nssh_opts = c->nssh_opts, .cpu_tx = c->cpu_tx, .cpu_rx = c->cpu_rx, .port = c->port,
+	};
 }

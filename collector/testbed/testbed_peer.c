@@ -32,6 +32,7 @@
 #include "exec.h"
 #include "guest_tar.h"
 #include "log.h"
+#include "peer_run.h"
 #include "remote.h"
 #include "testbed_peer.h"
 #include "testbed_peer_int.h"
@@ -325,7 +326,55 @@ static json_t *open_agent(struct peer *p)
 	return NULL;
 }
 
-/* The agent's hello, after the checks: -1 only for a --cpu-rx the peer has not. */
+/* The key ssh logs in with, as the run's options name it (for a message). */
+static const char *key_named(const struct peer *p)
+{
+	for (int i = 0; i < p->h.nopts; i++)
+		if (!strncasecmp(p->h.ssh_opts[i], "IdentityFile=", 13))
+			return p->h.ssh_opts[i];
+	return "the key ssh offers";
+}
+
+/*
+ * Does ssh run what the run asks? A key pinned to the agent (command= in the
+ * peer's authorized_keys, or a sudo rule for it) runs the agent whatever is
+ * asked, and the run asks ssh for more than the agent's session (the
+ * iperf3 server, the undo of each change): before anything changes, such
+ * a key must reach an agent of this release, which serves those (and
+ * refuses `echo` with PEER_AGENT_PINNED_EXIT). 0, or -1 with why.
+ */
+static int ssh_check(struct peer *p, json_t *hello, char *why, size_t len)
+{
+	const char *v = json_string_value(json_object_get(hello, "version")), *key = key_named(p);
+	char *out = NULL, *err = NULL, told[200], vs[64];
+	int st = remote_run(&p->h, (char *[]){ "echo", "ipsecperf-ssh-check", NULL }, &out, &err), rc = 0;
+
+	snprintf(told, sizeof(told), "%s", trim(err) && *err ? err : "no message");
+	msg_clean(told, true);
+	if (st == 0 && out && !strcmp(out, "ipsecperf-ssh-check\n")) {
+		rc = 0;
+	} else if (st == 255) {
+		snprintf(why, len, "cannot run a command on the peer with ssh: %s", told);
+		rc = -1;
+	} else if (st != PEER_AGENT_PINNED_EXIT) {
+		snprintf(why, len, "ssh to %s with %s runs `ipsecperf peer-agent` whatever it is asked (a key pinned to the agent with command= in the peer's authorized_keys, or a sudo rule): asked for `echo ipsecperf-ssh-check`, it %s (exit %d: %.150s); that agent does not serve what the run sends through ssh (the iperf3 server, the undo of each change), so nothing was changed: install this release on the peer, whose agent serves them (under sudo, keep SSH_ORIGINAL_COMMAND: env_keep), or use a key without command=",
+			 p->h.ssh_dest, key, out && *out ? "printed something else" : "printed nothing", st, told);
+		rc = -1;
+	} else if (!v || strcmp(v, IPSECPERF_VERSION)) {
+		snprintf(why, len, "ssh to %s with %s reaches only the agent (a key pinned to it), and that agent is ipsecperf %s, this one %s: what the run sends it through ssh may differ, so nothing was changed: install this release there",
+			 p->h.ssh_dest, key, v ? guest_printable(v, strlen(v), vs, sizeof(vs)) : "of unknown version",
+			 IPSECPERF_VERSION);
+		rc = -1;
+	} else {
+		pr_info("run: ssh to %s with %s reaches only the agent (a key pinned to it): the agent serves what the run sends through ssh",
+			p->h.ssh_dest, key);
+	}
+	free(out);
+	free(err);
+	return rc;
+}
+
+/* The agent's hello, after the checks: -1 for a --cpu-rx the peer has not, or a key the run cannot use. */
 static int agent_judge(struct peer *p, json_t *hello, char *why, size_t len)
 {
 	int ncpu = (int)json_integer_value(json_object_get(hello, "ncpu"));
@@ -340,7 +389,7 @@ static int agent_judge(struct peer *p, json_t *hello, char *why, size_t len)
 		return -1;
 	}
 	peer_version_check(p, hello);
-	return 0;
+	return ssh_check(p, hello, why, len);
 }
 
 /* Provenance: both ends, for meta.json. */
@@ -403,7 +452,7 @@ static int host_from_cfg(struct host *h, const struct testbed_config *c, char *w
 {
 	memset(h, 0, sizeof(*h));
 	if (!c->peer || !c->dev || !c->peer_dev) {
-		snprintf(why, len, "--testbed peer needs --peer [user@]host, --dev IF (this host's end of the link) and --peer-dev IF (the peer's end)");
+		snprintf(why, len, "--testbed peer needs --peer [USER@]HOST, --dev IF and --peer-dev IF (docs/peer-testbed.md)");
 		return -1;
 	}
 	if (remote_check_dest(c->peer, why, len) < 0)

@@ -4,7 +4,7 @@
  * receiver on another one reached with ssh, over a real link (--dev here,
  * --peer-dev there). Offloads are set on both NICs and journaled on the host
  * they were made on; keys go to the peer only through the agent's stdin
- * (`ipsecperf peer-agent`, collector/run/peer_agent.c).
+ * (`ipsecperf peer-agent`, collector/testbed/peer_agent.c).
  *
  * A façade of testbed_peer.c (open, close, the view of a peer),
  * testbed_peer_call.c (the agent's calls) and testbed_peer_parse.c (its
@@ -22,7 +22,9 @@
 
 struct endpoint;
 
-/* The peer testbed's operations for the matrix are peer_testbed_ops (collector/run/matrix.h). */
+/* The peer testbed's operations for the matrix (tb_peer.c). */
+struct testbed_ops;
+extern const struct testbed_ops peer_testbed_ops;
 
 /* ---- the peer (its state is testbed_peer*.c's own: testbed_peer_int.h) ---- */
 
@@ -34,7 +36,11 @@ struct peer;
  */
 struct peer *peer_open(const struct testbed_config *cfg, json_t *meta);
 void peer_close(struct peer *p);
-/* The ssh destination and options usable? 0, or -1 with why. */
+/*
+ * The peer options given (--peer, --dev, --peer-dev), the ssh destination
+ * and each --ssh-option usable? 0, or -1 with why; checked with the command
+ * line, before anything is made.
+ */
 int peer_host_check(const struct testbed_config *cfg, char *why, size_t len);
 /* Why the peer is lost (p as void *), or NULL. */
 const char *peer_lost_why(void *p);

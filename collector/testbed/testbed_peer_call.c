@@ -2,7 +2,7 @@
 /*
  * The peer testbed's transport: one request to the agent over its ssh
  * session, and the mark that the peer was lost. Below the orchestrator
- * (testbed_peer.c, collector/run/tb_peer.c) and the endpoints (endpoint_xfrm.c), which all
+ * (testbed_peer.c, collector/testbed/tb_peer.c) and the endpoints (endpoint_xfrm.c), which all
  * call it.
  */
 #include <stdio.h>

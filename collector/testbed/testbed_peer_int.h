@@ -2,7 +2,7 @@
 /*
  * The peer testbed's state, shared by testbed_peer*.c only; the rest sees
  * it through testbed_peer.h (a run's own state is the run layer's:
- * collector/run/tb_peer.c). A façade of testbed_peer.c's struct and
+ * collector/testbed/tb_peer.c). A façade of testbed_peer.c's struct and
  * testbed_peer_call.c's shared calls.
  */
 #ifndef IPSECPERF_TESTBED_PEER_INT_H

@@ -25,6 +25,7 @@
 
 #include "loads.h"
 #include "log.h"
+#include "wait.h"
 #include "guest.h"
 #include "guest_pair.h"
 #include "vm_guest.h"
@@ -271,7 +272,7 @@ static int reap_until(pid_t want, bool *first_byte, double *t_first)
 		}
 		if (first_byte)
 			forward_records();
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+		wait_ms(20);
 	}
 }
 

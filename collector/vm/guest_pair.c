@@ -21,6 +21,7 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "wait.h"
 #include "rtnl.h"
 #include "rtnl_link.h"
 #include "vm_guest.h"
@@ -49,6 +50,19 @@ static int dev_by_mac(const char *mac, char *dev, size_t len)
 	return rc;
 }
 
+struct dev_wait {
+	const char *mac;
+	char *dev;
+	size_t len;
+};
+
+static int dev_found(void *arg)
+{
+	struct dev_wait *w = arg;
+
+	return dev_by_mac(w->mac, w->dev, w->len) == 0;
+}
+
 /* One device of the pair: found by its MAC (the driver may still be probing), named, addressed, up. */
 static int one_dev(json_t *d, const char *name, double deadline)
 {
@@ -56,17 +70,16 @@ static int one_dev(json_t *d, const char *name, double deadline)
 	const char *addr = json_string_value(json_object_get(d, "addr"));
 	int plen = (int)json_integer_value(json_object_get(d, "prefix"));
 	char dev[64], err[256] = "";
+	int left_ms = (int)((deadline - mono_s()) * 1000);
 
 	if (!mac || !addr) {
 		pr_warn("guest: pair: the config names no MAC or address for %s", name);
 		return -1;
 	}
-	while (dev_by_mac(mac, dev, sizeof(dev)) < 0) {
-		if (mono_s() > deadline) {
-			pr_warn("guest: pair: no network device with MAC %s (is virtio_net in the kernel?)", mac);
-			return -1;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+
+	if (!wait_until(dev_found, &(struct dev_wait){ mac, dev, sizeof(dev) }, left_ms > 0 ? left_ms : 0, 20)) {
+		pr_warn("guest: pair: no network device with MAC %s (is virtio_net in the kernel?)", mac);
+		return -1;
 	}
 	if ((strcmp(dev, name) && rtnl_link_rename(NULL, dev, name, err, sizeof(err)) < 0) ||
 	    rtnl_addr_add(NULL, name, addr, plen, err, sizeof(err)) < 0 || rtnl_link_up(NULL, name, err, sizeof(err)) < 0) {
@@ -122,6 +135,12 @@ int guest_pair_sshd(void)
 }
 
 /* Does addr:22 accept a connection within a second? */
+/* wait_until: has the child *arg ended? */
+static int child_ended(void *arg)
+{
+	return wait_child_ended(*(pid_t *)arg, NULL);
+}
+
 static bool ssh_answers(const char *addr)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(22) };
@@ -180,29 +199,26 @@ static void ssh_master(const char *peer)
 	if (pid < 0)
 		pr_debug("guest: pair: cannot start ssh: %s", strerror(errno));
 	/* ssh -f returns once in the background: a deadline, not a stop request, and a quiet end */
-	for (int ms = 0; pid > 0 && waitpid(pid, NULL, WNOHANG) == 0; ms += 20) {
-		if (ms >= SSH_MASTER_WAIT_MS) {
-			pr_debug("guest: pair: the ssh master is not up after %d s; the run goes on", SSH_MASTER_WAIT_MS / 1000);
-			exec_stop(pid, 500);
-			break;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	if (pid > 0 && !wait_until(child_ended, &pid, SSH_MASTER_WAIT_MS, 20)) {
+		pr_debug("guest: pair: the ssh master is not up after %d s; the run goes on", SSH_MASTER_WAIT_MS / 1000);
+		exec_stop(pid, 500);
 	}
+}
+
+static int sshd_up(void *peer)
+{
+	return ssh_answers(peer);
 }
 
 int guest_pair_wait_peer(json_t *pair, int timeout_s)
 {
 	const char *peer = json_string_value(json_object_get(pair, "peer_ctl_addr"));
-	double deadline = mono_s() + timeout_s;
 
 	if (!peer)
 		return -1;
-	while (!ssh_answers(peer)) {
-		if (mono_s() > deadline) {
-			pr_warn("guest: pair: the receiver's sshd (%s port 22) did not answer within %d s", peer, timeout_s);
-			return -1;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+	if (!wait_until(sshd_up, (void *)peer, timeout_s * 1000, 20)) {
+		pr_warn("guest: pair: the receiver's sshd (%s port 22) did not answer within %d s", peer, timeout_s);
+		return -1;
 	}
 	ssh_master(peer);
 	return 0;

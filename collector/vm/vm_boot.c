@@ -15,6 +15,7 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "wait.h"
 #include "signals.h"
 #include "vm_console.h"
 #include "vm_pair_receiver.h"
@@ -70,7 +71,7 @@ static void boot_watch(struct boot *b, pid_t pid, double t0)
 		}
 		if (boot_must_stop(b, t))
 			return;
-		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+		wait_ms(20);
 	}
 }
 
@@ -128,6 +129,9 @@ int boot_once(struct boot *b, bool dry)
 	if (pid < 0)
 		goto out_close;
 	boot_watch(b, pid, t0);
+	/* qemu may have ended between two looks: its ports are looked at once more */
+	if (!b->flood)
+		serial_flood(b);
 	/* what qemu said, read before stopping it (it then says that it was stopped) */
 	file_first_line(b->qlog_path, qmsg, sizeof(qmsg));
 	/* still running after boot_watch? only then is it stopped (exec_stop reaps it) */

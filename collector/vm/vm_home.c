@@ -376,11 +376,17 @@ static void merge_guest_records(const struct run_config *cfg, const struct vm_ke
 			t->refused = true;
 		}
 	} else if (!t->tarmap) {
-		/* no tar: the records sent as they were written, if any */
+		/* no tar: the records sent as they were written, if any: no more than the port may hold */
 		size_t len = 0;
-		char *buf = file_read(w->live, &len);
+		struct stat st;
+		char rwhy[160];
+		char *buf = file_read_regular(w->live, LIVE_MAX, &len, rwhy, sizeof(rwhy));
 
-		if (buf && merge_runs("live.jsonl", buf, len, cfg, k->release, d->runs, vm, seen, out,
+		if (!buf && lstat(w->live, &st) == 0) {
+			fmt_buf(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why),
+				"%sthe guest's records were refused: live.jsonl %s", *b->why ? "; " : "", rwhy);
+			t->refused = true;
+		} else if (buf && merge_runs("live.jsonl", buf, len, cfg, k->release, d->runs, vm, seen, out,
 				      why, sizeof(why)) < 0) {
 			fmt_buf(b->why + strlen(b->why), sizeof(b->why) - strlen(b->why),
 			       "%sthe guest's record was refused: %s", *b->why ? "; " : "", why);

@@ -29,6 +29,7 @@
 #include "kdwarf.h"
 #include "loads.h"
 #include "options.h"
+#include "testbed_ops.h"
 #include "log.h"
 #include "vm_guest.h"
 #include "vm_pair.h"
@@ -574,12 +575,11 @@ static json_t *guest_config(const struct run_config *cfg, const struct vm_kernel
 		json_array_append_new(argv, json_string("-v"));
 	json_array_append_new(argv, json_string("run"));
 	forward_options(cfg, argv);
-	if (pg) {
+	/* the testbed the (sending) guest runs, as the entry names it */
+	json_array_append_new(argv, json_string("--testbed"));
+	json_array_append_new(argv, json_string(cfg->tb_entry->in_guest));
+	if (pg)
 		vm_pair_sender_args(argv);
-	} else {
-		json_array_append_new(argv, json_string("--testbed"));
-		json_array_append_new(argv, json_string("netns"));
-	}
 	json_array_append_new(argv, json_string("-o"));
 	json_array_append_new(argv, json_string(GUEST_OUT "/" GUEST_RUNDIR));
 	json_array_append_new(argv, json_string("--quiet"));

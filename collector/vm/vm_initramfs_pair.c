@@ -100,12 +100,12 @@ static int pair_files(struct cpio *c, const struct vm_pair_guest *pg)
 	return rc;
 }
 
-/* The sender's run: the peer testbed over the control link, with the receiver's guest as the peer. */
+/* The sender's run (its entry's testbed, peer): over the control link, with the receiver's guest as the peer. */
 void vm_pair_sender_args(json_t *argv)
 {
 	static const char *const opts[] = { GUEST_PAIR_SSH_OPTS, NULL };
 
-	for (const char *const *a = (const char *const[]){ "--testbed", "peer", "--peer", "root@" PAIR_CTL_ADDR_RX,
+	for (const char *const *a = (const char *const[]){ "--peer", "root@" PAIR_CTL_ADDR_RX,
 			"--dev", GUEST_PAIR_LINK_DEV, "--peer-dev", GUEST_PAIR_LINK_DEV, "--peer-ipsecperf", GUEST_EXE, NULL };
 	     *a; a++)
 		json_array_append_new(argv, json_string(*a));

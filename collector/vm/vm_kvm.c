@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "files.h"
 #include "log.h"
+#include "wait.h"
 
 /*
  * The guest: a 64 KiB firmware image (-bios), this code at its start
@@ -162,7 +163,7 @@ static int run_probe(const char *fw, const char *log, bool kvm, double limit_s, 
 			*secs = mono_s() - t0;
 			return -1;
 		}
-		nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+		wait_ms(5);
 	}
 	*secs = mono_s() - t0;
 	file_first_line(log, said, saidlen);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "testbed_ops.h"
 #include "results.h"
 #include "results_writer.h"
 #include "side_by_side.h"

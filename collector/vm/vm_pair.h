@@ -3,7 +3,7 @@
  * The vm-pair testbed (docs/vm-testbed.md, "Two guests"): the sender's
  * kernel in one qemu guest, the receiver's in another, joined by a virtio-net
  * link (vm_pair_link.h). The sender's guest runs the peer testbed's matrix
- * (collector/run/tb_peer.c) with the receiver's guest as its peer, reached with ssh
+ * (collector/testbed/tb_peer.c) with the receiver's guest as its peer, reached with ssh
  * over a second, control link; its agent counts the receiver's SAs, probes
  * and CPU. No new run loop: what is new is the wires and the guests' roles.
  *

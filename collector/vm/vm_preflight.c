@@ -13,6 +13,7 @@
 #include "kconfig.h"
 #include "log.h"
 #include "run.h"
+#include "testbed_ops.h"
 
 int vm_preflight(const struct run_config *cfg, const struct vm_kernel *k, char *why, size_t wlen)
 {

@@ -3,7 +3,7 @@
 cd "$(dirname "$0")" || exit 1
 for v in *.vars.gp; do
 	t=bars.gp
-	case $v in time-*) t=timeseries.gp;; esac
+	case $v in time-*) t=timeseries.gp;; latency.vars.gp) t=latency.gp;; esac
 	for fmt in png svg; do
 		gnuplot -e "fmt='$fmt'" "$v" $t || exit 1
 	done

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the peer agent's run answers
- * (collector/testbed/peer_run.c): the input is what a program printed. Its
+ * (collector/host/peer_run.c): the input is what a program printed. Its
  * first byte picks the exit status and the limits hit, the second how many
  * times the rest is repeated (so that the output reaches and passes what an
  * answer holds), the third where stdout ends and stderr begins. The answer

@@ -37,6 +37,11 @@ What a record must agree with, and why each bound is what it is:
   1% of perf's;
 - cycles_per_byte: cycles / bytes, and bytes iperf3's own
   end.sum_received.bytes in raw/ (read here, not by the program).
+On the peer testbed cpu_busy_s.sender, cycles_sender and
+cycles_per_byte_sender are the sending host's, this one's: its busy
+seconds over all CPUs are checked, and the window against the iperf3
+client's life; the receiver's figures are the peer agent's, over a window
+of its own that no record stamps, and are not.
 """
 import datetime
 import json
@@ -130,16 +135,18 @@ def sample(out, pid):
         json.dump({"user_hz": USER_HZ, "samples": samples, "procs": list(procs.values())}, f)
 
 
-def window_check(r, smp, omit, start, end):
+def window_check(r, smp, omit, start, end, sides=(("sender", "-c"), ("receiver", "-s"))):
     """The window against the iperf3 client's life; returns the client's and server's records."""
     if abs((end - start) - r["cpu_window_s"]) > WINDOW_S:
         raise Bad(f"window_start..window_end {end - start:.4f} s, cpu_window_s {r['cpu_window_s']:.4f} s")
     found = {}
-    for side, flag in (("sender", "-c"), ("receiver", "-s")):
+    for side, flag in sides:
         ps = [p for p in smp["procs"] if flag in p["args"] and p["start"] <= start <= p.get("gone", 1e18)]
         if len(ps) != 1:
             raise Bad(f"{len(ps)} iperf3 {flag} processes alive at the window's start")
         found[side] = ps[0]
+    if not found:
+        return found
     c = found["sender"]
     if not c["start"] + omit - CLOCKS_S <= start <= c["start"] + omit + LATE_S:
         raise Bad(f"the window opened {start - c['start']:.3f} s after the iperf3 client started, "
@@ -191,11 +198,54 @@ def bracket(samples, start, end):
 
 
 def within(what, v, lo, hi):
-    if not lo <= v <= hi:
+    # (the record's figures have 6 decimals; sums of ticks / USER_HZ are not exact in binary)
+    if not lo - 1e-6 <= v <= hi + 1e-6:
         raise Bad(f"{what} {v:.4f} not within [{lo:.4f}, {hi:.4f}], the kernel's counters over the window")
 
 
+def iperf3_bytes(r, dirpath):
+    """Bytes received as iperf3 said them in raw/ (read here, not by the program)."""
+    with open(os.path.join(dirpath, "raw", f"{r['scenario']}-r{r['repeat']}-iperf3-client.json")) as f:
+        got = json.load(f)["end"]["sum_received"]["bytes"]
+    if r["bytes"] != got:
+        raise Bad(f"bytes {r['bytes']}, iperf3's end.sum_received.bytes {got}")
+    return got
+
+
+def cycles_check(cycles, per_byte, nbytes, method, lo, hi, tsc):
+    """cycles per byte is cycles / bytes; estimated cycles within the busy bracket x the TSC."""
+    if abs(per_byte - cycles / nbytes) > 1e-6 * per_byte:
+        raise Bad(f"cycles per byte {per_byte}, cycles / bytes {cycles / nbytes}")
+    if method != "estimated":
+        return f"; cycles ({method}) not checked"
+    if tsc is None:
+        return "; cycles not checked (perf counts no msr/tsc here)"
+    within("cycles / 1e9", cycles / 1e9, lo * tsc * (1 - TSC_REL) / 1e9, hi * tsc * (1 + TSC_REL) / 1e9)
+    return f"; cycles {cycles:.4g} in [{lo * tsc * (1 - TSC_REL):.4g}, {hi * tsc * (1 + TSC_REL):.4g}]"
+
+
+def check_peer(r, dirpath, smp, tsc, omit):
+    """The peer testbed: cpu_busy_s.sender is the whole sending host's (this one's); the
+    receiver's is the peer agent's own window, not stamped, so not checked."""
+    start, end = when(r["window_start"]), when(r["window_end"])
+    if r["load"] == "iperf3":
+        window_check(r, smp, omit, start, end, sides=(("sender", "-c"),))
+        nbytes = iperf3_bytes(r, dirpath)
+    else:  # the built-in stream: no iperf3 to place the window by
+        window_check(r, smp, omit, start, end, sides=())
+        nbytes = r["bytes"]
+    br, gaps = bracket(smp["samples"], start, end)
+    lo, hi = sum(b[0] for b in br.values()), sum(b[1] for b in br.values())
+    within("cpu_busy_s.sender (the sending host)", r["cpu_busy_s"]["sender"], lo, hi)
+    line = (f"{r['scenario']} r{r['repeat']} (peer): busy s of the sending host {r['cpu_busy_s']['sender']:.3f} "
+            f"in [{lo:.3f}, {hi:.3f}] (samples {gaps[0] * 1000:.1f}/{gaps[1] * 1000:.1f} ms outside the edges)")
+    return line + cycles_check(r["cycles_sender"], r["cycles_per_byte_sender"], nbytes, r["cycles_method_sender"],
+                               lo, hi, tsc)
+
+
 def check_record(r, dirpath, smp, tsc, omit):
+    if r["testbed"] == "peer":
+        return check_peer(r, dirpath, smp, tsc, omit)
     start, end = when(r["window_start"]), when(r["window_end"])
     procs = window_check(r, smp, omit, start, end)
     br, gaps = bracket(smp["samples"], start, end)
@@ -211,23 +261,13 @@ def check_record(r, dirpath, smp, tsc, omit):
         within(f"cpu_busy_s.{side} (CPU {cpus[side]})", busy[side], *br[cpus[side]])
     lo, hi = sum(b[0] for b in br.values()), sum(b[1] for b in br.values())
     within("cpu_busy_s.total", busy["total"], lo, hi)
-    with open(os.path.join(dirpath, "raw", f"{r['scenario']}-r{r['repeat']}-iperf3-client.json")) as f:
-        got = json.load(f)["end"]["sum_received"]["bytes"]
-    if r["bytes"] != got:
-        raise Bad(f"bytes {r['bytes']}, iperf3's end.sum_received.bytes {got}")
-    if abs(r["cycles_per_byte"] - r["cycles"] / got) > 1e-6 * r["cycles_per_byte"]:
-        raise Bad(f"cycles_per_byte {r['cycles_per_byte']}, cycles / bytes {r['cycles'] / got}")
+    got = iperf3_bytes(r, dirpath)
     line = (f"{r['scenario']} r{r['repeat']}: busy s sender {busy['sender']:.3f} in [{br[cpus['sender']][0]:.3f}, "
             f"{br[cpus['sender']][1]:.3f}], receiver {busy['receiver']:.3f} in [{br[cpus['receiver']][0]:.3f}, "
             f"{br[cpus['receiver']][1]:.3f}], total {busy['total']:.3f} in [{lo:.3f}, {hi:.3f}] "
             f"(samples {gaps[0] * 1000:.1f}/{gaps[1] * 1000:.1f} ms outside the edges; window "
             f"{r['cpu_window_s'] - r['duration_s']:+.3f} s on iperf3's)")
-    if r["cycles_method"] != "estimated":
-        return line + f"; cycles ({r['cycles_method']}) not checked"
-    if tsc is None:
-        return line + "; cycles not checked (perf counts no msr/tsc here)"
-    within("cycles / 1e9", r["cycles"] / 1e9, lo * tsc * (1 - TSC_REL) / 1e9, hi * tsc * (1 + TSC_REL) / 1e9)
-    return line + f"; cycles {r['cycles']:.4g} in [{lo * tsc * (1 - TSC_REL):.4g}, {hi * tsc * (1 + TSC_REL):.4g}]"
+    return line + cycles_check(r["cycles"], r["cycles_per_byte"], got, r["cycles_method"], lo, hi, tsc)
 
 
 def check(out, dirpath):

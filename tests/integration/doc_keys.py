@@ -25,7 +25,9 @@ MAPS = {
     "kernel_drops_load.sender": "<counter>", "kernel_drops_load.receiver": "<counter>",
 }
 # objects with the keys of another, documented once under its name
-ALIASES = {"kernels[].setup_receiver.": "kernels[].setup.", "host_kernel.setup.": "kernels[].setup."}
+ALIASES = {"kernels[].setup_receiver.": "kernels[].setup.", "host_kernel.setup.": "kernels[].setup.",
+           "sa_load[].": "sa[].", "counters_receiver.": "counters.", "probe_missed_receiver.": "probe_missed.",
+           "probe_cost_receiver.": "probe_cost."}
 
 
 def paths(value, prefix, out):

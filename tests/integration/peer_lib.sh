@@ -158,7 +158,7 @@ peer_setup() {
 	# The lane (lib.sh) goes into every session's own environment: what a
 	# session starts and leaves to init as it ends (a killed run's iperf3
 	# under timeout) is still known as this test's by the test beside it.
-	SetEnv SHLVL=1${IPSECPERF_TEST_LANE:+ IPSECPERF_TEST_LANE=$IPSECPERF_TEST_LANE}
+	SetEnv SHLVL=1${IPSECPERF_TEST_LANE:+ IPSECPERF_TEST_LANE=$IPSECPERF_TEST_LANE}${PEER_SESSION_PATH:+ PATH=$PEER_SESSION_PATH}
 	EOF
 	sshd_start
 	SSH_OPTS=(--ssh-option "IdentityFile=$TMP/id_test" --ssh-option StrictHostKeyChecking=no

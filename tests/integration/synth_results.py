@@ -131,7 +131,7 @@ def main():
     kernels = a.kernels.split(",")
     scen = a.scenarios.split(",")
     testbed = a.testbed or ("vm" if len(kernels) > 1 else "netns")
-    vm = testbed == "vm"
+    vm = testbed in ("vm", "vm-pair")
     os.makedirs(os.path.join(a.dir, "raw"), exist_ok=True)
     meta = {"version": 1, "tool_version": a.tool_version,
             "command": ["ipsecperf", "run", "--repeat", str(a.repeat)] + scen,
@@ -150,6 +150,8 @@ def main():
     else:
         del meta["params"]["omit_s"]
         del meta["params"]["probe_set"]
+        if vm:  # the guests' list, as every vm testbed has written it, before it held the accelerator
+            meta["vm"] = [{"release": k} for k in kernels]
     if a.setup:
         add_setup(meta, testbed, a.tool_version)
     skips = dict(x.split(":", 1) for x in a.skip)

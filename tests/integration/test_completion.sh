@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The bash completion (tools/ipsecperf.bash-completion), sourced after
 # bash-completion as a shell would, its function called with COMP_WORDS:
-# commands, options (from the help pages), option values, scenario names
+# commands, options (from the help pages), option values (choices from the
+# program's tables, as --list-choices prints them), scenario names
 # (also under --scenario-dir), cached kernels, results directories.
 . "$(dirname "$0")/lib.sh"
 
@@ -52,9 +53,20 @@ expect "run's options" "run --dur" "--duration"
 has "run's options" "run --scen" --scenario-dir
 expect "options after a scenario" "run clear --rep" "--repeat --repeat-from"
 expect "report --profile's own options" "report --profile --to" "--top"
-expect "--testbed" "run --testbed " "netns peer vm vm-pair"
+# the choices come from the program's tables (--list-choices), never from a list here
+choices() { # CMD OPTION: the program's choices of OPTION, sorted, space-separated
+	"$IPSECPERF" "$1" --list-choices | awk -F '\t' -v o="$2" '$1 == o { print $3 }' | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ *$//'
+}
+tbs=$(choices run --testbed)
+[ "$(echo "$tbs" | wc -w)" -ge 4 ] && [[ " $tbs " == *" netns "* ]] || fail "run --list-choices names no testbeds: '$tbs'"
+expect "--testbed" "run --testbed " "$tbs"
+expect "--probe-set" "run --probe-set " "$(choices run --probe-set)"
 expect "--probe-set" "run --probe-set " "all default esp kernel tracepoints"
+expect "--direction" "run --direction " "both rx tx"
 expect "report --format" "report -f " "csv html json md text"
+expect "report --profile --format" "report --profile -f " "json svg text"
+expect "compare --format" "compare --format j" "json junit"
+expect "compare --test" "compare --test " "mw welch"
 expect "doctor --format" "doctor --format " "json text"
 expect "kernel list --format" "kernel list -f j" "json"
 expect "scenario names" "run --quiet cl" "clear clear-mtu9000 clear-stream"

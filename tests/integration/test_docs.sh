@@ -13,7 +13,8 @@
 #   examples they name;
 # - the docs and the code's comments stand alone: every path they name
 #   under the tree's folders exists, and nothing cites an issue
-#   number, DESIGN.md or the people who measured.
+#   number, DESIGN.md or the people who measured, nor speaks of the tree's
+#   history, its development machines or a test's folders.
 . "$(dirname "$0")/lib.sh"
 
 page="$TOP/docs/results-format.md"
@@ -98,6 +99,71 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF
 
+# the kinds of fact the docs repeat from the program, each held to the program:
+# - names: a run's namespaces and journals as the program names them
+#   (ipsecperf-PID-START-tx, journal-PID-START.jsonl), in the docs and the help;
+# - exit statuses: a list of them lives on the command's page only; an
+#   "exit N" the docs give one command is on that command's page;
+# - options: a command line on a testbed uses only options that testbed takes;
+# - defaults: "--opt ... default X" in the docs is the help's default.
+python3 - "$IPSECPERF" "$TOP/README.md" "$TOP"/docs/*.md << 'EOF' >&2 || fail "the docs say otherwise than the program (above)"
+import re, subprocess, sys
+
+prog = sys.argv[1]
+def out(*args):
+    return subprocess.run([prog, *args], capture_output=True, text=True).stdout
+cmds = re.findall(r"^  ([a-z][a-z-]*) ", out("help").split("\nexit status:")[0], re.M)
+pages = {c: out(c, "--help") for c in cmds}
+exits = {}
+for c, page in pages.items():
+    sec = page.split("\nexit status:\n", 1)[1].split("\n\n", 1)[0] if "\nexit status:\n" in page else ""
+    exits[c] = set(re.findall(r"^  ([0-9]+(?:\+N)?)\b", sec, re.M))
+testbeds_of = {}
+for line in out("run", "--list-options").splitlines():
+    f = line.split("\t")
+    testbeds_of[f[0]] = set(f[3].split(",")) if f[3] != "-" else None
+    if f[1] != "-":
+        testbeds_of[f[1]] = testbeds_of[f[0]]
+defaults = {}
+for c in ("run", "compare", "report", "bisect"):
+    # an option's help item, its text up to the next item
+    for m in re.finditer(r"^  (?:-[a-zA-Z], )?(--[a-z][a-z0-9-]*)[^\n]*?  (.*(?:\n {24}.*)*)", pages.get(c, ""), re.M):
+        d = re.search(r"\(default ([^ );:,]+)", m.group(2))
+        if d:
+            defaults.setdefault(m.group(1), set()).add(d.group(1))
+names_ok = re.compile(r"(ipsecperf-(PID|\d+)-(START|\d+)-(tx|rx)|journal-(PID|\d+)-(START|\d+)\.jsonl|measuring-(PID|\d+)-(START|\d+))$")
+bad = []
+texts = [("`ipsecperf help run`", pages["run"])] + [(f, open(f).read()) for f in sys.argv[2:]]
+for f, text in texts:
+    for m in re.finditer(r"\b(ipsecperf-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*-(?:tx|rx)|journal-[A-Z0-9]+(?:-[A-Z0-9]+)*\.jsonl|measuring-[A-Z0-9]+(?:-[A-Z0-9]+)*)\b", text):
+        if not names_ok.match(m.group(1)) and "peertest" not in m.group(1):
+            bad.append("%s: %s is not how the program names it (PID-START)" % (f, m.group(1)))
+for f, text in texts[1:]:
+    flat = re.sub(r"\s+", " ", text)
+    for m in re.finditer(r"[Ee]xit status(?:es)?[:,]? 0\b[^.]{0,80}\b1\b[^.]{0,80}\b2\b", flat):
+        bad.append("%s: a list of exit statuses (%s...): it is the command's page's (EXIT STATUS)" % (f, m.group(0)[:50]))
+    for sent in re.split(r"(?<=[.;])\s", flat):
+        # `ipsecperf help CMD` names CMD's page, not help's exit statuses
+        named = {c if c != "help" else h for c, h in re.findall(r"`(?:\S*/)?ipsecperf (?:-v )?([a-z][a-z-]*) ?([a-z-]*)", sent)} & set(cmds)
+        for n in re.findall(r"\bexit(?:s| status)? ([0-9]+)\b", sent):
+            for c in named:
+                if exits.get(c) and n not in exits[c]:
+                    bad.append("%s: `ipsecperf %s` ... exit %s: not on its page (%s)" % (f, c, n, ", ".join(sorted(exits[c]))))
+    for m in re.finditer(r"`(?:\S*/)?ipsecperf run ([^`]*--testbed ([a-z-]+)[^`]*)`", flat):
+        tb = m.group(2)
+        for o in re.findall(r"(?<![\w/=.-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?=[\s=]|$)", m.group(1)):
+            where = testbeds_of.get(o)
+            if where is not None and tb not in where:
+                bad.append("%s: `ipsecperf run %s`: %s is not an option of the %s testbed" % (f, m.group(1)[:60], o, tb))
+    for line in text.splitlines():
+        for m in re.finditer(r"`(?:-[a-zA-Z]/)?(--[a-z][a-z0-9-]*)[^`]*`[^`|]*?\bdefault:? ([^ );:,`]+)", line):
+            o, v = m.group(1), m.group(2).rstrip(".%")
+            if o in defaults and v not in defaults[o]:
+                bad.append("%s: %s's default is %s here, %s on its help page" % (f, o, v, "/".join(sorted(defaults[o]))))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
+
 grep -q 'docs/results-format.md' "$TOP/README.md" || fail "the README does not point at docs/results-format.md"
 grep -n 'shared folder\|/work/shared\|DESIGN\.md\|reference/' "$TOP/README.md" "$TOP"/docs/*.md >&2 &&
 	fail "the docs point at a file outside the project (above)"
@@ -105,8 +171,16 @@ grep -n 'shared folder\|/work/shared\|DESIGN\.md\|reference/' "$TOP/README.md" "
 # measured, in the docs or in the code's comments
 (cd "$TOP" && git ls-files 2> /dev/null) | grep -E '\.(c|h|sh|py|awk|md)$|^Makefile$' |
 	grep -v -E '^tests/integration/test_docs\.sh$' |
-	(cd "$TOP" && xargs grep -n -i -E 'issue #?[0-9]+|DESIGN\.md|other engineers?.s|other helpers|what is owed|other sessions') >&2 &&
+	(cd "$TOP" && xargs grep -n -i -E 'issue #?[0-9]+|DESIGN\.md|other engineers?\b|other helpers|what is owed|other sessions?\b') >&2 &&
 	fail "the tree names issues, DESIGN.md or who measured (above)"
+# ... nor a narrator, nor history: whose machine ("the development host",
+# "a new session's"), when something was otherwise ("until 2026-12-01",
+# "before this check"), targets no one owns, a test's or a work tree's
+# folder in what a reader is shown
+(cd "$TOP" && git ls-files 2> /dev/null) | grep -E '\.(c|h|sh|py|awk|md)$|^Makefile$' |
+	grep -v -E '^tests/integration/test_docs\.sh$' |
+	(cd "$TOP" && xargs grep -n -i -E "development (host|machine|vms?)\b|a new session|of the session\b|this session\b|until 20[0-9]{2}-[0-9]{2}|before this (check|change)\b|the project's rule|the figures asked for|[0-9]+-minute target|target (holds|is missed|is met|is not met)|/tmp/ipsecperf-test\.[A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*/|(^|[^A-Za-z0-9_/$])/work/") >&2 &&
+	fail "the tree speaks of its own history, its development machines or test folders (above)"
 
 # every path the docs and the code name under the tree's folders is in the tree
 python3 - "$TOP" << 'EOF' >&2 || fail "the docs or the code name files that are not in the tree (above)"
@@ -140,19 +214,25 @@ EOF
 between() { # file marker
 	awk -v m="$2" '$0 == "<!-- " m " end -->" { on = 0 } on { print } $0 == "<!-- " m " begin -->" { on = 1 }' "$1"
 }
-block() { # file command-prefix: the lines after "$ PREFIX..." up to the code block's end
-	awk -v p="\$ $2" 'index($0, p) == 1 { on = 1; next } on && /^```$/ { exit } on' "$1"
-}
 between "$TOP/README.md" sample > "$TMP/sample"
-a=$(sed -n 's/^\$ ipsecperf report --summary //p' "$TMP/sample")
-[ -n "$a" ] && [ -f "$TOP/$a/meta.json" ] || fail "the README's sample names no committed results directory ('$a')"
-(cd "$TOP" && "$IPSECPERF" report --summary "$a") > "$TMP/want"
-block "$TMP/sample" "ipsecperf report --summary" | diff - "$TMP/want" >&2 ||
-	fail "the README's sample is not what report --summary prints for $a (tools/worked-example.sh netns)"
-read -r _ _ _ ca cb < <(grep '^\$ ipsecperf compare ' "$TMP/sample") || fail "the README's sample has no compare"
-(cd "$TOP" && "$IPSECPERF" compare "$ca" "$cb") > "$TMP/want"
-block "$TMP/sample" "ipsecperf compare" | diff - "$TMP/want" >&2 ||
-	fail "the README's compare is not what compare prints for $ca $cb"
+# every "$ ipsecperf ..." of the sample, on committed examples: what the program prints for it
+grep -q '^\$ ipsecperf report --summary results/examples/' "$TMP/sample" || fail "the README's sample has no report --summary of a committed example"
+grep -q '^\$ ipsecperf compare ' "$TMP/sample" || fail "the README's sample has no compare"
+python3 - "$IPSECPERF" "$TOP" "$TMP/sample" << 'EOF' >&2 || fail "the README's sample is not what the program prints (above; tools/worked-example.sh refill)"
+import subprocess, sys
+prog, top, sample = sys.argv[1], sys.argv[2], open(sys.argv[3]).read().split("\n")
+bad = []
+for i, l in enumerate(sample):
+    if not l.startswith("$ ipsecperf "):
+        continue
+    end = sample.index("```", i)
+    args = l[len("$ ipsecperf "):].split()
+    got = subprocess.run([prog] + args, cwd=top, capture_output=True, text=True).stdout
+    if "\n".join(sample[i + 1:end]) + "\n" != got:
+        bad.append("README.md: `ipsecperf %s` prints otherwise now" % " ".join(args))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+EOF
 between "$TOP/docs/peer-testbed.md" mail | sed 's/^    //' > "$TMP/mail"
 p=$(sed -n 's/^Records and raw iperf3 output: <a link to \(.*\)>$/\1/p' "$TMP/mail")
 [ -n "$p" ] && [ -f "$TOP/$p/meta.json" ] || fail "peer-testbed.md's mail names no committed results directory ('$p')"

@@ -3,7 +3,9 @@
 # The peer agent's requests of the request/response and packet-rate loads
 # (their entries' agent_ops, collector/run/load_rr.c and load_rate.c), as
 # the peer testbed sends them: udp-rr's responder answers a request with
-# its first byte, counts it, stops; a bad request is refused with why; the
+# its first byte, counts it, stops; a bad request is refused with why (a
+# port, CPU or size that a key pinned to the agent may send and the run
+# never does, for each receiver: rr-serve, udp-rx, stream-rx); the
 # rate receiver counts datagrams by the step number they carry; and when
 # the run goes (the agent's stdin ends) the agent stops what it started.
 # The agent runs on a pipe, in a network namespace of its own.
@@ -37,6 +39,20 @@ r = call({"op": "rr-serve", "kind": "tcp-rr", "addr": "127.0.0.1", "port": 5398,
 need(not r["ok"] and "sizes" in r["error"], "a bad size: %s" % r)
 r = call({"op": "rr-stop"})
 need(r["ok"], "rr-stop: %s" % r)
+# what a key pinned to the agent may send: a port outside run --port's range, a CPU this host
+# does not have, a size past an int are refused, and nothing listens
+serve = {"op": "rr-serve", "kind": "udp-rr", "addr": "127.0.0.1", "port": 5398, "request": 1, "response": 3}
+for key, bad in (("port", 70000), ("port", 80), ("port", -1), ("port", "5398"), ("cpu", 1 << 20), ("cpu", -2),
+                 ("request", (1 << 32) + 1)):
+    for req in (dict(serve, **{key: bad}), {"op": "udp-rx", "addr": "127.0.0.1", "port": 5397, key: bad},
+                {"op": "stream-rx", "addr": "127.0.0.1", "peer": "127.0.0.1", "port": 5396, key: bad}):
+        if key == "request" and req["op"] != "rr-serve":
+            continue
+        r = call(req)
+        need(not r["ok"] and (key if key != "request" else "sizes") in r.get("error", ""),
+             "%s with %s %r: %s" % (req["op"], key, bad, r))
+listening = open("/proc/net/udp").read() + open("/proc/net/tcp").read()
+need(not any(":%04X " % p in listening for p in (70000 & 0xffff, 80, 65535)), "a refused request listens:\n" + listening)
 # the rate receiver: ten datagrams of step 3, two of step 4
 r = call({"op": "udp-rx", "addr": "127.0.0.1", "port": 5397, "cpu": -1})
 need(r.get("ok"), "udp-rx: %s" % r)

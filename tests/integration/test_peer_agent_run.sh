@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The peer agent's "run" request (collector/run/peer_agent.c): one program from an
+# The peer agent's "run" request (collector/testbed/peer_agent.c): one program from an
 # argv, no shell, and only one the peer testbed runs (ip, ethtool, iperf3
 # and timeout --version, uname -r, printenv SSH_CONNECTION, and cat of the
 # files the testbed reads, /proc/net/tcp, tcp6, /proc/stat, snmp and xfrm_stat, which the
@@ -10,6 +10,8 @@
 # not UTF-8, a program past the agent's deadline are said, never sent
 # half, and the answer says the program ran (the run then does not run it
 # again through ssh). An argv it does not run is refused without running.
+# Started for a key pinned to it, it serves what the run sends through ssh
+# (SSH_ORIGINAL_COMMAND: an undo, a re-read) and refuses the rest, exit 4.
 # The agent is started here on a pipe, as ssh starts it on the peer, with
 # stand-ins for the programs first on its PATH.
 . "$(dirname "$0")/lib.sh"
@@ -33,13 +35,15 @@ change) echo ran >> "$TMP/changes" ;;
 esac
 EOF
 chmod +x "$TMP/bin/ethtool"
-# cat's stand-in: the agent reads the testbed's files itself, and no other file
-cat > "$TMP/bin/cat" << EOF
+# cat's stand-in (apart: lib.sh may put $TMP/bin on the test's own PATH):
+# the agent reads the testbed's files itself, and no other file
+mkdir -p "$TMP/catbin"
+cat > "$TMP/catbin/cat" << EOF
 #!/bin/sh
 echo "\$*" >> "$TMP/cat-ran"
 exec /bin/cat "\$@"
 EOF
-chmod +x "$TMP/bin/cat"
+chmod +x "$TMP/catbin/cat"
 
 cat > "$TMP/req" << EOF
 {"op":"run","argv":["ethtool","status3"]}
@@ -60,15 +64,21 @@ cat > "$TMP/req" << EOF
 {"op":"run","argv":["cat","/proc/self/root/etc/shadow"]}
 {"op":"run","argv":["cat","/proc/1/environ"]}
 {"op":"run","argv":["cat","/proc/net/tcp","/proc/net/tcp6","/proc/stat"]}
+{"op":"sa-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","spi":1,"enc":"cbc(aes)","enc_key_bits":-160,"auth":"hmac(sha1)","auth_key_bits":160,"key":"00"}
+{"op":"sa-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","spi":1,"aead":"rfc4106(gcm(aes))","aead_key_bits":4294967456,"aead_icv_bits":128,"key":"00"}
+{"op":"kmod","name":"-v"}
+{"op":"kmod","name":"../../../etc"}
+{"op":"probes-attach","dev":"x\" || 1 == 1 || name == \"y"}
+{"op":"x$(printf 'é%.0s' $(seq 300))"}
 {"op":"run","argv":["ethtool","hang"]}
 EOF
 start=$(date +%s)
 # in a network namespace of its own, whose /proc/net/tcp and tcp6 are short
-SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/bin:$PATH" unshare -n timeout --kill-after=5 40 \
+SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/catbin:$TMP/bin:$PATH" unshare -n timeout --kill-after=5 40 \
 	"$IPSECPERF" peer-agent < "$TMP/req" > "$TMP/ans" 2> "$TMP/err" ||
 	fail "the agent exited $? at the end of its input: $(cat "$TMP/err")"
 secs=$(($(date +%s) - start))
-[ "$(wc -l < "$TMP/ans")" = 19 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
+[ "$(wc -l < "$TMP/ans")" = 25 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
 python3 - "$TMP/ans" << 'EOF' || fail "the agent's answers to run are not as they should be"
 import json, sys
 lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
@@ -98,7 +108,14 @@ for i in (15, 16):
          "a file the testbed does not read (root's secrets through /proc): refused, the files it reads named")
 want(17, a[17]["ok"] and a[17]["status"] == 0 and a[17]["out"].startswith("  sl  local_address")
      and a[17]["out"].count("local_address") == 2 and "\ncpu " in a[17]["out"], "/proc/net/tcp, tcp6 and /proc/stat, read by the agent")
-want(18, not a[18]["ok"] and a[18]["ran"] and a[18].get("timed_out") is True, "past the deadline: killed, said")
+for i, what in ((18, "negative key bits"), (19, "key bits past an int")):
+    want(i, not a[i]["ok"] and "must be a multiple of 8 from 0 to 512" in a[i]["error"], "sa-add with " + what + ": refused")
+for i, what in ((20, "an option"), (21, "a path")):
+    want(i, not a[i]["ok"] and "not a module name" in a[i]["error"], "kmod of " + what + ": refused")
+want(22, not a[22]["ok"] and "not a network device's name" in a[22]["error"], "probes-attach on a filter, not a device: refused")
+want(23, not a[23]["ok"] and a[23]["error"].startswith("unknown request 'x\u00e9") and a[23]["error"].endswith("\u00e9'"),
+     "an unknown request whose name is cut: said, cut between two characters")
+want(24, not a[24]["ok"] and a[24]["ran"] and a[24].get("timed_out") is True, "past the deadline: killed, said")
 EOF
 [ -e "$TMP/cat-ran" ] && fail "the agent ran cat ($(cat "$TMP/cat-ran")): it reads the testbed's files itself"
 [ -e "$TMP/shell-ran" ] && fail "a refused argv ran"
@@ -112,4 +129,36 @@ for _ in $(seq 20); do # killed, it may stay a zombie a moment until it is reape
 done
 [ -d "/proc/$hang" ] && [ "$(awk '{print $3}' "/proc/$hang/stat" 2> /dev/null)" != Z ] &&
 	fail "the hung program's child outlived the agent's deadline: $(cat "/proc/$hang/cmdline" | tr '\0' ' ')"
+
+# --- started for a key pinned to it: what the key was asked for --------------------
+# sshd puts it in SSH_ORIGINAL_COMMAND; stdin is ssh's, here empty. In a
+# network namespace of its own: the undo of a policy made there.
+pinned() { # command, then the agent's exit status, stdout and stderr in $TMP/pin.*
+	SSH_ORIGINAL_COMMAND="$1" PATH="$TMP/catbin:$TMP/bin:$PATH" "$IPSECPERF" peer-agent < /dev/null > "$TMP/pin.out" 2> "$TMP/pin.err"
+	echo $? > "$TMP/pin.rc"
+}
+rec='{"kind":"xfrm-policy","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out"}'
+export -f pinned
+export IPSECPERF TMP rec
+unshare -n bash -c '
+	ip xfrm policy add src 198.51.100.1/32 dst 198.51.100.2/32 dir out tmpl proto esp mode transport || exit 9
+	pinned "ipsecperf peer-agent --undo '"'"'$rec'"'"'"
+	ip xfrm policy | grep "^src" | wc -l > "$TMP/pin.left"' || fail "cannot add a policy in a namespace of its own"
+[ "$(cat "$TMP/pin.rc")" = 0 ] && [ "$(cat "$TMP/pin.left")" = 0 ] ||
+	fail "pinned: peer-agent --undo of a policy: exit $(cat "$TMP/pin.rc"), $(cat "$TMP/pin.left") policy left: $(cat "$TMP/pin.err")"
+pinned "ethtool -K change tso on"
+[ "$(cat "$TMP/pin.rc")" = 0 ] && [ "$(wc -l < "$TMP/changes")" = 2 ] || fail "pinned: ethtool -K (an undo) not run"
+pinned "cat /proc/stat"
+[ "$(cat "$TMP/pin.rc")" = 0 ] && head -1 "$TMP/pin.out" | grep -q '^cpu ' && [ ! -e "$TMP/cat-ran" ] ||
+	fail "pinned: /proc/stat not read by the agent: exit $(cat "$TMP/pin.rc"): $(head -c 300 "$TMP/pin.err")"
+for refused in "echo ipsecperf-ssh-check" "cat /proc/self/root/etc/shadow" "modprobe -v esp4" "sh -c id" "ethtool change;id" ""; do
+	pinned "$refused"
+	[ "$(cat "$TMP/pin.rc")" = 4 ] && [ ! -s "$TMP/pin.out" ] &&
+		grep -q 'this ssh key is pinned to the agent .* was not run' "$TMP/pin.err" ||
+		fail "pinned: '$refused' not refused with exit 4: exit $(cat "$TMP/pin.rc"): $(cat "$TMP/pin.out" "$TMP/pin.err")"
+done
+# no command and no request (what a sudo rule that drops SSH_ORIGINAL_COMMAND gives): not a silent success
+"$IPSECPERF" peer-agent < /dev/null 2> "$TMP/none.err" && fail "an agent that got no request exited 0"
+grep -q 'input ended before any request, so nothing was done' "$TMP/none.err" ||
+	fail "an agent that got no request did not say so: $(cat "$TMP/none.err")"
 exit 0

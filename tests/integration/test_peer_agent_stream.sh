@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The peer agent's stream receiver (collector/run/peer_agent.c), once the sender has
+# The peer agent's stream receiver (collector/testbed/peer_agent.c), once the sender has
 # closed and stream-bytes has reaped it: stream-stop signals no pid (it
 # would be another process's once the pid is reused, and the agent runs as
 # root) and answers at once. The agent runs on a pipe under strace, in a

@@ -91,6 +91,8 @@ done
 [ "$(grep -c '^  cmdline' "$TMP/mail.txt")" = 1 ] || fail "the mail shows the peer's hostile command line"
 [ "$(grep -c 'esp-null.*skipped' "$TMP/mail.txt")" = 1 ] || fail "the mail says the skip more than once"
 grep -q '^command ' "$TMP/mail.txt" && fail "the mail says its command twice"
+"$IPSECPERF" report -f md "$TMP/mail" | grep -c '^| 6.1.0-28-cloud-amd64 | esp-null | 1-5 (5) | skipped | this kernel has no ESP |$' | grep -qx 1 ||
+	fail "markdown: the skip is not said once, with its repeats"
 # the host that runs the guests, on vm; a directory without a set-up says so
 python3 "$SYNTH" "$TMP/mailvm" --testbed vm --setup --kernels 6.1.0-28-cloud-amd64 --scenarios clear || fail "synth vm"
 "$IPSECPERF" report --summary "$TMP/mailvm" | grep -q '^host (synth): runs the guests$' || fail "vm: no host block"

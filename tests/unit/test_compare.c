@@ -162,10 +162,33 @@ static void two_free(struct two *t)
 #define META(extra)                                                                                \
 	"{\"version\":1,\"host\":\"h\",\"cpu_model\":\"c\",\"cpu_count\":2,\"testbed\":\"vm\","   \
 	"\"tool_version\":\"v1\",\"iperf3_version\":\"iperf 3.12\",\"params\":{\"duration_s\":10," \
-	"\"omit_s\":1}" extra "}"
+	"\"omit_s\":1},\"vm\":[]" extra "}"
 #define RUN(extra)                                                                                 \
 	"{\"version\":1,\"kernel\":\"k\",\"scenario\":\"esp-null\",\"repeat\":1,\"status\":\"ok\","  \
 	"\"throughput_bps\":1e9" extra "}\n"
+
+#define META_TB(tb, extra)                                                                         \
+	"{\"version\":1,\"host\":\"h\",\"cpu_model\":\"c\",\"cpu_count\":2,\"testbed\":\"" tb "\"," \
+	"\"tool_version\":\"v1\",\"params\":{\"duration_s\":10}" extra "}"
+
+/*
+ * No accelerator recorded: "none" (no emulator) only where meta.json says
+ * nothing of guests, whatever the testbed's name; a vm-pair directory is
+ * in guests as a vm one is.
+ */
+static void test_provenance_accel_guests(void **state)
+{
+	struct two t;
+	struct prov_src a = { .src = t.src, .all = &t.all, .s = 0, .kernel = "k" };
+	struct prov_src b = { .src = t.src, .all = &t.all, .s = 1, .kernel = "k" };
+	char v[64];
+
+	(void)state;
+	two_load(&t, META_TB("vm-pair", ",\"vm\":[]"), RUN(""), META_TB("netns", ""), RUN(""));
+	assert_null(prov_value(&a, "esp-null", PROV_ACCEL, v, sizeof(v)));
+	assert_string_equal(prov_value(&b, "esp-null", PROV_ACCEL, v, sizeof(v)), "none");
+	two_free(&t);
+}
 
 static void test_provenance_values(void **state)
 {
@@ -324,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_simulation),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_provenance_values),
+		cmocka_unit_test(test_provenance_accel_guests),
 		cmocka_unit_test(test_provenance_check),
 		cmocka_unit_test(test_allow_and_help),
 		cmocka_unit_test(test_runs_chart_close_values),

@@ -19,6 +19,8 @@
 #include "exec.h"
 #include "files.h"
 #include "log.h"
+#include "clock.h"
+#include "wait.h"
 
 static int asked_times;
 
@@ -110,6 +112,71 @@ static char *tail_of(const char *text, int n, const char *indent)
 	return got;
 }
 
+static int count_to_three(void *arg)
+{
+	int *n = arg;
+
+	return ++*n >= 3 ? 7 : 0;
+}
+
+static int never_done(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* wait_until: the condition's own answer as soon as it has one, 0 at the deadline (and no sooner). */
+static void wait_until_answers(void **state)
+{
+	int n = 0;
+	double t0;
+
+	(void)state;
+	assert_int_equal(wait_until(count_to_three, &n, 5000, 1), 7);
+	assert_int_equal(n, 3);
+	t0 = mono_s();
+	assert_int_equal(wait_until(never_done, NULL, 100, 10), 0);
+	assert_true(mono_s() - t0 >= 0.1);
+	assert_true(mono_s() - t0 < 5); /* bounds a hang only */
+}
+
+static pid_t child(bool ignore_term, int exit_after_ms)
+{
+	/* ignored before the fork, so that it is from the child's first instant */
+	void (*old)(int) = signal(SIGTERM, ignore_term ? SIG_IGN : SIG_DFL);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		wait_ms(exit_after_ms);
+		_exit(3);
+	}
+	signal(SIGTERM, old);
+	assert_true(pid > 0);
+	return pid;
+}
+
+/*
+ * wait_stop: a child that ends in its quiet time is not signalled; one
+ * that ignores SIGTERM is killed; another process known by a start time
+ * that is not its own (a reused pid) is never signalled.
+ */
+static void wait_stop_kinds(void **state)
+{
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(wait_stop(child(false, 50), &(struct wait_stop){ .quiet_ms = 5000, .grace_ms = 100 }), 3);
+	assert_int_equal(wait_stop(child(false, 60000), &(struct wait_stop){ .grace_ms = 5000 }), 128 + SIGTERM);
+	assert_int_equal(wait_stop(child(true, 60000), &(struct wait_stop){ .grace_ms = 100 }), 128 + SIGKILL);
+	pid = child(false, 60000);
+	assert_true(proc_starttime(pid) > 0);
+	assert_int_equal(wait_stop(pid, &(struct wait_stop){ .grace_ms = 100,
+							 .starttime = proc_starttime(pid) + 1 }), 0);
+	assert_false(wait_child_ended(pid, NULL)); /* still running: not signalled */
+	assert_int_equal(wait_stop(pid, &(struct wait_stop){ .grace_ms = 100 }), 128 + SIGTERM);
+	assert_int_equal(wait_stop(-1, &(struct wait_stop){ 0 }), -1);
+}
+
 static void log_tail_lines(void **state)
 {
 	char *got;
@@ -133,6 +200,8 @@ int main(void)
 		cmocka_unit_test(stopped_in_grace),
 		cmocka_unit_test(killed_after_grace),
 		cmocka_unit_test(log_tail_lines),
+		cmocka_unit_test(wait_until_answers),
+		cmocka_unit_test(wait_stop_kinds),
 	};
 
 	return cmocka_run_group_tests_name("exec", tests, NULL, NULL);

@@ -24,6 +24,7 @@
 #include "guest_check.h"
 #include "guest_tar.h"
 #include "vm_home.h"
+#include "vm_qemu.h"
 
 /* ---- building archives ---- */
 
@@ -601,6 +602,57 @@ static void test_refused_records_keep_no_raw(void **state)
 	assert_int_equal(rm_rf(dir), 0);
 }
 
+/*
+ * The records a guest sent as it ran (no tar came) are read up to what
+ * the record port may hold: a guest that wrote more just before it ended
+ * (between two looks at its ports) is refused, not read whole.
+ */
+static void test_live_records_capped(void **state)
+{
+	static const char rec[] =
+		"{\"version\":1,\"kernel\":\"6.1.0\",\"scenario\":\"clear\",\"repeat\":1,\"status\":\"ok\",\"throughput_bps\":1e9,\"sa\":[]}";
+	char dir[] = "/tmp/ipsecperf-unit-XXXXXX";
+	struct scenario sc = { .name = "clear" };
+	struct run_config cfg = { .testbed = "vm", .repeat = 1, .repeat_from = 1, .scenarios = &sc, .nscenarios = 1 };
+	struct vm_kernel k = { .release = "6.1.0" };
+	struct vm_dest d = { .dir = dir, .rawrel = "raw/6.1.0" };
+	struct vm_work w = { 0 };
+	struct boot b = { 0 };
+	struct taken tk = { 0 };
+	struct vm_stats out = { 0 };
+	json_t *vm = json_object(), *seen = json_object();
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(d.runs, sizeof(d.runs), "%s/runs.jsonl", dir);
+	snprintf(w.con, sizeof(w.con), "%s/console", dir);
+	snprintf(w.tar, sizeof(w.tar), "%s/results.tar", dir); /* never came */
+	snprintf(w.live, sizeof(w.live), "%s/live.jsonl", dir);
+	assert_int_equal(file_write(w.con, "booted\n", 7), 0);
+	/* one good record, its line padded with blanks (JSON takes them) past LIVE_MAX */
+	fd = open(w.live, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, rec, strlen(rec)), (ssize_t)strlen(rec));
+	for (size_t n = strlen(rec); n <= (size_t)LIVE_MAX; n += 1 << 20) {
+		static char blanks[1 << 20];
+
+		memset(blanks, ' ', sizeof(blanks));
+		assert_int_equal(write(fd, blanks, sizeof(blanks)), (ssize_t)sizeof(blanks));
+	}
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	bring_home(&cfg, &k, &d, &w, &b, &tk, vm, seen, &out);
+	assert_true(tk.refused);
+	assert_non_null(strstr(b.why, "live.jsonl is larger than 67108864 bytes"));
+	assert_int_equal(out.runs_ok, 0);
+	assert_int_equal(access(d.runs, F_OK), -1);
+	json_decref(tk.ginfo);
+	json_decref(vm);
+	json_decref(seen);
+	assert_int_equal(rm_rf(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_scan_and_raw),
 		cmocka_unit_test(test_raw_all_or_nothing),
 		cmocka_unit_test(test_refused_records_keep_no_raw),
+		cmocka_unit_test(test_live_records_capped),
 	};
 
 	umask(022);

@@ -45,6 +45,7 @@
 #include "journal.h"
 #include "kmod.h"
 #include "measuring.h"
+#include "endpoint.h"
 #include "offload.h"
 #include "undo_kinds.h"
 #include "xfrm.h"
@@ -343,7 +344,7 @@ static void dead_run_change_refused(void **state)
 	if (a == 0) {
 		char w[512];
 
-		if (journal_open(false) == 0 && offload_apply(NULL, "ippj0", &tso_off, w, sizeof(w)) == 0 &&
+		if (journal_open(false) == 0 && offload_apply(&(struct endpoint){ .dev = "ippj0", .cpu = -1 }, &tso_off, w, sizeof(w)) == 0 &&
 		    write(ready[1], "x", 1) == 1)
 			sleep(30);
 		_exit(1);
@@ -356,11 +357,11 @@ static void dead_run_change_refused(void **state)
 	assert_false(tso_on("ippj0"));
 
 	assert_int_equal(journal_open(false), 0);
-	assert_int_equal(offload_apply(NULL, "ippj0", &tso_off, why, sizeof(why)), -1);
+	assert_int_equal(offload_apply(&(struct endpoint){ .dev = "ippj0", .cpu = -1 }, &tso_off, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "device ippj0"));
 	assert_non_null(strstr(why, "ipsecperf cleanup"));
 	assert_false(hostwide_locked()); /* nothing changed under it: given back */
-	assert_int_equal(offload_apply(NULL, "ippj1", &tso_off, why, sizeof(why)), 0);
+	assert_int_equal(offload_apply(&(struct endpoint){ .dev = "ippj1", .cpu = -1 }, &tso_off, why, sizeof(why)), 0);
 	assert_false(tso_on("ippj1"));
 	assert_int_equal(journal_undo_all(), 0);
 	assert_true(tso_on("ippj1"));
@@ -371,7 +372,7 @@ static void dead_run_change_refused(void **state)
 	assert_int_equal(found, 1);
 	assert_true(tso_on("ippj0"));
 	assert_int_equal(journal_open(false), 0);
-	assert_int_equal(offload_apply(NULL, "ippj0", &tso_off, why, sizeof(why)), 0);
+	assert_int_equal(offload_apply(&(struct endpoint){ .dev = "ippj0", .cpu = -1 }, &tso_off, why, sizeof(why)), 0);
 	assert_int_equal(journal_undo_all(), 0);
 	assert_true(tso_on("ippj0"));
 	exec_run(NULL, (char *[]){ "ip", "link", "del", "ippj0", NULL }, NULL, NULL);

@@ -47,6 +47,24 @@ static int owner_of(const char *text, const char *sym, char *owner, size_t len)
 	return rc;
 }
 
+/* What another host asks about is a module's name, never an option of modprobe nor a path under /sys/module. */
+static void test_name_ok(void **state)
+{
+	static const char *const yes[] = { "esp4", "esp4_offload", "xfrm-user", "aes_ni_intel", "x" };
+	static const char *const no[] = { "", "-v", "--config=/etc/shadow", "../../../etc", "esp4/..", "a b", "esp4\n",
+					  "e$p", "01234567890123456789012345678901234567890123456789012345" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		assert_true(kmod_name_ok(yes[i]));
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (kmod_name_ok(no[i]))
+			fail_msg("kmod_name_ok(\"%s\")", no[i]);
+	/* and kmod_state takes a name it refuses for a module that is not there, looking nowhere */
+	assert_int_equal(kmod_state("../../../etc", NULL), KMOD_MISSING);
+	assert_int_equal(kmod_state("-v", NULL), KMOD_MISSING);
+}
+
 static void test_kallsyms_owner(void **state)
 {
 	const char *vmlinux = "ffffffff81000000 T _stext\n"
@@ -177,6 +195,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_list),
+		cmocka_unit_test(test_name_ok),
 		cmocka_unit_test(test_kallsyms_owner),
 		cmocka_unit_test(test_path_check_sa),
 		cmocka_unit_test(test_path_check_probes),

@@ -23,6 +23,7 @@
 
 #include "files.h"
 #include "log.h"
+#include "ipsec.h"
 #include "matrix.h"
 #include "results_writer.h"
 #include "signals.h"
@@ -49,6 +50,18 @@ static void *fake_setup(const struct run_config *cfg, struct results_writer *res
 static void fake_teardown(void *tb)
 {
 	((struct fake *)tb)->teardowns++;
+}
+
+/* The two ends (of no device: the scenarios here change nothing on them) and the SAs. */
+static const struct endpoint fake_end[2] = { { .addr = "198.18.0.1", .cpu = -1 }, { .addr = "198.18.0.2", .cpu = -1 } };
+static struct ipsec_sas fake_sas;
+
+static void fake_ends(void *tb, const struct endpoint **tx, const struct endpoint **rx, struct ipsec_sas **sas)
+{
+	(void)tb;
+	*tx = &fake_end[0];
+	*rx = &fake_end[1];
+	*sas = &fake_sas;
 }
 
 /* By the scenario's name: "cannot" cannot be applied here, "applyfail" fails; the rest apply. */
@@ -145,7 +158,7 @@ static void fake_counters(void *tb, struct probes *pr, json_t *rec, const char *
 }
 
 static const struct testbed_ops fake_ops = {
-	.setup = fake_setup, .teardown = fake_teardown, .apply = fake_apply,
+	.setup = fake_setup, .teardown = fake_teardown, .ends = fake_ends, .possible = fake_apply,
 	.probes_attach = fake_probes, .probes_detach = fake_probes_detach, .record_head = fake_record_head,
 	.run_begin = fake_run_begin, .load = fake_load, .window = fake_window, .tick = fake_tick,
 	.record_cpu = fake_record_cpu, .run_end = fake_run_end, .counters = fake_counters,

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "clock.h"
+#include "endpoint.h"
 #include "exec.h"
 #include "log.h"
 #include "peer_files.h"
@@ -90,6 +91,32 @@ static void quote_round_trip_through_sh(void **state)
 	free(out);
 	free(err);
 	free(joined);
+}
+
+/* shell_split undoes shell_join, and takes nothing else (what a pinned key was asked for is data). */
+static void split_round_trip(void **state)
+{
+	(void)state;
+	char *words[] = { "ipsecperf", "peer-agent", "--undo", "{\"kind\":\"xfrm-state\",\"dst\":\"a b\"}", "it's",
+			  "''", "'", "$(echo no)", "a;b", "new\nline", "", "x'y'z", "\\'", NULL };
+	static const char *const bad[] = { "", " a", "a ", "a  b", "a;b", "'unclosed", "ab'c'", "'a'b", "a\\ b",
+					   "'a'\\''", "$(x)", "a\tb" };
+	char *joined = shell_join(words), **back = shell_split(joined);
+	int n;
+
+	assert_non_null(back);
+	for (n = 0; words[n]; n++) {
+		assert_non_null(back[n]);
+		assert_string_equal(back[n], words[n]);
+	}
+	assert_null(back[n]);
+	remote_argv_free(back);
+	free(joined);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if ((back = shell_split(bad[i]))) {
+			remote_argv_free(back);
+			fail_msg("shell_split took \"%s\"", bad[i]);
+		}
 }
 
 static void ssh_argv_shape(void **state)
@@ -430,13 +457,69 @@ static void run_allowed_list(void **state)
 			fail_msg("allowed: %s %s", no[i][0], no[i][1] ? no[i][1] : "");
 }
 
+static int ssh_allowed(const char *const argv[])
+{
+	char why[600];
+	int n = 0;
+
+	while (argv[n])
+		n++;
+	return peer_ssh_allowed((char *const *)argv, n, why, sizeof(why));
+}
+
+/* A key pinned to the agent is served what the run sends through ssh, and nothing more. */
+static void ssh_allowed_list(void **state)
+{
+	(void)state;
+	static const char *const yes[][20] = {
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "5201" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "2001:db8::2", "-p", "5202", "-A", "1" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J",
+		  "-A", "0" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J",
+		  "-C", "bbr", "-A", "0" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J",
+		  "-C", "cubic" },
+		{ "modprobe", "esp4" }, { "rmmod", "esp4_offload" }, { "modprobe", "xfrm-user" },
+		{ "ethtool", "-K", "eth0", "tso", "on", "gso", "off" }, { "ip", "link", "set", "dev", "eth0", "mtu", "1500" },
+		{ "cat", "/proc/stat" }, { "cat", "/proc/net/tcp", "/proc/net/tcp6" }, { "uname", "-r" },
+	};
+	static const char *const no[][20] = {
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "5201", "--logfile", "/etc/passwd" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "x;y", "-p", "5201" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "0" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "70000" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "80" }, /* below run --port's */
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "1023", "-t", "10", "-O", "2", "-J" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "5201", "-A", "x" },
+		{ "timeout", "-s", "KILL", "iperf3", "-s" }, { "timeout", "1", "sh" }, { "iperf3", "-s" },
+		{ "timeout", "73", "iperf3", "-s", "-1", "-J", "-B", "198.18.7.2", "-p", "5201", "-C", "bbr" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J",
+		  "-C", "x;y" },
+		{ "timeout", "73", "iperf3", "-c", "198.18.7.1", "-B", "198.18.7.2", "-p", "5201", "-t", "10", "-O", "2", "-J",
+		  "-A", "0", "-C", "bbr" },
+		{ "modprobe", "-v", "esp4" }, { "modprobe", "--config=/etc/shadow" }, { "modprobe", "esp4", "-A", "1" },
+		{ "rmmod", "-f", "esp4" }, { "modprobe", "../x" }, { "echo", "ipsecperf-ssh-check" },
+		{ "cat", "/etc/shadow" }, { "sh", "-c", "id" }, { "" },
+	};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (ssh_allowed(yes[i]) != 0)
+			fail_msg("not served: %s %s %s", yes[i][0], yes[i][1], yes[i][2] ? yes[i][2] : "");
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (ssh_allowed(no[i]) != -1)
+			fail_msg("served: %s %s", no[i][0], no[i][1] ? no[i][1] : "");
+}
+
 /* The agent's cat: the testbed's files, read here, capped; nothing else. */
 static void files_read_in_process(void **state)
 {
 	(void)state;
 	struct exec_result r;
 
-	assert_int_equal(peer_files_cat((char *[]){ "/proc/net/tcp", "/proc/stat" }, 2, 1 << 20, &r), 0);
+	/* the host's own /proc/net/tcp: 150 bytes a socket, more than 1 MiB on a busy host */
+	assert_int_equal(peer_files_cat((char *[]){ "/proc/net/tcp", "/proc/stat" }, 2, 1 << 28, &r), 0);
 	assert_false(r.too_long);
 	assert_int_equal(strncmp(r.out, "  sl  local_address", 19), 0);
 	assert_non_null(strstr(r.out, "\ncpu "));
@@ -497,6 +580,36 @@ static void clean_text(void **state)
 	msg_clean(b, true);
 	assert_string_equal(b, "line one line two");
 	msg_clean(NULL, true);
+	/* bidirectional controls and zero-width characters (RLO, LRI, PDI, ZWSP, ZWJ, BOM, ALM, LS): they reorder or hide text */
+	char c[] = "a\xe2\x80\xae" "gnp.exe\xe2\x81\xa6" "b\xe2\x81\xa9\xe2\x80\x8b" "c\xe2\x80\x8d\xef\xbb\xbf\xd8\x9c"
+		   "\xe2\x80\xa8\xe2\x80\x94\xc3\xa9\xe2\x82\xac";
+
+	msg_clean(c, false);
+	assert_string_equal(c, "a???gnp.exe???b??????c???????????\xe2\x80\x94\xc3\xa9\xe2\x82\xac");
+}
+
+/* A message cut by snprintf is cut back to whole characters (the agent's errors then stay UTF-8, and are sent). */
+static void cut_utf8(void **state)
+{
+	(void)state;
+	char a[] = "ab\xc3\xa9", b[] = "ab\xc3", c[] = "ab\xe2\x80", d[] = "ab\xf0\x9f\x98", e[] = "ab\x80", f[] = "";
+	char g[7];
+
+	msg_cut_utf8(a);
+	assert_string_equal(a, "ab\xc3\xa9");
+	msg_cut_utf8(b);
+	assert_string_equal(b, "ab");
+	msg_cut_utf8(c);
+	assert_string_equal(c, "ab");
+	msg_cut_utf8(d);
+	assert_string_equal(d, "ab");
+	msg_cut_utf8(e);
+	assert_string_equal(e, "ab");
+	msg_cut_utf8(f);
+	assert_string_equal(f, "");
+	fmt_buf(g, sizeof(g), "%s", "x\xc3\xa9\xc3\xa9\xc3\xa9"); /* 6 bytes: x, two é and half of one */
+	msg_cut_utf8(g);
+	assert_string_equal(g, "x\xc3\xa9\xc3\xa9");
 }
 
 /* Every string of the agent's answer is cleaned as it is read: kmsg, why, error, out. */
@@ -618,6 +731,26 @@ static void remote_output_capped(void **state)
 	}
 }
 
+/* A file the testbed reads through ssh (a busy peer's /proc/net/tcp) may pass 1 MiB; a command's output may not. */
+static void file_reread_larger(void **state)
+{
+	(void)state;
+	struct host h = { .ssh_dest = "peer" };
+	struct endpoint e = { .host = &h, .cpu = -1 };
+	char *out = NULL, *err = NULL;
+
+	fake_ssh("PATH=$IPP_FAKE_PATH; head -c 2000000 /dev/zero | tr '\\000' a");
+	assert_int_equal(ep_run(&e, (char *[]){ "cat", "/proc/net/tcp", NULL }, &out, &err), 0);
+	assert_int_equal(strlen(out), 2000000);
+	free(out);
+	free(err);
+	assert_int_equal(ep_run(&e, (char *[]){ "uname", "-r", NULL }, &out, &err), -1);
+	fake_ssh_end();
+	assert_string_equal(out, "");
+	free(out);
+	free(err);
+}
+
 /* A peer whose command never ends: stopped at the deadline, with what it started there. */
 static void remote_run_deadline(void **state)
 {
@@ -690,6 +823,7 @@ int main(void)
 		cmocka_unit_test(quote_plain_words_unchanged),
 		cmocka_unit_test(quote_special),
 		cmocka_unit_test(quote_round_trip_through_sh),
+		cmocka_unit_test(split_round_trip),
 		cmocka_unit_test(ssh_argv_shape),
 		cmocka_unit_test(dest_and_opt_checks),
 		cmocka_unit_test(ethtool_link),
@@ -703,12 +837,15 @@ int main(void)
 		cmocka_unit_test(run_result_ran_or_not),
 		cmocka_unit_test(answer_ok_or_error),
 		cmocka_unit_test(run_allowed_list),
+		cmocka_unit_test(ssh_allowed_list),
 		cmocka_unit_test(files_read_in_process),
 		cmocka_unit_test(exec_limits_kill),
 		cmocka_unit_test(clean_text),
+		cmocka_unit_test(cut_utf8),
 		cmocka_unit_test(session_answer_cleaned),
 		cmocka_unit_test(remote_run_cleaned),
 		cmocka_unit_test(remote_output_capped),
+		cmocka_unit_test(file_reread_larger),
 		cmocka_unit_test(remote_run_deadline),
 		cmocka_unit_test(session_stderr_capped),
 		cmocka_unit_test(spawn_output_capped),

@@ -259,6 +259,63 @@ static void test_sa_window(void **state)
 	json_decref(close);
 }
 
+/* The peer's counters and probe cost are rebuilt field by field: its own keys, types and text never reach the record. */
+static void test_counters_taken(void **state)
+{
+	const char *sent_text =
+		"{\"esp_output\": {\"count\": 7, \"per_packet\": 1.0, \"per_esp_packet\": 1, \"symbol\": \"kprobe \\u001b[31m\\u202eexe\","
+		"  \"per_sa\": {\"0x0000abcd\": 7, \"../x\": 1, \"0x1\": 2, \"0x0000abce\": -3},"
+		"  \"evil\": {\"deep\": [[[\"\\u001b]0;x\\u0007\"]]]}, \"count_load\": \"9\"},"
+		" \"xmit_skbs\": {\"count\": -5, \"per_packet\": \"x\", \"symbol\": 3,"
+		"  \"kernel\": {\"count\": 4, \"symbol\": \"tx_packets\", \"x\": 1}},"
+		" \"not_a_counter\": {\"count\": 1}}";
+	const char *cost_text = "{\"runs\": 10, \"ns\": 2000, \"ns_per_run\": 200.0, \"extra\": \"\\u001b[2J\","
+				"\"programs\": {\"esp_output\": {\"runs\": 10, \"ns\": 2000, \"ns_per_run\": 200.0, \"x\": 1},"
+				" \"a b\": {\"runs\": 1}, \"../../x\": {\"runs\": 1}}}";
+	json_t *sent = json_loads(sent_text, 0, NULL), *cost = json_loads(cost_text, 0, NULL), *c, *o, *u, *t;
+	const char *name;
+
+	(void)state;
+	assert_non_null(sent);
+	assert_non_null(cost);
+	c = probes_counters_taken(sent);
+	assert_int_equal(json_object_size(c), IPP_NR_COUNTERS);
+	assert_null(json_object_get(c, "not_a_counter"));
+	o = json_object_get(c, "esp_output");
+	assert_int_equal(json_integer_value(json_object_get(o, "count")), 7);
+	assert_true(json_is_real(json_object_get(o, "per_esp_packet")));
+	assert_string_equal(json_string_value(json_object_get(o, "symbol")), "kprobe ?[31m???exe");
+	assert_null(json_object_get(o, "evil"));
+	assert_true(json_is_null(json_object_get(o, "count_load")));
+	assert_int_equal(json_object_size(json_object_get(o, "per_sa")), 2);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "per_sa"), "0x0000abcd")), 7);
+	assert_true(json_is_null(json_object_get(json_object_get(o, "per_sa"), "0x0000abce")));
+	o = json_object_get(c, "xmit_skbs");
+	assert_true(json_is_null(json_object_get(o, "count")) && json_is_null(json_object_get(o, "per_packet")));
+	assert_string_equal(json_string_value(json_object_get(o, "symbol")), "unavailable: the peer did not say");
+	assert_int_equal(json_object_size(json_object_get(o, "kernel")), 2);
+	o = json_object_get(c, "kmalloc_esp_output");
+	assert_string_equal(json_string_value(json_object_get(o, "symbol")), "unavailable: the peer's agent did not count it");
+	json_decref(c);
+	t = probes_cost_taken(cost);
+	assert_null(json_object_get(t, "extra"));
+	assert_int_equal(json_object_size(json_object_get(t, "programs")), 1);
+	assert_int_equal(json_object_size(json_object_get(json_object_get(t, "programs"), "esp_output")), 3);
+	u = json_string("x");
+	assert_null(probes_cost_taken(u));
+	json_decref(u);
+	json_decref(t);
+	/* what this program sends is taken as it is */
+	u = probes_counters_unavailable("no probe set");
+	c = probes_counters_taken(u);
+	json_object_foreach(u, name, o)
+		assert_true(json_equal(o, json_object_get(c, name)));
+	json_decref(c);
+	json_decref(u);
+	json_decref(sent);
+	json_decref(cost);
+}
+
 static void test_dev_filter(void **state)
 {
 	char buf[256];
@@ -600,6 +657,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bases),
 		cmocka_unit_test(test_sa_window),
 		cmocka_unit_test(test_dev_filter),
+		cmocka_unit_test(test_counters_taken),
 		cmocka_unit_test(test_overhead_ratio),
 		cmocka_unit_test(test_kdwarf),
 		cmocka_unit_test(test_anchors_text),

@@ -95,9 +95,10 @@ for st in s["steps"]:
     if not (0 <= st["loss"] <= 1 and st["pass"] == (st["loss"] <= s["loss_threshold"])): raise AssertionError(st)
     if not (abs(st["loss"] - (st["sent"] - min(st["received"], st["sent"])) / st["sent"]) < 1e-9): raise AssertionError(st)
 if r["status"] != "ok":
-    # a host too busy for any rate without loss (a stall overflows the socket): said, every step failed
+    # a host too busy for any rate without loss (a stall overflows the socket), or a step that
+    # failed below one that passed (a sender that fell short): said, with the steps kept
     if not (r["status"] == "failed" and r["reason"].startswith("no offered rate lost at most 0.1%")
-            and not any(st["pass"] for st in s["steps"])): raise AssertionError(r["reason"])
+            and not all(st["pass"] for st in s["steps"])): raise AssertionError(r["reason"])
     print("  udp-rate: no rate without loss on this busy host: %s" % r["reason"], file=sys.stderr)
     sys.exit(0)
 if not (r["datagram_bytes"] == 64 and r["datagrams"] > 0): raise AssertionError(r)

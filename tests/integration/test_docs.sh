@@ -102,6 +102,7 @@ EOF
 # the kinds of fact the docs repeat from the program, each held to the program:
 # - names: a run's namespaces and journals as the program names them
 #   (ipsecperf-PID-START-tx, journal-PID-START.jsonl), in the docs and the help;
+#   the CSV's columns as report -f csv writes them;
 # - exit statuses: a list of them lives on the command's page only; an
 #   "exit N" the docs give one command is on that command's page;
 # - options: a command line on a testbed uses only options that testbed takes;
@@ -160,6 +161,14 @@ for f, text in texts[1:]:
             o, v = m.group(1), m.group(2).rstrip(".%")
             if o in defaults and v not in defaults[o]:
                 bad.append("%s: %s's default is %s here, %s on its help page" % (f, o, v, "/".join(sorted(defaults[o]))))
+# names: the CSV's columns as report -f csv writes them
+import glob, os
+ex = sorted(glob.glob(os.path.join(os.path.dirname(sys.argv[2]), "results/examples/*/runs.jsonl")))
+csv_head = out("report", "-f", "csv", os.path.dirname(ex[-1])).split("\n", 1)[0] if ex else None
+for f, text in texts[1:]:
+    for m in re.finditer(r"`(kernel,scenario,[a-z0-9_,]+)`", text):
+        if csv_head is not None and m.group(1) != csv_head:
+            bad.append("%s: the CSV's columns are %s, not %s" % (f, csv_head, m.group(1)))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF

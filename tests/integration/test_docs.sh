@@ -225,20 +225,29 @@ between() { # file marker
 }
 between "$TOP/README.md" sample > "$TMP/sample"
 # every "$ ipsecperf ..." of the sample, on committed examples: what the program prints for it
-grep -q '^\$ ipsecperf report --summary results/examples/' "$TMP/sample" || fail "the README's sample has no report --summary of a committed example"
-grep -q '^\$ ipsecperf compare ' "$TMP/sample" || fail "the README's sample has no compare"
+grep -q '^\$ ipsecperf compare results/examples/' "$TMP/sample" || fail "the README's sample has no compare of committed examples"
 python3 - "$IPSECPERF" "$TOP" "$TMP/sample" << 'EOF' >&2 || fail "the README's sample is not what the program prints (above; tools/worked-example.sh refill)"
-import subprocess, sys
+import re, subprocess, sys
 prog, top, sample = sys.argv[1], sys.argv[2], open(sys.argv[3]).read().split("\n")
-bad = []
+bad, rcs = [], []
 for i, l in enumerate(sample):
     if not l.startswith("$ ipsecperf "):
         continue
     end = sample.index("```", i)
     args = l[len("$ ipsecperf "):].split()
-    got = subprocess.run([prog] + args, cwd=top, capture_output=True, text=True).stdout
-    if "\n".join(sample[i + 1:end]) + "\n" != got:
+    r = subprocess.run([prog] + args, cwd=top, capture_output=True, text=True)
+    if "\n".join(sample[i + 1:end]) + "\n" != r.stdout:
         bad.append("README.md: `ipsecperf %s` prints otherwise now" % " ".join(args))
+    if args[0] == "compare":
+        rcs.append(r.returncode)
+# the exit statuses the prose gives, in its order, are the compares'; with two
+# compares, one passes (nothing changed) and one catches the change
+prose = re.sub(r"```.*?```", "", "\n".join(sample), flags=re.S)
+said = [int(n) for n in re.findall(r"exit status (\d+)", prose)]
+if said and said != rcs:
+    bad.append("README.md: the sample's prose says exit status %s, the compares exit %s" % (said, rcs))
+if len(rcs) >= 2 and not (0 in rcs and 1 in rcs):
+    bad.append("README.md: the sample's compares exit %s: none passes or none catches a change" % rcs)
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF

@@ -226,7 +226,7 @@ between() { # file marker
 between "$TOP/README.md" sample > "$TMP/sample"
 # every "$ ipsecperf ..." of the sample, on committed examples: what the program prints for it
 grep -q '^\$ ipsecperf compare results/examples/' "$TMP/sample" || fail "the README's sample has no compare of committed examples"
-python3 - "$IPSECPERF" "$TOP" "$TMP/sample" << 'EOF' >&2 || fail "the README's sample is not what the program prints (above; tools/worked-example.sh refill)"
+python3 - "$IPSECPERF" "$TOP" "$TMP/sample" << 'EOF' >&2 || fail "the README's sample is not what the program prints and exits (above; tools/worked-example.sh refill)"
 import re, subprocess, sys
 prog, top, sample = sys.argv[1], sys.argv[2], open(sys.argv[3]).read().split("\n")
 bad, rcs = [], []

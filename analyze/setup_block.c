@@ -74,8 +74,11 @@ static void cpu_lines(FILE *f, const json_t *cpu)
 	    jint(cpu, "threads_per_core", &tpc))
 		cat(line, sizeof(line), "; %lld CPUs: %lld socket%s, %lld cores, %lld thread%s a core", n, sock,
 		    sock == 1 ? "" : "s", cores, tpc, tpc == 1 ? "" : "s");
-	if ((s = jstr(cpu, "smt")))
-		cat(line, sizeof(line), " (SMT %s)", s);
+	if ((s = jstr(cpu, "smt")))	/* the kernel's smt/control words, read as words */
+		cat(line, sizeof(line), " (SMT %s)",
+		    !strcmp(s, "notsupported") ? "not supported" :
+		    !strcmp(s, "notimplemented") ? "not implemented" :
+		    !strcmp(s, "forceoff") ? "forced off" : s);
 	if (jint(cpu, "numa_nodes", &nodes))
 		cat(line, sizeof(line), "; %lld NUMA node%s", nodes, nodes == 1 ? "" : "s");
 	kv(f, "cpu", line);

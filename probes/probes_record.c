@@ -47,8 +47,10 @@ json_t *probe_sa_window(json_t *open, json_t *close)
 		for (int k = 0; k < 3; k++) {
 			json_t *v1 = json_object_get(e, nums[k]), *v0 = b ? json_object_get(b, nums[k]) : NULL;
 
+			/* counters wrap as the kernel's u64 do: never a signed overflow */
 			if (json_is_integer(v1) && json_is_integer(v0))
-				json_object_set_new(o, nums[k], json_integer(json_integer_value(v1) - json_integer_value(v0)));
+				json_object_set_new(o, nums[k], json_integer((json_int_t)((uint64_t)json_integer_value(v1) -
+										    (uint64_t)json_integer_value(v0))));
 		}
 		json_array_append_new(out, o);
 	}

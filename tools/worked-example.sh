@@ -4,19 +4,18 @@
 # itself. Three kinds:
 #
 #   tools/worked-example.sh readme [KERNEL-TREE]
-#       the README's sample between its "sample" markers: report --summary
-#       of a netns run of the default scenarios; compare of two VM runs of
-#       one kernel (Debian's 6.1, under the virtual clock where there is
-#       one: nothing changed, the gate passes); compare of a kernel tree
-#       (default: the tests', make kernel-tree) against itself with
-#       esp4-busywait.patch, by tools/patch-to-verdict.sh (the gate
+#       the README's sample between its "sample" markers: compare of two
+#       VM runs of one kernel (Debian's 6.1, under the virtual clock where
+#       there is one: nothing changed, the gate passes); compare of a
+#       kernel tree (default: the tests', make kernel-tree) against itself
+#       with esp4-busywait.patch, by tools/patch-to-verdict.sh (the gate
 #       catches it). Each into results/examples/<UTC>-TAG.
 #   tools/worked-example.sh peer
 #       a peer run between two network namespaces (the tests' fixture,
 #       tests/integration/peer_lib.sh: a test sshd, the agent) into
 #       results/examples/<UTC>-peer-namespaces with its report.txt; the mail
 #       at the end of docs/peer-testbed.md between its "mail" markers.
-#   tools/worked-example.sh readme-fill NETNS-DIR SAME-1 SAME-2 PATCHED-DIR
+#   tools/worked-example.sh readme-fill SAME-1 SAME-2 PATCHED-DIR
 #       the README's sample from such runs made before.
 #   tools/worked-example.sh refill
 #       the README's sample, the mail and docs/example.md again from the
@@ -43,22 +42,6 @@ IPSECPERF=${IPSECPERF:-build/ipsecperf}
 
 . tools/fill_lib.sh
 
-# A run of the default scenarios into results/examples/<UTC>-TAG; its path.
-sample_run() { # tag [run options...]
-	tag=$1
-	shift
-	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-$tag
-	"$IPSECPERF" run -q -t "${DURATION:-2}" -r "${REPEAT:-5}" -o "$d" "$@" > /dev/null || [ $? = 1 ]
-	"$IPSECPERF" report "$d" > "$d/report.txt"
-	echo "$d"
-}
-
-netns_examples() {
-	a=$(sample_run netns-sample)
-	b=$(sample_run netns-again)
-	netns_fill "$a" "$b"
-}
-
 # A VM run into results/examples/<UTC>-TAG; its path. Under the virtual
 # clock where this ipsecperf has it (instructions, not the host's load,
 # time the guest: two runs of one kernel agree), else as the host runs it.
@@ -74,19 +57,18 @@ vm_run() { # tag kernel... (each given as --kernel)
 	echo "$d"
 }
 
-# The README's sample: the mail of a netns run; two runs of one kernel
-# compared (nothing changed: exit 0); a kernel with a patch that slows
-# esp_output compared with its base (a real change: exit 1).
+# The README's sample: two runs of one kernel compared (nothing changed:
+# exit 0); a kernel with a patch that slows esp_output compared with its
+# base (a real change: exit 1).
 readme_examples() { # kernel-tree (built: make kernel-tree)
 	tree=${1:-/var/cache/ipsecperf/src/linux-source-6.12}
-	a=$(sample_run netns-sample)
 	k=debian:linux-image-6.1.0-57-cloud-amd64
 	s1=$(vm_run vm-same-1 --kernel "$k")
 	s2=$(vm_run vm-same-2 --kernel "$k")
 	p=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-patched
 	REPEAT=${REPEAT:-5} DURATION=${DURATION:-2} LV=-esp-slow tools/patch-to-verdict.sh -o "$p" -w "$tree-readme" \
 		"$tree" tests/integration/kernel-patches/esp4-busywait.patch clear esp-null > /dev/null || [ $? = 1 ] || exit 1
-	readme_fill "$a" "$s1" "$s2" "$p"
+	readme_fill "$s1" "$s2" "$p"
 }
 
 # One "$ ipsecperf ..." block of the sample: the command, what it printed;
@@ -99,36 +81,48 @@ sample_block() { # args...
 	echo '```'
 }
 
-# The README's sample from a netns run, two VM runs of one kernel and a patched kernel's run.
-readme_fill() { # netns-dir same-1 same-2 patched-dir
+# The README's sample from two VM runs of one kernel and a patched kernel's run.
+# shellcheck disable=SC2016 # backquotes: markdown
+readme_fill() { # same-1 same-2 patched-dir
 	t=$(mktemp)
 	{
-		sample_block report --summary "$1"
+		clock='booted under TCG'
+		grep -q '"kind": *"virtual"' "$1/meta.json" &&
+			clock='under the virtual clock (instructions, not the host, time the guest)'
+		echo 'Two comparisons of committed examples (results/examples/), made by'
+		echo '`tools/worked-example.sh readme`, the guests' "$clock."
 		echo
-		echo 'Two runs of one kernel, nothing changed in between, compared:'
-		"$IPSECPERF" compare "$2" "$3" > /dev/null 2>&1 && echo 'the gate passes (exit status 0).' ||
+		echo 'Two runs of one kernel, nothing changed in between:'
+		"$IPSECPERF" compare "$1" "$2" > /dev/null 2>&1 && echo 'the gate passes (exit status 0).' ||
 			echo "exit status $?."
 		echo
-		sample_block compare "$2" "$3"
+		sample_block compare "$1" "$2"
 		echo
 		echo 'A kernel with tests/integration/kernel-patches/esp4-busywait.patch'
 		echo '(500 us of busy-wait in every esp_output) against its base, booted in'
-		rc4=0
-		"$IPSECPERF" compare "$4" > /dev/null 2>&1 || rc4=$?
-		echo "turn in one run: exit status $rc4."
+		rc3=0
+		"$IPSECPERF" compare "$3" > /dev/null 2>&1 || rc3=$?
+		echo "turn in one run: exit status $rc3."
 		echo
-		sample_block compare "$4"
+		sample_block compare "$3"
+		echo
+		echo 'The mail that `report --summary` writes, with both hosts'"'"' set-up, is'
+		echo 'at the end of docs/peer-testbed.md.'
 	} > "$t"
 	fill README.md sample "$t"
 	rm -f "$t"
-	echo "README.md's sample filled from $1, $2, $3 and $4"
+	echo "README.md's sample filled from $1, $2 and $3"
 }
 
-# The README's sample from one netns run and the run again (the form
-# before the VM samples: two netns runs compared).
+# The README's sample of the older form: the summary of a netns run, and
+# it compared with the run again.
 netns_fill() { # dir-a dir-b
 	t=$(mktemp)
 	{
+		echo 'The first three commands on a 2-CPU cloud VM (veth, no PMU), 2 s runs,'
+		echo 'then the same run again and the two compared: committed examples,'
+		echo 'results/examples/. The figures are those of a veth pair, not of a NIC.'
+		echo
 		sample_block report --summary "$1"
 		echo
 		echo 'The same run again, nothing changed in between, and the two compared:'
@@ -213,8 +207,9 @@ flame_examples() { # dir
 # change to what report or compare prints: the README's sample, the peer
 # mail and docs/example.md (its first line names the arguments it was made with).
 refill() {
+	# shellcheck disable=SC2046 # the directories, word by word
 	set -- $(sed -n 's/^\$ ipsecperf report --summary //p; s/^\$ ipsecperf compare //p' README.md)
-	if [ $# = 4 ]; then readme_fill "$@"; else netns_fill "$1" "$3"; fi
+	if grep -q '^\$ ipsecperf report --summary' README.md; then netns_fill "$1" "$3"; else readme_fill "$@"; fi
 	p=$(sed -n 's/^    Records and raw iperf3 output: <a link to \(.*\)>$/\1/p' docs/peer-testbed.md)
 	t=$(mktemp)
 	"$IPSECPERF" report --summary "$p" > "$t"
@@ -225,7 +220,6 @@ refill() {
 }
 
 case ${1:-} in
-netns) netns_examples; exit 0 ;;
 readme) readme_examples "${2:-}"; exit 0 ;;
 readme-fill) shift; readme_fill "$@"; exit 0 ;;
 refill) refill; exit 0 ;;

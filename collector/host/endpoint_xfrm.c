@@ -175,10 +175,17 @@ int ep_xfrm_sa_answer(json_t *r, struct xfrm_sa_counters *c)
 		return -EPROTO;
 	}
 	err = (int)json_integer_value(json_object_get(r, "err"));
-	c->packets = json_integer_value(json_object_get(r, "packets"));
-	c->bytes = json_integer_value(json_object_get(r, "bytes"));
-	c->oseq = json_integer_value(json_object_get(r, "oseq"));
-	c->seq = json_integer_value(json_object_get(r, "seq"));
+	/* the peer's counts: each a count from 0 (the kernel's are u64 below 2^63), else not the SA's */
+	for (int i = 0; i < 4 && !err; i++) {
+		static const char *const keys[] = { "packets", "bytes", "oseq", "seq" };
+		uint64_t *f[] = { &c->packets, &c->bytes, &c->oseq, &c->seq };
+		json_t *v = json_object_get(r, keys[i]);
+
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			err = -EPROTO;
+		else
+			*f[i] = (uint64_t)json_integer_value(v);
+	}
 	json_decref(r);
 	return err;
 }

@@ -41,7 +41,8 @@ int ep_xfrm_sa_get(const struct endpoint *e, const struct xfrm_sa_spec *s, struc
  * The same in two halves, for requests that ride on another (the agent's
  * cpu-start and cpu-stop read the peer's SAs next to its probes): the
  * agent's request for s, and its answer r read into c (r is consumed;
- * NULL: lost, -EPIPE; not an answer, -EPROTO).
+ * NULL: lost, -EPIPE; not an answer, or a count that is not a whole number
+ * from 0, -EPROTO).
  */
 json_t *ep_xfrm_sa_req(const struct xfrm_sa_spec *s);
 int ep_xfrm_sa_answer(json_t *r, struct xfrm_sa_counters *c);

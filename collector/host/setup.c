@@ -263,9 +263,12 @@ static void busy(json_t *o)
 	a.ncpu = cpu_count();
 	if (cpu_start(&a) == 0) {
 		wait_ms(250);
-		if (cpu_stop(&a) == 0 && cpu_window_s(&a) > 0)
-			json_object_set_new(o, "busy_pct", json_real(100.0 * cpu_busy_s(&a, -1) /
-								     (cpu_window_s(&a) * a.ncpu)));
+		if (cpu_stop(&a) == 0 && cpu_window_s(&a) > 0) {
+			/* /proc/stat counts in ticks: a fully busy quarter second can read a tick over */
+			double pct = 100.0 * cpu_busy_s(&a, -1) / (cpu_window_s(&a) * a.ncpu);
+
+			json_object_set_new(o, "busy_pct", json_real(pct > 100 ? 100 : pct));
+		}
 	}
 	if (file_read_line("/proc/loadavg", la, sizeof(la)) == 0)
 		json_object_set_new(o, "loadavg", json_real(strtod(la, NULL)));

@@ -102,6 +102,7 @@ EOF
 # the kinds of fact the docs repeat from the program, each held to the program:
 # - names: a run's namespaces and journals as the program names them
 #   (ipsecperf-PID-START-tx, journal-PID-START.jsonl), in the docs and the help;
+#   the CSV's columns as report -f csv writes them;
 # - exit statuses: a list of them lives on the command's page only; an
 #   "exit N" the docs give one command is on that command's page;
 # - options: a command line on a testbed uses only options that testbed takes;
@@ -160,6 +161,14 @@ for f, text in texts[1:]:
             o, v = m.group(1), m.group(2).rstrip(".%")
             if o in defaults and v not in defaults[o]:
                 bad.append("%s: %s's default is %s here, %s on its help page" % (f, o, v, "/".join(sorted(defaults[o]))))
+# names: the CSV's columns as report -f csv writes them
+import glob, os
+ex = sorted(glob.glob(os.path.join(os.path.dirname(sys.argv[2]), "results/examples/*/runs.jsonl")))
+csv_head = out("report", "-f", "csv", os.path.dirname(ex[-1])).split("\n", 1)[0] if ex else None
+for f, text in texts[1:]:
+    for m in re.finditer(r"`(kernel,scenario,[a-z0-9_,]+)`", text):
+        if csv_head is not None and m.group(1) != csv_head:
+            bad.append("%s: the CSV's columns are %s, not %s" % (f, csv_head, m.group(1)))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF
@@ -216,20 +225,29 @@ between() { # file marker
 }
 between "$TOP/README.md" sample > "$TMP/sample"
 # every "$ ipsecperf ..." of the sample, on committed examples: what the program prints for it
-grep -q '^\$ ipsecperf report --summary results/examples/' "$TMP/sample" || fail "the README's sample has no report --summary of a committed example"
-grep -q '^\$ ipsecperf compare ' "$TMP/sample" || fail "the README's sample has no compare"
-python3 - "$IPSECPERF" "$TOP" "$TMP/sample" << 'EOF' >&2 || fail "the README's sample is not what the program prints (above; tools/worked-example.sh refill)"
-import subprocess, sys
+grep -q '^\$ ipsecperf compare results/examples/' "$TMP/sample" || fail "the README's sample has no compare of committed examples"
+python3 - "$IPSECPERF" "$TOP" "$TMP/sample" << 'EOF' >&2 || fail "the README's sample is not what the program prints and exits (above; tools/worked-example.sh refill)"
+import re, subprocess, sys
 prog, top, sample = sys.argv[1], sys.argv[2], open(sys.argv[3]).read().split("\n")
-bad = []
+bad, rcs = [], []
 for i, l in enumerate(sample):
     if not l.startswith("$ ipsecperf "):
         continue
     end = sample.index("```", i)
     args = l[len("$ ipsecperf "):].split()
-    got = subprocess.run([prog] + args, cwd=top, capture_output=True, text=True).stdout
-    if "\n".join(sample[i + 1:end]) + "\n" != got:
+    r = subprocess.run([prog] + args, cwd=top, capture_output=True, text=True)
+    if "\n".join(sample[i + 1:end]) + "\n" != r.stdout:
         bad.append("README.md: `ipsecperf %s` prints otherwise now" % " ".join(args))
+    if args[0] == "compare":
+        rcs.append(r.returncode)
+# the exit statuses the prose gives, in its order, are the compares'; with two
+# compares, one passes (nothing changed) and one catches the change
+prose = re.sub(r"```.*?```", "", "\n".join(sample), flags=re.S)
+said = [int(n) for n in re.findall(r"exit status (\d+)", prose)]
+if said and said != rcs:
+    bad.append("README.md: the sample's prose says exit status %s, the compares exit %s" % (said, rcs))
+if len(rcs) >= 2 and not (0 in rcs and 1 in rcs):
+    bad.append("README.md: the sample's compares exit %s: none passes or none catches a change" % rcs)
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 EOF

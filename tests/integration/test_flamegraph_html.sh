@@ -154,9 +154,11 @@ longs = [h for h in hostile if h[0].startswith("yyyy")]
 if not (longs and len(longs[0][0]) == 500): raise AssertionError([len(h[0]) for h in longs])
 PY
 
-# compare's page: two netns runs of the default scenarios
-A="$TOP/results/examples/20261202T152044-netns-sample"
-B="$TOP/results/examples/20261202T152131-netns-again"
+# compare's page: the two runs the README's sample compares
+set -- $(sed -n 's/^\$ ipsecperf compare \(results\/examples\/[^ ]*\) \(results\/examples\/[^ ]*\)$/\1 \2/p' "$TOP/README.md" | head -1)
+[ $# = 2 ] || fail "the README's sample compares no two committed examples"
+A="$TOP/$1"
+B="$TOP/$2"
 rc=0
 "$IPSECPERF" compare -f html "$A" "$B" > "$TMP/c.html" 2> "$TMP/err" || rc=$?
 rct=0

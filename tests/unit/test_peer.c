@@ -3,6 +3,7 @@
  * The peer testbed: shell quoting of the remote argv (checked against a
  * real /bin/sh), the ssh argv, and the parsers of ethtool, ip -j, /proc/stat.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "endpoint_xfrm.h"
 #include "exec.h"
 #include "log.h"
 #include "peer_files.h"
@@ -817,6 +819,25 @@ static void spawn_output_capped(void **state)
 	unlink(file);
 }
 
+/* The peer's SA counters are counts from 0, or the SA's read fails: never a negative count into the window's arithmetic. */
+static void sa_answer_counts(void **state)
+{
+	struct xfrm_sa_counters c;
+
+	(void)state;
+	assert_int_equal(ep_xfrm_sa_answer(json_loads("{\"err\":0,\"packets\":5,\"bytes\":500,\"oseq\":6,\"seq\":0}", 0, NULL), &c), 0);
+	assert_true(c.packets == 5 && c.bytes == 500 && c.oseq == 6 && c.seq == 0);
+	assert_int_equal(ep_xfrm_sa_answer(json_loads("{\"err\":-2}", 0, NULL), &c), -2);
+	for (const char *const *bad = (const char *const[]){
+		     "{\"err\":0,\"packets\":-1,\"bytes\":0,\"oseq\":0,\"seq\":0}",
+		     "{\"err\":0,\"packets\":1,\"bytes\":-9223372036854775808,\"oseq\":0,\"seq\":0}",
+		     "{\"err\":0,\"packets\":1,\"bytes\":1,\"oseq\":\"7\",\"seq\":0}",
+		     "{\"err\":0,\"packets\":1,\"bytes\":1,\"oseq\":1}", NULL };
+	     *bad; bad++)
+		if (ep_xfrm_sa_answer(json_loads(*bad, 0, NULL), &c) != -EPROTO)
+			fail_msg("taken: %s", *bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -849,6 +870,7 @@ int main(void)
 		cmocka_unit_test(remote_run_deadline),
 		cmocka_unit_test(session_stderr_capped),
 		cmocka_unit_test(spawn_output_capped),
+		cmocka_unit_test(sa_answer_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,6 +35,13 @@ double load_fairness(const struct load_flow *f, int n)
 	return n > 0 && sq > 0 ? sum * sum / (n * sq) : 0;
 }
 
+int load_extra_s(const struct scenario *sc)
+{
+	const struct load_kind *k = load_of(sc);
+
+	return k->extra_s ? k->extra_s(sc) : 0;
+}
+
 int load_run(const struct load_params *p, struct load_result *r)
 {
 	return load_of(p->sc)->run(p, r);

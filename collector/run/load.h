@@ -81,6 +81,9 @@ const struct load_kind *load_of(const struct scenario *sc);
 int raw_open(const char *prefix, const char *suffix);
 char *raw_read(const char *prefix, const char *suffix);
 
+/* The seconds a run of the scenario's load takes beyond --omit and --duration (0 for most). */
+int load_extra_s(const struct scenario *sc);
+
 /* The scenario's load (load_of(p->sc)->run). */
 int load_run(const struct load_params *p, struct load_result *r);
 

@@ -105,6 +105,17 @@ static int cfg_of(const struct scenario *sc, struct rate_cfg *c, char *why, size
 	return 0;
 }
 
+/* The search's steps, each with its drain: what a run takes beyond the warm-up and the window. */
+static int extra_s(const struct scenario *sc)
+{
+	struct rate_cfg c;
+	char why[200];
+
+	if (cfg_of(sc, &c, why, sizeof(why)) < 0)
+		return 0;
+	return (c.steps * (c.step_ms + 4 * DRAIN_QUIET_MS) + 999) / 1000;
+}
+
 static int check_keys(const struct scenario *sc, char *why, size_t len)
 {
 	static const char *const keys[] = { "size", "loss", "step-ms", "steps", "resolution" };
@@ -559,6 +570,7 @@ const struct load_kind load_kind_udp_rate = {
 	.needs = (const struct load_need[]){ { NULL, NULL } },
 	.run = run_rate,
 	.check_keys = check_keys,
+	.extra_s = extra_s,
 	.unit = "datagram",
 	.agent_ops = (const struct load_agent_op[]){ { "udp-rx", agent_rx },
 						    { "udp-counts", agent_counts },

@@ -70,6 +70,8 @@ struct load_kind {
 	 * counter's "per_transaction". NULL: bytes only.
 	 */
 	const char *unit;
+	/* The seconds a run takes beyond --omit and --duration (a search's steps); NULL: none. */
+	int (*extra_s)(const struct scenario *sc);
 	/* The agent's requests it answers ({ NULL } last), and its end (stop what state holds); NULL: none. */
 	const struct load_agent_op *agent_ops;
 	void (*agent_end)(void **state);

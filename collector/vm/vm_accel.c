@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "load.h"
 #include "log.h"
 #include "signals.h"
 #include "vm_boot.h"
@@ -69,11 +70,14 @@ static int default_total_timeout(const struct run_config *cfg, bool kvm)
 	const char *env = getenv("IPSECPERF_VM_TIMEOUT");
 	int per_run = (cfg->duration_s > 0 ? cfg->duration_s : 10) +
 		      (cfg->omit_s > 0 ? cfg->omit_s : 0) + (kvm ? 10 : 30);
-	int runs = (cfg->nscenarios ? cfg->nscenarios : 1) * (cfg->repeat > 0 ? cfg->repeat : 1);
+	int repeat = cfg->repeat > 0 ? cfg->repeat : 1, total = 90 + (cfg->nscenarios ? 0 : repeat * per_run);
 
 	if (env && atoi(env) > 0)
 		return atoi(env);
-	return 90 + runs * per_run;
+	/* each scenario's runs, with what its load takes beyond them (a rate search's steps) */
+	for (int s = 0; s < cfg->nscenarios; s++)
+		total += repeat * (per_run + load_extra_s(&cfg->scenarios[s]));
+	return total;
 }
 
 /*

@@ -427,11 +427,52 @@ int report_summary(FILE *f, const struct report *rep)
 	return ferror(f) ? -1 : 0;
 }
 
+/*
+ * The packet-rate runs' searches, a line each: every step's offered rate
+ * (0: as fast as the sender could) and its loss, the steps that passed
+ * starred, and the rate found.
+ */
+static void text_rate_steps(FILE *f, const struct report *rep)
+{
+	bool any = false;
+
+	for (int i = 0; i < rep->all.nruns; i++) {
+		const struct run_record *rec = &rep->all.runs[i];
+		char line[4096];
+		int len, best = -1;
+
+		if (rec->unit != UNIT_DATAGRAM || !rec->rate_steps || rec->counting)
+			continue;
+		if (!any) {
+			fputc('\n', f);
+			fputs_wrapped(f, "Rate search: each step's offered rate in datagrams/s (0: as fast as the sender could) and its loss; * within the threshold",
+				      0, 0);
+		}
+		any = true;
+		len = snprintf(line, sizeof(line), "%s%s%s r%d:", rep->nkernels > 1 ? rec->kernel : "",
+			       rep->nkernels > 1 ? " " : "", rec->scenario, rec->repeat);
+		for (int k = 0; k < rec->rate_steps && len < (int)sizeof(line) - 64; k++) {
+			const struct rate_step_rec *st = &rec->steps[k];
+
+			len += snprintf(line + len, sizeof(line) - len, " %.0f%s %.3g%%%s", st->offered_pps, st->pass ? "*" : "",
+					100 * st->loss, k + 1 < rec->rate_steps ? "," : "");
+			if (st->pass && (best < 0 || st->sent_pps > rec->steps[best].sent_pps))
+				best = k;
+		}
+		if (len < (int)sizeof(line) - 64)
+			snprintf(line + len, sizeof(line) - len, best >= 0 ? "; found %.0f" : "; none found",
+				 best >= 0 ? rec->steps[best].sent_pps : 0.0);
+		text_clean(line);
+		fputs_wrapped(f, line, 0, 4);
+	}
+}
+
 int report_text(FILE *f, const struct report *rep)
 {
 	if (summary_body(f, rep) < 0)
 		return -1;
 	text_spread(f, rep);
+	text_rate_steps(f, rep);
 	report_interval_warnings(f, rep);
 	text_until_ci(f, rep);
 	report_reproduce_text(f, rep);

@@ -63,6 +63,7 @@ struct run_counter {
 enum run_unit { UNIT_BYTE, UNIT_TRANSACTION, UNIT_DATAGRAM };
 #define RESULTS_NLAT 5      /* latency_ns's p50, p90, p99, p99.9 and max */
 #define RESULTS_MAX_CDF 64  /* latency_cdf's points, at most */
+#define RESULTS_MAX_STEPS 64 /* rate_search.steps[], at most */
 
 struct run_record {
 	int line;                   /* line number in runs.jsonl, from 1 */
@@ -99,6 +100,10 @@ struct run_record {
 	double pps;                 /* datagrams_per_s received, at the rate found */
 	double loss;                /* the window's loss, a fraction */
 	int datagram_bytes, rate_steps;
+	struct rate_step_rec {      /* rate_search.steps[], rate_steps of them, or NULL */
+		double offered_pps, sent_pps, loss;
+		bool pass;
+	} *steps;
 };
 
 /* A guest kernel's accelerator, from meta.json's kernels[].vm or vm[]. */

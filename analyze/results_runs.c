@@ -98,6 +98,7 @@ void results_record_free(struct run_record *rec)
 	}
 	free(rec->counters);
 	free(rec->cdf);
+	free(rec->steps);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -175,6 +176,41 @@ static int parse_cdf(struct ctx *c, json_t *a, struct run_record *rec)
 	return 0;
 }
 
+/* rate_search.steps[]: each step's offered and reached rate, loss and whether it passed. */
+static int parse_steps(struct ctx *c, json_t *a, struct run_record *rec)
+{
+	size_t i;
+	json_t *st;
+
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > RESULTS_MAX_STEPS)
+		return bad(c, "\"rate_search.steps\" must be a list of at most %d steps", RESULTS_MAX_STEPS);
+	rec->steps = calloc(json_array_size(a) + 1, sizeof(*rec->steps));
+	if (!rec->steps)
+		return bad(c, "out of memory");
+	c->where = "rate_search.steps[]: ";
+	json_array_foreach(a, i, st) {
+		struct rate_step_rec *s = &rec->steps[i];
+		bool has;
+
+		if (!json_is_object(st) || !json_is_boolean(json_object_get(st, "pass"))) {
+			c->where = NULL;
+			return bad(c, "\"rate_search.steps\"[%zu] is not a step (an object with \"pass\")", i);
+		}
+		if (get_num(c, st, "offered_pps", true, &has, &s->offered_pps) < 0 ||
+		    get_num(c, st, "sent_pps", true, &has, &s->sent_pps) < 0 ||
+		    get_num(c, st, "loss", true, &has, &s->loss) < 0) {
+			c->where = NULL;
+			return -1;
+		}
+		s->pass = json_is_true(json_object_get(st, "pass"));
+		rec->rate_steps++;
+	}
+	c->where = NULL;
+	return 0;
+}
+
 /* The request/response and packet-rate loads' keys (their "unit" first: it names the others). */
 static int parse_record_unit(struct ctx *c, json_t *o, struct run_record *rec)
 {
@@ -220,9 +256,9 @@ static int parse_record_unit(struct ctx *c, json_t *o, struct run_record *rec)
 		c->where = NULL;
 		rec->has_lat = true;
 	}
-	steps = json_object_get(json_object_get(o, "rate_search"), "nsteps");
-	rec->rate_steps = json_is_integer(steps) && json_integer_value(steps) >= 0 &&
-			  json_integer_value(steps) < 1000 ? (int)json_integer_value(steps) : 0;
+	steps = json_object_get(json_object_get(o, "rate_search"), "steps");
+	if (parse_steps(c, steps, rec) < 0)
+		return -1;
 	return parse_cdf(c, json_object_get(o, "latency_cdf"), rec);
 }
 

@@ -39,8 +39,8 @@
 #include "wait.h"
 #include "udp_rate.h"
 
-#define DRAIN_QUIET_MS 50   /* a step is over when its count has not moved for this long */
-#define DRAIN_MAX_MS 2000
+#define DRAIN_QUIET_MS 20   /* and then its count has not moved for this long (softirqs still delivering) */
+#define DRAIN_MAX_MS 5000   /* a receiver that never finds its queue empty in this long: the step is counted as it is */
 
 struct rate_cfg {
 	int size, step_ms, steps;
@@ -64,6 +64,7 @@ struct rate_run {
 	int step;               /* the last step's number */
 	struct rate_search s;
 	uint64_t received[UDP_RATE_SLOTS]; /* the receiver's counts, as last read */
+	uint64_t empty_seq;                /* and its empty_seq (udp_rate.h), read before them */
 	struct kstat k[2][4];   /* [sender, receiver][load start, window open, window close, load end] */
 	bool k_ok[2][4];
 };
@@ -205,6 +206,7 @@ static int rx_counts(struct rate_run *x)
 
 		if (!rep)
 			return -1;
+		x->empty_seq = (uint64_t)json_integer_value(json_object_get(rep, "empty_seq"));
 		a = json_object_get(rep, "received");
 		for (int i = 0; i < UDP_RATE_SLOTS; i++)
 			x->received[i] = (uint64_t)json_integer_value(json_array_get(a, i));
@@ -218,6 +220,7 @@ static int rx_counts(struct rate_run *x)
 	}
 	if (load_child_gone(&x->rx_pid, "the rate receiver", x->shm->rx.err, x->r->error, sizeof(x->r->error)) < 0)
 		return -1;
+	x->empty_seq = atomic_load(&x->shm->rx.empty_seq);
 	for (int i = 0; i < UDP_RATE_SLOTS; i++)
 		x->received[i] = atomic_load(&x->shm->rx.received[i]);
 	return 0;
@@ -274,17 +277,21 @@ static int rate_wait(struct rate_run *x, double until_s)
 	return 0;
 }
 
-/* The step's datagrams all in: its count has not moved for DRAIN_QUIET_MS (at most DRAIN_MAX_MS). */
-static int drain(struct rate_run *x, int slot)
+/*
+ * The step's datagrams all in: the receiver has found its queue empty
+ * since the sender paused (empty0, read then), and its count has not moved
+ * for DRAIN_QUIET_MS after that; at most DRAIN_MAX_MS.
+ */
+static int drain(struct rate_run *x, int slot, uint64_t empty0)
 {
 	uint64_t last = UINT64_MAX;
 
 	for (int t = 0; t < DRAIN_MAX_MS; t += DRAIN_QUIET_MS) {
 		if (rx_counts(x) < 0)
 			return -1;
-		if (x->received[slot] == last)
+		if (x->empty_seq > empty0 && x->received[slot] == last)
 			return 0;
-		last = x->received[slot];
+		last = x->empty_seq > empty0 ? x->received[slot] : UINT64_MAX;
 		sleep_ms_or_stop(DRAIN_QUIET_MS);
 	}
 	return 0;
@@ -341,11 +348,13 @@ static int step(struct rate_run *x, double pps, int ms, bool window, uint64_t *s
 	if (udp_rate_pause(tx, 5000) < 0 && rc == 0)
 		rc = fail(x, tx->err[0] ? tx->err : "the rate sender did not pause within 5 s");
 	t1 = mono_s();
+	/* where the receiver's look for an empty queue stood once the last datagram was sent */
+	uint64_t empty0 = rc == 0 && rx_counts(x) == 0 ? x->empty_seq : UINT64_MAX - 1;
 	if (window) {
 		x->p->window(x->p->arg, 0);
 		x->open_ = false;
 	}
-	if (rc < 0 || drain(x, slot) < 0)
+	if (rc < 0 || drain(x, slot, empty0) < 0)
 		return -1;
 	if (window)
 		kstat_mark(x, 2);
@@ -549,11 +558,13 @@ static json_t *agent_counts(json_t *req, void **state)
 	bool running = load_agent_running(a);
 	json_t *c = json_array();
 
+	json_int_t empty = rx ? (json_int_t)atomic_load(&rx->empty_seq) : 0; /* before the counts */
+
 	(void)req;
 	for (int i = 0; i < UDP_RATE_SLOTS; i++)
 		json_array_append_new(c, json_integer(rx ? (json_int_t)rx->received[i] : 0));
-	return json_pack("{s:b, s:o, s:b, s:s}", "ok", 1, "received", c, "running", running, "error",
-			 rx ? rx->err : "no receiver");
+	return json_pack("{s:b, s:o, s:I, s:b, s:s}", "ok", 1, "received", c, "empty_seq", empty, "running", running,
+			 "error", rx ? rx->err : "no receiver");
 }
 
 static json_t *agent_stop(json_t *req, void **state)

@@ -41,6 +41,13 @@ struct udp_rx {
 	_Atomic int listening, stop, done;
 	_Atomic uint64_t received[UDP_RATE_SLOTS];
 	_Atomic uint64_t total;
+	/*
+	 * Times the receiver found its socket's queue empty (a read that
+	 * took less than a batch, or none within its 50 ms time-out): once
+	 * this moves after a step's last datagram was sent, the step drained
+	 * from the socket, however long the receiver waited for a CPU.
+	 */
+	_Atomic uint64_t empty_seq;
 	char err[200];
 };
 

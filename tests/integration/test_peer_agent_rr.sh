@@ -67,6 +67,7 @@ for _ in range(100):
     time.sleep(0.02)
 need(c["running"] and c["received"][3] == 10 and c["received"][4] == 2 and sum(c["received"]) == 12,
      "udp-counts: %s" % c["received"][:6])
+need(c["empty_seq"] >= 1, "udp-counts: the receiver never found its queue empty: %s" % c.get("empty_seq"))
 # the run goes: the receiver goes with the agent
 agent.stdin.close()
 agent.wait(timeout=20)

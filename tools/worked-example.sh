@@ -35,10 +35,11 @@
 #       every committed example made again by this ipsecperf (run it from
 #       a clean commit: the reports' reproduce line names it): the readme
 #       and peer kinds, the two Debian kernels side by side, the per-CPU
-#       tmp buffer patch, the two profiled runs, tools/axes-example.sh's
-#       runs; the docs and tests that named an example name its successor,
-#       the examples nothing names any more are removed, and every doc made
-#       from them is filled again.
+#       tmp buffer patch, the flame graphs' profiled run; then all-fill.
+#   tools/worked-example.sh all-fill
+#       the docs and tests that name an example name the newest of its tag
+#       instead, every doc made from them is filled again, and the
+#       examples nothing names any more are removed.
 #
 # The readme, peer and all kinds need root; DURATION (default 2) and
 # REPEAT (default 5) change their runs.
@@ -230,17 +231,9 @@ open("docs/compare.md", "w").write(text[:m.start(2)] + new + text[m.end(2):])
 EOF3
 }
 
-# The example that takes the place of OLD (a path under results/examples/)
-# among those made since: the newest of its tag; "-" for a kind no longer
-# made; nothing for one not made again (the runs whose figures the prose
-# of docs/profiling.md and docs/axes.md reads: they stay).
-successor() { # old since-list-file
-	tag=${1##*/}
-	tag=${tag#*-}
-	case $tag in
-	netns-sample | netns-again) echo - ;;
-	*) grep -- "-$tag\$" "$2" | tail -n 1 ;;
-	esac
+# The newest committed example of a tag (the name after its stamp).
+newest() { # tag
+	ls -d results/examples/*-"$1" 2> /dev/null | tail -n 1
 }
 
 # The kernels of a results directory, the older release first (the base).
@@ -249,51 +242,61 @@ releases() { # dir
 print(*sorted({k["release"] for k in json.load(open(sys.argv[1] + "/meta.json"))["kernels"]}))' "$1"
 }
 
-# Every committed example made again, the docs and tests moved onto them.
+# Every committed example whose docs are made from it made again; then all_fill.
 all_examples() { # kernel-tree
 	tree=${1:-/var/cache/ipsecperf/src/linux-source-6.12}
 	k1=debian:linux-image-6.1.0-57-cloud-amd64
 	k2=debian:linux-image-6.12.118+deb12-cloud-amd64
 	[ -z "$(git status --porcelain --untracked-files=no)" ] ||
 		echo "worked-example: the tree has changes not committed: the reports will say -dirty" >&2
-	old=$(mktemp)
-	ls -d results/examples/*/ | sed 's:/$::' > "$old"
 	readme_examples "$tree"
 	sh tools/worked-example.sh peer
 	# two kernels, as the host runs them (test_report_html reads their 64 noisy runs)
-	two=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-two-kernels
-	"$IPSECPERF" run -q --testbed vm --kernel "$k1" --kernel "$k2" --interleave -t 10 -r 8 -o "$two" \
+	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-two-kernels
+	"$IPSECPERF" run -q --testbed vm --kernel "$k1" --kernel "$k2" --interleave -t 10 -r 8 -o "$d" \
 		clear no-tso no-gso esp-null > /dev/null || [ $? = 1 ] || exit 1
-	"$IPSECPERF" report "$two" > "$two/report.txt"
-	pc=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-percpu-tmp-6.12
-	REPEAT=${REPEAT:-5} DURATION=${DURATION:-2} LV=-percpu-tmp tools/patch-to-verdict.sh -o "$pc" -w "$tree-percpu" \
+	"$IPSECPERF" report "$d" > "$d/report.txt"
+	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-percpu-tmp-6.12
+	REPEAT=${REPEAT:-5} DURATION=${DURATION:-2} LV=-percpu-tmp tools/patch-to-verdict.sh -o "$d" -w "$tree-percpu" \
 		"$tree" tests/integration/kernel-patches/esp4-percpu-tmp.patch > /dev/null || [ $? = 1 ] || exit 1
-	"$IPSECPERF" report "$pc" > "$pc/report.txt"
+	"$IPSECPERF" report "$d" > "$d/report.txt"
 	# the flame graphs' profile, as the host runs it: perf samples time
-	prof=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-profile-nogso-esp-6.1
-	"$IPSECPERF" run -q --testbed vm --kernel "$k1" --profile -t 5 -r "${REPEAT:-5}" -o "$prof" no-gso esp-null \
+	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-profile-nogso-esp-6.1
+	"$IPSECPERF" run -q --testbed vm --kernel "$k1" --profile -t 5 -r "${REPEAT:-5}" -o "$d" no-gso esp-null \
 		> /dev/null || [ $? = 1 ] || exit 1
-	"$IPSECPERF" report "$prof" > "$prof/report.txt"
-	new=$(mktemp)
-	ls -d results/examples/*/ | sed 's:/$::' | grep -vxF -f "$old" > "$new"
-	while read -r o; do
-		n=$(successor "$o" "$new")
-		[ -n "$n" ] || continue
-		[ "$n" = - ] || sed -i "s|$o|$n|g" README.md docs/*.md tests/integration/*.sh
+	"$IPSECPERF" report "$d" > "$d/report.txt"
+	all_fill
+}
+
+# The docs and tests moved onto the newest example of each tag (an older
+# one of the tag removed), every doc made from them filled again, and the
+# examples nothing names any more removed. The runs whose figures the
+# prose of docs/profiling.md and docs/axes.md reads are not made again
+# and stay.
+all_fill() {
+	for o in results/examples/*/; do
+		o=${o%/}
+		n=$(newest "${o#results/examples/*-}")
+		[ "$n" != "$o" ] || continue
+		sed -i "s|$o|$n|g" README.md docs/*.md tests/integration/*.sh
 		git rm -rq "$o" 2> /dev/null || rm -rf "$o"
-	done < "$old"
-	rm -f "$old" "$new"
-	readme_fill "$s1" "$s2" "$p"
-	flame_examples "$prof"
+	done
+	[ -z "$(newest vm-same-1)" ] || readme_fill "$(newest vm-same-1)" "$(newest vm-same-2)" "$(newest vm-patched)"
+	two=$(newest vm-two-kernels) pc=$(newest vm-percpu-tmp-6.12)
 	# shellcheck disable=SC2046 # the releases, word by word
 	sh tools/worked-example.sh "$two" $(releases "$two") "$pc" $(releases "$pc")
-	refusal_fill
-	echo "every example made again; git add results/examples docs README.md tests, and commit"
+	refill
+	for o in results/examples/*/; do
+		o=${o%/}
+		grep -rqF "$o" README.md docs tests tools || git rm -rq "$o" 2> /dev/null || rm -rf "$o"
+	done
+	echo "the docs filled from the newest examples; git add results/examples docs README.md tests, and commit"
 }
 
 # The docs' samples again from the committed examples they name, after a
 # change to what report or compare prints: the README's sample, the peer
-# mail and docs/example.md (its first line names the arguments it was made with).
+# mail, docs/example.md (its first line names the arguments it was made
+# with), the flame graphs and compare.md's refusal.
 refill() {
 	# shellcheck disable=SC2046 # the directories, word by word
 	set -- $(sed -n 's/^\$ ipsecperf report --summary //p; s/^\$ ipsecperf compare //p' README.md)
@@ -305,6 +308,7 @@ refill() {
 	rm -f "$t"
 	# shellcheck disable=SC2046 # the arguments, as the page says them
 	sh tools/worked-example.sh $(sed -n '3s/^Generated by `tools\/worked-example.sh \(.*\)`$/\1/p' docs/example.md)
+	flame_examples "$(sed -n 's/^\$ ipsecperf report --profile --base no-gso --top 12 //p' docs/profiling.md)"
 	refusal_fill
 }
 
@@ -313,6 +317,7 @@ readme) readme_examples "${2:-}"; exit 0 ;;
 readme-fill) shift; readme_fill "$@"; exit 0 ;;
 refill) refill; exit 0 ;;
 all) all_examples "${2:-}"; exit 0 ;;
+all-fill) all_fill; exit 0 ;;
 flame) flame_examples "$2"; exit 0 ;;
 peer) peer_examples ;;
 mail) mail_example "$2" "$3"; exit 0 ;;

@@ -39,7 +39,7 @@
 #   tools/worked-example.sh all-fill
 #       the docs and tests that name an example name the newest of its tag
 #       instead, every doc made from them is filled again, and the
-#       examples nothing names any more are removed.
+#       README's older sample (two netns runs) is removed.
 #
 # The readme, peer and all kinds need root; DURATION (default 2) and
 # REPEAT (default 5) change their runs.
@@ -270,9 +270,9 @@ all_examples() { # kernel-tree
 
 # The docs and tests moved onto the newest example of each tag (an older
 # one of the tag removed), every doc made from them filled again, and the
-# examples nothing names any more removed. The runs whose figures the
-# prose of docs/profiling.md and docs/axes.md reads are not made again
-# and stay.
+# README's older sample removed once it names it no more. The runs whose
+# figures the prose of docs/profiling.md and docs/axes.md reads are not
+# made again and stay.
 all_fill() {
 	for o in results/examples/*/; do
 		o=${o%/}
@@ -286,9 +286,9 @@ all_fill() {
 	# shellcheck disable=SC2046 # the releases, word by word
 	sh tools/worked-example.sh "$two" $(releases "$two") "$pc" $(releases "$pc")
 	refill
-	for o in results/examples/*/; do
-		o=${o%/}
-		grep -rqF "$o" README.md docs tests tools || git rm -rq "$o" 2> /dev/null || rm -rf "$o"
+	# the README's sample of the older form, once the README names them no more
+	for o in results/examples/*-netns-sample results/examples/*-netns-again; do
+		[ ! -d "$o" ] || grep -qF "$o" README.md || git rm -rq "$o" 2> /dev/null || rm -rf "$o"
 	done
 	echo "the docs filled from the newest examples; git add results/examples docs README.md tests, and commit"
 }

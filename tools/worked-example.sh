@@ -26,16 +26,23 @@
 #       -f svg), and docs/profiling.md's difference table between its
 #       "flame-diff" markers.
 #   tools/worked-example.sh results/examples/DIR BASE_KERNEL NEW_KERNEL \
-#            [results/examples/PATCHED_DIR BASE_RELEASE PATCHED_RELEASE
-#            [results/examples/PERCPU_DIR BASE_RELEASE PERCPU_RELEASE]]
+#            [results/examples/PERCPU_DIR BASE_RELEASE PERCPU_RELEASE]
 #       docs/example.md and docs/example/ from committed VM runs: the text
 #       report, the charts, the HTML page, and a comparison of two of its
-#       kernels; with three more arguments a patched kernel against its base
-#       (docs/vm-testbed.md's CI recipe), with three more the per-CPU tmp
-#       buffer patch (tools/patch-to-verdict.sh).
+#       kernels; with three more arguments the per-CPU tmp buffer patch
+#       against its base (tools/patch-to-verdict.sh).
+#   tools/worked-example.sh all [KERNEL-TREE]
+#       every committed example made again by this ipsecperf (run it from
+#       a clean commit: the reports' reproduce line names it): the readme
+#       and peer kinds, the two Debian kernels side by side, the per-CPU
+#       tmp buffer patch, the flame graphs' profiled run; then all-fill.
+#   tools/worked-example.sh all-fill
+#       the docs and tests that name an example name the newest of its tag
+#       instead, every doc made from them is filled again, and the
+#       README's older sample (two netns runs) is removed.
 #
-# The readme and peer kinds need root; DURATION (default 2) and REPEAT
-# (default 5) change their runs.
+# The readme, peer and all kinds need root; DURATION (default 2) and
+# REPEAT (default 5) change their runs.
 set -eu
 cd "$(dirname "$0")/.."
 IPSECPERF=${IPSECPERF:-build/ipsecperf}
@@ -45,16 +52,27 @@ IPSECPERF=${IPSECPERF:-build/ipsecperf}
 # A VM run into results/examples/<UTC>-TAG; its path. Under the virtual
 # clock where this ipsecperf has it (instructions, not the host's load,
 # time the guest: two runs of one kernel agree), else as the host runs it.
-vm_run() { # tag kernel... (each given as --kernel)
+vm_run() { # tag run-options... [-- scenario...] (default: clear esp-null)
 	tag=$1
 	shift
 	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-$tag
+	case " $* " in *" -- "*) ;; *) set -- "$@" -- clear esp-null ;; esac
 	clock=
 	"$IPSECPERF" run --help | grep -q -- '--clock' && clock="--clock virtual"
 	# shellcheck disable=SC2086 # the options, word by word
-	"$IPSECPERF" run -q --testbed vm $clock "$@" -t "${DURATION:-2}" -r "${REPEAT:-5}" -o "$d" clear esp-null \
+	"$IPSECPERF" run -q --testbed vm $clock -t "${DURATION:-2}" -r "${REPEAT:-5}" -o "$d" "$@" \
 		> /dev/null || [ $? = 1 ] || exit 1
+	"$IPSECPERF" report "$d" > "$d/report.txt"
 	echo "$d"
+}
+
+# How the guests of DIR were timed, for the prose beside its figures.
+clock_words() { # dir
+	if grep -q '"kind": *"virtual"' "$1/meta.json"; then
+		echo 'under the virtual clock (a guest second is 10^9 instructions: the figures count work, not time, and repeat run to run)'
+	else
+		echo 'under TCG (emulation: the absolute figures say nothing about hardware, the ratios between scenarios and the counters do)'
+	fi
 }
 
 # The README's sample: two runs of one kernel compared (nothing changed:
@@ -86,11 +104,8 @@ sample_block() { # args...
 readme_fill() { # same-1 same-2 patched-dir
 	t=$(mktemp)
 	{
-		clock='booted under TCG'
-		grep -q '"kind": *"virtual"' "$1/meta.json" &&
-			clock='under the virtual clock (instructions, not the host, time the guest)'
 		echo 'Two comparisons of committed examples (results/examples/), made by'
-		echo '`tools/worked-example.sh readme`, the guests' "$clock."
+		echo '`tools/worked-example.sh readme`, the guests' "$(clock_words "$1")."
 		echo
 		echo 'Two runs of one kernel, nothing changed in between:'
 		"$IPSECPERF" compare "$1" "$2" > /dev/null 2>&1 && echo 'the gate passes (exit status 0).' ||
@@ -203,9 +218,85 @@ flame_examples() { # dir
 	echo "docs/flame/ written, docs/profiling.md's flame-diff filled"
 }
 
+# docs/compare.md's refusal: its messages as compare prints them now.
+refusal_fill() {
+	python3 - "$IPSECPERF" << 'EOF3'
+import re, subprocess, sys
+text = open("docs/compare.md").read()
+m = re.search(r"^    \$ ipsecperf (compare (?:.*\\\n)*.*)\n((?:    ipsecperf: .*\n)+)", text, re.M)
+argv = re.sub(r"\\\n\s*", " ", m.group(1)).split()
+got = subprocess.run([sys.argv[1]] + argv, capture_output=True, text=True).stderr
+new = "".join("    " + l + "\n" for l in got.splitlines())
+open("docs/compare.md", "w").write(text[:m.start(2)] + new + text[m.end(2):])
+EOF3
+}
+
+# The newest committed example of a tag (the name after its stamp).
+newest() { # tag
+	ls -d results/examples/*-"$1" 2> /dev/null | tail -n 1
+}
+
+# The kernels of a results directory, the older release first (the base).
+releases() { # dir
+	python3 -c 'import json, sys
+print(*sorted({k["release"] for k in json.load(open(sys.argv[1] + "/meta.json"))["kernels"]}))' "$1"
+}
+
+# Every committed example whose docs are made from it made again; then all_fill.
+all_examples() { # kernel-tree
+	tree=${1:-/var/cache/ipsecperf/src/linux-source-6.12}
+	k1=debian:linux-image-6.1.0-57-cloud-amd64
+	k2=debian:linux-image-6.12.118+deb12-cloud-amd64
+	[ -z "$(git status --porcelain --untracked-files=no)" ] ||
+		echo "worked-example: the tree has changes not committed: the reports will say -dirty" >&2
+	readme_examples "$tree"
+	sh tools/worked-example.sh peer
+	# two kernels, as the host runs them (test_report_html reads their 64 noisy runs)
+	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-two-kernels
+	"$IPSECPERF" run -q --testbed vm --kernel "$k1" --kernel "$k2" --interleave -t 10 -r 8 -o "$d" \
+		clear no-tso no-gso esp-null > /dev/null || [ $? = 1 ] || exit 1
+	"$IPSECPERF" report "$d" > "$d/report.txt"
+	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-percpu-tmp-6.12
+	REPEAT=${REPEAT:-5} DURATION=${DURATION:-2} LV=-percpu-tmp tools/patch-to-verdict.sh -o "$d" -w "$tree-percpu" \
+		"$tree" tests/integration/kernel-patches/esp4-percpu-tmp.patch > /dev/null || [ $? = 1 ] || exit 1
+	"$IPSECPERF" report "$d" > "$d/report.txt"
+	# the flame graphs' profile, as the host runs it: perf samples time
+	d=results/examples/$(date -u +%Y%m%dT%H%M%S)-vm-profile-nogso-esp-6.1
+	"$IPSECPERF" run -q --testbed vm --kernel "$k1" --profile -t 5 -r "${REPEAT:-5}" -o "$d" no-gso esp-null \
+		> /dev/null || [ $? = 1 ] || exit 1
+	"$IPSECPERF" report "$d" > "$d/report.txt"
+	all_fill
+}
+
+# The docs and tests moved onto the newest example of each tag (an older
+# one of the tag removed), every doc made from them filled again, and the
+# README's older sample removed once it names it no more. The runs whose
+# figures the prose of docs/profiling.md and docs/axes.md reads are not
+# made again and stay.
+all_fill() {
+	for o in results/examples/*/; do
+		o=${o%/}
+		n=$(newest "${o#results/examples/*-}")
+		[ "$n" != "$o" ] || continue
+		sed -i "s|$o|$n|g" README.md docs/*.md tests/integration/*.sh
+		git rm -rq "$o" 2> /dev/null || rm -rf "$o"
+	done
+	[ -z "$(newest vm-same-1)" ] || readme_fill "$(newest vm-same-1)" "$(newest vm-same-2)" "$(newest vm-patched)"
+	two=$(newest vm-two-kernels) pc=$(newest vm-percpu-tmp-6.12)
+	# shellcheck disable=SC2046 # the releases, word by word
+	sh tools/worked-example.sh "$two" $(releases "$two") "$pc" $(releases "$pc")
+	refill
+	# the README's sample of the older form, once the README names them no more
+	for o in results/examples/*-netns-sample results/examples/*-netns-again; do
+		[ ! -d "$o" ] || grep -qF "$o" README.md || git rm -rq "$o" 2> /dev/null || rm -rf "$o"
+	done
+	echo "the docs filled from the newest examples; git add results/examples docs README.md tests, and commit"
+}
+
 # The docs' samples again from the committed examples they name, after a
 # change to what report or compare prints: the README's sample, the peer
-# mail and docs/example.md (its first line names the arguments it was made with).
+# mail, docs/example.md (its first line names the arguments it was made
+# with), the flame graphs and compare.md's refusal.
 refill() {
 	# shellcheck disable=SC2046 # the directories, word by word
 	set -- $(sed -n 's/^\$ ipsecperf report --summary //p; s/^\$ ipsecperf compare //p' README.md)
@@ -217,12 +308,16 @@ refill() {
 	rm -f "$t"
 	# shellcheck disable=SC2046 # the arguments, as the page says them
 	sh tools/worked-example.sh $(sed -n '3s/^Generated by `tools\/worked-example.sh \(.*\)`$/\1/p' docs/example.md)
+	flame_examples "$(sed -n 's/^\$ ipsecperf report --profile --base no-gso --top 12 //p' docs/profiling.md)"
+	refusal_fill
 }
 
 case ${1:-} in
 readme) readme_examples "${2:-}"; exit 0 ;;
 readme-fill) shift; readme_fill "$@"; exit 0 ;;
 refill) refill; exit 0 ;;
+all) all_examples "${2:-}"; exit 0 ;;
+all-fill) all_fill; exit 0 ;;
 flame) flame_examples "$2"; exit 0 ;;
 peer) peer_examples ;;
 mail) mail_example "$2" "$3"; exit 0 ;;
@@ -246,31 +341,6 @@ gate() { # dir base new compare-options...
 	printf '```\n'
 }
 
-# A patched kernel against its base: docs/vm-testbed.md's CI recipe.
-patched_section() { # dir base new
-	cat <<EOF2
-
-## A patched kernel against its base
-
-[tests/integration/kernel-patches/esp4-busywait.patch](../tests/integration/kernel-patches/esp4-busywait.patch)
-adds 500 us of busy-wait to every esp_output: a regression of known size
-on one scenario. Base and patched were built from Debian's linux-source-6.12
-with \`ipsecperf kernel config\` and \`kernel build\` and booted in turn, four
-times each, under TCG, by docs/vm-testbed.md's CI recipe
-(tests/integration/test_kernel_patched.sh runs it):
-[$1](../$1).
-
-EOF2
-	gate "$1" "$2" "$3" --metric throughput --threshold 20
-	cat <<EOF2
-
-The gate names one regression, esp-null's throughput, and nothing on
-clear, which the patch does not touch. The per-packet counters do not
-move: the patch costs time on the same path and adds no work the
-counters could see.
-EOF2
-}
-
 # The study's wish as a patch: esp_output without its kmalloc per packet.
 percpu_section() { # dir base new
 	cat <<EOF2
@@ -280,18 +350,16 @@ percpu_section() { # dir base new
 [tests/integration/kernel-patches/esp4-percpu-tmp.patch](../tests/integration/kernel-patches/esp4-percpu-tmp.patch)
 takes esp_output's tmp buffer (the AEAD request, the IV and the
 scatterlists) from a per-CPU buffer when the AEAD completes synchronously.
-Measured with \`tools/patch-to-verdict.sh\` (docs/benchmarks.md) on the
-same tree, \`--probe-set esp\`: [$1](../$1).
+Base and patched built from Debian's linux-source-6.12 and booted in turn
+by \`tools/patch-to-verdict.sh\` (docs/benchmarks.md), \`--probe-set esp\`,
+the guests $(clock_words "$1"): [$1](../$1).
 
 EOF2
 	gate "$1" "$2" "$3"
 	cat <<EOF2
 
-kmalloc_esp_output and kfree_esp_output go from one per ESP packet to
-none, and nothing else the probes see moves: the patch took one
-allocation and one free out of every packet. Under TCG four runs a side
-cannot tell the throughput's change from noise; a claim about speed needs
-KVM or the virtual clock, and more repeats.
+The counters say what the patch did: kmalloc_esp_output and
+kfree_esp_output per ESP packet, one on the base, none patched.
 EOF2
 }
 
@@ -308,9 +376,8 @@ cp "$charts"/*.png "$charts"/*.dat "$charts"/*.vars.gp "$charts"/bars.gp "$chart
 
 Generated by \`tools/worked-example.sh $*\`
 from committed runs; the code blocks and charts are the program's own
-output. The VM testbed ran each kernel under QEMU with TCG (emulation):
-absolute figures say nothing about hardware, the ratios between
-scenarios and the per-packet counters do. The runs:
+output. The VM testbed booted each kernel in turn, the guests
+$(clock_words "$dir"). The runs:
 [$dir](../$dir).
 
 ## The mail (\`ipsecperf report --summary $dir\`)
@@ -340,15 +407,11 @@ EOF2
 	gate "$dir" "$base" "$new"
 	cat <<EOF2
 
-The study's cliffs show in the ratios though every scenario is noisy:
-no-tso, no-gso and esp-null far below clear. The counters are tight: in
-esp-null, esp_output, the transport-mode memmoves and the tmp buffer's
-kmalloc and kfree each run once per ESP packet on both kernels, the
-study's suspects still there on 6.12. The throughput verdict is no kernel
-regression: the kernels ran one after the other on a shared host, and
-compare says so in its note; a gate wants them interleaved.
+The study's cliffs are the ratios: no-tso, no-gso and esp-null against
+clear. Its suspects are the counters of esp-null: esp_output, the
+transport-mode memmoves and the tmp buffer's kmalloc and kfree per ESP
+packet, on each kernel.
 EOF2
 } > docs/example.md
-[ $# -ge 6 ] && patched_section "$4" "$5" "$6" >> docs/example.md
-[ $# -ge 9 ] && percpu_section "$7" "$8" "$9" >> docs/example.md
+[ $# -ge 6 ] && percpu_section "$4" "$5" "$6" >> docs/example.md
 echo "docs/example.md and $out/ written"

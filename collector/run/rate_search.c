@@ -17,8 +17,12 @@ double rate_search_next(const struct rate_search *s)
 {
 	if (s->done)
 		return -1;
-	if (s->nsteps == 0)
-		return 0; /* as fast as the sender can: if that passes, there is nothing to search */
+	/* as fast as the sender can: if that passes, there is nothing to search (again after a step that sent nothing) */
+	if (s->hi == 0)
+		return 0;
+	/* a step that sent nothing (its sender got no CPU) said nothing of the path: the same rate again */
+	if (s->nsteps && !s->step[s->nsteps - 1].sent && s->step[s->nsteps - 1].offered_pps > 0)
+		return s->step[s->nsteps - 1].offered_pps;
 	return s->lo > 0 ? (s->lo + s->hi) / 2 : s->hi / 2;
 }
 
@@ -40,7 +44,9 @@ void rate_search_step(struct rate_search *s, double offered, uint64_t sent, uint
 	/* the rate the path saw: what was sent, which a slow sender keeps below the offer */
 	double rate = offered > 0 && st->sent_pps > offered ? offered : st->sent_pps;
 
-	if (st->pass) {
+	if (!sent) {
+		/* nothing sent: no answer about the path, only a step spent */
+	} else if (st->pass) {
 		if (rate > s->lo) {
 			s->lo = rate;
 			s->best = s->nsteps;
@@ -55,7 +61,7 @@ void rate_search_step(struct rate_search *s, double offered, uint64_t sent, uint
 	}
 	s->nsteps++;
 	if ((st->pass && offered == 0) || s->nsteps >= s->max_steps ||
-	    (s->lo > 0 && s->hi - s->lo <= s->resolution * s->hi) || (s->lo == 0 && s->hi < RATE_MIN_PPS))
+	    (s->lo > 0 && s->hi - s->lo <= s->resolution * s->hi) || (sent && s->lo == 0 && s->hi < RATE_MIN_PPS))
 		s->done = true;
 }
 

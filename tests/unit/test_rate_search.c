@@ -141,7 +141,7 @@ static void test_not_monotone(void **state)
 	assert_true(!b || b->sent_pps < s.step[3].sent_pps);
 }
 
-/* Nothing sent is a failed step, not a pass. */
+/* Nothing sent (a sender with no CPU for a step) is no pass, and no answer about the path: that rate again. */
 static void test_nothing_sent(void **state)
 {
 	struct rate_search s;
@@ -152,8 +152,18 @@ static void test_nothing_sent(void **state)
 	assert_false(s.step[0].pass);
 	assert_true(s.step[0].loss == 1);
 	assert_null(rate_search_best(&s));
-	/* nothing to bisect below 0 pps */
+	assert_true(rate_search_next(&s) == 0);
+	rate_search_step(&s, 0, 1000, 500, 1); /* as fast as it can: half lost */
+	assert_true(rate_search_next(&s) == 500);
+	rate_search_step(&s, 500, 0, 0, 1); /* starved again */
+	assert_true(rate_search_next(&s) == 500);
+	rate_search_step(&s, 500, 500, 500, 1);
+	assert_non_null(rate_search_best(&s));
+	assert_true(rate_search_best(&s)->sent_pps == 500);
+	/* the steps ran out: done, the answer the one that passed */
+	rate_search_step(&s, rate_search_next(&s), 750, 600, 1);
 	assert_true(rate_search_next(&s) < 0);
+	assert_int_equal(s.nsteps, 5);
 }
 
 int main(void)

@@ -290,7 +290,7 @@ $(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed/testbed_peer_parse.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c collector/lib/files.c \
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed/testbed_peer_parse.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c collector/lib/files.c collector/lib/hex.c \
 		collector/testbed/testbed_peer.h collector/host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)

@@ -90,11 +90,12 @@ static void record_overhead(struct matrix *m, json_t *rec, const struct scenario
 	}
 }
 
-static json_t *record_head(struct matrix *m, const char *scenario, int repeat)
+static json_t *record_head(struct matrix *m, const struct scenario *sc, int repeat)
 {
-	json_t *rec = record_new(m->cfg->testbed, scenario, repeat);
+	json_t *rec = record_new(m->cfg->testbed, sc->name, repeat);
 
 	m->ops->record_head(m->tb, rec);
+	record_encryption(rec, sc);
 	return rec;
 }
 
@@ -120,7 +121,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	char prefix[PATH_MAX + 200], why[512] = "";
 	struct measure w = { .m = m, .probes = m->probes_off ? NULL : m->probes };
 	struct load_result lr = { .extra = NULL };
-	json_t *rec = record_head(m, sc->name, repeat);
+	json_t *rec = record_head(m, sc, repeat);
 
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", m->res->dir, sc->name, repeat,
 		 m->probes_off ? "noprobes-" : m->counting ? "count-" : "");
@@ -290,7 +291,7 @@ static int run_repeats(struct matrix *m, int s, int rc, const char *why)
 			why = lost_why;
 		}
 		if (rc != 0) {
-			rec = record_head(m, sc->name, r);
+			rec = record_head(m, sc, r);
 			record_status(rec, rc > 0 ? "skipped" : "failed", why);
 			record_per_unit(rec, sc);
 		} else if (c->probe_overhead) {

@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec.h"
-#include "hex.h"
-#include "journal.h"
 #include "log.h"
 #include "macsec.h"
 #include "netns_call.h"
@@ -274,33 +271,6 @@ static const struct enclink_kind enclink_macsec = {
 
 const struct enclink_kind *const enclink_kinds[] = { &enclink_wireguard, &enclink_macsec, NULL };
 
-const struct enclink_kind *enclink_find(const char *name)
-{
-	for (int i = 0; name && enclink_kinds[i]; i++)
-		if (!strcmp(name, enclink_kinds[i]->name))
-			return enclink_kinds[i];
-	return NULL;
-}
-
-const char *enclink_names(char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; enclink_kinds[i] && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : enclink_kinds[i + 1] ? ", " : " or ",
-				enclink_kinds[i]->name);
-	return buf;
-}
-
-bool enclink_takes(const struct enclink_kind *k, const char *c)
-{
-	for (int i = 0; c && k->ciphers[i]; i++)
-		if (!strcmp(c, k->ciphers[i]))
-			return true;
-	return false;
-}
-
 json_t *enclink_counters_json(const struct enclink_kind *k, const struct enclink_counters *c)
 {
 	json_t *o = json_object();
@@ -321,35 +291,4 @@ int enclink_counters_from(const struct enclink_kind *k, json_t *o, struct enclin
 		c->v[i] = (uint64_t)json_integer_value(v);
 	}
 	return 0;
-}
-
-json_t *enclink_undo_record(const struct enclink_kind *k, const char *netns, const char *dev)
-{
-	json_t *r = json_pack("{s:s, s:s, s:s}", "kind", "enclink", "link", k->name, "dev", dev);
-
-	if (r && netns)
-		json_object_set_new(r, "netns", json_string(netns));
-	return r;
-}
-
-int enclink_undo(json_t *r)
-{
-	const struct enclink_kind *k = enclink_find(json_string_value(json_object_get(r, "link")));
-	const char *dev = json_string_value(json_object_get(r, "dev"));
-	const char *ns = json_string_value(json_object_get(r, "netns"));
-	char why[256];
-	int rc;
-
-	if (!k || !dev || !ifname_ok(dev) || (json_object_get(r, "netns") && !netns_ok(ns))) {
-		pr_warn("undo: an encrypted link's record without a known kind, a device or a namespace by name: left");
-		return JOURNAL_LEFT;
-	}
-	rc = rtnl_link_del(ns, dev, k->link, why, sizeof(why));
-	if (rc == -EPERM) {
-		pr_warn("undo: %s: not deleted", why);
-		return JOURNAL_LEFT;
-	}
-	if (rc < 0)
-		pr_warn("undo: delete %s%s%s: %s", dev, ns ? " in " : "", ns ? ns : "", why);
-	return rc < 0 ? -1 : 0;
 }

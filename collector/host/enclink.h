@@ -10,8 +10,9 @@
  * Nothing here journals: the caller journals the device's undo
  * (enclink_undo_record) before it is made.
  *
- * A façade of enclink.c (the kinds, their counters, the undo) and
- * enclink_agent.c (the peer agent's requests for them).
+ * A façade of enclink.c (the kinds and their counters), enclink_find.c
+ * (the lookups in the table) and enclink_agent.c (the journal's undo of a
+ * device, and the peer agent's requests).
  */
 #ifndef IPSECPERF_ENCLINK_H
 #define IPSECPERF_ENCLINK_H

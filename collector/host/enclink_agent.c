@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The peer agent's side of the encrypted links (enclink.h): its requests
- * made into calls of the kind's functions on the peer's own namespace.
+ * The encrypted links' devices as others ask for them (enclink.h): the
+ * journal's undo, and the peer agent's requests made into calls of the
+ * kind's functions on the peer's own namespace.
  * The run's requests are trusted (they come from the run that started the
  * agent), yet every name is checked as a name and every key for its length
  * before anything is made; keys are wiped once used.
@@ -12,6 +13,8 @@
 
 #include "enclink.h"
 #include "hex.h"
+#include "journal.h"
+#include "log.h"
 #include "netns_call.h"
 #include "rtnl_link.h"
 
@@ -145,4 +148,35 @@ json_t *enclink_agent_answer(json_t *req)
 	if (!strcmp(op, "enclink-peer"))
 		return peer(req, k, &d);
 	return get(k, &d);
+}
+
+json_t *enclink_undo_record(const struct enclink_kind *k, const char *netns, const char *dev)
+{
+	json_t *r = json_pack("{s:s, s:s, s:s}", "kind", "enclink", "link", k->name, "dev", dev);
+
+	if (r && netns)
+		json_object_set_new(r, "netns", json_string(netns));
+	return r;
+}
+
+int enclink_undo(json_t *r)
+{
+	const struct enclink_kind *k = enclink_find(json_string_value(json_object_get(r, "link")));
+	const char *dev = json_string_value(json_object_get(r, "dev"));
+	const char *ns = json_string_value(json_object_get(r, "netns"));
+	char why[256];
+	int rc;
+
+	if (!k || !dev || !ifname_ok(dev) || (json_object_get(r, "netns") && !netns_ok(ns))) {
+		pr_warn("undo: an encrypted link's record without a known kind, a device or a namespace by name: left");
+		return JOURNAL_LEFT;
+	}
+	rc = rtnl_link_del(ns, dev, k->link, why, sizeof(why));
+	if (rc == -EPERM) {
+		pr_warn("undo: %s: not deleted", why);
+		return JOURNAL_LEFT;
+	}
+	if (rc < 0)
+		pr_warn("undo: delete %s%s%s: %s", dev, ns ? " in " : "", ns ? ns : "", why);
+	return rc < 0 ? -1 : 0;
 }

@@ -284,13 +284,13 @@ $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c $(RESULTS_SRCS) analyze/st
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson -lm
-$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/run/loads_find.c collector/lib/log.c \
-		collector/lib/files.c collector/lib/options.c collector/lib/suggest.c collector/run/scenario.h collector/run/loads.h \
+$(BUILD)/fuzz/fuzz_scenario: tests/fuzz/fuzz_scenario.c collector/run/scenario.c collector/run/loads_find.c collector/host/enclink_find.c collector/lib/log.c \
+		collector/lib/files.c collector/lib/options.c collector/lib/suggest.c collector/run/scenario.h collector/run/loads.h collector/host/enclink.h \
 		collector/lib/files.h $(BUILD)/datadir.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -o $@ $(filter %.c,$^) -linih -ljansson
-$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed/testbed_peer_parse.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c collector/lib/files.c \
+$(BUILD)/fuzz/fuzz_peer_request: tests/fuzz/fuzz_peer_request.c collector/testbed/testbed_peer_parse.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c collector/lib/files.c collector/lib/hex.c \
 		collector/testbed/testbed_peer.h collector/host/cpu.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)

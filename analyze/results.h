@@ -82,6 +82,7 @@ struct run_record {
 	int ncounters;
 	/* what compare checks for comparability (analyze/provenance.c) */
 	char *load;                 /* "iperf3" or "stream"; NULL if absent */
+	char *enc_title, *enc_cipher; /* "encryption": what encrypts it ("ESP", "WireGuard") and its cipher; NULL in clear */
 	char *accel;                /* the guest's accelerator ("tcg", "kvm"): "accel" or vm.accel */
 	bool profiled;              /* the record has a "profile" (run --profile) */
 	double profile_hz;          /* its samples per second, 0 if not recorded */

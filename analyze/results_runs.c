@@ -91,6 +91,8 @@ void results_record_free(struct run_record *rec)
 	free(rec->reason);
 	free(rec->start);
 	free(rec->load);
+	free(rec->enc_title);
+	free(rec->enc_cipher);
 	free(rec->accel);
 	for (int i = 0; i < rec->ncounters; i++) {
 		free(rec->counters[i].name);
@@ -272,6 +274,18 @@ static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
 	if (get_str(c, o, "load", false, &s) < 0)
 		return -1;
 	rec->load = results_strdup(s);
+	json_t *enc = json_object_get(o, "encryption");
+
+	if (enc && !json_is_object(enc))
+		return bad(c, "\"encryption\" must be an object, not %s", results_json_kind(enc));
+	if (enc) {
+		if (get_str(c, enc, "title", true, &s) < 0)
+			return -1;
+		rec->enc_title = results_strdup(s);
+		if (get_str(c, enc, "cipher", true, &s) < 0)
+			return -1;
+		rec->enc_cipher = results_strdup(s);
+	}
 	if (get_str(c, o, "accel", false, &s) < 0)
 		return -1;
 	if (!s && json_is_object(json_object_get(o, "vm")) &&

@@ -359,6 +359,34 @@ static void runs_not_ok(FILE *f, const struct results *r, int nk)
 	}
 }
 
+/*
+ * What encrypted each scenario that is not in clear, and with which cipher,
+ * so that ESP's and an encrypted link's are never taken for one another:
+ * "ciphers: esp-gcm ESP rfc4106(gcm(aes)); wireguard WireGuard chacha20-poly1305".
+ */
+static void ciphers_note(FILE *f, const struct results *r, const struct run_group *g, int ng)
+{
+	char line[2048];
+	size_t off = 0;
+
+	for (int i = 0; i < ng && off < sizeof(line); i++) {
+		const struct run_record *a = NULL;
+		bool seen = false;
+
+		for (int j = 0; j < g[i].n && !a; j++)
+			if (r->runs[g[i].idx[j]].enc_title && r->runs[g[i].idx[j]].enc_cipher)
+				a = &r->runs[g[i].idx[j]];
+		/* a scenario once, however many kernels ran it */
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(g[j].scenario, g[i].scenario);
+		if (a && !seen)
+			off += snprintf(line + off, sizeof(line) - off, "%s%s %s %s", off ? "; " : "ciphers: ",
+					a->scenario, a->enc_title, a->enc_cipher);
+	}
+	if (off)
+		fputs_wrapped(f, line, 0, 4);
+}
+
 int summary_tables(FILE *f, const struct results *r)
 {
 	const char *base_name[3] = { NULL, NULL, NULL };
@@ -395,6 +423,7 @@ int summary_tables(FILE *f, const struct results *r)
 		if (any_estimated(r))
 			fputs_wrapped(f, "cycles/byte estimated from busy CPU time x TSC frequency (no PMU).",
 				      0, 0);
+		ciphers_note(f, r, g, ng);
 		if (nbad)
 			runs_not_ok(f, r, nk);
 		summary_cv_warnings(f, r);

@@ -23,19 +23,24 @@
 
 #include "commands.h"
 #include "cpu.h"
+#include "enclink.h"
 #include "exec.h"
 #include "ipsec.h"
 #include "load.h"
 #include "log.h"
 #include "setup.h"
 #include "vm_kvm.h"
+#include "xfrm_pcpu.h"
 
 static const char help_doctor[] =
 	"usage: ipsecperf doctor [-f FMT]\n"
 	"\n"
 	"Print what this host can run, each found by probing the running kernel:\n"
 	"ESP (esp4, esp6) and each algorithm the scenarios use, esp4_offload,\n"
-	"TCP-MD5 and TCP-AO (a key set on a throwaway socket), the BPF program\n"
+	"per-CPU SAs (an XFRM_MSG_ALLOCSPI for a CPU that is not there, in a\n"
+	"network namespace of a child's own), the encrypted links beside IPsec\n"
+	"(the wireguard and macsec modules), TCP-MD5 and TCP-AO (a key set on a\n"
+	"throwaway socket), the BPF program\n"
 	"types that load (libbpf's probe), kprobes, the PMU's cycle counter, a\n"
 	"KVM that runs the vm testbed's guests (qemu -accel kvm -cpu host on a\n"
 	"test guest of a few hundred bytes, at most 3 s; \"unknown\" when qemu\n"
@@ -123,8 +128,9 @@ static bool in_proc_crypto(const char *name)
 
 /*
  * An algorithm the kernel does not hold yet is built from templates on
- * demand: rfc4106(gcm(aes)) needs rfc4106, gcm and aes, each either present
- * or loadable as the module alias crypto-NAME.
+ * demand: rfc4106(gcm(aes)) needs rfc4106, gcm and aes (and
+ * rfc7539esp(chacha20,poly1305) its three), each either present or
+ * loadable as the module alias crypto-NAME.
  */
 static void crypto_row(const char *alg)
 {
@@ -137,7 +143,7 @@ static void crypto_row(const char *alg)
 		return;
 	}
 	snprintf(buf, sizeof(buf), "%s", alg);
-	for (char *tok = strtok(buf, "()"); tok; tok = strtok(NULL, "()")) {
+	for (char *tok = strtok(buf, "(),"); tok; tok = strtok(NULL, "(),")) {
 		char alias[96];
 		const char *how;
 
@@ -176,6 +182,20 @@ static void xfrm_row(void)
 	}
 	close(fd);
 	row("xfrm netlink", "yes", "NETLINK_XFRM socket opens (CONFIG_XFRM_USER)");
+}
+
+/* Per-CPU SAs (RFC 9611): probed in a namespace of a child's own (xfrm_pcpu.h). */
+static void pcpu_row(void)
+{
+	char why[300];
+	int rc;
+
+	if (geteuid() != 0) {
+		row("per-CPU SAs", "?", "needs root to probe (a network namespace of its own)");
+		return;
+	}
+	rc = xfrm_pcpu_probe(why, sizeof(why));
+	row("per-CPU SAs", rc > 0 ? "yes" : rc == 0 ? "no" : "?", why);
 }
 
 static int silent_libbpf(enum libbpf_print_level l, const char *fmt, va_list ap)
@@ -326,9 +346,15 @@ static int cmd_doctor(int argc, char **argv)
 	kmod_row("esp6", "ESP (IPv6)");
 	kmod_row("esp4_offload", "ESP GSO (esp4_offload)");
 	kmod_row("esp6_offload", "ESP GSO (esp6_offload)");
+	pcpu_row();
+	section("beside IPsec (scenarios [wireguard], [macsec])");
+	for (const struct enclink_kind *const *k = enclink_kinds; *k; k++)
+		kmod_row((*k)->module, (*k)->title);
 	section("algorithms (the scenarios' own)");
 	for (const char *const *a = (const char *const[]){ "ecb(cipher_null)", "digest_null", "cbc(aes)",
-							   "hmac(sha256)", "rfc4106(gcm(aes))", NULL }; *a; a++)
+							   "hmac(sha256)", "rfc4106(gcm(aes))",
+							   "rfc7539esp(chacha20,poly1305)", "gcm(aes)", NULL };
+	     *a; a++)
 		crypto_row(*a);
 	section("TCP authentication");
 	for (const char *const *m = (const char *const[]){ "md5", "ao", NULL }; *m; m++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The journal's kinds of record that other modules make. Add a row for a new kind. */
 #include "bisect_util.h"
+#include "enclink.h"
 #include "ethtool_nl.h"
 #include "ipsec.h"
 #include "journal.h"
@@ -54,6 +55,7 @@ static const struct journal_kind kinds[] = {
 	{ "ethtool-features", ethnl_undo_features, features_target }, /* ethtool_nl.c: set offloads back */
 	{ "bisect", bisect_undo, NULL },            /* bisect_util.c: git bisect reset, scratch removed */
 	{ "sysfs", tune_undo, sysfs_target },      /* tune.c: a CPU's governor or boost back as it was */
+	{ "enclink", enclink_undo, features_target }, /* enclink.c: delete a WireGuard or MACsec device we made */
 };
 
 void undo_kinds_register(void)

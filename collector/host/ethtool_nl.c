@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "genl.h"
 #include "journal.h"
 #include "log.h"
 #include "netns_call.h"
@@ -17,45 +18,13 @@ static int family = -1; /* -1 not asked yet, 0 not there */
 static char names[ETHNL_FEATURES_MAX][ETHNL_NAME_LEN];
 static int nnames = -1;
 
-static struct nlmsghdr *genl_header(void *buf, uint16_t type, uint8_t cmd, uint8_t version)
-{
-	struct nlmsghdr *nlh;
-	struct genlmsghdr *g;
-
-	memset(buf, 0, NLSOCK_BUF);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = cmd;
-	g->version = version;
-	return nlh;
-}
-
-static int family_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct nlattr *a;
-
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
-		if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID &&
-		    mnl_attr_validate(a, MNL_TYPE_U16) == 0)
-			*(int *)data = mnl_attr_get_u16(a);
-	return MNL_CB_OK;
-}
-
 int ethnl_available(void)
 {
-	char buf[NLSOCK_BUF];
-	struct nlmsghdr *nlh;
-	int id = 0;
-
 	if (family >= 0)
 		return family > 0;
-	nlh = genl_header(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
-	if (nlsock_request(NULL, NETLINK_GENERIC, nlh, family_cb, &id, NULL, 0) < 0)
-		id = 0;
-	family = id;
+	family = genl_family(NULL, ETHTOOL_GENL_NAME);
+	if (family < 0)
+		family = 0;
 	if (!family)
 		pr_debug("ethtool netlink: no family '%s'; the ethtool program sets offloads",
 			 ETHTOOL_GENL_NAME);
@@ -111,7 +80,7 @@ static int feature_names(char *err, size_t errlen)
 	if (nnames > 0)
 		return 0;
 	nnames = 0;
-	nlh = genl_header(buf, (uint16_t)family, ETHTOOL_MSG_STRSET_GET, ETHTOOL_GENL_VERSION);
+	nlh = genl_msg(buf, (uint16_t)family, ETHTOOL_MSG_STRSET_GET, ETHTOOL_GENL_VERSION);
 	/* an empty header, as ethtool sends: the kernel wants one, with no device */
 	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, ETHTOOL_A_STRSET_HEADER));
 	sets = mnl_attr_nest_start(nlh, ETHTOOL_A_STRSET_STRINGSETS);
@@ -182,7 +151,7 @@ int ethnl_features_get(const char *netns, const char *dev, struct ethnl_features
 		return -EINVAL;
 	if ((rc = feature_names(err, errlen)) < 0)
 		return rc;
-	nlh = genl_header(buf, (uint16_t)family, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_GENL_VERSION);
+	nlh = genl_msg(buf, (uint16_t)family, ETHTOOL_MSG_FEATURES_GET, ETHTOOL_GENL_VERSION);
 	put_header(nlh, dev, ETHTOOL_FLAG_COMPACT_BITSETS);
 	rc = nlsock_request(netns, NETLINK_GENERIC, nlh, features_cb, f, err, errlen);
 	if (rc < 0) {
@@ -198,7 +167,7 @@ int ethnl_features_get(const char *netns, const char *dev, struct ethnl_features
 int ethnl_features_set_build(void *buf, uint16_t fam, const char *dev,
 			     const char *const nm[], const bool on[], int n)
 {
-	struct nlmsghdr *nlh = genl_header(buf, fam, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_GENL_VERSION);
+	struct nlmsghdr *nlh = genl_msg(buf, fam, ETHTOOL_MSG_FEATURES_SET, ETHTOOL_GENL_VERSION);
 	struct nlattr *w, *bits, *bit;
 
 	if (!ifname_ok(dev) || n < 0 || n > ETHNL_FEATURES_MAX)

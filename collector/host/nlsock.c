@@ -69,6 +69,19 @@ static int ack_of(const struct nlmsghdr *nlh, struct ack *k)
 	return e->error > 0 ? -e->error : e->error;
 }
 
+/* A dump's NLMSG_DONE: 0, or the error it carries (with its message, if any). */
+static int done_of(const struct nlmsghdr *nlh, struct ack *k)
+{
+	int e;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(e))
+		return 0;
+	memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof(e));
+	if (e && (nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		mnl_attr_parse(nlh, sizeof(e), ack_attr_cb, k);
+	return e > 0 ? -e : e;
+}
+
 static uint32_t next_seq(void)
 {
 	static uint32_t seq;
@@ -99,6 +112,8 @@ static int read_answers(struct mnl_socket *nl, uint32_t seq, char *rbuf, size_t 
 				continue;
 			if (nlh->nlmsg_type == NLMSG_ERROR)
 				return ack_of(nlh, k);
+			if (nlh->nlmsg_type == NLMSG_DONE) /* a dump's end (it gets no ack): its error */
+				return done_of(nlh, k);
 			if (nlh->nlmsg_type < NLMSG_MIN_TYPE || !cb)
 				continue;
 			errno = 0;

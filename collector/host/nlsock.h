@@ -22,8 +22,9 @@ struct mnl_socket *nlsock_open(const char *netns, int bus);
 #define NLSOCK_SECRET 1u /* the request or its answer holds keys: both are wiped after use */
 
 /*
- * Send the request in buf (NLM_F_ACK is added) and read until its ack;
- * every other answer to it goes to cb (may be NULL). 0, or -errno with the
+ * Send the request in buf (NLM_F_ACK is added) and read until its ack
+ * (a dump's, NLM_F_DUMP: until its NLMSG_DONE); every other answer to it
+ * goes to cb (may be NULL). 0, or -errno with the
  * kernel's extended ack message in err (if any; err may be NULL). With
  * NLSOCK_SECRET the request is zeroed once sent (or not), and the answers'
  * buffer before it returns.

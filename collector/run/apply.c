@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A scenario applied over the two ends of the link, the same on every
- * testbed (apply.h): its link MTU, its offloads and its SAs, each change
- * journaled with its undo.
+ * testbed (apply.h): its link MTU, its offloads, its SAs and its encrypted
+ * link, each change journaled with its undo.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "apply.h"
+#include "enclink_run.h"
 #include "endpoint.h"
 #include "ipsec.h"
 #include "journal.h"
@@ -30,7 +31,7 @@ static int offloads_at(const struct endpoint *e, const struct offload_list *ol, 
 }
 
 int scenario_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
-		   struct ipsec_sas *sas, char *why, size_t len)
+		   struct ipsec_sas *sas, struct enclink_run *el, char *why, size_t len)
 {
 	const struct endpoint *end[2] = { tx, rx };
 	struct offload_list ol = scenario_offloads(sc);
@@ -42,5 +43,7 @@ int scenario_apply(const struct endpoint *tx, const struct endpoint *rx, const s
 		rc = offloads_at(end[i], &ol, why, len);
 	if (rc == 0)
 		rc = ipsec_apply(tx, rx, sc, sas, why, len);
+	if (rc == 0)
+		rc = enclink_apply(tx, rx, sc, el, why, len);
 	return rc;
 }

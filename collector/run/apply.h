@@ -8,16 +8,18 @@
 
 #include <stddef.h>
 
+struct enclink_run;
 struct endpoint;
 struct ipsec_sas;
 struct scenario;
 
 /*
- * sc's link MTU on tx then rx, its offloads on tx then rx, and its SAs and
- * policies at both (into sas), each change journaled first: 0 done; 1
+ * sc's link MTU on tx then rx, its offloads on tx then rx, its SAs and
+ * policies at both (into sas), and its encrypted link (into el: the load
+ * then runs over its devices), each change journaled first: 0 done; 1
  * cannot here (skip, why); -1 failed (why).
  */
 int scenario_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
-		   struct ipsec_sas *sas, char *why, size_t len);
+		   struct ipsec_sas *sas, struct enclink_run *el, char *why, size_t len);
 
 #endif

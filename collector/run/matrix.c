@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "enclink_run.h"
 #include "ipsec.h"
 #include "journal.h"
 #include "log.h"
@@ -31,6 +32,7 @@ struct matrix {
 	bool probes_off;        /* this run is the probe-less half of an overhead pair */
 	bool counting;          /* this run is a counting repeat (--count-repeats) */
 	json_t *overhead;       /* scenario -> {"on": [bps...], "off": [bps...], "pairs": [...]} */
+	struct enclink_run el;  /* the scenario's encrypted link: the load runs over its devices */
 	int failed;
 	int nskipped;            /* scenarios skipped (apply said it cannot run here) */
 };
@@ -88,11 +90,12 @@ static void record_overhead(struct matrix *m, json_t *rec, const struct scenario
 	}
 }
 
-static json_t *record_head(struct matrix *m, const char *scenario, int repeat)
+static json_t *record_head(struct matrix *m, const struct scenario *sc, int repeat)
 {
-	json_t *rec = record_new(m->cfg->testbed, scenario, repeat);
+	json_t *rec = record_new(m->cfg->testbed, sc->name, repeat);
 
 	m->ops->record_head(m->tb, rec);
+	record_encryption(rec, sc);
 	return rec;
 }
 
@@ -118,7 +121,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	char prefix[PATH_MAX + 200], why[512] = "";
 	struct measure w = { .m = m, .probes = m->probes_off ? NULL : m->probes };
 	struct load_result lr = { .extra = NULL };
-	json_t *rec = record_head(m, sc->name, repeat);
+	json_t *rec = record_head(m, sc, repeat);
 
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", m->res->dir, sc->name, repeat,
 		 m->probes_off ? "noprobes-" : m->counting ? "count-" : "");
@@ -132,7 +135,9 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		.direction = c->direction, .congestion = c->congestion,
 	};
 
+	enclink_load_ends(&m->el, &lp.tx, &lp.rx);
 	ops->run_begin(m->tb, rec);
+	enclink_begin(&m->el);
 	load_mark(m, w.probes, 1);
 	if (ops->load(m->tb, sc, &lp, &lr) < 0) {
 		record_status(rec, "failed", lr.error[0] ? lr.error : "the load failed");
@@ -157,6 +162,9 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 		end_rc = ops->run_end(m->tb, rec, why, sizeof(why));
 	}
 	if (end_rc < 0 && record_is(rec, "ok"))
+		record_status(rec, "failed", why);
+	/* the encrypted link's devices: what they counted, and proof that the load went through them */
+	if (enclink_record(&m->el, rec, why, sizeof(why)) < 0 && record_is(rec, "ok"))
 		record_status(rec, "failed", why);
 	ops->counters(m->tb, w.probes, rec, m->probes_off ? "probes detached for this half of --probe-overhead"
 								: "probes not loaded (--no-probes)");
@@ -251,6 +259,7 @@ static void dry_run_load(struct matrix *m, const struct scenario *sc)
 				  .port = m->cfg->port, .sc = sc, .flows = m->cfg->flows,
 				  .direction = m->cfg->direction, .congestion = m->cfg->congestion };
 
+	enclink_load_ends(&m->el, &lp.tx, &lp.rx);
 	m->ops->load(m->tb, sc, &lp, &lr);
 }
 
@@ -282,7 +291,7 @@ static int run_repeats(struct matrix *m, int s, int rc, const char *why)
 			why = lost_why;
 		}
 		if (rc != 0) {
-			rec = record_head(m, sc->name, r);
+			rec = record_head(m, sc, r);
 			record_status(rec, rc > 0 ? "skipped" : "failed", why);
 			record_per_unit(rec, sc);
 		} else if (c->probe_overhead) {
@@ -359,12 +368,13 @@ static int apply(struct matrix *m, const struct scenario *sc, char *why, size_t 
 	struct ipsec_sas *sas;
 	int rc;
 
+	m->el.k = NULL;
 	m->ops->ends(m->tb, &tx, &rx, &sas);
 	if (journal_dry_run())
 		printf("# scenario %s: %s\n", sc->name, sc->description);
 	if (m->ops->possible && (rc = m->ops->possible(m->tb, sc, why, len)))
 		return rc;
-	return scenario_apply(tx, rx, sc, sas, why, len);
+	return scenario_apply(tx, rx, sc, sas, &m->el, why, len);
 }
 
 /* One scenario: applied, its repeats, undone. */

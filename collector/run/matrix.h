@@ -41,6 +41,12 @@ void record_status(json_t *rec, const char *status, const char *reason);
 /* The load's fields of an ok record: load, duration_s, bytes, throughputs, retransmits. */
 void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr);
 /*
+ * What encrypts the scenario's traffic, on every record of it ("encryption":
+ * kind, title, cipher: ESP's algorithm as the crypto API names it, or an
+ * encrypted link's cipher); nothing in clear.
+ */
+void record_encryption(json_t *rec, const struct scenario *sc);
+/*
  * The figures per the load's unit (loads.h: unit), once the record has its
  * cycles and counters: "unit" (on every record of the load), and for a run
  * that is ok "cycles_per_transaction" and the like, each counter's

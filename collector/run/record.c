@@ -8,6 +8,7 @@
 
 #include "cpu.h"
 #include "log.h"
+#include "enclink.h"
 #include "matrix.h"
 
 json_t *record_new(const char *testbed, const char *scenario, int repeat)
@@ -116,6 +117,21 @@ static json_t *per(json_t *rec, const char *key, double units)
 	json_t *v = json_object_get(rec, key);
 
 	return json_is_number(v) && units > 0 ? json_real(json_number_value(v) / units) : json_null();
+}
+
+void record_encryption(json_t *rec, const struct scenario *sc)
+{
+	const struct enclink_kind *k = enclink_find(sc->enclink.kind);
+	char alg[160];
+
+	if (sc->ipsec.on) {
+		scenario_esp_alg(sc, alg, sizeof(alg));
+		json_object_set_new(rec, "encryption", json_pack("{s:s, s:s, s:s}", "kind", "esp", "title", "ESP",
+								  "cipher", alg));
+	} else if (k) {
+		json_object_set_new(rec, "encryption", json_pack("{s:s, s:s, s:s}", "kind", k->name, "title", k->title,
+								  "cipher", sc->enclink.cipher));
+	}
 }
 
 void record_per_unit(json_t *rec, const struct scenario *sc)

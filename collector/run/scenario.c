@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "enclink.h"
 #include "files.h"
 #include "loads.h"
 #include "log.h"
@@ -194,7 +195,7 @@ static int section_ipsec(struct parse_state *ps, const char *key, const char *v)
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(key, names[i].key)) {
-			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789()_-") != strlen(v)) {
+			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789()_,-") != strlen(v)) {
 				snprintf(ps->why, sizeof(ps->why), "'%s' is not a kernel crypto algorithm name", v);
 				return 0;
 			}
@@ -222,6 +223,35 @@ static int section_tcp_auth(struct parse_state *ps, const char *key, const char 
 		return set_string(c->ao_alg, sizeof(c->ao_alg), v, ps, key);
 	snprintf(ps->why, sizeof(ps->why), "unknown key '%s' in [tcp-auth]", key);
 	return 0;
+}
+
+/* [wireguard], [macsec]: an encrypted link of that kind; its one key names the cipher. */
+static int section_enclink(struct parse_state *ps, const struct enclink_kind *k, const char *key, const char *v)
+{
+	struct enclink_config *c = &ps->sc->enclink;
+	char list[100];
+	size_t off = 0;
+
+	if (c->kind[0] && strcmp(c->kind, k->name)) {
+		snprintf(ps->why, sizeof(ps->why), "[%s] and [%s]: one encrypted link a scenario", c->kind, k->name);
+		return 0;
+	}
+	snprintf(c->kind, sizeof(c->kind), "%s", k->name);
+	if (strcmp(key, "cipher")) {
+		snprintf(ps->why, sizeof(ps->why), "unknown key '%s' in [%s]", key, k->name);
+		return 0;
+	}
+	if (c->cipher[0]) {
+		snprintf(ps->why, sizeof(ps->why), "cipher set twice");
+		return 0;
+	}
+	if (!enclink_takes(k, v)) {
+		for (int i = 0; k->ciphers[i] && off < sizeof(list); i++)
+			off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? " or " : "", k->ciphers[i]);
+		snprintf(ps->why, sizeof(ps->why), "%s's cipher is %s, not '%.40s'", k->title, list, v);
+		return 0;
+	}
+	return set_string(c->cipher, sizeof(c->cipher), v, ps, key);
 }
 
 /* IPv4's least MTU (RFC 791) to the most a device can have (ETH_MAX_MTU). */
@@ -315,6 +345,8 @@ static const char *scenario_validate(struct scenario *sc)
 		if (c->aead_key_bits + c->aead_salt_bits > 512)
 			return "[ipsec] aead key and salt exceed 512 bits";
 	}
+	if (c->on && sc->enclink.kind[0])
+		return "[ipsec] and an encrypted link: one encryption a scenario";
 	if (sc->tcp_auth.method[0] || sc->tcp_auth.ao_alg[0]) {
 		if (!sc->tcp_auth.method[0])
 			return "[tcp-auth] method is missing (md5 or ao)";
@@ -347,6 +379,8 @@ static int on_entry(void *user, const char *section, const char *key, const char
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (!strcmp(section, sections[i].name))
 			return sections[i].handle(ps, key, value);
+	if (enclink_find(section))
+		return section_enclink(ps, enclink_find(section), key, value);
 	if (!*section)
 		snprintf(ps->why, sizeof(ps->why), "key '%s' before any [section]", key);
 	else

@@ -24,6 +24,9 @@
  *   [link]                   ; the link itself, on both ends
  *   mtu = 9000               ; set before the runs, put back after (journaled)
  *
+ *   [wireguard]              ; or [macsec]: an encrypted link of the kernel's (enclink.h)
+ *   cipher = chacha20-poly1305 ; required: it names the cipher ([macsec]: gcm-aes-128, -256)
+ *
  *   [tcp-auth]               ; needs load = stream
  *   method = md5             ; or ao
  *   ao-algorithm = hmac(sha1)
@@ -55,6 +58,12 @@ struct ipsec_config {
 	bool esp_gso;        /* the ESP GSO module loaded (on) or unloaded (off) */
 };
 
+/* An encrypted link beside IPsec: the section [KIND] of an enclink kind (enclink.h). */
+struct enclink_config {
+	char kind[16];       /* "" none; else the kind's name, its section */
+	char cipher[32];     /* one the kind takes */
+};
+
 struct tcp_auth_config {
 	char method[8];      /* "", "md5" or "ao" */
 	char ao_alg[64];     /* TCP-AO MAC algorithm, default hmac(sha1) */
@@ -69,6 +78,7 @@ struct scenario {
 	int noffloads;
 	struct ipsec_config ipsec;
 	struct tcp_auth_config tcp_auth;
+	struct enclink_config enclink;
 	int mtu;             /* [link] mtu, both ends; 0: as the link is */
 	/* [load]: the load's settings as written; its entry checks them (loads.h, check_keys) */
 	struct {

@@ -57,6 +57,7 @@ struct testbed_ops {
 	 */
 	void (*load_mark)(void *tb, int begin);
 	bool (*load_moved)(void *tb);
+	/* lp->tx and lp->rx: the ends the matrix chose (an encrypted link's devices), or NULL: the link's own */
 	int (*load)(void *tb, const struct scenario *sc, const struct load_params *lp, struct load_result *lr);
 	void (*window)(void *tb, int open);
 	void (*tick)(void *tb);

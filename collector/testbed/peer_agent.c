@@ -28,6 +28,8 @@
  *   load-moved                have the probes counted on since the load's end ("moved")
  *   probes-counters           the window's counters ("sa": the peer's SAs, for the bases;
  *                             "sa_load": the same over the whole load)
+ *   enclink-exists, -add,     an encrypted link's device (enclink.h): is one there, make
+ *   -peer, -get               it ("key" in hex), make the other end its peer, its counters
  *   setup                     this host's set-up as found (setup.h), with the NIC "dev";
  *                             with "alg", only the crypto drivers serving that algorithm
  *   (a load's own)            the requests a load's entry answers (loads.h, agent_ops):
@@ -39,7 +41,7 @@
  *                             connection each; "ran" says whether it ran. `cat` of
  *                             the files the testbed reads is read here (peer_files.h)
  * `ipsecperf peer-agent --undo RECORD` undoes one journal record of ipsec.c's
- * kinds (xfrm-state, xfrm-policy, modules) on the peer: the peer testbed
+ * kinds (xfrm-state, xfrm-policy, modules) or an encrypted link's (enclink) on the peer: the peer testbed
  * journals its changes there as remote-argv records running this. It exits
  * JOURNAL_LEFT_EXIT when the record cannot be undone safely (said on stderr).
  * Started for a key pinned to it, it serves what that key was asked for
@@ -69,6 +71,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "enclink.h"
 #include "journal.h"
 #include "wait.h"
 #include "exec.h"
@@ -409,14 +412,21 @@ int peer_agent_undo(const char *text)
 	const char *kind = json_string_value(json_object_get(r, "kind"));
 	int err;
 
-	if (!kind || (strcmp(kind, "xfrm-state") && strcmp(kind, "xfrm-policy") && strcmp(kind, "modules"))) {
-		pr_warn("peer-agent: --undo takes an xfrm-state, xfrm-policy or modules record, not '%.200s'", text);
+	if (!kind || (strcmp(kind, "xfrm-state") && strcmp(kind, "xfrm-policy") && strcmp(kind, "modules") &&
+		      strcmp(kind, "enclink"))) {
+		pr_warn("peer-agent: --undo takes an xfrm-state, xfrm-policy, modules or enclink record, not '%.200s'", text);
 		json_decref(r);
 		return EXIT_USAGE;
 	}
 	err = journal_undo_one(r);
 	json_decref(r);
 	return err == JOURNAL_LEFT ? JOURNAL_LEFT_EXIT : err ? EXIT_FAIL : EXIT_OK;
+}
+
+/* An encrypted link's device here (enclink.h): its kind's requests. */
+static void op_enclink(json_t *req)
+{
+	agent_answer(enclink_agent_answer(req));
 }
 
 /* The requests ({"op": name}), each answered with one line. */
@@ -446,6 +456,10 @@ static const struct {
 	{ "probes-counters", op_probes_counters },
 	{ "run", agent_op_run },
 	{ "setup", op_setup },
+	{ "enclink-exists", op_enclink },
+	{ "enclink-add", op_enclink },
+	{ "enclink-peer", op_enclink },
+	{ "enclink-get", op_enclink },
 };
 
 void peer_agent_dispatch(json_t *req)

@@ -112,8 +112,9 @@ static int netns_load(void *arg, const struct scenario *sc, const struct load_pa
 	struct netns_tb *n = arg;
 	struct load_params p = *lp;
 
-	p.tx = &n->tb.ep_tx;
-	p.rx = &n->tb.ep_rx;
+	/* the link's ends, unless the matrix gave others (an encrypted link's devices) */
+	p.tx = lp->tx ? lp->tx : &n->tb.ep_tx;
+	p.rx = lp->rx ? lp->rx : &n->tb.ep_rx;
 	p.sc = sc;
 	return load_run(&p, lr);
 }

@@ -266,8 +266,9 @@ static int peer_load(void *tb, const struct scenario *sc, const struct load_para
 
 	struct load_params l = *lp;
 
-	l.tx = t->v.ep_tx;
-	l.rx = t->v.ep_rx;
+	/* the link's ends, unless the matrix gave others (an encrypted link's devices) */
+	l.tx = lp->tx ? lp->tx : t->v.ep_tx;
+	l.rx = lp->rx ? lp->rx : t->v.ep_rx;
 	l.sc = sc;
 	return load_run(&l, lr);
 }

@@ -12,6 +12,7 @@
 
 #include "cpu.h"
 #include "log.h"
+#include "hex.h"
 #include "testbed_peer.h"
 
 int peer_parse_ethtool(const char *text, struct link_info *li)
@@ -122,20 +123,7 @@ long long peer_stat_busy_ticks(const char *text)
 
 int peer_hex_decode(const char *hex, uint8_t *out, size_t max)
 {
-	size_t n = strlen(hex);
-
-	if (n % 2 || n / 2 > max)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned int v;
-		char two[3] = { hex[2 * i], hex[2 * i + 1], '\0' };
-
-		if (!strchr("0123456789abcdefABCDEF", two[0]) || !strchr("0123456789abcdefABCDEF", two[1]) ||
-		    !two[0] || !two[1] || sscanf(two, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return (int)(n / 2);
+	return hex_decode(hex, out, max);
 }
 
 int peer_request_take(char *buf, size_t *have, json_t **req)

@@ -166,7 +166,7 @@ static int add_tools(struct cpio *c, const char *workdir)
 
 /*
  * What the scenarios may ask for: the IPsec stack, every crypto module,
- * IPv4's extras (tunnels, congestion controls), veth. Dependencies come
+ * IPv4's extras (tunnels, congestion controls), veth, WireGuard and MACsec. Dependencies come
  * from modules.dep. Netfilter and qdiscs are left out, nothing in the
  * matrix uses them, and every megabyte costs boot time under TCG;
  * IPSECPERF_VM_MODULES=name,name adds more.
@@ -177,6 +177,7 @@ static const char *const module_prefixes[] = {
 	"kernel/net/ipv6/ipcomp6", "kernel/net/ipv6/xfrm6", "kernel/net/ipv6/tunnel6",
 	"kernel/net/xfrm/", "kernel/net/key/",
 	"kernel/drivers/net/veth.", "kernel/drivers/net/dummy.",
+	"kernel/drivers/net/wireguard/", "kernel/drivers/net/macsec.", /* the encrypted links (enclink.h) */
 	NULL,
 };
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "enclink.h"
 #include "loads.h"
 #include "scenario.h"
 
@@ -48,6 +49,13 @@ const struct load_kind *const load_kinds[] = {
 	STAND_IN("udp-rate", LOAD_AGENT | LOAD_ONE_WAY, keys_numbers),
 	NULL,
 };
+
+/* The encrypted links likewise: the sections' names and their ciphers only. */
+static const struct enclink_kind fz_wireguard = { .name = "wireguard", .title = "WireGuard",
+						  .ciphers = (const char *const[]){ "chacha20-poly1305", NULL } };
+static const struct enclink_kind fz_macsec = { .name = "macsec", .title = "MACsec",
+					       .ciphers = (const char *const[]){ "gcm-aes-128", "gcm-aes-256", NULL } };
+const struct enclink_kind *const enclink_kinds[] = { &fz_wireguard, &fz_macsec, NULL };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # What the commands print for people and for programs: --version (and from
-# a tree without git), -f json of doctor, list, kernel list, kernel show,
+# a tree without git), -f json of doctor (its per-CPU SAs' row, and
+# WireGuard's and MACsec's as the kernel has their modules), list, kernel list, kernel show,
 # report --profile and probe --list --json, each parsed with python's json;
 # report --profile's text within 72 columns; `kernel` alone one usage line.
 . "$(dirname "$0")/lib.sh"
@@ -47,13 +48,23 @@ json_ok() { # what file expression-on-d [--arg NAME VALUE]...
 	assert_json "${@:4}" "$2" "$3" "$1: not the JSON it should be"
 }
 
+ip xfrm state > "$TMP/sad.before" 2>&1
 "$IPSECPERF" doctor -f json > "$TMP/doctor.json" || fail "doctor -f json exited $?"
+# the per-CPU SAs' probe made its SA in a namespace of its own, which went with it
+ip xfrm state > "$TMP/sad.after" 2>&1
+cmp -s "$TMP/sad.before" "$TMP/sad.after" || fail "doctor left an SA here: $(diff "$TMP/sad.before" "$TMP/sad.after")"
 json_ok "doctor -f json" "$TMP/doctor.json" \
 	'd["kernel"]["release"] == release and len(d["checks"]) > 10 and
 	 all(set(c) == {"section", "check", "verdict", "detail"} and c["verdict"] in ("yes", "likely", "no", "?") for c in d["checks"]) and
 	 {"IPsec", "TCP authentication"} <= {c["section"] for c in d["checks"]} and
 	 any(c["check"] == "iperf3" for c in d["checks"])' --arg release "$(uname -r)"
 "$IPSECPERF" doctor | grep -q '^  xfrm netlink ' || fail "doctor's text lost its rows"
+# per-CPU SAs (probed: as root, a yes or a no), WireGuard and MACsec (their modules, as this kernel has them)
+wg=no; { [ -d /sys/module/wireguard ] || modprobe -n -q wireguard 2> /dev/null; } && wg=yes
+ms=no; { [ -d /sys/module/macsec ] || modprobe -n -q macsec 2> /dev/null; } && ms=yes
+json_ok "doctor's per-CPU SAs and encrypted links" "$TMP/doctor.json" \
+	'[(c["verdict"], c["detail"] != "") for c in d["checks"] if c["check"] == "per-CPU SAs"] in ([("yes", True)], [("no", True)]) and
+	 [c["verdict"] for c in d["checks"] if c["check"] in ("WireGuard", "MACsec")] == [wg, ms]' --arg wg "$wg" --arg ms "$ms"
 
 "$IPSECPERF" list -f json > "$TMP/list.json" || fail "list -f json exited $?"
 json_ok "list -f json" "$TMP/list.json" \

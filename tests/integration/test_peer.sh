@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The peer testbed with real ssh: a namespace plays the peer host
 # with its own sshd, another plays this host; ipsecperf runs clear and
-# tcp-md5 across the veth between them, then tcp-rr and udp-rate (their
+# tcp-md5 across the veth between them, esp-null and wireguard (or their
+# skips), then tcp-rr and udp-rate (their
 # receivers the peer agent's; a peer whose agent lacks the responder). Checks the records, that both ends
 # are as they were, and a lost connection: sshd killed mid-run fails the
 # run, this end is restored at once, the peer by `ipsecperf cleanup` once
@@ -140,10 +141,27 @@ skipped)
 *)
 	cat "$TMP/esp.err" >&2; fail "esp-null: status '$st'" ;;
 esac
+# WireGuard likewise: its devices on both hosts (the peer's by its agent),
+# or skipped where the kernel has no wireguard module, saying so.
+run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 2 -O 1 -r 1 -o "$TMP/wg" wireguard > "$TMP/wg.out" 2> "$TMP/wg.err" ||
+	json_check --each "$TMP/wg/runs.jsonl" 'r["status"] == "skipped"' || { cat "$TMP/wg.err" >&2; fail "wireguard: exit $?"; }
+python3 - "$TMP/wg/runs.jsonl" << 'PY' || fail "wireguard on the peer testbed (above)"
+import sys
+from assert_json import records
+from enclink_check import check_enclink
+rs = records(sys.argv[1])
+if not (len(rs) == 1): raise AssertionError(f"{len(rs)} records")
+r = rs[0]
+if r["status"] == "skipped":
+    if not ("no WireGuard" in r["reason"] and "CONFIG_WIREGUARD" in r["reason"]): raise AssertionError(r["reason"])
+    print(f"  wireguard: skipped: {r['reason'][:90]}", file=sys.stderr)
+else:
+    check_enclink(r, "wireguard", "chacha20-poly1305")
+PY
 peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
 peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
-assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after esp-null"
-assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after esp-null"
+assert_same_snapshot "$TMP/l.before" "$TMP/l.after" "this end after esp-null and wireguard"
+assert_same_snapshot "$TMP/p.before" "$TMP/p.after" "the peer after esp-null and wireguard"
 
 # ssh over the link under test: ESP policies would take it, so ESP is refused
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --peer "root@$PEER_ADDR_P" -t 1 -r 1 -o "$TMP/esplink" esp-null \

@@ -10,6 +10,10 @@
 # (over the whole load, "sa_load"; "sa" is the measured window), and the GSO
 # case shows GSO over ESP (fewer outbound SA packets than ESP packets on the
 # wire) while esp-null does not. No key reaches the results or the console.
+# Beside them, in the same boot: esp-chacha20 (WireGuard's cipher in ESP),
+# wireguard and tcp-rr-macsec (the encrypted links' devices in the two
+# namespaces, and the request/response load over them): ok, their ciphers
+# named, each device's counters and its kind's agreeing across the link.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
 
@@ -29,10 +33,11 @@ out="$TMP/res"
 # the request/response and packet-rate loads over esp-null's SAs too, in the same boot
 sc="$TMP/scenarios"
 mkdir -p "$sc"
-cp "$TOP"/scenarios/{esp-null,esp-gcm,esp-null-gso,tcp-rr-esp-null,udp-rr-esp-null,udp-rate-esp-null}.ini "$sc"/
+cp "$TOP"/scenarios/{esp-null,esp-gcm,esp-null-gso,tcp-rr-esp-null,udp-rr-esp-null,udp-rate-esp-null,esp-chacha20,wireguard,tcp-rr-macsec}.ini "$sc"/
 printf 'step-ms = 200\nsteps = 4\n' >> "$sc/udp-rate-esp-null.ini"
 "$IPSECPERF" run --testbed vm --kernel "$k61" --scenario-dir "$sc" --duration 2 --omit 1 --repeat 1 --count-repeats 0 \
 	-o "$out" esp-null esp-gcm esp-null-gso tcp-rr-esp-null udp-rr-esp-null udp-rate-esp-null \
+	esp-chacha20 wireguard tcp-rr-macsec \
 	> "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 snapshot > "$TMP/after"
@@ -43,7 +48,8 @@ python3 - "$out/runs.jsonl" << 'PY' || fail "ESP records wrong (above)"
 import sys
 from assert_json import records
 recs = {r["scenario"]: r for r in records(sys.argv[1])}
-if not (sorted(recs) == ["esp-gcm", "esp-null", "esp-null-gso", "tcp-rr-esp-null", "udp-rate-esp-null", "udp-rr-esp-null"]):
+if not (sorted(recs) == ["esp-chacha20", "esp-gcm", "esp-null", "esp-null-gso", "tcp-rr-esp-null", "tcp-rr-macsec",
+                         "udp-rate-esp-null", "udp-rr-esp-null", "wireguard"]):
     raise AssertionError(sorted(recs))
 # the streams' ESP; the request/response and rate loads' below
 recs = {k: v for k, v in recs.items() if k.startswith("esp-")}
@@ -109,9 +115,19 @@ if not (r["kernel_drops"]["receiver"]["UdpInDatagrams"] == r["datagrams"] > 0): 
 print(f"  udp-rate-esp-null: {r['datagrams_per_s']:.0f} datagrams/s, {r['rate_search']['nsteps']} steps, "
       f"ESP out {out_tx}", file=sys.stderr)
 PY
+python3 - "$out/runs.jsonl" << 'PY' || fail "the encrypted links' records wrong (above)"
+import sys
+from assert_json import records
+from enclink_check import check_enclink
+recs = {r["scenario"]: r for r in records(sys.argv[1])}
+check_enclink(recs["wireguard"], "wireguard", "chacha20-poly1305")
+check_enclink(recs["tcp-rr-macsec"], "macsec", "gcm-aes-128")
+if not (recs["tcp-rr-macsec"]["transactions"] > 0): raise AssertionError("tcp-rr-macsec: no transaction")
+PY
 # the crypto driver each SA's algorithm got in the guest, in the set-up the mail shows
 assert_json "$out/meta.json" 'all(c and c[0]["driver"] for c in d["kernels"][0]["setup"]["crypto"].values()) and
-	set(d["kernels"][0]["setup"]["crypto"]) == {"authenc(digest_null,ecb(cipher_null))", "rfc4106(gcm(aes))"}' \
+	set(d["kernels"][0]["setup"]["crypto"]) == {"authenc(digest_null,ecb(cipher_null))", "rfc4106(gcm(aes))",
+		"rfc7539esp(chacha20,poly1305)"}' \
 	"meta.json: not each SA algorithm's crypto driver"
 "$IPSECPERF" report --summary "$out" | grep -qE '^  crypto +authenc\(digest_null,ecb\(cipher_null\)\):' ||
 	fail "the mail does not name esp-null's crypto driver"

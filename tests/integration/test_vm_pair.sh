@@ -6,7 +6,9 @@
 # both (--probe-set esp: about one esp_output and one memmove per ESP
 # packet); each side
 # has its cycles from its own guest; clear beat esp-null;
-# the options reached the sender's run (--port, the addresses), both
+# the options reached the sender's run (--port, the addresses); wireguard
+# and macsec ran, the receiver's device made by its agent, each device's
+# counters and its kind's agreeing across the link; both
 # consoles came home, and no qemu, namespace, tap, scratch folder or
 # journal is left.
 #
@@ -20,7 +22,7 @@ k61=$(vm_kernel "$DEB61") || exit $?
 info "kernel: $k61 at both ends"
 cd "$TMP" || fail "cd $TMP"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --tag pair -O 1 --repeat 1 --duration 3 -q --port 5301 --probe-set esp \
-	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 --congestion reno clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
+	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 --congestion reno clear esp-null wireguard macsec > "$TMP/stdout" 2> "$TMP/stderr" ||
 	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
 cat "$TMP/stderr" >&2
 out=$(ls -d "$TMP"/results/*-vm-pair-pair 2> /dev/null)
@@ -28,8 +30,8 @@ out=$(ls -d "$TMP"/results/*-vm-pair-pair 2> /dev/null)
 assert_vm_clean "after a vm-pair run"
 
 r="$out/runs.jsonl"
-assert_records "$r" '[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("esp-null", "ok")]' \
-	"clear and esp-null did not both run ok"
+assert_records "$r" '[(r["scenario"], r["status"]) for r in rs] == [("clear", "ok"), ("esp-null", "ok"), ("wireguard", "ok"), ("macsec", "ok")]' \
+	"clear, esp-null, wireguard and macsec did not all run ok"
 assert_jsonl "$r" 'r["testbed"] == "vm-pair" and r["peer_kernel"] == r["kernel"] and match("^6[.]1[.]", r["kernel"])' \
 	"records do not name the vm-pair testbed and both 6.1 kernels"
 rel=$(json_values "$r" 'r["kernel"]' | sort -u)
@@ -60,6 +62,9 @@ if not (recs["clear"]["sa"] == []): raise AssertionError("clear installed SAs")
 c, x = recs["clear"]["throughput_bps"], e["throughput_bps"]
 print(f"  clear {c/1e9:.3f} Gbit/s, esp-null {x/1e9:.3f} Gbit/s", file=sys.stderr)
 if not (c > x > 0): raise AssertionError(f"clear {c} did not beat esp-null {x}")
+from enclink_check import check_enclink
+check_enclink(recs["wireguard"], "wireguard", "chacha20-poly1305")
+check_enclink(recs["macsec"], "macsec", "gcm-aes-128")
 PY
 # --port and the addresses reached the sender's run: iperf3 says where it went
 grep -q '"remote_host":[[:space:]]*"198.18.7.2"' "$out/raw/$rel/clear-r1-iperf3-client.json" ||

@@ -28,7 +28,9 @@
 #include "ipsec.h"
 #include "load.h"
 #include "scenario.h"
+#include "nlsock.h"
 #include "xfrm.h"
+#include "xfrm_pcpu.h"
 
 static char buf[8192];
 
@@ -447,6 +449,58 @@ static void kernel_roundtrip(void **state)
 	assert_int_equal(xfrm_sa_del("ipsecperf-unit-no-such-ns", AF_INET, "198.18.0.2", 1, IPPROTO_ESP), 0);
 }
 
+/* Per-CPU SAs: the attributes, the probe's request, and (as root) its answer, the same twice. */
+static void pcpu(void **state)
+{
+	static char buf[NLSOCK_BUF];
+	const struct nlmsghdr *nlh = (const void *)buf;
+	const struct xfrm_userspi_info *spi;
+	const struct nlattr *a;
+	int n = 0, rc, again;
+	char why[300];
+
+	(void)state;
+	assert_true(xfrm_pcpu_probe_build(buf) > 0);
+	assert_int_equal(nlh->nlmsg_type, XFRM_MSG_ALLOCSPI);
+	spi = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(spi->info.id.proto, IPPROTO_ESP);
+	assert_true(spi->min <= spi->max);
+	mnl_attr_for_each(a, nlh, sizeof(*spi)) {
+		n++;
+		assert_int_equal(mnl_attr_get_type(a), 35); /* XFRMA_SA_PCPU in the 6.13 uapi */
+		assert_true(mnl_attr_get_u32(a) == UINT32_MAX);
+	}
+	assert_int_equal(n, 1);
+
+	memset(buf, 0, sizeof(buf));
+	struct nlmsghdr *m = mnl_nlmsg_put_header(buf);
+
+	mnl_nlmsg_put_extra_header(m, sizeof(struct xfrm_usersa_info));
+	xfrm_pcpu_put(m, IPP_XFRM_SA_DIR_OUT, 3);
+	xfrm_pcpu_put(m, IPP_XFRM_SA_DIR_IN, -1); /* an inbound SA: its direction, no CPU */
+	n = 0;
+	mnl_attr_for_each(a, m, sizeof(struct xfrm_usersa_info)) {
+		static const int want[][2] = { { 33, 2 }, { 35, 3 }, { 33, 1 } };
+
+		assert_true(n < 3);
+		assert_int_equal(mnl_attr_get_type(a), want[n][0]);
+		assert_int_equal(want[n][0] == 33 ? mnl_attr_get_u8(a) : (int)mnl_attr_get_u32(a), want[n][1]);
+		n++;
+	}
+	assert_int_equal(n, 3);
+
+	if (geteuid() != 0) {
+		print_message("the probe needs root\n");
+		skip();
+	}
+	rc = xfrm_pcpu_probe(why, sizeof(why));
+	print_message("per-CPU SAs here: %d (%s)\n", rc, why);
+	assert_true(rc == 0 || rc == 1);
+	assert_true(why[0] != '\0');
+	again = xfrm_pcpu_probe(why, sizeof(why));
+	assert_int_equal(again, rc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +514,7 @@ int main(void)
 		cmocka_unit_test(scenario_ipsec),
 		cmocka_unit_test(sa_verdict),
 		cmocka_unit_test(kernel_roundtrip),
+		cmocka_unit_test(pcpu),
 	};
 
 	/* root: a namespace of our own, so the host's xfrm tables are never touched */

@@ -308,7 +308,8 @@ FUZZ_AGENT_SRCS := collector/testbed/peer_agent.c collector/testbed/peer_agent_a
 	collector/testbed/peer_agent_ssh.c collector/host/peer_run.c collector/host/peer_files.c \
 	collector/testbed/testbed_peer_parse.c collector/host/shell_words.c collector/host/xfrm_msg.c \
 	collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
-	collector/lib/files.c collector/lib/secret.c collector/lib/wait.c collector/run/load_util.c
+	collector/lib/files.c collector/lib/secret.c collector/lib/wait.c collector/run/load_util.c \
+	collector/lib/hex.c collector/host/enclink_agent.c collector/host/enclink_find.c collector/host/netns_call.c
 $(BUILD)/fuzz/fuzz_peer_agent: tests/fuzz/fuzz_peer_agent.c $(FUZZ_AGENT_SRCS) $(BUILD)/version.h $(BUILD)/datadir.h \
 		$(wildcard collector/testbed/peer_agent*.h collector/host/peer_*.h)
 	$(call msg,FUZZCC,$@)

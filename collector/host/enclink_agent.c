@@ -3,9 +3,10 @@
  * The encrypted links' devices as others ask for them (enclink.h): the
  * journal's undo, and the peer agent's requests made into calls of the
  * kind's functions on the peer's own namespace.
- * The run's requests are trusted (they come from the run that started the
- * agent), yet every name is checked as a name and every key for its length
- * before anything is made; keys are wiped once used.
+ * A key pinned to the agent may send any request, so every name is checked
+ * as a name, every number for its range before it is narrowed to an int,
+ * and every key for its length before anything is made; keys are wiped
+ * once used.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,23 +32,35 @@ bool enclink_agent_op(const char *op)
 		      !strcmp(op, "enclink-get"));
 }
 
+/* The request's key as a whole number from 0 to max (absent: 0), else -1: checked before it is an int. */
+static int number(json_t *req, const char *key, int max)
+{
+	json_t *v = json_object_get(req, key);
+
+	if (!v)
+		return 0;
+	return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= max
+		       ? (int)json_integer_value(v)
+		       : -1;
+}
+
 /* The device of a request: its kind and names, all checked; NULL with why. */
 static const struct enclink_kind *dev_of(json_t *req, struct enclink_dev *d, char *why, size_t len)
 {
 	const struct enclink_kind *k = enclink_find(str(req, "kind"));
 
 	*d = (struct enclink_dev){ .dev = str(req, "dev"), .lower = str(req, "lower"), .cipher = str(req, "cipher"),
-				   .mtu = (int)json_integer_value(json_object_get(req, "mtu")), .addr = str(req, "addr"),
-				   .plen = (int)json_integer_value(json_object_get(req, "plen")),
-				   .link_addr = str(req, "link_addr") };
+				   .mtu = number(req, "mtu", 65535), .addr = str(req, "addr"),
+				   .plen = number(req, "plen", 128), .link_addr = str(req, "link_addr") };
 	if (!k)
 		snprintf(why, len, "no encrypted link of kind '%.40s'", str(req, "kind"));
 	else if (!ifname_ok(d->dev) || !ifname_ok(d->lower))
 		snprintf(why, len, "'%.20s' or '%.20s' is not a device name", d->dev, d->lower);
 	else if (!enclink_takes(k, d->cipher))
 		snprintf(why, len, "%s takes no cipher '%.40s'", k->title, d->cipher);
-	else if (d->mtu < 0 || d->mtu > 65535)
-		snprintf(why, len, "MTU %d", d->mtu);
+	else if (d->mtu < 0 || d->plen < 0)
+		snprintf(why, len, "%s is not a whole number from 0 to %d", d->mtu < 0 ? "MTU" : "the prefix length",
+			 d->mtu < 0 ? 65535 : 128);
 	else
 		return k;
 	return NULL;
@@ -94,11 +107,13 @@ static json_t *add(json_t *req, const struct enclink_kind *k, const struct encli
 static json_t *peer(json_t *req, const struct enclink_kind *k, const struct enclink_dev *d)
 {
 	uint8_t key[ENCLINK_KEY_MAX];
-	struct enclink_pub pub = { .port = (int)json_integer_value(json_object_get(req, "port")) };
+	struct enclink_pub pub = { .port = number(req, "port", 65535) }; /* the other end's: 0 where the kind has none */
 	struct enclink_other o = { .pub = &pub, .link_addr = str(req, "other_link_addr"), .addr = str(req, "other_addr") };
 	int n = hex_decode(str(req, "id"), pub.id, sizeof(pub.id)), err;
 	char why[300] = "";
 
+	if (pub.port < 0)
+		return json_pack("{s:b, s:s}", "ok", 0, "error", "enclink-peer: the other end's port is not one (0 to 65535)");
 	if (n < 0)
 		return json_pack("{s:b, s:s}", "ok", 0, "error", "enclink-peer: the other end's id is not hex");
 	pub.id_len = (size_t)n;

@@ -9,15 +9,17 @@
  * pinned to the agent).
  *
  * What acts on the host is a stand-in here, linked in place of the real
- * one (exec.c, xfrm.c, kmod.c, setup.c, the probes, the stream, the loads, the journal): each
- * checks what reaches it, and the xfrm ones build the real netlink message
+ * one (exec.c, xfrm.c, kmod.c, setup.c, the probes, the stream, the loads,
+ * the encrypted links' kinds, the journal): each checks what reaches it,
+ * and the xfrm ones build the real netlink message
  * (xfrm_msg.c), so that a bad spec reaches the real memcpy. The files the
  * testbed reads are read for real. Aborts if a request does not get
  * exactly one answer line, if a line is longer than the run reads or not a
  * JSON object with a boolean "ok", if a program reaches exec (or execvp)
  * without being one the testbed sends or is cat, if a module name, an SA's
- * bits and key or a probes device reaches the host unchecked, or if an
- * undo gets a record of another kind. At most 64 requests an input and no
+ * bits and key, a probes device or an encrypted link's name, number, key
+ * or id reaches the host unchecked, or if an undo gets a record of another
+ * kind. At most 64 requests an input and no
  * wait or program in any handler: the time of an input is bounded, and
  * -timeout catches a slow path. Build and run: make fuzz (docs/fuzzing.md).
  */
@@ -35,13 +37,16 @@
 #include "exec.h"
 #include "journal.h"
 #include "cpu.h"
+#include "enclink.h"
 #include "kmod.h"
 #include "load.h"
 #include "load_util.h"
+#include "netns_call.h"
 #include "loads.h"
 #include "peer_agent.h"
 #include "peer_run.h"
 #include "probes.h"
+#include "rtnl_link.h"
 #include "remote.h"
 #include "setup.h"
 #include "testbed_peer.h"
@@ -172,7 +177,8 @@ int journal_undo_one(json_t *undo)
 {
 	const char *kind = json_string_value(json_object_get(undo, "kind"));
 
-	if (!kind || (strcmp(kind, "xfrm-state") && strcmp(kind, "xfrm-policy") && strcmp(kind, "modules")))
+	if (!kind || (strcmp(kind, "xfrm-state") && strcmp(kind, "xfrm-policy") && strcmp(kind, "modules") &&
+		      strcmp(kind, "enclink")))
 		abort();
 	return 0;
 }
@@ -203,10 +209,110 @@ json_t *setup_crypto(const char *alg)
 	return json_pack("[{s:s}]", "name", alg);
 }
 
-/* load_wait_flag's (load_util.c): never reached, since no receiver is forked here. */
+/* load_util.c's: never reached, since no receiver is forked here. */
 bool stop_requested(void)
 {
 	abort();
+}
+
+int stop_signal(void)
+{
+	abort();
+}
+
+int journal_add_process(pid_t pid)
+{
+	(void)pid;
+	abort();
+}
+
+/*
+ * The encrypted links (enclink.h): two stand-in kinds of the real names,
+ * ciphers and key lengths, whose functions abort if what reaches them was
+ * not checked (a device's name, a cipher, an MTU or prefix length, a key's
+ * length, the other end's id and port); enclink_agent.c is the real one.
+ */
+static size_t fz_key_len(const char *cipher)
+{
+	return !strcmp(cipher, "gcm-aes-128") ? 16 : 32;
+}
+
+static void fz_dev_checked(const struct enclink_kind *k, const struct enclink_dev *d)
+{
+	if (!ifname_ok(d->dev) || !ifname_ok(d->lower) || !enclink_takes(k, d->cipher) || d->mtu < 0 ||
+	    d->mtu > 65535 || d->plen < 0 || d->plen > 128 || !d->addr || !d->link_addr)
+		abort();
+}
+
+static const struct enclink_kind *fz_kind(const struct enclink_dev *d)
+{
+	return enclink_find(strcmp(d->cipher, "chacha20-poly1305") ? "macsec" : "wireguard");
+}
+
+static int fz_add(const struct enclink_dev *d, const uint8_t *key, size_t klen, struct enclink_pub *pub, char *why,
+		  size_t len)
+{
+	uint8_t copy[ENCLINK_KEY_MAX];
+
+	fz_dev_checked(fz_kind(d), d);
+	if (klen != fz_key_len(d->cipher) || klen > sizeof(copy))
+		abort();
+	memcpy(copy, key, klen);
+	memset(pub->id, 0x5a, ENCLINK_ID_MAX);
+	pub->id_len = ENCLINK_ID_MAX;
+	pub->port = 51820;
+	snprintf(why, len, "%s", d->dev);
+	return 0;
+}
+
+static int fz_peer(const struct enclink_dev *d, const struct enclink_other *o, char *why, size_t len)
+{
+	const struct enclink_kind *k = fz_kind(d);
+
+	fz_dev_checked(k, d);
+	if (o->pub->id_len > ENCLINK_ID_MAX || o->pub->port < 0 || o->pub->port > 65535 || !o->addr || !o->link_addr ||
+	    (k->shares_keys && (!o->key || o->klen != fz_key_len(d->cipher))))
+		abort();
+	snprintf(why, len, "%s", o->addr);
+	return 0;
+}
+
+static int fz_counters(const struct enclink_dev *d, struct enclink_counters *c, char *why, size_t len)
+{
+	fz_dev_checked(fz_kind(d), d);
+	memset(c, 0, sizeof(*c));
+	c->v[0] = (uint64_t)d->mtu;
+	snprintf(why, len, "%s", "");
+	return 0;
+}
+
+#define FZ_KIND(n, c, shares)                                                                                  \
+	(&(const struct enclink_kind){ .name = n, .title = n, .link = n, .ciphers = c, .key_len = fz_key_len,   \
+				       .shares_keys = shares, .add = fz_add, .peer = fz_peer, .counters = fz_counters })
+const struct enclink_kind *const enclink_kinds[] = {
+	FZ_KIND("wireguard", ((const char *const[]){ "chacha20-poly1305", NULL }), false),
+	FZ_KIND("macsec", ((const char *const[]){ "gcm-aes-128", "gcm-aes-256", NULL }), true),
+	NULL,
+};
+
+json_t *enclink_counters_json(const struct enclink_kind *k, const struct enclink_counters *c)
+{
+	(void)k;
+	return json_pack("{s:I}", "packets", (json_int_t)c->v[0]);
+}
+
+int rtnl_link_kind(const char *netns, const char *name, char *kind, size_t len)
+{
+	if (netns || !ifname_ok(name))
+		abort();
+	snprintf(kind, len, "%s", "wireguard");
+	return (int)(strlen(name) % 2);
+}
+
+int rtnl_link_del(const char *netns, const char *name, const char *kind, char *err, size_t errlen)
+{
+	(void)netns, (void)name, (void)kind, (void)err, (void)errlen;
+	abort(); /* the journal's undo is a stand-in here */
 }
 
 /*

@@ -325,6 +325,17 @@ static void agent_refusals(void **state)
 		      "\"cipher\":\"chacha20-poly1305\",\"key\":\"zz\"}", "the key");
 	agent_refuses("{\"op\":\"enclink-peer\",\"kind\":\"wireguard\",\"dev\":\"ipp-wg\",\"lower\":\"eth0\","
 		      "\"cipher\":\"chacha20-poly1305\",\"id\":\"xyz\"}", "not hex");
+	/* numbers as a key pinned to the agent may send them: checked before they are narrowed to an int */
+	agent_refuses("{\"op\":\"enclink-add\",\"kind\":\"macsec\",\"dev\":\"ipp-macsec\",\"lower\":\"eth0\","
+		      "\"cipher\":\"gcm-aes-128\",\"mtu\":4294968696}", "MTU");
+	agent_refuses("{\"op\":\"enclink-add\",\"kind\":\"wireguard\",\"dev\":\"ipp-wg\",\"lower\":\"eth0\","
+		      "\"cipher\":\"chacha20-poly1305\",\"plen\":-1}", "prefix length");
+	agent_refuses("{\"op\":\"enclink-add\",\"kind\":\"wireguard\",\"dev\":\"ipp-wg\",\"lower\":\"eth0\","
+		      "\"cipher\":\"chacha20-poly1305\",\"mtu\":\"1400\"}", "MTU");
+	agent_refuses("{\"op\":\"enclink-peer\",\"kind\":\"wireguard\",\"dev\":\"ipp-wg\",\"lower\":\"eth0\","
+		      "\"cipher\":\"chacha20-poly1305\",\"id\":\"00\",\"port\":70000}", "port");
+	agent_refuses("{\"op\":\"enclink-peer\",\"kind\":\"wireguard\",\"dev\":\"ipp-wg\",\"lower\":\"eth0\","
+		      "\"cipher\":\"chacha20-poly1305\",\"id\":\"00\",\"port\":-1}", "port");
 }
 
 static void scenario_sections(void **state)

@@ -191,6 +191,9 @@ int rtnl_addr_build(void *buf, unsigned int ifindex, const char *addr, int plen)
 		return -1;
 	ifa->ifa_family = family;
 	ifa->ifa_prefixlen = plen;
+	/* no duplicate address detection: a tentative address takes no bind() for a second or two */
+	if (family == AF_INET6)
+		ifa->ifa_flags = IFA_F_NODAD;
 	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
 	ifa->ifa_index = ifindex;
 	mnl_attr_put(nlh, IFA_LOCAL, alen, a);

@@ -181,9 +181,14 @@ static int listening(const struct endpoint *e, pid_t server, int port)
 
 		rc = st != 255 && text && *text ? tcp_listening(text, port) : -1;
 	} else {
-		snprintf(path, sizeof(path), "/proc/%d/net/tcp", (int)server);
-		text = ep_read(e, path);
-		rc = text && tcp_listening(text, port);
+		/* IPv4's sockets, then IPv6's: a server on an IPv6 address listens in the second */
+		rc = 0;
+		for (int v6 = 0; v6 < 2 && rc == 0; v6++) {
+			snprintf(path, sizeof(path), "/proc/%d/net/tcp%s", (int)server, v6 ? "6" : "");
+			free(text);
+			text = ep_read(e, path);
+			rc = text && tcp_listening(text, port);
+		}
 	}
 	free(text);
 	return rc;

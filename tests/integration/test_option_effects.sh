@@ -24,24 +24,25 @@ mkdir -p "$TMP/cwd" "$TMP/sc"
 mkdir -m 0700 "$IPSECPERF_JOURNAL_DIR"
 cp "$TOP/scenarios/clear.ini" "$TMP/sc/onlyhere.ini"
 [ -e "$TOP/scenarios/onlyhere.ini" ] && fail "onlyhere.ini is in the tree's scenarios: pick another name"
-TX=198.18.61.1 RX=198.18.61.2 PORT=5377
+# IPv6: the addresses' family is the run's (the other tests run IPv4)
+TX=2001:db8:61::1 RX=2001:db8:61::2 PORT=5377
 
 (cd "$TMP/cwd" && exec "$IPSECPERF" run --quiet -t 1 -O 0 -r 1 --tag effects --addr-tx $TX --addr-rx $RX \
-	--prefix-len 30 --port $PORT --repeat-from 4 --scenario-dir "$TMP/sc" --profile --profile-hz 49 \
+	--prefix-len 126 --port $PORT --repeat-from 4 --scenario-dir "$TMP/sc" --profile --profile-hz 49 \
 	--no-probes -C reno onlyhere) > "$TMP/run.out" 2> "$TMP/run.err" &
 pid=$!
 # --prefix-len: the sender's address, as the kernel has it while the run is on
 addr=""
 if wait_for_netns $pid 20; then
 	for _ in $(seq 100); do
-		addr=$(ip -n "$(run_netns $pid tx)" -o -4 addr show 2> /dev/null | awk '$2 != "lo" {print $4}')
+		addr=$(ip -n "$(run_netns $pid tx)" -o -6 addr show scope global 2> /dev/null | awk '$2 != "lo" {print $4}')
 		[ -n "$addr" ] && break
 		sleep 0.05
 	done
 fi
 wait $pid || { rc=$?; cat "$TMP/run.err" >&2; fail "the run with every option exited $rc"; }
 ip netns list | grep -q "^ipsecperf-$pid-" && fail "the run left its namespaces"
-[ "$addr" = "$TX/30" ] || fail "--prefix-len 30: the sender's address in its namespace was '$addr', not $TX/30"
+[ "$addr" = "$TX/126" ] || fail "--prefix-len 126: the sender's address in its namespace was '$addr', not $TX/126"
 
 out=$(ls -d "$TMP/cwd/results/"*-netns-effects 2> /dev/null)
 [ "$(echo "$out" | grep -c .)" = 1 ] ||

@@ -113,9 +113,12 @@ static void addr_msgs(void **state)
 	assert_memory_equal(mnl_attr_get_payload(t.a[IFA_LOCAL]), v4, 4);
 	assert_memory_equal(mnl_attr_get_payload(t.a[IFA_ADDRESS]), v4, 4);
 
+	assert_int_equal(ifa->ifa_flags, 0);
 	memset(&t, 0, sizeof(t));
 	assert_true(rtnl_addr_build(buf, 7, "2001:db8::1", 64) > 0);
 	assert_int_equal(ifa->ifa_family, AF_INET6);
+	/* no duplicate address detection: a tentative address takes no bind() */
+	assert_int_equal(ifa->ifa_flags, IFA_F_NODAD);
 	mnl_attr_parse(nlh, sizeof(*ifa), attr_cb, &t);
 	inet_pton(AF_INET6, "2001:db8::1", v6);
 	assert_memory_equal(mnl_attr_get_payload(t.a[IFA_LOCAL]), v6, 16);

@@ -268,6 +268,13 @@ static int check_run_args(struct bisect_run *b, const struct bisect_opts *o)
 		argv[n++] = o->scenarios[i];
 	argv[n] = NULL;
 	st = exec_run(NULL, argv, &out, &err);
+	/*
+	 * EXIT_FAIL: every scenario would be skipped on this host (no ESP
+	 * here, say); the steps run in guests of their own kernels, so only a
+	 * refusal of the options (EXIT_USAGE) or a crash stops the bisect.
+	 */
+	if (st == EXIT_FAIL)
+		st = 0;
 	if (st != 0) {
 		msg_trim(err);
 		fprintf(stderr, "%s\n", err && *err ? err : "ipsecperf: bisect: run refused the options");

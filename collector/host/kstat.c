@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "endpoint.h"
 #include "files.h"
 #include "kstat.h"
 #include "netns_call.h"
@@ -112,6 +113,24 @@ json_t *kstat_delta(const struct kstat *a, const struct kstat *b)
 	return o;
 }
 
+json_t *kstat_xfrm_delta(const struct kstat *a, const struct kstat *b)
+{
+	json_t *o;
+
+	if (!a->xfrm || !b->xfrm)
+		return NULL;
+	o = json_object();
+	for (int i = 0; i < b->n; i++) {
+		uint64_t va;
+
+		/* xfrm_stat's names carry their own prefix; snmp's Ip and Udp are not these */
+		if (strncmp(b->name[i], "Xfrm", 4) || kstat_get(a, b->name[i], &va) < 0 || b->v[i] < va)
+			continue;
+		json_object_set_new(o, b->name[i], json_integer((json_int_t)(b->v[i] - va)));
+	}
+	return o;
+}
+
 struct read_arg {
 	char *snmp, *xfrm;
 };
@@ -135,5 +154,18 @@ int kstat_read_netns(const char *netns, struct kstat *k)
 		rc = kstat_parse(k, r.snmp, r.xfrm);
 	free(r.snmp);
 	free(r.xfrm);
+	return rc;
+}
+
+int kstat_read_ep(const struct endpoint *e, struct kstat *k)
+{
+	if (!ep_remote(e))
+		return kstat_read_netns(e->netns, k);
+
+	char *snmp = ep_read(e, "/proc/net/snmp"), *xs = snmp ? ep_read(e, "/proc/net/xfrm_stat") : NULL;
+	int rc = snmp ? kstat_parse(k, snmp, xs) : -1;
+
+	free(snmp);
+	free(xs);
 	return rc;
 }

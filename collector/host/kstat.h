@@ -43,4 +43,20 @@ int kstat_get(const struct kstat *k, const char *name, uint64_t *v);
 /* Read them in network namespace NETNS (NULL: this one). 0, or -1 with errno. */
 int kstat_read_netns(const char *netns, struct kstat *k);
 
+struct endpoint;
+/*
+ * Read them at endpoint e: in its namespace here, or on the peer through
+ * its agent's file reads (/proc/net/snmp and /proc/net/xfrm_stat are on
+ * its list, peer_files.h). 0, or -1.
+ */
+int kstat_read_ep(const struct endpoint *e, struct kstat *k);
+
+/*
+ * Every /proc/net/xfrm_stat counter of b that a has too, and what it moved
+ * from a to b, zeros included: {"XfrmInNoStates": 0, ...}. NULL when
+ * either has no xfrm_stat (CONFIG_XFRM_STATISTICS unset). A counter that
+ * went down (the namespace was made again) is left out.
+ */
+json_t *kstat_xfrm_delta(const struct kstat *a, const struct kstat *b);
+
 #endif

@@ -297,23 +297,10 @@ static int drain(struct rate_run *x, int slot, uint64_t empty0)
 	return 0;
 }
 
-/* The kernel's counters at endpoint e (here in its namespace, on the peer through cat). */
-static bool kstat_at(const struct endpoint *e, struct kstat *k)
-{
-	if (!ep_remote(e))
-		return kstat_read_netns(e->netns, k) == 0;
-	char *snmp = ep_read(e, "/proc/net/snmp"), *xs = snmp ? ep_read(e, "/proc/net/xfrm_stat") : NULL;
-	bool ok = snmp && kstat_parse(k, snmp, xs) == 0;
-
-	free(snmp);
-	free(xs);
-	return ok;
-}
-
 static void kstat_mark(struct rate_run *x, int at)
 {
-	x->k_ok[0][at] = kstat_at(x->tx, &x->k[0][at]);
-	x->k_ok[1][at] = kstat_at(x->rx, &x->k[1][at]);
+	x->k_ok[0][at] = kstat_read_ep(x->tx, &x->k[0][at]) == 0;
+	x->k_ok[1][at] = kstat_read_ep(x->rx, &x->k[1][at]) == 0;
 }
 
 /*

@@ -10,6 +10,7 @@
 #include "enclink_run.h"
 #include "ipsec.h"
 #include "journal.h"
+#include "kstat.h"
 #include "log.h"
 #include "matrix.h"
 #include "apply.h"
@@ -113,6 +114,17 @@ static bool load_moved(struct matrix *m, struct probes *p)
 	return probes_load_moved(p) || (m->ops->load_moved && m->ops->load_moved(m->tb));
 }
 
+/* The kernel's IPsec counters at both ends (record_xfrm_stat), before or after a load. */
+static void xfrm_stat_mark(struct matrix *m, struct kstat k[2], bool ok[2])
+{
+	const struct endpoint *end[2];
+	struct ipsec_sas *sas;
+
+	m->ops->ends(m->tb, &end[0], &end[1], &sas);
+	for (int i = 0; i < 2; i++)
+		ok[i] = kstat_read_ep(end[i], &k[i]) == 0;
+}
+
 /* One run of one scenario: the load, measured; returns its record. */
 static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 {
@@ -122,6 +134,8 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	struct measure w = { .m = m, .probes = m->probes_off ? NULL : m->probes };
 	struct load_result lr = { .extra = NULL };
 	json_t *rec = record_head(m, sc, repeat);
+	struct kstat ks[2][2];
+	bool ks_ok[2][2];
 
 	snprintf(prefix, sizeof(prefix), "%s/raw/%s-r%d-%s", m->res->dir, sc->name, repeat,
 		 m->probes_off ? "noprobes-" : m->counting ? "count-" : "");
@@ -136,6 +150,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	};
 
 	enclink_load_ends(&m->el, &lp.tx, &lp.rx);
+	xfrm_stat_mark(m, ks[0], ks_ok[0]);
 	ops->run_begin(m->tb, rec);
 	enclink_begin(&m->el);
 	load_mark(m, w.probes, 1);
@@ -163,6 +178,8 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	}
 	if (end_rc < 0 && record_is(rec, "ok"))
 		record_status(rec, "failed", why);
+	xfrm_stat_mark(m, ks[1], ks_ok[1]);
+	record_xfrm_stat(rec, ks[0], ks_ok[0], ks[1], ks_ok[1]);
 	/* the encrypted link's devices: what they counted, and proof that the load went through them */
 	if (enclink_record(&m->el, rec, why, sizeof(why)) < 0 && record_is(rec, "ok"))
 		record_status(rec, "failed", why);

@@ -62,6 +62,15 @@ void record_per_unit(json_t *rec, const struct scenario *sc);
 void record_window(json_t *rec, const struct cpu_acct *cpu);
 /* cycles / bytes as a JSON real, or null when it cannot be said. */
 json_t *record_cpb(uint64_t cycles, uint64_t bytes);
+/*
+ * The kernel's IPsec counters (/proc/net/xfrm_stat) at each end, read
+ * before the load (begin) and after it: "xfrm_stat": {"sender": {...},
+ * "receiver": {...}}, every counter's difference, zeros too; an end
+ * without the file (CONFIG_XFRM_STATISTICS unset, or unreadable) null.
+ */
+struct kstat;
+void record_xfrm_stat(json_t *rec, const struct kstat *before, const bool *ok_before, const struct kstat *after,
+		      const bool *ok_after);
 /* Is rec's status s? */
 int record_is(json_t *rec, const char *s);
 

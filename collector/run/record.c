@@ -9,6 +9,7 @@
 #include "cpu.h"
 #include "log.h"
 #include "enclink.h"
+#include "kstat.h"
 #include "matrix.h"
 
 json_t *record_new(const char *testbed, const char *scenario, int repeat)
@@ -168,4 +169,18 @@ void record_per_unit(json_t *rec, const struct scenario *sc)
 	json_object_foreach(json_object_get(rec, "counters"), name, c)
 		if (json_is_object(c))
 			json_object_set_new(c, per_key, per(c, "count", units));
+}
+
+void record_xfrm_stat(json_t *rec, const struct kstat *before, const bool *ok_before, const struct kstat *after,
+		      const bool *ok_after)
+{
+	static const char *const side[2] = { "sender", "receiver" };
+	json_t *o = json_object();
+
+	for (int i = 0; i < 2; i++) {
+		json_t *d = ok_before[i] && ok_after[i] ? kstat_xfrm_delta(&before[i], &after[i]) : NULL;
+
+		json_object_set_new(o, side[i], d ? d : json_null());
+	}
+	json_object_set_new(rec, "xfrm_stat", o);
 }

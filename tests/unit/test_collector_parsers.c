@@ -536,9 +536,17 @@ static void kernel_drop_counters(void **state)
 	assert_null(json_object_get(d, "XfrmInError"));
 	assert_null(json_object_get(d, "IpForwarding"));
 	json_decref(d);
+	/* every run's xfrm_stat: all its counters, zeros too, none of snmp's */
+	d = kstat_xfrm_delta(&a, &b);
+	assert_int_equal(json_object_size(d), 2);
+	assert_int_equal(json_integer_value(json_object_get(d, "XfrmInStateSeqError")), 3);
+	assert_true(json_is_integer(json_object_get(d, "XfrmInError")));
+	assert_int_equal(json_integer_value(json_object_get(d, "XfrmInError")), 0);
+	json_decref(d);
 	/* no xfrm_stat (CONFIG_XFRM_STATISTICS unset): said, the rest read */
 	assert_int_equal(kstat_parse(&a, snmp0, NULL), 0);
 	assert_false(a.xfrm);
+	assert_null(kstat_xfrm_delta(&a, &b));
 	/* not snmp at all */
 	assert_int_equal(kstat_parse(&a, "garbage\n", NULL), -1);
 	assert_int_equal(kstat_parse(&a, "Udp: InDatagrams\nUdp: -1\n", NULL), 0);

@@ -258,7 +258,7 @@ static const struct opt_def run_opts[] = {
 	OPT_INT("vcpus", 0, RC, cfg.vcpus, 1, 64, "N", "each guest's vCPUs (default, vm: two a --flows flow, at least this host's CPUs up to 4; vm-pair: one a flow)", .marks = OPT_VM | PAIR),
 	/* the scenario files are copied into the guest: this host's folder means nothing there */
 	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
-	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands; make none", .marks = ALL | PAIR),
+	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands, then their undo; make none", .marks = ALL | PAIR),
 	OPT_INT("flows", 'P', RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only; --parallel, iperf3's name, too); docs/load.md", .marks = OPT_NETNS | OPT_PEER | OPT_VM | PAIR | GUEST, .alias = "parallel"),
 	OPT_CB("congestion", 'C', opt_congestion, "ALGO", "the sender's TCP congestion control (default: the kernel's, recorded either way; iperf3's -C)", .marks = ALL | PAIR | GUEST),
 	OPT_CHOICE("direction", 0, RC, cfg.direction, load_direction_names, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER | PAIR | GUEST, .say_takes = true),

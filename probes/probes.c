@@ -215,9 +215,9 @@ static void attach_transport_output(struct probes *p, const struct ksyms *ks, in
  * its attach, which says what the kernel lacks (probes_set_how).
  */
 const struct probe_counter probe_counters[IPP_NR_COUNTERS] = {
-	[IPP_ESP_OUTPUT] = { "esp_output", PC_ESP | PC_KPROBE | PC_ESP4 | PC_PER_SA, .prog = "esp_output",
+	[IPP_ESP_OUTPUT] = { "esp_output", PC_ESP | PC_KPROBE | PC_ESP4 | PC_PER_SA | PC_PER_CPU, .prog = "esp_output",
 			     .check = "the SAs' packets, off the GSO path (ipsec_path_check)" },
-	[IPP_ESP_OUTPUT_TAIL] = { "esp_output_tail", PC_ESP | PC_KPROBE | PC_ESP4 | PC_PER_SA,
+	[IPP_ESP_OUTPUT_TAIL] = { "esp_output_tail", PC_ESP | PC_KPROBE | PC_ESP4 | PC_PER_SA | PC_PER_CPU,
 				  .prog = "esp_output_tail",
 				  .check = "the SAs' packets; ran without esp_output: the GSO path (ipsec_path_check)" },
 	[IPP_XFRM_TRANSPORT_OUTPUT] = { "xfrm_transport_output", PC_ESP | PC_KPROBE, .attach = attach_transport_output },
@@ -227,8 +227,8 @@ const struct probe_counter probe_counters[IPP_NR_COUNTERS] = {
 					  .attach = attach_memmove_in },
 	[IPP_KMALLOC_ESP_OUTPUT] = { "kmalloc_esp_output", PC_ESP | PC_KMEM, .bytes = IPP_KMALLOC_ESP_OUTPUT_BYTES },
 	[IPP_KFREE_ESP_OUTPUT] = { "kfree_esp_output", PC_ESP | PC_KMEM, .bytes = IPP_KFREE_ESP_OUTPUT_BYTES },
-	[IPP_ESP_INPUT] = { "esp_input", PC_ESP | PC_KPROBE | PC_PER_SA, .attach = attach_esp_input },
-	[IPP_XFRM_INPUT] = { "xfrm_input", PC_ESP | PC_KPROBE, .prog = "xfrm_input" },
+	[IPP_ESP_INPUT] = { "esp_input", PC_ESP | PC_KPROBE | PC_PER_SA | PC_PER_CPU, .attach = attach_esp_input },
+	[IPP_XFRM_INPUT] = { "xfrm_input", PC_ESP | PC_KPROBE | PC_PER_CPU, .prog = "xfrm_input" },
 	[IPP_ESP_GRO_RECEIVE] = { "esp_gro_receive", PC_ESP | PC_KPROBE, .attach = attach_esp_gro_receive },
 	[IPP_ESP_GRO_MERGED] = { "esp_gro_merged", PC_ESP | PC_KPROBE, .attach = attach_gro_merged },
 	[IPP_KMALLOC_ESP_INPUT] = { "kmalloc_esp_input", PC_ESP | PC_KMEM | PC_BYTES_ALWAYS,

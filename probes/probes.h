@@ -31,6 +31,7 @@ struct ksyms;
 #define PC_ESP4 0x20       /* its function is esp4's: a missing symbol says whether esp4 is there */
 #define PC_READS_CODE 0x40 /* placed by reading the kernel's code: attached before the other kprobes */
 #define PC_BYTES_ALWAYS 0x80 /* its bytes are counted by the perf fallback too */
+#define PC_PER_CPU 0x100   /* the record says which CPUs ran it ("per_cpu", "per_cpu_load") */
 
 /*
  * One counter of the table probe_counters[] (probes.c), by slot

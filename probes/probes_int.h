@@ -32,6 +32,8 @@ struct anchors;
 #define MAX_SA 256
 #define MAX_SITES 8
 #define MAX_PROGS 24
+#define MAX_PCPU 4          /* counters with PC_PER_CPU */
+#define PROBES_MAX_CPUS 512 /* possible CPUs the per-CPU counts cover; beyond, no "per_cpu" */
 
 struct sa_val {
 	struct ipp_sa_key k;
@@ -46,6 +48,9 @@ struct snapshot {
 	struct kcount_vals k;        /* the kernel's own counters of skbs and segments */
 	struct sa_val sa[MAX_SA];
 	int nsa;
+	/* PC_PER_CPU counters by CPU (probes_pcpu_index), when have_pcpu */
+	uint64_t pcpu[MAX_PCPU][PROBES_MAX_CPUS];
+	bool have_pcpu;
 };
 
 struct probes {
@@ -77,6 +82,9 @@ struct probes {
 
 /* Say how counter c is counted (avail) or why not; unavailable ones get "unavailable: " first (probes_attach.c). */
 void probes_set_how(struct probes *p, int c, bool avail, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Counter c's row of struct snapshot's pcpu, or -1 when it has no PC_PER_CPU (probes_snap.c). */
+int probes_pcpu_index(int c);
 
 /* --probe-cost per program that ran between the window's snapshots (needs the skeleton: probes_snap.c). */
 json_t *probes_programs_cost(const struct probes *p);

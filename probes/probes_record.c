@@ -148,6 +148,25 @@ static json_t *per_sa_json(const struct snapshot *a, const struct snapshot *b, i
 	return per;
 }
 
+/*
+ * [count on CPU 0, on CPU 1, ...] of counter c between two snapshots, one
+ * entry per possible CPU (the BPF maps' per-CPU slots): their sum is the
+ * counter's count over the same snapshots, exactly. NULL where the
+ * snapshots kept no per-CPU counts (the perf fallback, too many CPUs).
+ */
+static json_t *per_cpu_json(const struct probes *p, const struct snapshot *a, const struct snapshot *b, int c)
+{
+	int i = probes_pcpu_index(c);
+	json_t *arr;
+
+	if (i < 0 || !a->have_pcpu || !b->have_pcpu || p->ncpus <= 0 || p->ncpus > PROBES_MAX_CPUS)
+		return NULL;
+	arr = json_array();
+	for (int cpu = 0; cpu < p->ncpus; cpu++)
+		json_array_append_new(arr, json_integer((json_int_t)(b->pcpu[i][cpu] - a->pcpu[i][cpu])));
+	return arr;
+}
+
 /* The kernel's own count of skbs (c = IPP_XMIT_SKBS) or segments between two snapshots. */
 static bool kernel_delta(const struct snapshot *a, const struct snapshot *b, int c, uint64_t *d)
 {
@@ -254,6 +273,14 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 			json_object_set_new(o, "per_sa", per_sa_json(&p->begin, &p->end, c));
 			if (p->have_load)
 				json_object_set_new(o, "per_sa_load", per_sa_json(&p->lbegin, &p->lend, c));
+		}
+		if (pc->flags & PC_PER_CPU) {
+			json_t *w = per_cpu_json(p, &p->begin, &p->end, c);
+
+			if (w)
+				json_object_set_new(o, "per_cpu", w);
+			if (p->have_load && (w = per_cpu_json(p, &p->lbegin, &p->lend, c)))
+				json_object_set_new(o, "per_cpu_load", w);
 		}
 		json_object_set_new(out, probe_counters[c].name, o);
 	}

@@ -52,6 +52,26 @@ static uint64_t kprobe_links_missed(const struct probes *p)
 	return n;
 }
 
+int probes_pcpu_index(int c)
+{
+	int n = 0;
+
+	if (c < 0 || c >= IPP_NR_COUNTERS || !(probe_counters[c].flags & PC_PER_CPU))
+		return -1;
+	for (int i = 0; i < c; i++)
+		n += !!(probe_counters[i].flags & PC_PER_CPU);
+	return n < MAX_PCPU ? n : -1;
+}
+
+/* Counter c's count on CPU cpu, kept beside the sums (the sums are what the record's "count" is). */
+static void pcpu_add(struct snapshot *s, int c, int cpu, uint64_t n)
+{
+	int i = probes_pcpu_index(c);
+
+	if (i >= 0 && cpu < PROBES_MAX_CPUS)
+		s->pcpu[i][cpu] += n;
+}
+
 static void snap(struct probes *p, struct snapshot *s)
 {
 	struct ipp_counts *pc = calloc(p->ncpus, sizeof(*pc));
@@ -96,8 +116,12 @@ static void snap(struct probes *p, struct snapshot *s)
 	kcount_read(&p->kc, &s->k); /* next to the programs' counts: the window's edges agree */
 	if (bpf_map__lookup_elem(p->skel->maps.counts, &zero, sizeof(zero), pc, p->ncpus * sizeof(*pc), 0) == 0)
 		for (int cpu = 0; cpu < p->ncpus; cpu++)
-			for (int i = 0; i < IPP_NR_SLOTS; i++)
+			for (int i = 0; i < IPP_NR_SLOTS; i++) {
 				s->c.v[i] += pc[cpu].v[i];
+				if (i < IPP_NR_COUNTERS && !(probe_counters[i].flags & PC_PER_SA))
+					pcpu_add(s, i, cpu, pc[cpu].v[i]);
+			}
+	s->have_pcpu = p->ncpus <= PROBES_MAX_CPUS;
 	while (s->nsa < MAX_SA &&
 	       bpf_map__get_next_key(p->skel->maps.per_sa, prev, &next, sizeof(next)) == 0) {
 		if (bpf_map__lookup_elem(p->skel->maps.per_sa, &next, sizeof(next), v, p->ncpus * sizeof(*v), 0) == 0) {
@@ -107,8 +131,11 @@ static void snap(struct probes *p, struct snapshot *s)
 			for (int cpu = 0; cpu < p->ncpus; cpu++)
 				e->v += v[cpu];
 			/* the programs count per SA only: one map update per call */
-			if (e->k.ctr < IPP_NR_COUNTERS && (probe_counters[e->k.ctr].flags & PC_PER_SA))
+			if (e->k.ctr < IPP_NR_COUNTERS && (probe_counters[e->k.ctr].flags & PC_PER_SA)) {
 				s->c.v[e->k.ctr] += e->v;
+				for (int cpu = 0; cpu < p->ncpus; cpu++)
+					pcpu_add(s, e->k.ctr, cpu, v[cpu]);
+			}
 		}
 		k = next;
 		prev = &k;

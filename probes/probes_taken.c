@@ -17,6 +17,7 @@
 
 #define TAKEN_TEXT_MAX 300 /* bytes of a "symbol" */
 #define TAKEN_MAP_MAX 64   /* entries of "per_sa", programs of "programs" */
+#define TAKEN_CPU_MAX 512  /* entries of "per_cpu": the CPUs the loader keeps at most */
 
 /* A count: an integer from 0, else null. */
 static json_t *count_of(json_t *v)
@@ -67,6 +68,25 @@ static json_t *per_sa_of(json_t *v)
 	return out;
 }
 
+/* [count per CPU]: counts from 0, at most TAKEN_CPU_MAX CPUs; else null (a sum that no longer adds up is no spread). */
+static json_t *per_cpu_of(json_t *v)
+{
+	json_t *out, *n;
+	size_t i;
+
+	if (json_array_size(v) > TAKEN_CPU_MAX)
+		return json_null();
+	out = json_array();
+	json_array_foreach(v, i, n) {
+		if (!json_is_integer(n) || json_integer_value(n) < 0) {
+			json_decref(out);
+			return json_null();
+		}
+		json_array_append_new(out, json_integer(json_integer_value(n)));
+	}
+	return out;
+}
+
 /* The kernel's own count beside a program's: {"count", "count_load", "symbol"}. */
 static json_t *kernel_of(json_t *v)
 {
@@ -102,6 +122,10 @@ static json_t *counter_of(json_t *v)
 		take(o, v, "per_sa", per_sa_of);
 	if (json_is_object(json_object_get(v, "per_sa_load")))
 		take(o, v, "per_sa_load", per_sa_of);
+	if (json_is_array(json_object_get(v, "per_cpu")))
+		take(o, v, "per_cpu", per_cpu_of);
+	if (json_is_array(json_object_get(v, "per_cpu_load")))
+		take(o, v, "per_cpu_load", per_cpu_of);
 	return o;
 }
 

@@ -60,6 +60,12 @@ void record_per_unit(json_t *rec, const struct scenario *sc);
  * measurements of the host.
  */
 void record_window(json_t *rec, const struct cpu_acct *cpu);
+/*
+ * [busy seconds of CPU 0, of CPU 1, ...] over the window (/proc/stat per
+ * CPU, the same ticks cpu_busy_s sums): where the ESP work ran beside
+ * the probes' per-CPU counts (docs/results-format.md, "Per CPU").
+ */
+json_t *record_busy_per_cpu(const struct cpu_acct *cpu);
 /* cycles / bytes as a JSON real, or null when it cannot be said. */
 json_t *record_cpb(uint64_t cycles, uint64_t bytes);
 /*

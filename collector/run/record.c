@@ -67,6 +67,15 @@ void record_window(json_t *rec, const struct cpu_acct *cpu)
 	json_object_set_new(rec, "window_end", iso8601_us(cpu->rt1));
 }
 
+json_t *record_busy_per_cpu(const struct cpu_acct *cpu)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < cpu->ncpu; i++)
+		json_array_append_new(a, json_real(cpu_busy_s(cpu, i)));
+	return a;
+}
+
 json_t *record_cpb(uint64_t cycles, uint64_t bytes)
 {
 	double v = cycles_per_byte(cycles, bytes);

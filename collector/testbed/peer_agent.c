@@ -77,6 +77,7 @@
 #include "exec.h"
 #include "load.h"
 #include "log.h"
+#include "matrix.h"
 #include "peer_agent.h"
 #include "peer_agent_int.h"
 #include "peer_run.h"
@@ -313,8 +314,9 @@ static void op_cpu_stop(json_t *req)
 	if (ag.probes)
 		probes_window(ag.probes, 0);
 	uint64_t cycles = cpu_cycles(&ag.cpu, &method);
-	json_t *ans = json_pack("{s:b, s:f, s:f, s:I, s:s}", "ok", 1, "busy_s", cpu_busy_s(&ag.cpu, -1), "window_s",
-				cpu_window_s(&ag.cpu), "cycles", (json_int_t)cycles, "method", method);
+	json_t *ans = json_pack("{s:b, s:f, s:f, s:I, s:s, s:o}", "ok", 1, "busy_s", cpu_busy_s(&ag.cpu, -1), "window_s",
+				cpu_window_s(&ag.cpu), "cycles", (json_int_t)cycles, "method", method,
+				"busy_per_cpu", record_busy_per_cpu(&ag.cpu));
 
 	agent_answer_sas(ans, req);
 	agent_answer(ans);

@@ -142,8 +142,9 @@ static void netns_record_cpu(void *arg, json_t *rec, const struct load_result *l
 	uint64_t cycles = cpu_cycles(cpu, &method);
 
 	json_object_set_new(rec, "cpu_busy_s",
-			    json_pack("{s:f, s:f, s:f}", "sender", cpu_busy_s(cpu, tb->cpu_tx),
-				      "receiver", cpu_busy_s(cpu, tb->cpu_rx), "total", cpu_busy_s(cpu, -1)));
+			    json_pack("{s:f, s:f, s:f, s:o}", "sender", cpu_busy_s(cpu, tb->cpu_tx),
+				      "receiver", cpu_busy_s(cpu, tb->cpu_rx), "total", cpu_busy_s(cpu, -1),
+				      "per_cpu", record_busy_per_cpu(cpu)));
 	json_object_set_new(rec, "cpu_window_s", json_real(cpu_window_s(cpu)));
 	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", tb->cpu_tx, "receiver", tb->cpu_rx));
 	json_object_set_new(rec, "cycles", json_integer((json_int_t)cycles));

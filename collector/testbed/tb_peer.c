@@ -7,6 +7,7 @@
  * receiver's CPU and the SAs' counters at the window's edges, and the
  * records with both hosts' figures.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,8 @@ struct tb_peer {
 		char rx_why[300];
 		long long stat0;           /* without the agent: /proc/stat busy ticks of the peer */
 		double rx_busy_s;
+		double rx_cpu_s[CPU_MAX]; /* the agent's busy seconds per CPU, rx_ncpu of them (0: none sent) */
+		int rx_ncpu;
 		uint64_t rx_cycles;
 		bool rx_have_cycles;
 		char rx_method[32];
@@ -124,6 +127,29 @@ static void peer_window_open(struct tb_peer *t)
 	w->sa_open = sa_join(there, ipsec_counters_read(t->sas, IPSEC_SA_HERE, w->sa_why, sizeof(w->sa_why)));
 }
 
+/*
+ * The agent's busy seconds per CPU, taken as input from another host:
+ * at most CPU_MAX finite numbers from 0, else none at all.
+ */
+static void rx_per_cpu(struct peer_window *w, json_t *a)
+{
+	size_t i;
+	json_t *v;
+
+	w->rx_ncpu = 0;
+	if (!json_is_array(a) || json_array_size(a) > CPU_MAX)
+		return;
+	json_array_foreach(a, i, v) {
+		double d = json_number_value(v);
+
+		if (!json_is_number(v) || !isfinite(d) || d < 0) {
+			w->rx_ncpu = 0;
+			return;
+		}
+		w->rx_cpu_s[w->rx_ncpu++] = d;
+	}
+}
+
 /* The receiver's CPU (and, by its agent, its probes and SAs: *there) at the window's close. */
 static void peer_window_close_rx(struct tb_peer *t, json_t **there)
 {
@@ -137,6 +163,7 @@ static void peer_window_close_rx(struct tb_peer *t, json_t **there)
 
 		if (r && json_is_true(json_object_get(r, "ok"))) {
 			w->rx_busy_s = json_number_value(json_object_get(r, "busy_s"));
+			rx_per_cpu(w, json_object_get(r, "busy_per_cpu"));
 			w->rx_cycles = (uint64_t)json_integer_value(json_object_get(r, "cycles"));
 			w->rx_have_cycles = true;
 			snprintf(w->rx_method, sizeof(w->rx_method), "%s",
@@ -238,8 +265,17 @@ static void peer_record_cpu(void *tb, json_t *rec, const struct load_result *lr,
 	uint64_t tx_cycles = cpu_cycles(cpu, &method);
 
 	/* two hosts: each figure is the whole host's CPUs, measured on that host */
-	json_object_set_new(rec, "cpu_busy_s", json_pack("{s:f, s:o}", "sender", cpu_busy_s(cpu, -1), "receiver",
-							 t->w.rx_ok ? json_real(t->w.rx_busy_s) : json_null()));
+	json_t *busy = json_pack("{s:f, s:o, s:o}", "sender", cpu_busy_s(cpu, -1), "receiver",
+				 t->w.rx_ok ? json_real(t->w.rx_busy_s) : json_null(), "per_cpu", record_busy_per_cpu(cpu));
+
+	if (t->w.rx_ok && t->w.rx_ncpu) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < t->w.rx_ncpu; i++)
+			json_array_append_new(a, json_real(t->w.rx_cpu_s[i]));
+		json_object_set_new(busy, "per_cpu_receiver", a);
+	}
+	json_object_set_new(rec, "cpu_busy_s", busy);
 	json_object_set_new(rec, "cpu_window_s", json_real(cpu_window_s(cpu)));
 	/* where sender and receiver ran: pinned (--cpu-tx, --cpu-rx) or -1, where the scheduler put them */
 	json_object_set_new(rec, "cpus", json_pack("{s:i, s:i}", "sender", t->v.cfg->cpu_tx, "receiver", t->v.cfg->cpu_rx));

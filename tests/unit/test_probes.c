@@ -265,6 +265,7 @@ static void test_counters_taken(void **state)
 	const char *sent_text =
 		"{\"esp_output\": {\"count\": 7, \"per_packet\": 1.0, \"per_esp_packet\": 1, \"symbol\": \"kprobe \\u001b[31m\\u202eexe\","
 		"  \"per_sa\": {\"0x0000abcd\": 7, \"../x\": 1, \"0x1\": 2, \"0x0000abce\": -3},"
+		"  \"per_cpu\": [3, 4], \"per_cpu_load\": [5, -1],"
 		"  \"evil\": {\"deep\": [[[\"\\u001b]0;x\\u0007\"]]]}, \"count_load\": \"9\"},"
 		" \"xmit_skbs\": {\"count\": -5, \"per_packet\": \"x\", \"symbol\": 3,"
 		"  \"kernel\": {\"count\": 4, \"symbol\": \"tx_packets\", \"x\": 1}},"
@@ -290,6 +291,10 @@ static void test_counters_taken(void **state)
 	assert_int_equal(json_object_size(json_object_get(o, "per_sa")), 2);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "per_sa"), "0x0000abcd")), 7);
 	assert_true(json_is_null(json_object_get(json_object_get(o, "per_sa"), "0x0000abce")));
+	/* per CPU: counts, or nothing (a negative count) */
+	assert_int_equal(json_array_size(json_object_get(o, "per_cpu")), 2);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(o, "per_cpu"), 1)), 4);
+	assert_true(json_is_null(json_object_get(o, "per_cpu_load")));
 	o = json_object_get(c, "xmit_skbs");
 	assert_true(json_is_null(json_object_get(o, "count")) && json_is_null(json_object_get(o, "per_packet")));
 	assert_string_equal(json_string_value(json_object_get(o, "symbol")), "unavailable: the peer did not say");

@@ -340,8 +340,8 @@ static int build_rows(const struct side *b, const struct side *n, const char **k
 			goto out_fail;
 		for (int i = 0; i < b->ng; i++) {
 			const struct run_group *gb = &b->g[i], *gn;
-			const char **names;
-			int nn;
+			const char **names, **spreads;
+			int nn, ns;
 
 			if (strcmp(gb->kernel, kb[p]) || !(gn = find_group(n, kn[p], gb->scenario)))
 				continue;
@@ -350,10 +350,17 @@ static int build_rows(const struct side *b, const struct side *n, const char **k
 
 			if (group_counters(&b->r, gb, &names, &nn) < 0)
 				goto out_fail;
-			for (int m = 0; m < nm + nn; m++) {
+			/* where the work ran: the busiest CPU's share, a row per per-CPU list */
+			if (group_spreads(&b->r, gb, &spreads, &ns) < 0) {
+				free(names);
+				goto out_fail;
+			}
+			for (int m = 0; m < nm + nn + ns; m++) {
 				struct metric met = m < nm ? ms[m]
-							   : (struct metric){ .kind = METRIC_COUNTER, .counter = names[m - nm],
-									      .unit = group_unit(&b->r, gb) };
+						    : m < nm + nn ? (struct metric){ .kind = METRIC_COUNTER, .counter = names[m - nm],
+										     .unit = group_unit(&b->r, gb) }
+								  : (struct metric){ .kind = METRIC_CPU_SHARE,
+										     .counter = spreads[m - nm - nn] };
 				struct pair_row row = { .kernel_base = kb[p], .kernel_new = kn[p],
 							.scenario = gb->scenario, .gb = gb, .gn = gn, .m = met };
 				double *va = malloc((gb->n + 1) * sizeof(double));
@@ -364,6 +371,7 @@ static int build_rows(const struct side *b, const struct side *n, const char **k
 					free(va);
 					free(vb);
 					free(names);
+					free(spreads);
 					goto out_fail;
 				}
 				na = group_values(&b->r, gb, &met, va);
@@ -381,14 +389,16 @@ static int build_rows(const struct side *b, const struct side *n, const char **k
 				decidability(&row, o);
 				free(va);
 				free(vb);
-				if (met.kind == METRIC_COUNTER && na == 0 && nb == 0)
+				if ((met.kind == METRIC_COUNTER || met.kind == METRIC_CPU_SHARE) && na == 0 && nb == 0)
 					continue;
 				if (add_pair_row(&rows, &nrows, &cap, row) < 0) {
 					free(names);
+					free(spreads);
 					goto out_fail;
 				}
 			}
 			free(names);
+			free(spreads);
 		}
 	}
 	*rows_out = rows;

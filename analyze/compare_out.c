@@ -291,6 +291,9 @@ const char *compare_metric_label(const struct metric *m, char *buf, size_t len)
 		return "cycles/byte sender";
 	case METRIC_CPB_RECEIVER:
 		return "cycles/byte receiver";
+	case METRIC_CPU_SHARE:
+		snprintf(buf, len, "%s busiest CPU %%", m->counter);
+		return buf;
 	case METRIC_COUNTER:
 		return m->counter;
 	case METRIC_TPS:

@@ -22,6 +22,8 @@ const char *metric_unit(const struct metric *m)
 		return "cycles/byte sender";
 	case METRIC_CPB_RECEIVER:
 		return "cycles/byte receiver";
+	case METRIC_CPU_SHARE:
+		return "% on the busiest CPU";
 	case METRIC_COUNTER:
 		return m->unit == UNIT_TRANSACTION ? "per transaction" : m->unit == UNIT_DATAGRAM ? "per datagram"
 											 : "per packet";

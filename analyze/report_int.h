@@ -36,6 +36,9 @@ int report_interval_warnings(FILE *f, const struct report *rep);
 /* The set-up of each source as found (meta.json), for the text report (setup_block.c). */
 void report_setup_text(FILE *f, const struct report *rep);
 
+/* The text report's "ESP work per CPU" (report_cpus.c); -1 when out of memory. */
+int report_text_cpus(FILE *f, const struct report *rep);
+
 /* "reproduce:": each source's command and the tool's version and commit, clean or not. */
 void report_reproduce_text(FILE *f, const struct report *rep);
 

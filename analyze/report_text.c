@@ -472,6 +472,8 @@ int report_text(FILE *f, const struct report *rep)
 	if (summary_body(f, rep) < 0)
 		return -1;
 	text_spread(f, rep);
+	if (report_text_cpus(f, rep) < 0)
+		return -1;
 	text_rate_steps(f, rep);
 	report_interval_warnings(f, rep);
 	text_until_ci(f, rep);

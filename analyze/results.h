@@ -65,6 +65,20 @@ enum run_unit { UNIT_BYTE, UNIT_TRANSACTION, UNIT_DATAGRAM };
 #define RESULTS_MAX_CDF 64  /* latency_cdf's points, at most */
 #define RESULTS_MAX_STEPS 64 /* rate_search.steps[], at most */
 
+/*
+ * Where a run's work ran: one figure per CPU, from CPU 0. name is the
+ * counter's ("esp_output": counters.esp_output.per_cpu), the receiving
+ * host's with "@receiver" (counters_receiver), or "busy_s" and
+ * "busy_s@receiver" (cpu_busy_s.per_cpu, per_cpu_receiver).
+ */
+#define RESULTS_MAX_CPUS 1024
+#define RESULTS_MAX_SPREADS 64
+struct run_spread {
+	char *name;
+	double *v;
+	int n;
+};
+
 struct run_record {
 	int line;                   /* line number in runs.jsonl, from 1 */
 	char *kernel, *scenario;
@@ -80,6 +94,8 @@ struct run_record {
 	bool cycles_estimated;      /* cycles_method == "estimated" */
 	struct run_counter *counters;
 	int ncounters;
+	struct run_spread *spreads; /* per CPU (results_spread.c), nspreads of them, or NULL */
+	int nspreads;
 	/* what compare checks for comparability (analyze/provenance.c) */
 	char *load;                 /* "iperf3" or "stream"; NULL if absent */
 	char *enc_title, *enc_cipher; /* "encryption": what encrypts it ("ESP", "WireGuard") and its cipher; NULL in clear */
@@ -278,10 +294,10 @@ int results_kernels(const struct results *r, const char ***kernels, int *n);
  * cycles per datagram.
  */
 enum metric_kind { METRIC_THROUGHPUT, METRIC_CPB, METRIC_COUNTER, METRIC_CPB_SENDER, METRIC_CPB_RECEIVER,
-		   METRIC_TPS, METRIC_LAT, METRIC_CPU_UNIT, METRIC_PPS, METRIC_LOSS };
+		   METRIC_CPU_SHARE, METRIC_TPS, METRIC_LAT, METRIC_CPU_UNIT, METRIC_PPS, METRIC_LOSS };
 struct metric {
 	enum metric_kind kind;
-	const char *counter;        /* for METRIC_COUNTER */
+	const char *counter;        /* for METRIC_COUNTER; METRIC_CPU_SHARE: the spread's name (struct run_spread) */
 	int q;                      /* METRIC_LAT: which of latency_ns (latency_names[q]) */
 	enum run_unit unit;         /* METRIC_CPU_UNIT, METRIC_COUNTER: per what */
 };
@@ -320,5 +336,28 @@ int group_counters(const struct results *r, const struct run_group *g, const cha
 		   int *n);
 
 const char *run_status_name(enum run_status s);
+
+/*
+ * Spreads over CPUs (results_spread.c): what a report says of where the
+ * work ran. Unit-tested.
+ */
+struct cpu_spread {
+	double total;     /* the sum over the CPUs */
+	int ncpu;         /* CPUs in the list */
+	int top;          /* the CPU with the most (the lowest of equals), -1 when total is 0 */
+	double top_share; /* its share of total, 0-1 (0 when total is 0) */
+	int used;         /* CPUs with a non-zero figure: 1 is "all on one CPU" */
+};
+void cpu_spread_of(const double *v, int n, struct cpu_spread *s);
+/* The record's spread of that name, or NULL. */
+const struct run_spread *run_spread_find(const struct run_record *rec, const char *name);
+/* Spread names in the group's ok runs, first appearance order (pointers into r); like group_counters. */
+int group_spreads(const struct results *r, const struct run_group *g, const char ***names, int *n);
+/*
+ * The group's per-CPU figures of name, summed CPU by CPU over its ok runs
+ * (the counting runs where any of them has it, else the others), into
+ * *sum (malloc'd, *ncpu long); how many runs; 0 and NULL when none has it.
+ */
+int group_spread_sum(const struct results *r, const struct run_group *g, const char *name, double **sum, int *ncpu);
 
 #endif

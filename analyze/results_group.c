@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The runs grouped by kernel and scenario, and each group's values of a metric. */
 #include "results.h"
+#include "results_int.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -134,6 +135,9 @@ const char *metric_name(const struct metric *m, char *buf, size_t len)
 		return "cycles_per_byte_sender";
 	case METRIC_CPB_RECEIVER:
 		return "cycles_per_byte_receiver";
+	case METRIC_CPU_SHARE:
+		snprintf(buf, len, "top_cpu_share.%s", m->counter);
+		return buf;
 	case METRIC_TPS:
 		return "transactions_per_s";
 	case METRIC_LAT:
@@ -208,7 +212,8 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 		 double *out)
 {
 	/* which runs give the metric: the throughput runs, or the counting ones */
-	bool from_counting = m->kind == METRIC_COUNTER && g->n_count_ok && counted(r, g, m->counter);
+	bool from_counting = m->kind == METRIC_COUNTER ? g->n_count_ok && counted(r, g, m->counter)
+			     : m->kind == METRIC_CPU_SHARE && results_spread_from_counting(r, g, m->counter);
 	int n = 0;
 
 	for (int i = 0; i < g->n; i++) {
@@ -247,6 +252,17 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 				out[n++] = c->per_packet;
 			}
 			break;
+		case METRIC_CPU_SHARE: {
+			const struct run_spread *sp = run_spread_find(rec, m->counter);
+			struct cpu_spread cs;
+
+			if (!sp)
+				break;
+			cpu_spread_of(sp->v, sp->n, &cs);
+			if (cs.top >= 0)
+				out[n++] = 100 * cs.top_share; /* percent */
+			break;
+		}
 		case METRIC_TPS:
 			if (rec->has_tps)
 				out[n++] = rec->tps;

@@ -99,6 +99,7 @@ void results_record_free(struct run_record *rec)
 		free(rec->counters[i].symbol);
 	}
 	free(rec->counters);
+	results_spreads_free(rec);
 	free(rec->cdf);
 	free(rec->steps);
 	memset(rec, 0, sizeof(*rec));
@@ -385,7 +386,13 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 	rec->cycles_estimated = method && !strcmp(method, "estimated");
 	if (parse_record_setup(c, o, rec) < 0 || parse_record_unit(c, o, rec) < 0)
 		return -1;
-	return parse_counters(c, o, rec);
+	if (parse_counters(c, o, rec) < 0)
+		return -1;
+	char err[300];
+
+	if (results_spreads_parse(o, rec, err, sizeof(err)) < 0)
+		return bad(c, "%s", err);
+	return 0;
 }
 
 static int add_record(struct results *r, struct run_record *rec)

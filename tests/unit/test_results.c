@@ -188,6 +188,67 @@ static const struct {
 	  "runs.jsonl:1: counters.x: \"per_transaction\" must be a number" },
 };
 
+/* Where the work ran: the spread's summary, the per-CPU lists read, summed and their share; bad lists refused. */
+static void test_cpu_spread(void **state)
+{
+	static const char runs[] =
+		REC("k", "esp-null", 1, "1e9, \"cpu_busy_s\": {\"sender\": 1, \"per_cpu\": [0.25, 0.75]}, \"counters\": "
+			"{\"esp_output\": {\"count\": 10, \"per_cpu\": [0, 10, 0], \"symbol\": \"k\"}}, "
+			"\"counters_receiver\": {\"esp_input\": {\"count\": 8, \"per_cpu\": [6, 2], \"symbol\": \"k\"}}")
+		REC("k", "esp-null", 2, "1e9, \"counters\": {\"esp_output\": {\"count\": 30, \"per_cpu\": [30, 0, 0], \"symbol\": \"k\"}}");
+	static const char *const bad_runs[] = {
+		REC("k", "s", 1, "1e9, \"counters\": {\"esp_output\": {\"count\": 1, \"per_cpu\": [1, -1], \"symbol\": \"k\"}}"),
+		REC("k", "s", 1, "1e9, \"counters\": {\"esp_output\": {\"count\": 1, \"per_cpu\": {\"0\": 1}, \"symbol\": \"k\"}}"),
+		REC("k", "s", 1, "1e9, \"cpu_busy_s\": {\"per_cpu\": [\"x\"]}"),
+	};
+	const double none[] = { 0, 0 }, even[] = { 5, 5, 0 }, one[] = { 0, 0, 7 };
+	struct cpu_spread cs;
+	struct results r;
+	struct run_group *g;
+	const char **names;
+	char err[512];
+	double v[8], *sum;
+	int ng, n, ncpu;
+
+	(void)state;
+	cpu_spread_of(none, 2, &cs);
+	assert_true(cs.top == -1 && cs.used == 0 && cs.total == 0 && cs.top_share == 0);
+	cpu_spread_of(even, 3, &cs); /* the lowest of equals */
+	assert_true(cs.top == 0 && cs.used == 2 && cs.total == 10 && cs.top_share == 0.5);
+	cpu_spread_of(one, 3, &cs);
+	assert_true(cs.top == 2 && cs.used == 1 && cs.top_share == 1.0);
+
+	assert_int_equal(parse(runs, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.runs[0].nspreads, 3);
+	assert_non_null(run_spread_find(&r.runs[0], "esp_input@receiver"));
+	assert_non_null(run_spread_find(&r.runs[0], "busy_s"));
+	assert_null(run_spread_find(&r.runs[1], "busy_s"));
+	assert_int_equal(results_groups(&r, &g, &ng), 0);
+	assert_int_equal(group_spreads(&r, &g[0], &names, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(names[0], "esp_output");
+	free(names);
+	/* summed CPU by CPU over the runs: 10 on cpu1, 30 on cpu0 */
+	assert_int_equal(group_spread_sum(&r, &g[0], "esp_output", &sum, &ncpu), 2);
+	assert_int_equal(ncpu, 3);
+	assert_true(sum[0] == 30 && sum[1] == 10 && sum[2] == 0);
+	free(sum);
+	assert_int_equal(group_spread_sum(&r, &g[0], "nothing", &sum, &ncpu), 0);
+	assert_null(sum);
+	/* compare's metric: the busiest CPU's share of each run, in percent */
+	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_CPU_SHARE, .counter = "esp_output" }, v), 2);
+	assert_true(v[0] == 100 && v[1] == 100);
+	assert_int_equal(group_values(&r, &g[0], &(struct metric){ .kind = METRIC_CPU_SHARE, .counter = "esp_input@receiver" }, v), 1);
+	assert_true(v[0] == 75);
+	results_groups_free(g, ng);
+	results_free(&r);
+	for (size_t i = 0; i < sizeof(bad_runs) / sizeof(bad_runs[0]); i++) {
+		assert_int_equal(parse(bad_runs[i], &r, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "per_cpu"));
+		results_free(&r);
+	}
+}
+
 static void test_bad_inputs(void **state)
 {
 	(void)state;
@@ -553,6 +614,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_counting),
+		cmocka_unit_test(test_cpu_spread),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_meta),

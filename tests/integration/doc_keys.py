@@ -23,6 +23,7 @@ MAPS = {
     # by the whole path where the last key alone is also a fixed object elsewhere
     "kernel_drops.sender": "<counter>", "kernel_drops.receiver": "<counter>",
     "kernel_drops_load.sender": "<counter>", "kernel_drops_load.receiver": "<counter>",
+    "xfrm_stat.sender": "<counter>", "xfrm_stat.receiver": "<counter>",
 }
 # objects with the keys of another, documented once under its name
 ALIASES = {"kernels[].setup_receiver.": "kernels[].setup.", "host_kernel.setup.": "kernels[].setup.",

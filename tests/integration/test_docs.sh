@@ -190,6 +190,27 @@ grep -n 'shared folder\|/work/shared\|DESIGN\.md\|reference/' "$TOP/README.md" "
 	grep -v -E '^tests/integration/test_docs\.sh$' |
 	(cd "$TOP" && xargs grep -n -i -E "development (host|machine|vms?)\b|a new session|of the session\b|this session\b|until 20[0-9]{2}-[0-9]{2}|before this (check|change)\b|the project's rule|the figures asked for|[0-9]+-minute target|target (holds|is missed|is met|is not met)|/tmp/ipsecperf-test\.[A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*/|(^|[^A-Za-z0-9_/$])/work/") >&2 &&
 	fail "the tree speaks of its own history, its development machines or test folders (above)"
+# ... and in what a user reads, the kinds of it beyond those words: the
+# measuring machine as "this machine", "here" or "at hand" (a measurement
+# says its machine in docs/measurements.md), what was so before or is not
+# yet, and targets or rules no one owns
+narrator=(
+	'\b(one|this|that|first|new) session\b'          # whose sitting
+	'\bthis (machine|host) (has|had|lacks|cannot)\b' # whose machine
+	'\b(measured|seen|found|counted) here\b'
+	'\bon this (host|machine) \('
+	'\bno quiet machine\b|\bwas (not available|at hand)\b'
+	'\b(not known|left) (yet|until)\b|\(yet\)'      # what is to come
+	'\b(added|measured|timed) after that run\b'
+	'\bas before\b|\bused to (be|inflate|find|read|take|run)\b|\bthe old (code|version|tree|reader|time)\b'
+	'\bwhen that was\b|\bbefore the (hash table|boot changes|netlink)'
+	'\b(the probes'"'"'|the suite'"'"'s|our) target\b|\bkept within [0-9]+ minutes\b'
+	'/tmp/ipsecperf-test\.|--kernel[ =]/var/cache/ipsecperf/' # the tests' fixtures as a sample
+)
+for re in "${narrator[@]}"; do
+	grep -n -i -E "$re" "$TOP/README.md" "$TOP"/docs/*.md >&2 &&
+		fail "the docs narrate (/$re/, above): say the fact, its conditions in docs/measurements.md"
+done
 
 # every path the docs and the code name under the tree's folders is in the tree
 python3 - "$TOP" << 'EOF' >&2 || fail "the docs or the code name files that are not in the tree (above)"
@@ -234,12 +255,21 @@ for i, l in enumerate(sample):
     if not l.startswith("$ ipsecperf "):
         continue
     end = sample.index("```", i)
-    args = l[len("$ ipsecperf "):].split()
+    # a command goes on over lines that end in a backslash
+    cmd, j = l, i
+    while cmd.endswith("\\"):
+        j += 1
+        cmd = cmd[:-1] + " " + sample[j]
+    i = j
+    args = cmd[len("$ ipsecperf "):].split()
     r = subprocess.run([prog] + args, cwd=top, capture_output=True, text=True)
     if "\n".join(sample[i + 1:end]) + "\n" != r.stdout:
         bad.append("README.md: `ipsecperf %s` prints otherwise now" % " ".join(args))
     if args[0] == "compare":
         rcs.append(r.returncode)
+# every line within a mail's 72 columns, the commands as what they print
+bad += ["README.md: a line of the sample is %d columns, not 72 at most: %s" % (len(l), l[:40])
+        for l in sample if len(l) > 72]
 # the exit statuses the prose gives, in its order, are the compares'; with two
 # compares, one passes (nothing changed) and one catches the change
 prose = re.sub(r"```.*?```", "", "\n".join(sample), flags=re.S)

@@ -155,7 +155,9 @@ if not (longs and len(longs[0][0]) == 500): raise AssertionError([len(h[0]) for 
 PY
 
 # compare's page: the two runs the README's sample compares
-set -- $(sed -n 's/^\$ ipsecperf compare \(results\/examples\/[^ ]*\) \(results\/examples\/[^ ]*\)$/\1 \2/p' "$TOP/README.md" | head -1)
+# (a command of the sample may go on over lines that end in a backslash)
+set -- $(sed ':a;/\\$/{N;s/ *\\\n */ /;ba}' "$TOP/README.md" |
+	sed -n 's/^\$ ipsecperf compare \(results\/examples\/[^ ]*\) \(results\/examples\/[^ ]*\)$/\1 \2/p' | head -1)
 [ $# = 2 ] || fail "the README's sample compares no two committed examples"
 A="$TOP/$1"
 B="$TOP/$2"

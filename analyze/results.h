@@ -64,6 +64,8 @@ enum run_unit { UNIT_BYTE, UNIT_TRANSACTION, UNIT_DATAGRAM };
 #define RESULTS_NLAT 5      /* latency_ns's p50, p90, p99, p99.9 and max */
 #define RESULTS_MAX_CDF 64  /* latency_cdf's points, at most */
 #define RESULTS_MAX_STEPS 64 /* rate_search.steps[], at most */
+#define RESULTS_MAX_PAIRS 64 /* sa_pair[], at most */
+#define RESULTS_MAX_XFRM 128 /* xfrm_stat's counters an end, at most */
 
 /*
  * Where a run's work ran: one figure per CPU, from CPU 0. name is the
@@ -121,6 +123,22 @@ struct run_record {
 		double offered_pps, sent_pps, loss;
 		bool pass;
 	} *steps;
+	/* "sa_pair" (run --sas): each SA pair's flows and its data SA, npairs of them, or NULL */
+	int npairs;
+	struct sa_pair_rec {
+		int pair;
+		char spi[16];
+		char ports[64];             /* "5201 5203" */
+		bool has_bps, has_packets;
+		double throughput_bps, packets;
+	} *pairs;
+	/* "xfrm_stat": the kernel's IPsec counters that moved over the load, at either end */
+	int nxfrm;
+	struct xfrm_stat_rec {
+		char name[40];
+		bool receiver;
+		double count;
+	} *xfrm;
 };
 
 /* A guest kernel's accelerator, from meta.json's kernels[].vm or vm[]. */

@@ -102,6 +102,8 @@ void results_record_free(struct run_record *rec)
 	results_spreads_free(rec);
 	free(rec->cdf);
 	free(rec->steps);
+	free(rec->pairs);
+	free(rec->xfrm);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -211,6 +213,93 @@ static int parse_steps(struct ctx *c, json_t *a, struct run_record *rec)
 		rec->rate_steps++;
 	}
 	c->where = NULL;
+	return 0;
+}
+
+/* sa_pair[] (run --sas): each pair's number, data SPI, ports, throughput and packets. */
+static int parse_pairs(struct ctx *c, json_t *a, struct run_record *rec)
+{
+	size_t i;
+	json_t *p;
+
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > RESULTS_MAX_PAIRS)
+		return bad(c, "\"sa_pair\" must be a list of at most %d SA pairs", RESULTS_MAX_PAIRS);
+	rec->pairs = calloc(json_array_size(a) + 1, sizeof(*rec->pairs));
+	if (!rec->pairs)
+		return bad(c, "out of memory");
+	json_array_foreach(a, i, p) {
+		struct sa_pair_rec *r = &rec->pairs[i];
+		json_t *ports = json_object_get(p, "ports"), *v;
+		const char *spi;
+		double n;
+		bool has;
+		size_t k;
+		int off = 0;
+
+		if (!json_is_object(p) || !json_is_array(ports))
+			return bad(c, "\"sa_pair\"[%zu] is not an SA pair (an object with \"ports\")", i);
+		c->where = "sa_pair[]: ";
+		if (get_num(c, p, "pair", true, &has, &n) < 0 || get_str(c, p, "spi", true, &spi) < 0 ||
+		    get_num(c, p, "throughput_bps", false, &r->has_bps, &r->throughput_bps) < 0 ||
+		    get_num(c, p, "packets", false, &r->has_packets, &r->packets) < 0) {
+			c->where = NULL;
+			return -1;
+		}
+		c->where = NULL;
+		if (n > RESULTS_MAX_PAIRS || strlen(spi) >= sizeof(r->spi))
+			return bad(c, "\"sa_pair\"[%zu]: pair or spi out of range", i);
+		r->pair = (int)n;
+		snprintf(r->spi, sizeof(r->spi), "%s", spi);
+		json_array_foreach(ports, k, v) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 65535)
+				return bad(c, "\"sa_pair\"[%zu].ports: not a port", i);
+			if (off < (int)sizeof(r->ports) - 8)
+				off += snprintf(r->ports + off, sizeof(r->ports) - off, "%s%d", off ? " " : "",
+						(int)json_integer_value(v));
+		}
+		rec->npairs++;
+	}
+	return 0;
+}
+
+/* xfrm_stat.sender and .receiver: the counters that moved (zeros are not kept), each a kernel name. */
+static int parse_xfrm_stat(struct ctx *c, json_t *o, struct run_record *rec)
+{
+	static const char *const side[2] = { "sender", "receiver" };
+
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_object(o))
+		return bad(c, "\"xfrm_stat\" must be an object, not %s", results_json_kind(o));
+	rec->xfrm = calloc(2 * RESULTS_MAX_XFRM, sizeof(*rec->xfrm));
+	if (!rec->xfrm)
+		return bad(c, "out of memory");
+	for (int e = 0; e < 2; e++) {
+		json_t *cs = json_object_get(o, side[e]), *v;
+		const char *name;
+
+		if (!cs || json_is_null(cs))
+			continue;
+		if (!json_is_object(cs) || json_object_size(cs) > RESULTS_MAX_XFRM)
+			return bad(c, "\"xfrm_stat.%s\" must be an object of at most %d counters", side[e], RESULTS_MAX_XFRM);
+		json_object_foreach(cs, name, v) {
+			struct xfrm_stat_rec *x = &rec->xfrm[rec->nxfrm];
+
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				return bad(c, "\"xfrm_stat.%s\": a counter must be a whole number >= 0", side[e]);
+			if (strlen(name) >= sizeof(x->name) || !*name ||
+			    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != strlen(name))
+				return bad(c, "\"xfrm_stat.%s\": a counter's name must be letters and digits, under 40", side[e]);
+			if (!json_integer_value(v))
+				continue;
+			snprintf(x->name, sizeof(x->name), "%s", name);
+			x->receiver = e;
+			x->count = (double)json_integer_value(v);
+			rec->nxfrm++;
+		}
+	}
 	return 0;
 }
 
@@ -384,7 +473,9 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 	if (method && strcmp(method, "pmu") && strcmp(method, "estimated"))
 		return bad(c, "unknown cycles_method '%.40s' (pmu or estimated)", method);
 	rec->cycles_estimated = method && !strcmp(method, "estimated");
-	if (parse_record_setup(c, o, rec) < 0 || parse_record_unit(c, o, rec) < 0)
+	if (parse_record_setup(c, o, rec) < 0 || parse_record_unit(c, o, rec) < 0 ||
+	    parse_pairs(c, json_object_get(o, "sa_pair"), rec) < 0 ||
+	    parse_xfrm_stat(c, json_object_get(o, "xfrm_stat"), rec) < 0)
 		return -1;
 	if (parse_counters(c, o, rec) < 0)
 		return -1;

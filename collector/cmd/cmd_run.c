@@ -261,6 +261,7 @@ static const struct opt_def run_opts[] = {
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands, then their undo; make none", .marks = ALL | PAIR),
 	OPT_INT("flows", 'P', RC, cfg.flows, 1, LOAD_MAX_FLOWS, "N", "TCP flows at once, each on its own port (--port and up) and, where there are CPUs enough, its own CPUs (default 1; iperf3 only; --parallel, iperf3's name, too); docs/load.md", .marks = OPT_NETNS | OPT_PEER | OPT_VM | PAIR | GUEST, .alias = "parallel"),
 	OPT_CB("congestion", 'C', opt_congestion, "ALGO", "the sender's TCP congestion control (default: the kernel's, recorded either way; iperf3's -C)", .marks = ALL | PAIR | GUEST),
+	OPT_INT("sas", 0, RC, cfg.sas, 1, SCENARIO_MAX_SAS, "N", "SA pairs in each ESP scenario, flow k (port --port + k) through pair k mod N, each SA with its own counters; needs N flows or more (--flows); the scenario's sas = N otherwise, one by default; docs/scenarios.md", .marks = OPT_NETNS | OPT_VM | GUEST),
 	OPT_CHOICE("direction", 0, RC, cfg.direction, load_direction_names, "DIR", "who sends: tx (this host, default), rx (the peer) or both (each flow both ways at once); docs/load.md", .marks = OPT_PEER | PAIR | GUEST, .say_takes = true),
 	OPT_INT("duration", 't', RC, cfg.duration_s, 1, 3600, "S", "measured seconds per run (default 10; --time, iperf3's name, too)", .marks = ALL | PAIR | GUEST, .alias = "time", .group = "how long"),
 	OPT_INT("omit", 'O', RC, cfg.omit_s, 0, 60, "S", "warm-up seconds before measuring (default 1)", .marks = ALL | PAIR | GUEST),
@@ -389,6 +390,11 @@ static int check_options(struct run_ctx *ctx)
 
 	if (c->direction == LOAD_BOTH && 2 * c->flows > LOAD_MAX_FLOWS) {
 		pr_warn("run: --direction both runs each flow both ways: at most %d --flows", LOAD_MAX_FLOWS / 2);
+		return -1;
+	}
+	if (c->sas > c->flows * (c->direction == LOAD_BOTH ? 2 : 1)) {
+		pr_warn("run: --sas %d: each SA pair carries flows of its own, and --flows %d runs fewer; give --flows %d or more",
+			c->sas, c->flows, c->sas);
 		return -1;
 	}
 	if (c->max_repeat && !c->until_ci) {

@@ -168,6 +168,8 @@ void xfrm_sa_print(FILE *f, const char *netns, const struct xfrm_sa_spec *s)
 		else
 			fprintf(f, " auth-trunc '%s' '' %d", s->auth, s->auth_icv_bits);
 	}
+	if (s->reqid)
+		fprintf(f, " reqid %u", s->reqid);
 	fprintf(f, " mode %s replay-window 32 sel src %s dst %s\n", s->tunnel ? "tunnel" : "transport",
 		s->src, s->dst);
 }
@@ -176,10 +178,22 @@ void xfrm_policy_print(FILE *f, const char *netns, const struct xfrm_pol_spec *p
 {
 	int plen = p->family == AF_INET ? 32 : 128;
 
-	fprintf(f, "ip %s%s%sxfrm policy add src %s/%d dst %s/%d dir %s tmpl ",
-		netns ? "-n " : "", netns ? netns : "", netns ? " " : "", p->src, plen, p->dst, plen,
-		dir_name(p->dir));
+	fprintf(f, "ip %s%s%sxfrm policy add src %s/%d dst %s/%d ", netns ? "-n " : "", netns ? netns : "",
+		netns ? " " : "", p->src, plen, p->dst, plen);
+	if (p->l4proto)
+		fprintf(f, "proto %s ", p->l4proto == IPPROTO_TCP ? "tcp" : "udp");
+	if (p->sport)
+		fprintf(f, "sport %u ", p->sport);
+	if (p->dport)
+		fprintf(f, "dport %u ", p->dport);
+	fprintf(f, "dir %s ", dir_name(p->dir));
+	if (p->priority)
+		fprintf(f, "priority %u ", p->priority);
+	fprintf(f, "tmpl ");
 	if (p->tunnel)
 		fprintf(f, "src %s dst %s ", p->src, p->dst);
-	fprintf(f, "proto %s mode %s\n", proto_name(p->proto), p->tunnel ? "tunnel" : "transport");
+	fprintf(f, "proto %s ", proto_name(p->proto));
+	if (p->reqid)
+		fprintf(f, "reqid %u ", p->reqid);
+	fprintf(f, "mode %s\n", p->tunnel ? "tunnel" : "transport");
 }

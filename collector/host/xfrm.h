@@ -38,6 +38,7 @@ struct xfrm_sa_spec {
 	char aead[XFRM_ALG_NAME_MAX];
 	int aead_key_bits;       /* key and salt, as the kernel takes it */
 	int aead_icv_bits;
+	uint32_t reqid;          /* 0: none; several SA pairs (ipsec.h): the policies' templates name it */
 };
 
 struct xfrm_pol_spec {
@@ -46,6 +47,11 @@ struct xfrm_pol_spec {
 	int dir;                 /* XFRM_POLICY_IN, _OUT or _FWD */
 	int proto;               /* the template's: IPPROTO_ESP */
 	bool tunnel;             /* template mode; tunnel endpoints = src, dst */
+	/* several SA pairs (ipsec.h): a flow's ports pick its SA; all 0 otherwise */
+	int l4proto;             /* selector: IPPROTO_TCP with a port, 0: any */
+	uint16_t sport, dport;   /* selector: one port each (host order), 0: any */
+	uint32_t priority;       /* lower wins: the ports' policies before the catch-all */
+	uint32_t reqid;          /* the template's: the SA of that reqid, 0: any */
 };
 
 /* What the kernel counts for one SA. */

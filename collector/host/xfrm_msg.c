@@ -81,6 +81,7 @@ int xfrm_sa_build(void *buf, size_t len, const struct xfrm_sa_spec *s, const uin
 	sa->id.proto = s->proto;
 	sa->family = s->family;
 	sa->mode = s->tunnel ? XFRM_MODE_TUNNEL : XFRM_MODE_TRANSPORT;
+	sa->reqid = s->reqid;
 	sa->replay_window = 32; /* else the inbound SA keeps no sequence number */
 	sa->lft.soft_byte_limit = sa->lft.hard_byte_limit = XFRM_INF;
 	sa->lft.soft_packet_limit = sa->lft.hard_packet_limit = XFRM_INF;
@@ -128,6 +129,15 @@ static void fill_selector(struct xfrm_selector *sel, const struct xfrm_pol_spec 
 	sel->saddr = *src;
 	sel->daddr = *dst;
 	sel->prefixlen_s = sel->prefixlen_d = host_prefix(p->family);
+	sel->proto = p->l4proto;
+	if (p->sport) {
+		sel->sport = htons(p->sport);
+		sel->sport_mask = 0xffff;
+	}
+	if (p->dport) {
+		sel->dport = htons(p->dport);
+		sel->dport_mask = 0xffff;
+	}
 }
 
 int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, int op, uint32_t seq)
@@ -161,10 +171,12 @@ int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, int 
 	pol->lft.soft_byte_limit = pol->lft.hard_byte_limit = XFRM_INF;
 	pol->lft.soft_packet_limit = pol->lft.hard_packet_limit = XFRM_INF;
 	pol->dir = p->dir;
+	pol->priority = p->priority;
 	pol->action = XFRM_POLICY_ALLOW;
 	pol->share = XFRM_SHARE_ANY;
 
 	t.id.proto = p->proto;
+	t.reqid = p->reqid;
 	t.family = p->family;
 	t.mode = p->tunnel ? XFRM_MODE_TUNNEL : XFRM_MODE_TRANSPORT;
 	if (p->tunnel) {

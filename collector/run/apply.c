@@ -31,7 +31,7 @@ static int offloads_at(const struct endpoint *e, const struct offload_list *ol, 
 }
 
 int scenario_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
-		   struct ipsec_sas *sas, struct enclink_run *el, char *why, size_t len)
+		   const struct ipsec_flows *fl, struct ipsec_sas *sas, struct enclink_run *el, char *why, size_t len)
 {
 	const struct endpoint *end[2] = { tx, rx };
 	struct offload_list ol = scenario_offloads(sc);
@@ -42,7 +42,7 @@ int scenario_apply(const struct endpoint *tx, const struct endpoint *rx, const s
 	for (int i = 0; i < 2 && rc == 0; i++)
 		rc = offloads_at(end[i], &ol, why, len);
 	if (rc == 0)
-		rc = ipsec_apply(tx, rx, sc, sas, why, len);
+		rc = ipsec_apply(tx, rx, sc, fl, sas, why, len);
 	if (rc == 0)
 		rc = enclink_apply(tx, rx, sc, el, why, len);
 	return rc;

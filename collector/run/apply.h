@@ -19,7 +19,8 @@ struct scenario;
  * then runs over its devices), each change journaled first: 0 done; 1
  * cannot here (skip, why); -1 failed (why).
  */
+struct ipsec_flows;
 int scenario_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
-		   struct ipsec_sas *sas, struct enclink_run *el, char *why, size_t len);
+		   const struct ipsec_flows *fl, struct ipsec_sas *sas, struct enclink_run *el, char *why, size_t len);
 
 #endif

@@ -53,12 +53,23 @@ json_t *ipsec_policy_record(const char *netns, const struct xfrm_pol_spec *p)
 
 	if (netns)
 		json_object_set_new(r, "netns", json_string(netns));
+	/* a flow's policy (several SA pairs): its selector's ports, which the delete must name */
+	if (p->l4proto)
+		json_object_set_new(r, "l4proto", json_integer(p->l4proto));
+	if (p->sport)
+		json_object_set_new(r, "sport", json_integer(p->sport));
+	if (p->dport)
+		json_object_set_new(r, "dport", json_integer(p->dport));
 	return r;
 }
 
 void ipsec_policy_name(char *buf, size_t len, const struct xfrm_pol_spec *p)
 {
-	snprintf(buf, len, "policy %s %s -> %s", dir_name(p->dir), p->src, p->dst);
+	if (p->sport || p->dport)
+		snprintf(buf, len, "policy %s %s -> %s %s %u", dir_name(p->dir), p->src, p->dst,
+			 p->sport ? "sport" : "dport", p->sport ? p->sport : p->dport);
+	else
+		snprintf(buf, len, "policy %s %s -> %s", dir_name(p->dir), p->src, p->dst);
 }
 
 void ipsec_sa_name(char *buf, size_t len, const struct xfrm_sa_spec *s)
@@ -213,6 +224,15 @@ int ipsec_undo_policy(json_t *r)
 	snprintf(p.src, sizeof(p.src), "%s", src);
 	snprintf(p.dst, sizeof(p.dst), "%s", dst);
 	p.dir = !strcmp(dir, "in") ? XFRM_POLICY_IN : !strcmp(dir, "out") ? XFRM_POLICY_OUT : XFRM_POLICY_FWD;
+	json_int_t l4 = json_integer_value(json_object_get(r, "l4proto"));
+	json_int_t sport = json_integer_value(json_object_get(r, "sport"));
+	json_int_t dport = json_integer_value(json_object_get(r, "dport"));
+
+	if (l4 < 0 || l4 > 255 || sport < 0 || sport > 65535 || dport < 0 || dport > 65535)
+		return -1;
+	p.l4proto = (int)l4;
+	p.sport = (uint16_t)sport;
+	p.dport = (uint16_t)dport;
 	err = xfrm_policy_del(ns, &p);
 	if (err)
 		pr_warn("undo: delete policy %s %s -> %s%s%s: %s", dir, src, dst, ns ? " in " : "",
@@ -299,12 +319,24 @@ static uint32_t ipsec_random_spi(void)
 	return spi;
 }
 
+/* n different random SPIs */
+static void random_spis(uint32_t *spi, int n)
+{
+	for (int i = 0; i < n; i++) {
+		bool again;
+
+		do {
+			spi[i] = ipsec_random_spi();
+			again = false;
+			for (int k = 0; k < i; k++)
+				again |= spi[k] == spi[i];
+		} while (again);
+	}
+}
+
 void ipsec_random_spis(uint32_t spi[2])
 {
-	spi[0] = ipsec_random_spi();
-	do
-		spi[1] = ipsec_random_spi();
-	while (spi[1] == spi[0]);
+	random_spis(spi, 2);
 }
 
 /* The two ends of a set-up: tx and rx, on one host (netns) or two (peer). */
@@ -346,15 +378,56 @@ static int lost_check(const struct ends *x, int rc, char *why, size_t len)
 	return rc;
 }
 
-static int make_policies(const struct ends *x, const struct ipsec_config *c, int family, char *why, size_t len)
+/*
+ * Several SA pairs: the policies of the flows' ports come before the
+ * catch-all (which takes what else passes between the two, through pair 0),
+ * the kernel taking the lowest priority among those that match.
+ */
+#define PRIO_PORTS 100
+#define PRIO_ALL 200
+
+/*
+ * Policy k of one end and direction: 0 the catch-all; then, with several
+ * SA pairs, four a flow port (its source or its destination, whichever end
+ * is its server), through the pair of that flow. 0, or -1 past the last.
+ */
+static int policy_of(const struct ipsec_sas *cur, int k, struct xfrm_pol_spec *p)
+{
+	if (k == 0) {
+		if (cur->npairs > 1) {
+			p->priority = PRIO_ALL;
+			p->reqid = 1;
+		}
+		return 0;
+	}
+	if (cur->npairs < 2 || k > 2 * cur->nports)
+		return -1;
+	int flow = (k - 1) / 2;
+	uint16_t port = (uint16_t)(cur->port + flow);
+
+	p->l4proto = IPPROTO_TCP;
+	p->priority = PRIO_PORTS;
+	p->reqid = (uint32_t)(flow % cur->npairs) + 1;
+	if ((k - 1) % 2)
+		p->sport = port;
+	else
+		p->dport = port;
+	return 0;
+}
+
+static int make_policies(const struct ends *x, const struct ipsec_config *c, int family, const struct ipsec_sas *cur,
+			 char *why, size_t len)
 {
 	for (int i = 0; i < 2; i++)
-		for (int d = 0; d < 2; d++) {
+		for (int k = 0, d = 0; ; d = !d, k += !d) {
 			const struct endpoint *e = x->ep[i];
 			struct xfrm_pol_spec p = { .family = family, .proto = IPPROTO_ESP, .tunnel = c->tunnel,
 						   .dir = d ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
 			char kmsg[200], where[48];
 			int err, rc;
+
+			if (policy_of(cur, k, &p) < 0)
+				break;
 
 			/* out: self -> peer; in: peer -> self */
 			snprintf(p.src, sizeof(p.src), "%s", d ? x->ep[!i]->addr : e->addr);
@@ -364,8 +437,11 @@ static int make_policies(const struct ends *x, const struct ipsec_config *c, int
 			ep_where(where, sizeof(where), x, e);
 			rc = ipsec_add_policy_at(e, &p, where, &err, kmsg, sizeof(kmsg), why, len);
 			if (rc && err) {
-				snprintf(why, len, "adding policy %s %s -> %s failed: %s%s%s", d ? "in" : "out",
-					 p.src, p.dst, strerror(-err), kmsg[0] ? ": " : "", kmsg);
+				char what[200];
+
+				ipsec_policy_name(what, sizeof(what), &p);
+				snprintf(why, len, "adding %s failed: %s%s%s", what, strerror(-err), kmsg[0] ? ": " : "",
+					 kmsg);
 				host_prefix(x, e, why, len);
 			}
 			rc = lost_check(x, rc, why, len);
@@ -375,13 +451,18 @@ static int make_policies(const struct ends *x, const struct ipsec_config *c, int
 	return 0;
 }
 
-/* The SAs, direction 0: tx -> rx (the data); 1: rx -> tx (the ACKs), each at its out end, then its in end. */
+/*
+ * The SAs of each pair, direction 0: tx -> rx (the data); 1: rx -> tx (the
+ * ACKs), each at its out end, then its in end; pair j's direction d has
+ * spi[2j + d] and key[2j + d].
+ */
 static int make_sas(const struct ends *x, const struct ipsec_config *c, int family, const char *esp,
-		    const uint32_t spi[2], uint8_t key[2][2 * XFRM_KEY_MAX], size_t klen, struct ipsec_sas *cur,
+		    const uint32_t *spi, uint8_t (*key)[2 * XFRM_KEY_MAX], size_t klen, struct ipsec_sas *cur,
 		    char *why, size_t len)
 {
-	int rc = 0;
+	int rc = 0, npairs = cur->npairs;
 
+	for (int pair = 0; pair < npairs && rc == 0; pair++)
 	for (int d = 0; d < 2 && rc == 0; d++)
 		for (int side = 0; side < 2 && rc == 0; side++) {
 			int end = d ^ side; /* the out end of direction d is its source */
@@ -390,7 +471,10 @@ static int make_sas(const struct ends *x, const struct ipsec_config *c, int fami
 			char kmsg[200], where[48];
 			int err;
 
-			ipsec_fill_sa(s, c, family, x->ep[d]->addr, x->ep[!d]->addr, spi[d]);
+			ipsec_fill_sa(s, c, family, x->ep[d]->addr, x->ep[!d]->addr, spi[2 * pair + d]);
+			if (npairs > 1)
+				s->reqid = (uint32_t)pair + 1;
+			cur->sa[cur->n].pair = pair;
 			cur->sa[cur->n].ep = e;
 			cur->sa[cur->n].role = end ? "rx" : "tx";
 			cur->sa[cur->n].dir = side ? "in" : "out";
@@ -398,7 +482,7 @@ static int make_sas(const struct ends *x, const struct ipsec_config *c, int fami
 				xfrm_sa_print(stdout, e->netns, s);
 			cur->n++;
 			ep_where(where, sizeof(where), x, e);
-			rc = ipsec_add_sa_at(e, s, key[d], klen, where, &err, kmsg, sizeof(kmsg), why, len);
+			rc = ipsec_add_sa_at(e, s, key[2 * pair + d], klen, where, &err, kmsg, sizeof(kmsg), why, len);
 			if (rc && err) {
 				rc = sa_error(err, kmsg, s, ep_remote(e) ? NULL : esp, why, len);
 				host_prefix(x, e, why, len);
@@ -436,10 +520,10 @@ static int offload_builtin_check(const struct endpoint *e, int family, const cha
 static int apply_in_window(const struct ends *x, const struct ipsec_config *c, int family, const char *esp,
 			   struct ipsec_sas *cur, char *why, size_t len)
 {
-	uint8_t key[2][2 * XFRM_KEY_MAX];
+	uint8_t key[2 * SCENARIO_MAX_SAS][2 * XFRM_KEY_MAX];
 	char offload[32];
-	uint32_t spi[2];
-	int rc = 0;
+	uint32_t spi[2 * SCENARIO_MAX_SAS];
+	int rc = 0, nkeys = 2 * cur->npairs;
 
 	/* esp4_offload loaded before the SAs keeps GSO over ESP: what esp-gso means */
 	snprintf(offload, sizeof(offload), "%s_offload", esp);
@@ -455,7 +539,7 @@ static int apply_in_window(const struct ends *x, const struct ipsec_config *c, i
 	if (rc)
 		return rc;
 
-	ipsec_random_spis(spi);
+	random_spis(spi, nkeys);
 
 	struct xfrm_sa_spec probe;
 
@@ -467,12 +551,13 @@ static int apply_in_window(const struct ends *x, const struct ipsec_config *c, i
 		return -1;
 	}
 	secret_hold(); /* until the keys, here, in netlink messages and in the agent's request lines, are wiped */
-	if (klen && !journal_dry_run() &&
-	    (getrandom(key[0], klen, 0) != (ssize_t)klen || getrandom(key[1], klen, 0) != (ssize_t)klen)) {
-		snprintf(why, len, "getrandom: %s", strerror(errno));
-		secret_release();
-		return -1;
-	}
+	for (int k = 0; klen && !journal_dry_run() && k < nkeys; k++)
+		if (getrandom(key[k], klen, 0) != (ssize_t)klen) {
+			snprintf(why, len, "getrandom: %s", strerror(errno));
+			explicit_bzero(key, sizeof(key));
+			secret_release();
+			return -1;
+		}
 	if (journal_dry_run() && klen)
 		printf("# keys: set KEY_* to 0x and the given number of bits in hex digits, e.g. KEY_ENC_128=0x$(od -An -tx1 -N16 /dev/urandom | tr -d ' \\n')\n");
 
@@ -481,7 +566,7 @@ static int apply_in_window(const struct ends *x, const struct ipsec_config *c, i
 	 * sent in clear. (And on a kernel without ESP the policies still go in
 	 * and out again, so their journal records are exercised everywhere.)
 	 */
-	rc = make_policies(x, c, family, why, len);
+	rc = make_policies(x, c, family, cur, why, len);
 	if (rc == 0)
 		rc = make_sas(x, c, family, esp, spi, key, klen, cur, why, len);
 	explicit_bzero(key, sizeof(key));
@@ -518,7 +603,7 @@ static int windows_close(const struct ends *x, struct kmod_window win[2], int rc
 }
 
 int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
-		struct ipsec_sas *cur, char *why, size_t len)
+		const struct ipsec_flows *fl, struct ipsec_sas *cur, char *why, size_t len)
 {
 	const struct ipsec_config *c = &sc->ipsec;
 	struct ends x = { { tx, rx }, ep_remote(tx) != ep_remote(rx) || tx->host != rx->host };
@@ -529,8 +614,24 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 	memset(cur, 0, sizeof(*cur));
 	cur->hosts = x.hosts;
 	cur->one_way = load_of(sc)->caps & LOAD_ONE_WAY;
+	cur->npairs = 1;
 	if (!c->on)
 		return 0;
+	if (fl && fl->npairs > 1) {
+		if (x.hosts) {
+			snprintf(why, len, "%d SA pairs: made in the two namespaces of one host (netns, vm testbeds) only, not yet on two hosts",
+				 fl->npairs);
+			return 1;
+		}
+		if (!(load_of(sc)->caps & LOAD_FLOWS) || fl->nports < fl->npairs) {
+			snprintf(why, len, "%d SA pairs need as many flows at least, each pair its own (--flows %d or more%s)",
+				 fl->npairs, fl->npairs, load_of(sc)->caps & LOAD_FLOWS ? "" : ", and a load that runs several");
+			return -1;
+		}
+		cur->npairs = fl->npairs;
+		cur->port = fl->port;
+		cur->nports = fl->nports;
+	}
 	if (journal_dry_run() && x.hosts) {
 		printf("# ESP: SAs and policies here with xfrm netlink, on %s through `%s peer-agent` (keys on its stdin)\n",
 		       rx->host->ssh_dest, rx->prog);
@@ -552,185 +653,4 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 	if (journal_dry_run())
 		cur->n = 0;
 	return rc;
-}
-
-void ipsec_counters_begin(struct ipsec_sas *cur)
-{
-	for (int i = 0; i < cur->n; i++)
-		cur->sa[i].err0 = ep_xfrm_sa_get(cur->sa[i].ep, &cur->sa[i].spec, &cur->sa[i].c0);
-}
-
-int ipsec_sa_check(json_t *sas, char *why, size_t len)
-{
-	size_t off = 0, i;
-	json_t *s;
-
-	json_array_foreach(sas, i, s) {
-		if (json_integer_value(json_object_get(s, "packets")) > 0)
-			continue;
-		if (!off)
-			off = snprintf(why, len, "policy did not match:");
-		if (off < len)
-			off += snprintf(why + off, len - off, " SA %s (%s, %s) counted no packets;",
-					json_string_value(json_object_get(s, "spi")),
-					json_string_value(json_object_get(s, "dir")),
-					json_string_value(json_object_get(s, "netns")) ?: json_string_value(json_object_get(s, "host")));
-	}
-	if (off && off < len)
-		why[off - 1] = '\0'; /* the last ';' */
-	return off ? -1 : 0;
-}
-
-/* A counter's calls over the whole load if the probes have it, else in the window; -1: not counted. */
-static json_int_t probe_count(json_t *rec, const char *name)
-{
-	json_t *o = json_object_get(json_object_get(rec, "counters"), name);
-	json_t *v = json_object_get(o, "count_load");
-
-	if (!json_is_integer(v))
-		v = json_object_get(o, "count");
-	return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
-int ipsec_path_check(const struct ipsec_config *c, json_t *rec, char *why, size_t len)
-{
-	json_t *sas = json_object_get(rec, "sa_load"), *s;
-	json_int_t out = probe_count(rec, probe_counters[IPP_ESP_OUTPUT].name);
-	json_int_t tail = probe_count(rec, probe_counters[IPP_ESP_OUTPUT_TAIL].name);
-	const char *hint = "ESP GSO (esp4_offload, esp6_offload) was active: built in (CONFIG_INET_ESP_OFFLOAD=y), or loaded by something else";
-	size_t i;
-
-	if (!c->on || c->esp_gso)
-		return 0;
-	/* esp_output runs once per ESP packet off the GSO path, and calls esp_output_tail; esp_xmit calls only the tail */
-	if (out == 0 && tail > 0) {
-		snprintf(why, len, "esp-gso = off, but ESP took the GSO path: esp_output_tail ran %lld times, esp_output never; %s",
-			 (long long)tail, hint);
-		return 1;
-	}
-	if (!json_is_array(sas))
-		sas = json_object_get(rec, "sa");
-	json_array_foreach(sas, i, s) {
-		json_int_t pk = json_integer_value(json_object_get(s, "packets"));
-		json_int_t wire = json_integer_value(json_object_get(s, "wire_packets"));
-		const char *dir = json_string_value(json_object_get(s, "dir"));
-
-		/*
-		 * xfrm_output_one counts each skb once in the SA's packets and
-		 * advances its sequence number by the skb's GSO segments on the
-		 * GSO path (xfrm_replay_overflow_offload), by one off it: more
-		 * sequence numbers than packets is GSO over ESP. The edges of a
-		 * window may split one packet's two counts: a little slack.
-		 */
-		if (!dir || strcmp(dir, "out") || wire - pk <= 2 || (wire - pk) * 100 <= pk)
-			continue;
-		snprintf(why, len, "esp-gso = off, but ESP took the GSO path: SA %s sent %lld ESP packets for %lld packets through xfrm, GSO packets counted once; %s",
-			 json_string_value(json_object_get(s, "spi")) ?: "?", (long long)wire, (long long)pk, hint);
-		return 1;
-	}
-	return 0;
-}
-
-/* One SA's entry in "sa": the netns testbed names its namespace's role, the peer testbed its host. */
-static json_t *sa_entry(const struct ipsec_sas *cur, int i, const char *spi, const struct xfrm_sa_counters *c1)
-{
-	const struct xfrm_sa_spec *s = &cur->sa[i].spec;
-	const struct xfrm_sa_counters *c0 = &cur->sa[i].c0;
-	bool out = !strcmp(cur->sa[i].dir, "out");
-	uint64_t pk = c1->packets - c0->packets, by = c1->bytes - c0->bytes;
-	uint64_t wire = out ? c1->oseq - c0->oseq : c1->seq - c0->seq;
-
-	if (cur->hosts)
-		return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "host",
-				 ep_remote(cur->sa[i].ep) ? "receiver" : "sender", "family",
-				 s->family == AF_INET ? "4" : "6", "src", s->src, "packets", (json_int_t)pk, "bytes",
-				 (json_int_t)by, "wire_packets", (json_int_t)wire);
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "netns",
-			 cur->sa[i].role, "src", s->src, "packets", (json_int_t)pk, "bytes", (json_int_t)by,
-			 "wire_packets", (json_int_t)wire);
-}
-
-/* The SAs' counters since ipsec_counters_begin, those of where (IPSEC_SA_*); *rc -1 (why) if one could not be read. */
-static bool sa_is_where(const struct ipsec_sas *cur, int i, int where)
-{
-	const struct endpoint *e = cur->sa[i].ep;
-
-	return !((where == IPSEC_SA_HERE && ep_remote(e)) || (where == IPSEC_SA_THERE && !ep_remote(e)));
-}
-
-/* answers: the agent's, one per SA of where in order (ipsec_sa_requests); NULL: read each now */
-static json_t *counters_list(struct ipsec_sas *cur, int where, json_t *answers, char *why, size_t len, int *rc)
-{
-	json_t *a = json_array();
-	size_t k = 0;
-
-	*rc = 0;
-	for (int i = 0; i < cur->n; i++) {
-		struct xfrm_sa_counters c1 = { 0 };
-		const struct endpoint *e = cur->sa[i].ep;
-		char spi[16];
-
-		if (!sa_is_where(cur, i, where))
-			continue;
-		int err = answers ? ep_xfrm_sa_answer(json_incref(json_array_get(answers, k++)), &c1)
-				  : ep_xfrm_sa_get(e, &cur->sa[i].spec, &c1);
-
-		snprintf(spi, sizeof(spi), "0x%08x", cur->sa[i].spec.spi);
-		if (err || cur->sa[i].err0) {
-			snprintf(why, len, "cannot read SA %s %s %s %s: %s", spi, cur->sa[i].dir,
-				 ep_remote(e) || !e->netns ? "on" : "in",
-				 ep_remote(e) ? "the peer" : e->netns ? e->netns : "this host",
-				 strerror(-(err ? err : cur->sa[i].err0)));
-			*rc = -1;
-			continue;
-		}
-		json_array_append_new(a, sa_entry(cur, i, spi, &c1));
-	}
-	return a;
-}
-
-int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t len)
-{
-	int rc;
-	json_t *a = counters_list(cur, IPSEC_SA_ALL, NULL, why, len, &rc), *fwd = json_array();
-
-	/* a load that sends one way: the SAs of the way back carry nothing, and are not asked to */
-	for (size_t i = 0; i < json_array_size(a) && (int)i < cur->n; i++)
-		if (!cur->one_way || !strcmp(cur->sa[i].role, "tx") == !strcmp(cur->sa[i].dir, "out"))
-			json_array_append(fwd, json_array_get(a, i));
-	if (rc == 0)
-		rc = ipsec_sa_check(fwd, why, len);
-	json_decref(fwd);
-	json_object_set_new(rec, "sa", a);
-	return rc;
-}
-
-json_t *ipsec_counters_read(struct ipsec_sas *sas, int where, char *why, size_t len)
-{
-	int rc;
-
-	return counters_list(sas, where, NULL, why, len, &rc);
-}
-
-json_t *ipsec_sa_requests(struct ipsec_sas *sas, int where)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; i < sas->n; i++)
-		if (sa_is_where(sas, i, where))
-			json_array_append_new(a, ep_xfrm_sa_req(&sas->sa[i].spec));
-	return a;
-}
-
-json_t *ipsec_counters_answered(struct ipsec_sas *sas, int where, json_t *answers, char *why, size_t len)
-{
-	size_t n = 0;
-	int rc;
-
-	for (int i = 0; i < sas->n; i++)
-		n += sa_is_where(sas, i, where);
-	/* an agent that does not read them (older), or a wrong count: not these SAs' */
-	if (!json_is_array(answers) || json_array_size(answers) != n)
-		return NULL;
-	return counters_list(sas, where, answers, why, len, &rc);
 }

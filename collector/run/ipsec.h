@@ -7,6 +7,9 @@
  * once over the two endpoints' operations (endpoint_xfrm.h): namespaces of
  * this host, or this host and the peer through its agent. The SAs' own
  * counters prove the traffic went through them.
+ *
+ * A façade of ipsec.c (the set-up, the undo) and ipsec_counters.c (the
+ * SAs' counters, their verdicts and the SA pairs' record).
  */
 #ifndef IPSECPERF_IPSEC_H
 #define IPSECPERF_IPSEC_H
@@ -22,19 +25,34 @@
 #include "xfrm.h"
 
 /*
- * The SAs a scenario installed (two per direction), and their counters at
- * the run's start: the testbed's own, passed to every call, no state here.
+ * How the load's flows meet the SAs (run --sas, the scenario's sas): npairs
+ * SA pairs; with more than one, flow k (its server on port + k, of nports)
+ * goes through pair k mod npairs, picked by the flow's port in the
+ * policies' selectors (each pair its reqid, k mod npairs + 1).
+ */
+struct ipsec_flows {
+	int npairs;   /* 0 or 1: one pair, no ports in the policies, as always */
+	int port, nports;
+};
+
+/*
+ * The SAs a scenario installed (two per direction and pair), and their
+ * counters at the run's start: the testbed's own, passed to every call, no
+ * state here.
  */
 struct ipsec_sas {
 	int n;
+	int npairs;       /* SA pairs (1 unless run --sas or the scenario's sas) */
+	int port, nports; /* the flows' ports: port + k through pair k mod npairs */
 	struct {
+		int pair;     /* which pair, from 0 */
 		struct xfrm_sa_spec spec;
 		const struct endpoint *ep; /* the end that has it (the testbed's) */
 		const char *role; /* "tx" or "rx", whose it is */
 		const char *dir;  /* "out" or "in", as seen by the end that has it */
 		struct xfrm_sa_counters c0;
 		int err0;
-	} sa[4];
+	} sa[4 * SCENARIO_MAX_SAS];
 	bool hosts; /* the ends are two hosts (peer testbed): "sa" names the host, not the namespace */
 	bool one_way; /* the scenario's load sends from tx only (loads.h, LOAD_ONE_WAY): rx's SAs out carry nothing */
 };
@@ -47,7 +65,15 @@ struct ipsec_sas {
  * with key placeholders (a peer's: one line saying what would be made).
  */
 int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
-		struct ipsec_sas *sas, char *why, size_t len);
+		const struct ipsec_flows *fl, struct ipsec_sas *sas, char *why, size_t len);
+
+/*
+ * With several SA pairs: "sa_pair", each pair's SPIs, its flows' ports,
+ * bytes and throughput (from rec's "flow"), its SAs' packets over the load
+ * ("sa_load", else "sa") and esp_output's count per SPI where the probes
+ * gave one. Nothing with one pair.
+ */
+void ipsec_pairs_record(const struct ipsec_sas *sas, json_t *rec);
 
 /* Read the SAs' counters before a run's load starts. */
 void ipsec_counters_begin(struct ipsec_sas *sas);

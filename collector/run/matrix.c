@@ -125,6 +125,16 @@ static void xfrm_stat_mark(struct matrix *m, struct kstat k[2], bool ok[2])
 		ok[i] = kstat_read_ep(end[i], &k[i]) == 0;
 }
 
+/* The scenario's SAs, as the testbed keeps them. */
+static const struct ipsec_sas *scenario_sas(struct matrix *m)
+{
+	const struct endpoint *tx, *rx;
+	struct ipsec_sas *sas;
+
+	m->ops->ends(m->tb, &tx, &rx, &sas);
+	return sas;
+}
+
 /* One run of one scenario: the load, measured; returns its record. */
 static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 {
@@ -186,6 +196,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 	ops->counters(m->tb, w.probes, rec, m->probes_off ? "probes detached for this half of --probe-overhead"
 								: "probes not loaded (--no-probes)");
 	record_per_unit(rec, sc);
+	ipsec_pairs_record(scenario_sas(m), rec);
 	json_decref(lr.extra);
 	/* esp-gso = off measures ESP without GSO, or nothing: a run that took the GSO path is not ok */
 	if (record_is(rec, "ok") && ipsec_path_check(&sc->ipsec, rec, why, sizeof(why)) > 0) {
@@ -391,7 +402,11 @@ static int apply(struct matrix *m, const struct scenario *sc, char *why, size_t 
 		printf("# scenario %s: %s\n", sc->name, sc->description);
 	if (m->ops->possible && (rc = m->ops->possible(m->tb, sc, why, len)))
 		return rc;
-	return scenario_apply(tx, rx, sc, sas, &m->el, why, len);
+	/* SA pairs: --sas, else the scenario's; flow k on port + k (twice the flows, each way, with --direction both) */
+	struct ipsec_flows fl = { .npairs = m->cfg->sas ? m->cfg->sas : sc->ipsec.sas, .port = m->cfg->port,
+				  .nports = m->cfg->flows * (m->cfg->direction == LOAD_BOTH ? 2 : 1) };
+
+	return scenario_apply(tx, rx, sc, &fl, sas, &m->el, why, len);
 }
 
 /* One scenario: applied, its repeats, undone. */

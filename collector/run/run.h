@@ -69,6 +69,7 @@ struct run_config {
 	bool probe_cost;       /* --probe-cost: bpf_enable_stats while the probes are open */
 	int probe_set;         /* --probe-set: enum probe_set (probes.h), 0 = default */
 	int flows;             /* --flows: TCP flows at once (default 1) */
+	int sas;               /* --sas: SA pairs of the ESP scenarios (0: each scenario's sas, else one) */
 	int vcpus;             /* --vcpus: the vm guest's (0: what --flows needs, at least the host's) */
 	int direction;         /* --direction: enum load_direction (load.h), 0 = tx */
 	const char *congestion; /* --congestion: the sender's TCP congestion control, or NULL */

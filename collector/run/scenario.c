@@ -193,6 +193,18 @@ static int section_ipsec(struct parse_state *ps, const char *key, const char *v)
 		c->esp_gso = b;
 		return 1;
 	}
+	if (!strcmp(key, "sas")) {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (!*v || *end || n < 1 || n > SCENARIO_MAX_SAS) {
+			snprintf(ps->why, sizeof(ps->why), "sas must be a number of SA pairs from 1 to %d, not '%s'",
+				 SCENARIO_MAX_SAS, v);
+			return 0;
+		}
+		c->sas = (int)n;
+		return 1;
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(key, names[i].key)) {
 			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789()_,-") != strlen(v)) {

@@ -20,6 +20,7 @@
  *   authentication-icv-bits = 0
  *   ; or: aead = rfc4106(gcm(aes)), aead-key-bits = 128, aead-icv-bits = 128
  *   esp-gso = off            ; on: esp4_offload/esp6_offload loaded before the SAs
+ *   sas = 2                  ; SA pairs, flow k (port --port + k) through pair k mod 2 (run --sas)
  *
  *   [link]                   ; the link itself, on both ends
  *   mtu = 9000               ; set before the runs, put back after (journaled)
@@ -47,6 +48,7 @@
 
 #define SCENARIO_MAX_OFFLOADS OFFLOAD_MAX
 #define SCENARIO_MAX_LOAD_KEYS 8
+#define SCENARIO_MAX_SAS 16  /* [ipsec] sas, run --sas: SA pairs, each carrying its own flows */
 
 
 struct ipsec_config {
@@ -56,6 +58,7 @@ struct ipsec_config {
 	int enc_key_bits, auth_key_bits, auth_icv_bits;
 	int aead_key_bits, aead_salt_bits, aead_icv_bits;
 	bool esp_gso;        /* the ESP GSO module loaded (on) or unloaded (off) */
+	int sas;             /* sas = N: SA pairs, flow k through pair k mod N (0: not given, one) */
 };
 
 /* An encrypted link beside IPsec: the section [KIND] of an enclink kind (enclink.h). */

@@ -61,6 +61,12 @@ static void scenario_good(void **state)
 	p = write_tmp("mtu.ini", "[scenario]\ndescription = d\n[link]\nmtu = 9000\n");
 	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.mtu, 9000);
+	assert_int_equal(sc.ipsec.sas, 0);
+	scenario_free(&sc);
+	unlink(p);
+	p = write_tmp("sas.ini", "[scenario]\ndescription = d\n[ipsec]\nencryption = ecb(cipher_null)\nauthentication = digest_null\nsas = 16\n");
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.ipsec.sas, 16);
 	scenario_free(&sc);
 	unlink(p);
 }
@@ -75,6 +81,19 @@ static void expect_error(const char *text, const char *want)
 	if (!strstr(err, want))
 		fail_msg("error '%s' lacks '%s'", err, want);
 	unlink(p);
+}
+
+/* [ipsec] sas: SA pairs, 1 to SCENARIO_MAX_SAS, a whole number */
+static void scenario_sas_errors(void **state)
+{
+	static const char *const bad[] = { "0", "17", "-1", "2x", "", "1.5", "99999999999999999999" };
+	char text[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[scenario]\ndescription = x\n[ipsec]\nsas = %s\n", bad[i]);
+		expect_error(text, "sas must be a number of SA pairs from 1 to 16");
+	}
 }
 
 static void scenario_errors(void **state)
@@ -565,7 +584,7 @@ static void kernel_drop_counters(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(scenario_good),   cmocka_unit_test(scenario_errors),
+		cmocka_unit_test(scenario_good),   cmocka_unit_test(scenario_errors), cmocka_unit_test(scenario_sas_errors),
 		cmocka_unit_test(scenario_unknown_name), cmocka_unit_test(ethtool_parse),
 		cmocka_unit_test(scenario_hostile_files), cmocka_unit_test(flows_fairness),
 		cmocka_unit_test(iperf3_json),     cmocka_unit_test(proc_net_tcp),

@@ -228,6 +228,55 @@ static void policy_msgs(void **state)
 	id = mnl_nlmsg_get_payload(nlh);
 	assert_int_equal(id->dir, XFRM_POLICY_IN);
 	assert_int_equal(id->sel.prefixlen_d, 128);
+	assert_int_equal(id->sel.proto, 0);
+	assert_int_equal(id->sel.dport_mask, 0);
+}
+
+/* Several SA pairs: a flow's policy selects its port, names its pair's reqid, before the catch-all. */
+static void policy_ports(void **state)
+{
+	struct xfrm_pol_spec p = { .family = AF_INET, .dir = XFRM_POLICY_OUT, .proto = IPPROTO_ESP,
+				   .l4proto = IPPROTO_TCP, .dport = 5202, .priority = 100, .reqid = 2 };
+	struct xfrm_sa_spec s;
+	struct attrs t = { 0 };
+	const struct nlmsghdr *nlh = (void *)buf;
+	const struct xfrm_userpolicy_info *pol;
+	const struct xfrm_userpolicy_id *id;
+	const struct xfrm_usersa_info *sa;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	strcpy(p.src, "198.18.0.1");
+	strcpy(p.dst, "198.18.0.2");
+	assert_true(xfrm_policy_build(buf, sizeof(buf), &p, XFRM_POL_ADD, 3) > 0);
+	pol = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(pol->sel.proto, IPPROTO_TCP);
+	assert_int_equal(ntohs(pol->sel.dport), 5202);
+	assert_int_equal(pol->sel.dport_mask, 0xffff);
+	assert_int_equal(pol->sel.sport_mask, 0);
+	assert_int_equal(pol->priority, 100);
+	mnl_attr_parse(nlh, sizeof(*pol), attr_cb, &t);
+	assert_int_equal(((const struct xfrm_user_tmpl *)mnl_attr_get_payload(t.a[XFRMA_TMPL]))->reqid, 2);
+	/* the delete and the look-up name the same selector, ports and all */
+	assert_true(xfrm_policy_build(buf, sizeof(buf), &p, XFRM_POL_DEL, 4) > 0);
+	id = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(id->sel.proto, IPPROTO_TCP);
+	assert_int_equal(ntohs(id->sel.dport), 5202);
+	assert_int_equal(id->sel.dport_mask, 0xffff);
+	spec_v4(&s);
+	s.reqid = 2;
+	assert_true(xfrm_sa_build(buf, sizeof(buf), &s, NULL, 5) > 0);
+	sa = mnl_nlmsg_get_payload(nlh);
+	assert_int_equal(sa->reqid, 2);
+	f = open_memstream(&out, &len);
+	xfrm_policy_print(f, NULL, &p);
+	xfrm_sa_print(f, NULL, &s);
+	fclose(f);
+	assert_non_null(strstr(out, "ip xfrm policy add src 198.18.0.1/32 dst 198.18.0.2/32 proto tcp dport 5202 dir out priority 100 tmpl proto esp reqid 2 mode transport\n"));
+	assert_non_null(strstr(out, " reqid 2 mode transport replay-window 32"));
+	free(out);
 }
 
 static void sa_parse_reply(void **state)
@@ -508,7 +557,7 @@ int main(void)
 		cmocka_unit_test(sa_enc_auth),
 		cmocka_unit_test(sa_null),
 		cmocka_unit_test(sa_bits_refused),
-		cmocka_unit_test(policy_msgs),
+		cmocka_unit_test(policy_msgs), cmocka_unit_test(policy_ports),
 		cmocka_unit_test(sa_parse_reply),
 		cmocka_unit_test(dry_run_print),
 		cmocka_unit_test(scenario_ipsec),

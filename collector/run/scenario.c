@@ -205,6 +205,16 @@ static int section_ipsec(struct parse_state *ps, const char *key, const char *v)
 		c->sas = (int)n;
 		return 1;
 	}
+	if (!strcmp(key, "pcpu")) {
+		int b = parse_bool(v);
+
+		if (b < 0) {
+			snprintf(ps->why, sizeof(ps->why), "pcpu must be yes or no, not '%s'", v);
+			return 0;
+		}
+		c->pcpu = b;
+		return 1;
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(key, names[i].key)) {
 			if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789()_,-") != strlen(v)) {

@@ -21,6 +21,7 @@
  *   ; or: aead = rfc4106(gcm(aes)), aead-key-bits = 128, aead-icv-bits = 128
  *   esp-gso = off            ; on: esp4_offload/esp6_offload loaded before the SAs
  *   sas = 2                  ; SA pairs, flow k (port --port + k) through pair k mod 2 (run --sas)
+ *   pcpu = no                ; yes: per-CPU SAs (RFC 9611); skipped, saying why (docs/scenarios.md)
  *
  *   [link]                   ; the link itself, on both ends
  *   mtu = 9000               ; set before the runs, put back after (journaled)
@@ -59,6 +60,7 @@ struct ipsec_config {
 	int aead_key_bits, aead_salt_bits, aead_icv_bits;
 	bool esp_gso;        /* the ESP GSO module loaded (on) or unloaded (off) */
 	int sas;             /* sas = N: SA pairs, flow k through pair k mod N (0: not given, one) */
+	bool pcpu;           /* pcpu = yes: one outbound SA per CPU and the fallback (RFC 9611) */
 };
 
 /* An encrypted link beside IPsec: the section [KIND] of an enclink kind (enclink.h). */

@@ -58,6 +58,19 @@ static void scenario_good(void **state)
 	assert_int_equal(sc.mtu, 0);
 	scenario_free(&sc);
 	unlink(p);
+	/* per-CPU SAs: off unless asked */
+	p = write_tmp("pcpu.ini", "[scenario]\ndescription = d\n[ipsec]\nproto = esp\nencryption = ecb(cipher_null)\n"
+					"authentication = digest_null\npcpu = yes\n");
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	assert_true(sc.ipsec.on && sc.ipsec.pcpu);
+	scenario_free(&sc);
+	unlink(p);
+	p = write_tmp("nopcpu.ini", "[scenario]\ndescription = d\n[ipsec]\nproto = esp\nencryption = ecb(cipher_null)\n"
+					"authentication = digest_null\n");
+	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
+	assert_false(sc.ipsec.pcpu);
+	scenario_free(&sc);
+	unlink(p);
 	p = write_tmp("mtu.ini", "[scenario]\ndescription = d\n[link]\nmtu = 9000\n");
 	assert_int_equal(scenario_load(p, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.mtu, 9000);
@@ -98,6 +111,8 @@ static void scenario_sas_errors(void **state)
 
 static void scenario_errors(void **state)
 {
+	expect_error("[scenario]\ndescription = x\n[ipsec]\npcpu = maybe\n", ":4: pcpu must be yes or no, not 'maybe'");
+	expect_error("[scenario]\ndescription = x\n[ipsec]\npcpu =\n", "pcpu must be yes or no");
 	(void)state;
 	expect_error("[scenario]\ndescription = x\ntso = off\n", "bad.ini:3: unknown key 'tso' in [scenario]");
 	expect_error("[scenario]\ndescription = x\n[offlaod]\ntso = off\n", ":4: unknown section [offlaod]");

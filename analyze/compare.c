@@ -191,6 +191,28 @@ static int load_side(struct side *s, const char *name, char *const *dirs, int nd
 	return 0;
 }
 
+/*
+ * A virtual-clock figure is per instruction-time, a real one per second:
+ * no ratio between them means anything, so compare refuses (no
+ * --allow-mismatch takes it).
+ */
+static int check_clocks(const struct side *b, const struct side *n)
+{
+	const char *cb = results_clock(&b->r), *cn = results_clock(&n->r);
+
+	if (!strcmp(cb, "mixed") || !strcmp(cn, "mixed")) {
+		pr_warn("compare: %s mixes runs on the real and the virtual clock (run --clock); compare each clock's runs with their own kind",
+			!strcmp(cb, "mixed") ? "base" : "new");
+		return -1;
+	}
+	if (strcmp(cb, cn)) {
+		pr_warn("compare: base was measured on the %s clock, new on the %s (run --clock): a virtual-clock figure is per instruction-time, a real one per second; compare virtual with virtual, real with real",
+			cb, cn);
+		return -1;
+	}
+	return 0;
+}
+
 static void free_side(struct side *s)
 {
 	results_groups_free(s->g, s->ng);
@@ -726,6 +748,8 @@ int compare_run(const struct compare_opts *co, char *const base[], int nbase, ch
 
 	if (load_side(&b, "base", base, nbase, o.base_kernel) < 0 ||
 	    load_side(&n, "new", new, nnew, o.new_kernel) < 0)
+		goto out;
+	if (check_clocks(&b, &n) < 0)
 		goto out;
 	if (defaulted) {
 		o.metrics = defaults;

@@ -94,6 +94,9 @@ struct run_record {
 	bool has_cpb_sender, has_cpb_receiver;
 	double cpb_sender, cpb_receiver;
 	bool cycles_estimated;      /* cycles_method == "estimated" */
+	bool virtual_clock;         /* "clock": "virtual" (the vm testbed's instruction counting); absent: real */
+	bool has_ipb;               /* instructions_per_byte: a number */
+	double instructions_per_byte;
 	struct run_counter *counters;
 	int ncounters;
 	struct run_spread *spreads; /* per CPU (results_spread.c), nspreads of them, or NULL */
@@ -158,6 +161,7 @@ struct results_meta {
 	double duration_s;          /* per run, as asked on the command line */
 	int repeat;
 	char *probe_set;            /* params.probe_set: run --probe-set, or "none" (--no-probes) */
+	char *clock;                /* "real" or "virtual" (run --clock); NULL: not recorded (real) */
 	char **kernels;             /* as listed in meta.json */
 	int nkernels;
 	bool has_omit;
@@ -303,6 +307,13 @@ void results_groups_free(struct run_group *groups, int ngroups);
 
 /* Distinct kernels of the runs, in order of first appearance (pointers into r). */
 int results_kernels(const struct results *r, const char ***kernels, int *n);
+
+/*
+ * The clock r's runs were measured on (run --clock): "real", "virtual" or
+ * "mixed", by the runs that went ok (else every run, else meta.json; a
+ * record without "clock" is real).
+ */
+const char *results_clock(const struct results *r);
 
 /*
  * Metrics: throughput, cycles per byte (and each end's), or one counter's per-packet value

@@ -324,3 +324,21 @@ int group_counters(const struct results *r, const struct run_group *g, const cha
 	}
 	return 0;
 }
+
+const char *results_clock(const struct results *r)
+{
+	int ok[2] = { 0, 0 }, any[2] = { 0, 0 };
+
+	for (int i = 0; i < r->nruns; i++) {
+		int v = r->runs[i].virtual_clock;
+
+		any[v]++;
+		ok[v] += r->runs[i].status == RUN_OK;
+	}
+	/* the runs that went ok say it; a run that failed before its guest booted may only guess */
+	if (ok[0] || ok[1])
+		return ok[0] && ok[1] ? "mixed" : ok[1] ? "virtual" : "real";
+	if (any[0] || any[1])
+		return any[0] && any[1] ? "mixed" : any[1] ? "virtual" : "real";
+	return r->meta.clock && !strcmp(r->meta.clock, "virtual") ? "virtual" : "real";
+}

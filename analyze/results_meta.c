@@ -343,6 +343,7 @@ int results_parse_meta(const char *name, const char *buf, size_t len, struct res
 	m->iperf3_version = as_text(&mc, find_key(&mc, root, KEYS("iperf3_version", "iperf3")));
 	m->created = as_text(&mc, find_key(&mc, root, KEYS("created", "start", "started", "date")));
 	m->probe_set = as_text(&mc, find_key(&mc, root, KEYS("probe_set")));
+	m->clock = as_text(&mc, get_key(&mc, root, "clock"));
 	v = find_key(&mc, root, KEYS("duration_s", "duration"));
 	if (json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1e9)
 		m->duration_s = json_number_value(v);
@@ -369,6 +370,7 @@ void results_meta_free(struct results_meta *m)
 	free(m->iperf3_version);
 	free(m->created);
 	free(m->probe_set);
+	free(m->clock);
 	for (int i = 0; i < m->nkernels; i++)
 		free(m->kernels[i]);
 	free(m->kernels);

@@ -256,6 +256,8 @@ static const struct opt_def run_opts[] = {
 	OPT_CB("kernel", 0, opt_kernel, "K", "kernel to boot (repeatable; vm-pair: the sender's)", .marks = OPT_VM | PAIR),
 	OPT_CB("peer-kernel", 0, opt_peer_kernel, "K", "vm-pair: the receiver's kernel, one for each --kernel in order (default: the same)", .marks = PAIR),
 	OPT_INT("vcpus", 0, RC, cfg.vcpus, 1, 64, "N", "each guest's vCPUs (default, vm: two a --flows flow, at least this host's CPUs up to 4; vm-pair: one a flow)", .marks = OPT_VM | PAIR),
+	/* the host chooses the guests' clock (auto: by KVM) and rewrites their records' */
+	OPT_CHOICE("clock", 0, RC, cfg.clock, run_clock_names, "CLOCK", "the guest's clock: real (default), virtual (qemu counts instructions, -icount: figures that do not depend on this host's load, 10-20x the wall time; one vCPU; instructions_per_byte) or auto (virtual where KVM cannot run guests, real with KVM; vm-pair: real); docs/vm-testbed.md", .marks = OPT_VM | PAIR, .say_takes = true),
 	/* the scenario files are copied into the guest: this host's folder means nothing there */
 	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "the scenario folder (default: $IPSECPERF_SCENARIOS, or beside the program)", .marks = ALL),
 	OPT_FLAG("dry-run", 'n', RC, cfg.dry_run, "print the host changes as commands, then their undo; make none", .marks = ALL | PAIR),
@@ -375,6 +377,15 @@ static int check_testbed(struct run_ctx *ctx, int argc, char **argv)
 		pr_warn("run: %s", err);
 		return -1;
 	}
+	if (c->clock == RUN_CLOCK_VIRTUAL && t->no_virtual_clock) {
+		pr_warn("run: --clock virtual: not on --testbed %s: %s; use --clock real", t->name, t->no_virtual_clock);
+		return -1;
+	}
+	if (c->clock == RUN_CLOCK_VIRTUAL && c->vcpus > 1) {
+		pr_warn("run: --clock virtual runs one vCPU (an SMP guest does not boot under qemu's instruction counting); drop --vcpus %d or use --clock real",
+			c->vcpus);
+		return -1;
+	}
 	if (c->npeer_kernels && c->npeer_kernels != c->nkernels) {
 		pr_warn("run: --peer-kernel pairs with --kernel: give one for each --kernel (%d), in order, or none",
 			c->nkernels);
@@ -463,7 +474,7 @@ static int parse_run_args(struct run_ctx *ctx, int argc, char **argv)
 	int first;
 
 	*ctx = (struct run_ctx){ 0 };
-	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .flows = 1, .testbed = testbed_default()->name,
+	*c = (struct run_config){ .duration_s = 10, .omit_s = 1, .repeat = RUN_DEFAULT_REPEAT, .repeat_from = 1, .count_repeats = 1, .flows = 1, .clock = RUN_CLOCK_REAL, .testbed = testbed_default()->name,
 				  .addr_tx = DEFAULT_ADDR_TX, .addr_rx = DEFAULT_ADDR_RX, .prefix_len = 24,
 				  .tag = "run", .cpu_tx = -1, .cpu_rx = -1, .port = 5201, .argc = argc, .argv = argv,
 				  .opts = run_opts };

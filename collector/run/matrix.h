@@ -77,6 +77,15 @@ json_t *record_cpb(uint64_t cycles, uint64_t bytes);
 struct kstat;
 void record_xfrm_stat(json_t *rec, const struct kstat *before, const bool *ok_before, const struct kstat *after,
 		      const bool *ok_after);
+/*
+ * The clock a record was measured on: "clock" (real, or virtual: the vm
+ * testbed's instruction counting), and under the virtual clock its
+ * instructions per byte from the guest's busy virtual time
+ * (instructions_per_byte, instructions_method "icount"; shift: -icount's).
+ */
+void record_clock(json_t *rec, bool virtual_clock, int shift);
+/* The guest's busy virtual seconds as instructions, per byte; -1 if it cannot be said. */
+double record_icount_per_byte(json_t *rec, int shift);
 /* Is rec's status s? */
 int record_is(json_t *rec, const char *s);
 

@@ -12,6 +12,8 @@
 #include "kstat.h"
 #include "matrix.h"
 
+const char *const run_clock_names[] = { "auto", "real", "virtual", NULL };
+
 json_t *record_new(const char *testbed, const char *scenario, int repeat)
 {
 	char start[40];
@@ -19,8 +21,46 @@ json_t *record_new(const char *testbed, const char *scenario, int repeat)
 
 	uname(&u);
 	iso8601_now(start, sizeof(start));
-	return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s}", "version", 1, "kernel", u.release,
-			 "scenario", scenario, "repeat", repeat, "testbed", testbed, "start", start);
+	/* measured here, on this host's clock (a vm host's virtual clock replaces it: record_clock) */
+	return json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:s}", "version", 1, "kernel", u.release,
+			 "scenario", scenario, "repeat", repeat, "testbed", testbed, "start", start, "clock",
+			 "real");
+}
+
+/*
+ * The virtual clock advances one guest second per 10^9 / 2^shift executed
+ * instructions, idle time skipped: the guest's busy seconds are its
+ * instructions. -1 when the record has no busy time or no bytes.
+ */
+double record_icount_per_byte(json_t *rec, int shift)
+{
+	json_t *busy = json_object_get(json_object_get(rec, "cpu_busy_s"), "total");
+	json_t *win = json_object_get(rec, "cpu_window_s"), *bytes = json_object_get(rec, "bytes");
+	double b = json_is_number(bytes) ? json_number_value(bytes) : 0, s;
+
+	if (!json_is_number(busy) || !(b > 0) || json_number_value(busy) < 0)
+		return -1;
+	s = json_number_value(busy);
+	/*
+	 * /proc/stat counts busy time in 10 ms ticks, the window is read to
+	 * the nanosecond: the one vCPU cannot be busier than the window is
+	 * long, and a saturated one (a stream's) is busy the whole window.
+	 */
+	if (json_is_number(win) && json_number_value(win) > 0 && s > json_number_value(win))
+		s = json_number_value(win);
+	return s * (1e9 / (double)(1u << shift)) / b;
+}
+
+void record_clock(json_t *rec, bool virtual_clock, int shift)
+{
+	json_object_set_new(rec, "clock", json_string(virtual_clock ? "virtual" : "real"));
+	if (!virtual_clock)
+		return;
+	double ipb = record_icount_per_byte(rec, shift);
+
+	json_object_set_new(rec, "instructions_per_byte", ipb >= 0 ? json_real(ipb) : json_null());
+	json_object_set_new(rec, "instructions_method",
+			    json_string(ipb >= 0 ? "icount" : "unavailable: the run measured no busy time or no bytes"));
 }
 
 void record_status(json_t *rec, const char *status, const char *reason)

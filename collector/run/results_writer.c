@@ -220,6 +220,9 @@ int writer_open(struct results_writer *res, const struct run_config *cfg, const 
 		"scenarios", scen, "params", "duration_s", cfg->duration_s, "omit_s", cfg->omit_s,
 		"repeat", cfg->repeat, "addresses", json_pack("[s, s]", cfg->addr_tx, cfg->addr_rx),
 		"tsc_hz", tsc_hz(), "machine", u.machine);
+	/* the clock the runs are measured on: this host's (the vm testbed's guests may say virtual) */
+	if (res->meta)
+		json_object_set_new(res->meta, "clock", json_string("real"));
 	/* the probe set changes what a run costs and counts: compare and report check it */
 	if (res->meta)
 		json_object_set_new(json_object_get(res->meta, "params"), "probe_set",

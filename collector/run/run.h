@@ -27,6 +27,16 @@ struct testbed_entry;
 /* The scenarios of a bare `run`: the study's clear, no-tso and no-gso, and ESP. */
 #define RUN_DEFAULT_SCENARIOS "clear no-tso no-gso esp-null"
 
+/*
+ * --clock (the vm testbed): real time, or a virtual clock that qemu
+ * advances by the guest's executed instructions (-icount), or auto:
+ * virtual where KVM cannot run guests, real with KVM (docs/vm-testbed.md).
+ */
+enum run_clock { RUN_CLOCK_AUTO, RUN_CLOCK_REAL, RUN_CLOCK_VIRTUAL };
+extern const char *const run_clock_names[]; /* "auto", "real", "virtual" (record.c) */
+/* The virtual clock's -icount shift S: a guest second is 10^9 / 2^S instructions. */
+#define RUN_ICOUNT_SHIFT 0
+
 struct run_config {
 	/* load */
 	int duration_s; /* --duration: measured seconds per run */
@@ -70,6 +80,7 @@ struct run_config {
 	int probe_set;         /* --probe-set: enum probe_set (probes.h), 0 = default */
 	int flows;             /* --flows: TCP flows at once (default 1) */
 	int sas;               /* --sas: SA pairs of the ESP scenarios (0: each scenario's sas, else one) */
+	int clock;             /* --clock: enum run_clock (vm; vm-pair takes real and auto) */
 	int vcpus;             /* --vcpus: the vm guest's (0: what --flows needs, at least the host's) */
 	int direction;         /* --direction: enum load_direction (load.h), 0 = tx */
 	const char *congestion; /* --congestion: the sender's TCP congestion control, or NULL */

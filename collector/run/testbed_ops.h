@@ -103,6 +103,12 @@ struct testbed_entry {
 	 */
 	int guests;
 	const char *in_guest;
+	/*
+	 * Why it cannot measure on the virtual clock (--clock virtual, the
+	 * guest's instruction counting); NULL: it can (--clock auto picks it
+	 * where KVM cannot run guests).
+	 */
+	const char *no_virtual_clock;
 };
 
 /* Does the run measure in guests (the vm and vm-pair testbeds)? */

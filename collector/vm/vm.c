@@ -65,6 +65,7 @@ static void note_boot(const struct run_config *cfg, const struct boot *b, const 
 		      struct vm_stats *out)
 {
 	fmt_buf(out->accel, sizeof(out->accel), "%s", b->kvm ? "kvm" : "tcg");
+	fmt_buf(out->clock, sizeof(out->clock), "%s", b->icount ? "virtual" : "real");
 	fmt_buf(out->accel_why, sizeof(out->accel_why), "%s",
 	       b->kvm ? "KVM runs this kernel" : *kvm_fail ? kvm_fail : accel_kvm_why());
 	out->boot_to_init_s = b->con.t_init;
@@ -174,9 +175,12 @@ static void print_boots(const struct run_config *cfg, const struct vm_kernel *ke
 	boot_init(&b, kernel, w);
 	b.vcpus = guest_vcpus(cfg, w->peer != NULL);
 	/* as the run would decide it, qemu's own test included (doctor's) */
-	b.kvm = want_kvm(w->dir, false);
-	printf("# accelerator: %s%s%s%s\n", b.kvm ? "kvm" : "tcg", b.kvm ? "" : " (", b.kvm ? "" : accel_kvm_why(),
-	       b.kvm ? "" : ")");
+	b.kvm = cfg->clock != RUN_CLOCK_VIRTUAL && want_kvm(w->dir, false);
+	boot_clock(cfg, &b);
+	printf("# accelerator: %s%s%s%s\n", b.kvm ? "kvm" : "tcg", b.kvm ? "" : " (",
+	       b.kvm ? "" : cfg->clock == RUN_CLOCK_VIRTUAL ? "--clock virtual" : accel_kvm_why(), b.kvm ? "" : ")");
+	printf("# clock: %s\n", b.icount ? "virtual (-icount: a guest second is 10^9 instructions at shift 0; 1 vCPU)"
+					 : "real");
 	if (w->peer) {
 		struct qemu_argv q;
 

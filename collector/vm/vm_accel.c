@@ -13,12 +13,20 @@
 #include "load.h"
 #include "log.h"
 #include "signals.h"
+#include "testbed_ops.h"
 #include "vm_boot.h"
 #include "vm_kvm.h"
 
 /* KVM brings a kernel to its init in a second or two; a hung KVM costs no more */
 #define KVM_INIT_TIMEOUT_S 10
 #define TCG_INIT_TIMEOUT_S 60
+/*
+ * The virtual clock: 10^9 instructions a guest second on one host thread,
+ * 10 to 20 s of wall time a measured second on a loaded 2-CPU host, and
+ * a boot to the init about twice plain TCG's.
+ */
+#define ICOUNT_SLOWDOWN 25
+#define ICOUNT_INIT_TIMEOUT_S 150
 
 /*
  * Decided once per process, for every kernel and every --interleave round:
@@ -65,11 +73,34 @@ const char *accel_kvm_why(void)
 	return kvm_why;
 }
 
-static int default_total_timeout(const struct run_config *cfg, bool kvm)
+static bool clock_virtual(const struct run_config *cfg, bool kvm)
+{
+	if (cfg->clock != RUN_CLOCK_AUTO)
+		return cfg->clock == RUN_CLOCK_VIRTUAL;
+	return !kvm && !(cfg->tb_entry && cfg->tb_entry->no_virtual_clock) && cfg->vcpus <= 1;
+}
+
+void boot_clock(const struct run_config *cfg, struct boot *b)
+{
+	b->icount = !b->kvm && clock_virtual(cfg, b->kvm);
+	/* an SMP guest hangs at "Booting SMP configuration" under -icount */
+	if (b->icount)
+		b->vcpus = 1;
+}
+
+const char *vm_clock_guess(const struct run_config *cfg)
+{
+	bool kvm = cfg->clock == RUN_CLOCK_AUTO && kvm_state != 0;
+
+	return clock_virtual(cfg, kvm) ? "virtual" : "real";
+}
+
+static int default_total_timeout(const struct run_config *cfg, const struct boot *b)
 {
 	const char *env = getenv("IPSECPERF_VM_TIMEOUT");
-	int per_run = (cfg->duration_s > 0 ? cfg->duration_s : 10) +
-		      (cfg->omit_s > 0 ? cfg->omit_s : 0) + (kvm ? 10 : 30);
+	bool kvm = b->kvm;
+	int per_run = ((cfg->duration_s > 0 ? cfg->duration_s : 10) +
+		       (cfg->omit_s > 0 ? cfg->omit_s : 0)) * (b->icount ? ICOUNT_SLOWDOWN : 1) + (kvm ? 10 : 30);
 	int repeat = cfg->repeat > 0 ? cfg->repeat : 1, total = 90 + (cfg->nscenarios ? 0 : repeat * per_run);
 
 	if (env && atoi(env) > 0)
@@ -88,13 +119,16 @@ static int default_total_timeout(const struct run_config *cfg, bool kvm)
 void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
 			const struct vm_work *w, struct boot *b, char *kvm_fail, size_t failen)
 {
-	b->kvm = want_kvm(w->dir, false);
+	/* the virtual clock is TCG's: KVM is not asked */
+	b->kvm = cfg->clock != RUN_CLOCK_VIRTUAL && want_kvm(w->dir, false);
 	for (;;) {
-		b->boot_timeout_s = b->kvm ? KVM_INIT_TIMEOUT_S : TCG_INIT_TIMEOUT_S;
-		b->total_timeout_s = default_total_timeout(cfg, b->kvm);
+		boot_clock(cfg, b);
+		b->boot_timeout_s = b->kvm ? KVM_INIT_TIMEOUT_S : b->icount ? ICOUNT_INIT_TIMEOUT_S : TCG_INIT_TIMEOUT_S;
+		b->total_timeout_s = default_total_timeout(cfg, b);
 		if (!cfg->quiet)
-			pr_info("vm: %s: booting under %s%s%s%s", k->release, b->kvm ? "KVM" : "TCG",
-				b->kvm ? "" : " (", b->kvm ? "" : *kvm_fail ? "KVM did not bring it to its init" : kvm_why,
+			pr_info("vm: %s: booting under %s%s%s%s%s", k->release, b->kvm ? "KVM" : "TCG",
+				b->icount ? " on the virtual clock (instruction counting, 1 vCPU)" : "",
+				b->kvm ? "" : " (", b->kvm ? "" : cfg->clock == RUN_CLOCK_VIRTUAL ? "--clock virtual" : *kvm_fail ? "KVM did not bring it to its init" : kvm_why,
 				b->kvm ? "" : ")");
 		boot_once(b, false);
 		if (!b->kvm_broken)

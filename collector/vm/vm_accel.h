@@ -22,6 +22,17 @@ bool want_kvm(const char *workdir, bool dry);
 /* Why not KVM, as this process knows it: why want_kvm said no, or the boot that showed it. */
 const char *accel_kvm_why(void);
 
+/*
+ * The guest's clock for boot b, whose b->kvm is decided: the virtual clock
+ * (b->icount, one vCPU) with --clock virtual, or with auto where KVM does
+ * not run it on a testbed that can (testbed_entry.no_virtual_clock) and
+ * no --vcpus above one was asked for.
+ */
+void boot_clock(const struct run_config *cfg, struct boot *b);
+
+/* "virtual" or "real": the clock of cfg's boots as far as this process knows (a run that failed before one). */
+const char *vm_clock_guess(const struct run_config *cfg);
+
 /* Boot k from w's files into b until a boot is not KVM's fault; kvm_fail says why KVM failed it, if it did. */
 void boot_kernel(const struct run_config *cfg, const struct vm_kernel *k,
 		 const struct vm_work *w, struct boot *b, char *kvm_fail, size_t failen);

@@ -20,7 +20,9 @@
 #include "files.h"
 #include "guest_check.h"
 #include "log.h"
+#include "matrix.h"
 #include "setup.h"
+#include "vm_accel.h"
 #include "vm_console.h"
 #include "vm_guest.h"
 
@@ -51,6 +53,9 @@ json_t *vm_info(const struct boot *b, const struct vm_kernel *k, const struct vm
 
 	if (*b->retried)
 		json_object_set_new(v, "boot_retry", json_string(b->retried));
+	json_object_set_new(v, "clock", json_string(b->icount ? "virtual" : "real"));
+	if (b->icount)
+		json_object_set_new(v, "icount_shift", json_integer(RUN_ICOUNT_SHIFT));
 	return v;
 }
 
@@ -77,6 +82,9 @@ int append_failed(const char *runs, const struct run_config *cfg, const char *re
 						cfg->scenarios[i].name, "repeat", r, "status",
 						"failed", "reason", reason, "start", start, "testbed",
 						cfg->testbed, "vm", vm);
+			const char *clock = json_string_value(json_object_get(vm, "clock"));
+
+			json_object_set_new(rec, "clock", json_string(clock ? clock : vm_clock_guess(cfg)));
 			char *line = json_dumps(rec, JSON_COMPACT);
 
 			if (line && append_line(runs, line) == 0)
@@ -174,6 +182,9 @@ static int merge_runs(const char *name, const char *buf, size_t len, const struc
 		}
 		json_object_set(rec, "vm", vm);
 		json_object_set_new(rec, "testbed", json_string(cfg->testbed));
+		/* the guest measured on its own clock: the host knows which it was */
+		record_clock(rec, !strcmp(json_string_value(json_object_get(vm, "clock")) ?: "", "virtual"),
+			     RUN_ICOUNT_SHIFT);
 		json_object_set_new(seen, scen, json_true());
 		text = json_dumps(rec, JSON_COMPACT);
 		if (text && append_line(runs, text) == 0) {

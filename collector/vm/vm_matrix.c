@@ -21,6 +21,7 @@
 #include "vm_matrix.h"
 
 #include "vm.h"
+#include "vm_accel.h"
 #include "vm_kernel.h"
 
 /*
@@ -138,6 +139,11 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 					       "total_s", st.total_s, "runs_ok", st.runs_ok, "runs_failed",
 					       st.runs_failed, "runs_skipped", st.runs_skipped, "repeat",
 					       cfg->interleave ? json_integer(one.repeat_from) : json_null()));
+			json_object_set_new(json_array_get(vms, json_array_size(vms) - 1), "clock",
+					    json_string(*st.clock ? st.clock : vm_clock_guess(cfg)));
+			/* the clock the guests measured on (the records say it each) */
+			if (res->meta && (*st.clock || !json_object_get(res->meta, "clock")))
+				json_object_set_new(res->meta, "clock", json_string(*st.clock ? st.clock : vm_clock_guess(cfg)));
 			if (res->meta)
 				writer_write_meta(res);
 			json_decref(st.kernel_meta);

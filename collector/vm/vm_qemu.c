@@ -112,11 +112,22 @@ void build_argv(struct boot *b, struct qemu_argv *q)
 	/* a port nobody reads (the vm-pair receiver's results and records) goes nowhere: it cannot fill a disk */
 	fmt_buf(q->ser[1], sizeof(q->ser[1]), b->tar_path ? "file:%s" : "null", b->tar_path);
 	fmt_buf(q->ser[2], sizeof(q->ser[2]), b->live_path ? "file:%s" : "null", b->live_path);
+	/*
+	 * The virtual clock: one thread runs the guest and its time advances
+	 * by the instructions it executes (1 ns an instruction at shift 0),
+	 * idle time skipped (sleep=off), never held back to the host's
+	 * (align=off): the figures no longer depend on this host's load.
+	 */
+	fmt_buf(q->icount, sizeof(q->icount), "shift=%d,sleep=off,align=off", RUN_ICOUNT_SHIFT);
 	for (const char *const *p = (const char *const[]){ "qemu-system-x86_64", "-accel",
-			b->kvm ? "kvm" : "tcg", "-cpu", b->kvm ? "host" : "max", "-m", "1024",
+			b->kvm ? "kvm" : b->icount ? "tcg,thread=single" : "tcg", "-cpu", b->kvm ? "host" : "max", "-m", "1024",
 			"-smp", q->smp, "-nodefaults", "-no-user-config", "-display", "none",
 			"-no-reboot", NULL }; *p; p++)
 		q->a[n++] = (char *)*p;
+	if (b->icount) {
+		q->a[n++] = "-icount";
+		q->a[n++] = q->icount;
+	}
 	if (b->bios) {
 		q->a[n++] = "-bios";
 		q->a[n++] = (char *)b->bios;

@@ -25,6 +25,7 @@ struct boot {
 	const char *image, *initrd, *console_path, *tar_path, *live_path, *qlog_path;
 	const char *bios;      /* -bios FILE, or NULL for qemu's own (SeaBIOS) */
 	bool kvm;
+	bool icount;           /* the virtual clock: TCG counting instructions (-icount), one vCPU */
 	int vcpus;             /* the guest's -smp (guest_vcpus) */
 	int boot_timeout_s, total_timeout_s;
 	/* results */
@@ -46,7 +47,7 @@ struct boot {
 /* qemu's argv (a) and the strings it points into */
 struct qemu_argv {
 	char *a[56];
-	char smp[16], append[1024], ser[3][PATH_MAX + 8], dev[2][128];
+	char smp[16], icount[64], append[1024], ser[3][PATH_MAX + 8], dev[2][128];
 };
 
 /* IPSECPERF_VM_BOOT=classic: SeaBIOS, the bzImage as it is, no cryptomgr.notests. */

@@ -12,6 +12,7 @@
 struct vm_stats {
 	char release[128];      /* uname -r, as the kernel's image, tree or package tells it */
 	char accel[8];          /* "kvm" or "tcg" */
+	char clock[8];          /* "real" or "virtual" (the guest's instruction counting) */
 	char accel_why[160];    /* why this accelerator, e.g. "/dev/kvm: no such file" */
 	double boot_to_init_s;  /* qemu start to the guest's init running */
 	double boot_to_first_byte_s; /* qemu start to the first byte of load; <0 unknown */

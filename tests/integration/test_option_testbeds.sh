@@ -121,6 +121,8 @@ flows peer test_flows.sh
 flows vm test_vm_flows.sh
 flows vm-pair test_vm_flows.sh
 vcpus vm test_vm_flows.sh
+clock vm test_vm_clock.sh
+clock vm-pair test_vm_clock.sh
 vcpus vm-pair test_vm_flows.sh
 direction peer test_flows.sh
 direction vm-pair test_vm_flows.sh
@@ -134,7 +136,7 @@ value() { # option testbed
 	addr-tx) echo 198.18.0.1 ;; addr-rx) echo 198.18.0.2 ;; prefix-len) echo 24 ;; port) echo 5301 ;;
 	probe-set) echo tracepoints ;; peer) echo root@192.0.2.1 ;; dev | peer-dev) echo lo ;;
 	ssh-option) echo ConnectTimeout=1 ;; peer-ipsecperf) echo /usr/bin/ipsecperf ;;
-	cpu-tx) echo 0 ;; cpu-rx) echo 1 ;; profile-hz) echo 49 ;; repeat-from) echo 3 ;; count-repeats) echo 2 ;; flows) echo 2 ;; sas) echo 1 ;; vcpus) echo 2 ;; direction) echo rx ;;
+	cpu-tx) echo 0 ;; cpu-rx) echo 1 ;; profile-hz) echo 49 ;; repeat-from) echo 3 ;; count-repeats) echo 2 ;; flows) echo 2 ;; sas) echo 1 ;; vcpus) echo 2 ;; clock) echo auto ;; direction) echo rx ;;
 	scenario-dir) echo "$TOP/scenarios" ;; until-ci) echo 5 ;; max-repeat) echo 10 ;; congestion) echo reno ;;
 	peer-kernel) echo "${KERNEL:-debian:linux-image-none}" ;;
 	*) fail "no sample value for --$1: add one to value() in this test" ;;

@@ -402,9 +402,26 @@ static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
 	return 0;
 }
 
+static int parse_status(struct ctx *c, json_t *o, struct run_record *rec)
+{
+	const char *st;
+
+	if (get_str(c, o, "status", true, &st) < 0)
+		return -1;
+	if (!strcmp(st, "ok"))
+		rec->status = RUN_OK;
+	else if (!strcmp(st, "failed"))
+		rec->status = RUN_FAILED;
+	else if (!strcmp(st, "skipped"))
+		rec->status = RUN_SKIPPED;
+	else
+		return bad(c, "unknown status '%.40s' (ok, failed or skipped)", st);
+	return 0;
+}
+
 static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 {
-	const char *s, *st, *method;
+	const char *s, *method;
 	json_t *v;
 	bool has;
 	double d;
@@ -441,16 +458,8 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 		return bad(c, "\"repeat\" %lld is out of range", (long long)json_integer_value(v));
 	rec->repeat = (int)json_integer_value(v);
 
-	if (get_str(c, o, "status", true, &st) < 0)
+	if (parse_status(c, o, rec) < 0)
 		return -1;
-	if (!strcmp(st, "ok"))
-		rec->status = RUN_OK;
-	else if (!strcmp(st, "failed"))
-		rec->status = RUN_FAILED;
-	else if (!strcmp(st, "skipped"))
-		rec->status = RUN_SKIPPED;
-	else
-		return bad(c, "unknown status '%.40s' (ok, failed or skipped)", st);
 
 	if (get_str(c, o, "reason", false, &s) < 0)
 		return -1;
@@ -482,9 +491,7 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 		return -1;
 	if (parse_record_setup(c, o, rec) < 0 || parse_record_unit(c, o, rec) < 0 ||
 	    parse_pairs(c, json_object_get(o, "sa_pair"), rec) < 0 ||
-	    parse_xfrm_stat(c, json_object_get(o, "xfrm_stat"), rec) < 0)
-		return -1;
-	if (parse_counters(c, o, rec) < 0)
+	    parse_xfrm_stat(c, json_object_get(o, "xfrm_stat"), rec) < 0 || parse_counters(c, o, rec) < 0)
 		return -1;
 	char err[300];
 

@@ -205,6 +205,29 @@ static json_t *kernel_json(const struct probes *p, int c)
 			 "symbol", how);
 }
 
+/* The probes' missed runs and their cost over the window, into rec. */
+static void cost_record(struct probes *p, json_t *rec)
+{
+	/*
+	 * A program the kernel did not run because one of ours was already
+	 * running on that CPU (a softirq on the way out of an interrupt) is a
+	 * missed count; kernels that count these say how many.
+	 */
+	if (p->skel)
+		json_object_set_new(rec, "probe_missed",
+				    json_pack("{s:I, s:o}", "window", (json_int_t)(p->end.missed - p->begin.missed), "load",
+					      p->have_load ? json_integer((json_int_t)(p->lend.missed - p->lbegin.missed))
+							   : json_null()));
+	if (p->stats_fd >= 0) {
+		uint64_t ns = p->end.prog_ns - p->begin.prog_ns, runs = p->end.prog_runs - p->begin.prog_runs;
+
+		json_object_set_new(rec, "probe_cost",
+				    json_pack("{s:I, s:I, s:o, s:o}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
+					      "ns_per_run", runs ? json_real((double)ns / runs) : json_null(),
+					      "programs", probes_programs_cost(p)));
+	}
+}
+
 json_t *probes_counters_json(struct probes *p, json_t *rec)
 {
 	json_t *out = json_object();
@@ -223,24 +246,8 @@ json_t *probes_counters_json(struct probes *p, json_t *rec)
 	if (ok && p->pc && perfcount_lost(p->pc))
 		probes_set_how(p, IPP_XMIT_SEGS, false, "the fallback lost %llu samples of GSO skbs (its ring filled between drains)",
 			(unsigned long long)perfcount_lost(p->pc));
-	/*
-	 * A program the kernel did not run because one of ours was already
-	 * running on that CPU (a softirq on the way out of an interrupt) is a
-	 * missed count; kernels that count these say how many.
-	 */
-	if (ok && p->skel && rec)
-		json_object_set_new(rec, "probe_missed",
-				    json_pack("{s:I, s:o}", "window", (json_int_t)(p->end.missed - p->begin.missed), "load",
-					      p->have_load ? json_integer((json_int_t)(p->lend.missed - p->lbegin.missed))
-							   : json_null()));
-	if (ok && p->stats_fd >= 0 && rec) {
-		uint64_t ns = p->end.prog_ns - p->begin.prog_ns, runs = p->end.prog_runs - p->begin.prog_runs;
-
-		json_object_set_new(rec, "probe_cost",
-				    json_pack("{s:I, s:I, s:o, s:o}", "runs", (json_int_t)runs, "ns", (json_int_t)ns,
-					      "ns_per_run", runs ? json_real((double)ns / runs) : json_null(),
-					      "programs", probes_programs_cost(p)));
-	}
+	if (ok && rec)
+		cost_record(p, rec);
 	for (int c = 0; c < IPP_NR_COUNTERS; c++) {
 		const struct probe_counter *pc = &probe_counters[c];
 		json_t *o;

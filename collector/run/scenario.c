@@ -148,6 +148,19 @@ static int parse_bits(struct parse_state *ps, const char *key, const char *v, in
 	return 1;
 }
 
+/* A yes/no key (parse_bool's words); words: what the message offers. */
+static int set_flag(struct parse_state *ps, const char *key, const char *v, const char *words, bool *out)
+{
+	int b = parse_bool(v);
+
+	if (b < 0) {
+		snprintf(ps->why, sizeof(ps->why), "%s must be %s, not '%s'", key, words, v);
+		return 0;
+	}
+	*out = b;
+	return 1;
+}
+
 static int section_ipsec(struct parse_state *ps, const char *key, const char *v)
 {
 	struct ipsec_config *c = &ps->sc->ipsec;
@@ -183,16 +196,10 @@ static int section_ipsec(struct parse_state *ps, const char *key, const char *v)
 		c->tunnel = !strcmp(v, "tunnel");
 		return 1;
 	}
-	if (!strcmp(key, "esp-gso")) {
-		int b = parse_bool(v);
-
-		if (b < 0) {
-			snprintf(ps->why, sizeof(ps->why), "esp-gso must be on or off, not '%s'", v);
-			return 0;
-		}
-		c->esp_gso = b;
-		return 1;
-	}
+	if (!strcmp(key, "esp-gso"))
+		return set_flag(ps, key, v, "on or off", &c->esp_gso);
+	if (!strcmp(key, "pcpu"))
+		return set_flag(ps, key, v, "yes or no", &c->pcpu);
 	if (!strcmp(key, "sas")) {
 		char *end;
 		long n = strtol(v, &end, 10);
@@ -203,16 +210,6 @@ static int section_ipsec(struct parse_state *ps, const char *key, const char *v)
 			return 0;
 		}
 		c->sas = (int)n;
-		return 1;
-	}
-	if (!strcmp(key, "pcpu")) {
-		int b = parse_bool(v);
-
-		if (b < 0) {
-			snprintf(ps->why, sizeof(ps->why), "pcpu must be yes or no, not '%s'", v);
-			return 0;
-		}
-		c->pcpu = b;
 		return 1;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

@@ -12,6 +12,7 @@
 #include "until_ci.h"
 #include "compare_int.h"
 #include "log.h"
+#include "modes.h"
 #include "pool.h"
 #include "provenance.h"
 #include "results.h"
@@ -660,6 +661,10 @@ static void add_notes(struct notes *notes, const struct side *b, const struct si
 				 *few ? ", " : "", r->scenario, r->gb->n_ok, r->gn->n_ok);
 	}
 	noisy_note(notes, rows, nrows, o);
+	for (int i = 0; i < b->ng; i++)
+		modes_note(notes, &b->r, &b->g[i], "base");
+	for (int i = 0; i < n->ng; i++)
+		modes_note(notes, &n->r, &n->g[i], "new");
 	if (*few)
 		notes_add(notes, "too_few_runs", NULL,
 			  "with these run counts Mann-Whitney's smallest possible p is %g or more, so no change can be significant in %s; rerun with --repeat 5 or more (n = 5 against 5 gives p >= 0.008).",

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "modes.h"
 #include "pool.h"
 #include "provenance.h"
 
@@ -146,6 +147,9 @@ int report_load(struct report *rep, char *const dirs[], int ndirs)
 			free(names);
 		}
 	}
+	for (int i = 0; i < rep->ngroups; i++)
+		if (modes_note(&rep->notes, &rep->all, &rep->groups[i], NULL) < 0)
+			goto out_nomem;
 	return 0;
 out_nomem:
 	pr_warn("report: out of memory");
@@ -228,6 +232,16 @@ static int purposes_line(const struct report *rep, int i, char *buf, size_t len)
 }
 
 /* The header lines of one source, as key/value pairs; returns how many. */
+/* The clock the runs were measured on, as the header says it. */
+static const char *clock_text(const struct report *rep)
+{
+	const char *c = results_clock(&rep->all);
+
+	if (!strcmp(c, "virtual"))
+		return "virtual (qemu counted the guest's instructions: a guest second is 10^9 of them; throughput per instruction-time, cost in instructions per byte; docs/vm-testbed.md)";
+	return !strcmp(c, "mixed") ? "mixed: runs on the real and on the virtual clock (run --clock)" : "real";
+}
+
 int report_provenance(const struct report *rep, int i, struct report_kv *kv, int max)
 {
 	const struct results_meta *m = &rep->src[i].meta;
@@ -291,6 +305,8 @@ int report_provenance(const struct report *rep, int i, struct report_kv *kv, int
 		kv[n].key = "started";
 		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", m->created);
 	}
+	kv[n].key = "clock";
+	snprintf(kv[n++].val, sizeof(kv[0].val), "%s", clock_text(rep));
 	if (prov_emulated(rep->src, &rep->all, i)) {
 		kv[n].key = "caution";
 		snprintf(kv[n++].val, sizeof(kv[0].val), "%s", prov_emulated_caution());

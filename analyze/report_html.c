@@ -495,7 +495,7 @@ static void html_charts(FILE *f, const struct report *rep, int chart_dfd, int nc
 /* Where each source was measured, a table each. */
 static void html_provenance(FILE *f, const struct report *rep)
 {
-	struct report_kv kv[12];
+	struct report_kv kv[16];
 
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = report_provenance(rep, i, kv, 12);

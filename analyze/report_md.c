@@ -39,7 +39,7 @@ static void md_code(FILE *f, const char *s)
 /* Markdown: where each source was measured, as a two-column table. */
 static void md_provenance(FILE *f, const struct report *rep)
 {
-	struct report_kv kv[12];
+	struct report_kv kv[16];
 
 	for (int i = 0; i < rep->nsrc; i++) {
 		int n = report_provenance(rep, i, kv, 12);

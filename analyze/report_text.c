@@ -16,7 +16,7 @@
 
 static void text_header(FILE *f, const struct report *rep)
 {
-	struct report_kv kv[12];
+	struct report_kv kv[16];
 
 	fprintf(f, "ipsecperf report\n================\n");
 	for (int i = 0; i < rep->nsrc; i++) {

@@ -382,6 +382,13 @@ static int parse_record_setup(struct ctx *c, json_t *o, struct run_record *rec)
 	    get_str(c, json_object_get(o, "vm"), "accel", false, &s) < 0)
 		return -1;
 	rec->accel = results_strdup(s);
+	if (get_str(c, o, "clock", false, &s) < 0)
+		return -1;
+	if (s && strcmp(s, "real") && strcmp(s, "virtual"))
+		return bad(c, "unknown clock '%.40s' (real or virtual)", s);
+	rec->virtual_clock = s && !strcmp(s, "virtual");
+	if (get_num(c, o, "instructions_per_byte", false, &rec->has_ipb, &rec->instructions_per_byte) < 0)
+		return -1;
 	if (get_str(c, o, "purpose", false, &s) < 0)
 		return -1;
 	if (s && strcmp(s, "count"))
@@ -482,13 +489,6 @@ static int parse_record(struct ctx *c, json_t *o, struct run_record *rec)
 	if (method && strcmp(method, "pmu") && strcmp(method, "estimated"))
 		return bad(c, "unknown cycles_method '%.40s' (pmu or estimated)", method);
 	rec->cycles_estimated = method && !strcmp(method, "estimated");
-	if (get_str(c, o, "clock", false, &s) < 0)
-		return -1;
-	if (s && strcmp(s, "real") && strcmp(s, "virtual"))
-		return bad(c, "unknown clock '%.40s' (real or virtual)", s);
-	rec->virtual_clock = s && !strcmp(s, "virtual");
-	if (get_num(c, o, "instructions_per_byte", false, &rec->has_ipb, &rec->instructions_per_byte) < 0)
-		return -1;
 	if (parse_record_setup(c, o, rec) < 0 || parse_record_unit(c, o, rec) < 0 ||
 	    parse_pairs(c, json_object_get(o, "sa_pair"), rec) < 0 ||
 	    parse_xfrm_stat(c, json_object_get(o, "xfrm_stat"), rec) < 0 || parse_counters(c, o, rec) < 0)

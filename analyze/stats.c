@@ -393,3 +393,32 @@ out_free:
 	free(r2);
 	return p;
 }
+
+double stats_modes(const double *x, int n, double *lo, double *hi)
+{
+	double s[STATS_MODES_MAX], gap = 0, split = NAN;
+	int at = 0;
+
+	*lo = *hi = NAN;
+	if (n < 4 || n > STATS_MODES_MAX)
+		return NAN;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	/* the widest gap between neighbours, each side at least two values */
+	for (int i = 1; i + 1 < n; i++)
+		if (i >= 2 && s[i] - s[i - 1] > gap) {
+			gap = s[i] - s[i - 1];
+			at = i;
+		}
+	if (!at || !(s[n / 2] > 0))
+		return NAN;
+	double within = fmax(s[at - 1] - s[0], s[n - 1] - s[at]);
+
+	/* a gap that is noise's size, or the spread's, is no split */
+	if (gap < STATS_MODES_MIN_GAP * fabs(s[n / 2]) || gap < STATS_MODES_RATIO * within)
+		return NAN;
+	split = (s[at - 1] + s[at]) / 2;
+	*lo = stats_median(s, at);
+	*hi = stats_median(s + at, n - at);
+	return split;
+}

@@ -24,6 +24,20 @@ void stats_compute(const double *x, int n, struct stats *s);
 double stats_median(const double *x, int n);
 
 /*
+ * Does x split into two modes, as a run-to-run bistability does (two
+ * groups of runs, each tight, far apart)? Sorted, the widest gap between
+ * neighbours, each side holding at least two values, splits x when it is
+ * at least STATS_MODES_RATIO times the wider group's own range and at
+ * least STATS_MODES_MIN_GAP of the median. Returns the split point (the
+ * upper mode is the values above it) with each mode's median in *lo and
+ * *hi; NAN when x does not split (n below 4 or above STATS_MODES_MAX too).
+ */
+#define STATS_MODES_MAX 1000
+#define STATS_MODES_RATIO 3.0
+#define STATS_MODES_MIN_GAP 0.01
+double stats_modes(const double *x, int n, double *lo, double *hi);
+
+/*
  * A distribution-free interval of the median: order statistics k and
  * n+1-k of x, k the largest with P(Binomial(n, 1/2) < k) <= 2.5%. Returns
  * its coverage (at least 95%); NAN, with *lo and *hi NAN, when n < 6 is

@@ -70,6 +70,18 @@ static int resolve_peers(const struct run_config *cfg, const struct vm_kernel *k
 	return n;
 }
 
+/* The clock a kernel's guest measured on: in its vm[] entry and, the records saying it each, meta.json's. */
+static void note_clock(const struct run_config *cfg, struct results_writer *res, json_t *vm, const struct vm_stats *st)
+{
+	const char *clock = *st->clock ? st->clock : vm_clock_guess(cfg);
+
+	json_object_set_new(vm, "clock", json_string(clock));
+	if (res->meta && (*st->clock || !json_object_get(res->meta, "clock")))
+		json_object_set_new(res->meta, "clock", json_string(clock));
+	if (res->meta)
+		writer_write_meta(res);
+}
+
 int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 {
 	json_t *kernels = json_array(), *vms = json_array();
@@ -139,13 +151,7 @@ int vm_run_matrix(const struct run_config *cfg, struct results_writer *res)
 					       "total_s", st.total_s, "runs_ok", st.runs_ok, "runs_failed",
 					       st.runs_failed, "runs_skipped", st.runs_skipped, "repeat",
 					       cfg->interleave ? json_integer(one.repeat_from) : json_null()));
-			json_object_set_new(json_array_get(vms, json_array_size(vms) - 1), "clock",
-					    json_string(*st.clock ? st.clock : vm_clock_guess(cfg)));
-			/* the clock the guests measured on (the records say it each) */
-			if (res->meta && (*st.clock || !json_object_get(res->meta, "clock")))
-				json_object_set_new(res->meta, "clock", json_string(*st.clock ? st.clock : vm_clock_guess(cfg)));
-			if (res->meta)
-				writer_write_meta(res);
+			note_clock(cfg, res, json_array_get(vms, json_array_size(vms) - 1), &st);
 			json_decref(st.kernel_meta);
 		}
 	}

@@ -280,6 +280,28 @@ static void test_summary_reference(void **state)
 	assert_rel(s.ci_hi, SUMMARY_CI_HI, 1e-7);
 }
 
+/* Two tight groups far apart split, naming each group's median; noise, one outlier or too few do not. */
+static void test_modes(void **state)
+{
+	/* the esp-null runs of a bistable path: ~0.60 and ~0.66 Gbit/s */
+	const double two[] = { 0.601, 0.662, 0.600, 0.659, 0.602, 0.661, 0.660, 0.600 };
+	const double tight[] = { 0.600, 0.601, 0.6005, 0.6002, 0.6008, 0.6001 };
+	const double spread[] = { 0.50, 0.55, 0.60, 0.65, 0.70, 0.75 };
+	const double outlier[] = { 0.600, 0.601, 0.600, 0.602, 0.900 };
+	double lo, hi, split;
+
+	(void)state;
+	split = stats_modes(two, 8, &lo, &hi);
+	assert_true(split > 0.602 && split < 0.659);
+	assert_float_equal(lo, 0.6005, 1e-9);
+	assert_float_equal(hi, 0.6605, 1e-9);
+	assert_true(isnan(stats_modes(tight, 6, &lo, &hi)));
+	assert_true(isnan(lo) && isnan(hi));
+	assert_true(isnan(stats_modes(spread, 6, &lo, &hi)));
+	assert_true(isnan(stats_modes(outlier, 5, &lo, &hi)));
+	assert_true(isnan(stats_modes(two, 3, &lo, &hi)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_t_reference),
 		cmocka_unit_test(test_median_ci_reference),
 		cmocka_unit_test(test_summary_reference),
+		cmocka_unit_test(test_modes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nlsock.h"
+#include "xfrm_pcpu.h"
 
 /* What a GETSA or GETPOLICY was answered with. */
 struct reply {
@@ -170,8 +171,13 @@ void xfrm_sa_print(FILE *f, const char *netns, const struct xfrm_sa_spec *s)
 	}
 	if (s->reqid)
 		fprintf(f, " reqid %u", s->reqid);
-	fprintf(f, " mode %s replay-window 32 sel src %s dst %s\n", s->tunnel ? "tunnel" : "transport",
-		s->src, s->dst);
+	/* per-CPU SAs: ip xfrm's dir (iproute2 6.10) and pcpu-num (later) */
+	if (s->sa_dir)
+		fprintf(f, " dir %s", s->sa_dir == IPP_XFRM_SA_DIR_OUT ? "out" : "in");
+	if (s->sa_dir == IPP_XFRM_SA_DIR_OUT && s->pcpu_set)
+		fprintf(f, " pcpu-num %u", s->pcpu);
+	fprintf(f, " mode %s replay-window %d sel src %s dst %s\n", s->tunnel ? "tunnel" : "transport",
+		s->sa_dir == IPP_XFRM_SA_DIR_OUT ? 0 : 32, s->src, s->dst);
 }
 
 void xfrm_policy_print(FILE *f, const char *netns, const struct xfrm_pol_spec *p)
@@ -195,5 +201,8 @@ void xfrm_policy_print(FILE *f, const char *netns, const struct xfrm_pol_spec *p
 	fprintf(f, "proto %s ", proto_name(p->proto));
 	if (p->reqid)
 		fprintf(f, "reqid %u ", p->reqid);
-	fprintf(f, "mode %s\n", p->tunnel ? "tunnel" : "transport");
+	fprintf(f, "mode %s", p->tunnel ? "tunnel" : "transport");
+	if (p->flags)
+		fprintf(f, "  # and the policy's flags %u (XFRM_POLICY_CPU_ACQUIRE is 4), which ip xfrm cannot set", p->flags);
+	fputc('\n', f);
 }

@@ -39,6 +39,10 @@ struct xfrm_sa_spec {
 	int aead_key_bits;       /* key and salt, as the kernel takes it */
 	int aead_icv_bits;
 	uint32_t reqid;          /* 0: none; several SA pairs (ipsec.h): the policies' templates name it */
+	/* per-CPU SAs (xfrm_pcpu.h): 0, as always, or with its direction (XFRMA_SA_DIR) */
+	int sa_dir;              /* 0: none; 1 in, 2 out (an out SA's replay window is then 0) */
+	bool pcpu_set;           /* an out SA bound to CPU pcpu (XFRMA_SA_PCPU) */
+	uint32_t pcpu;
 };
 
 struct xfrm_pol_spec {
@@ -52,6 +56,7 @@ struct xfrm_pol_spec {
 	uint16_t sport, dport;   /* selector: one port each (host order), 0: any */
 	uint32_t priority;       /* lower wins: the ports' policies before the catch-all */
 	uint32_t reqid;          /* the template's: the SA of that reqid, 0: any */
+	uint8_t flags;           /* the policy's: XFRM_POLICY_CPU_ACQUIRE for per-CPU SAs, else 0 */
 };
 
 /* What the kernel counts for one SA. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "xfrm.h"
+#include "xfrm_pcpu.h"
 
 static int to_xaddr(int family, const char *s, xfrm_address_t *a)
 {
@@ -82,7 +83,8 @@ int xfrm_sa_build(void *buf, size_t len, const struct xfrm_sa_spec *s, const uin
 	sa->family = s->family;
 	sa->mode = s->tunnel ? XFRM_MODE_TUNNEL : XFRM_MODE_TRANSPORT;
 	sa->reqid = s->reqid;
-	sa->replay_window = 32; /* else the inbound SA keeps no sequence number */
+	/* else the inbound SA keeps no sequence number; an SA said to be out must have none (verify_newsa_info) */
+	sa->replay_window = s->sa_dir == IPP_XFRM_SA_DIR_OUT ? 0 : 32;
 	sa->lft.soft_byte_limit = sa->lft.hard_byte_limit = XFRM_INF;
 	sa->lft.soft_packet_limit = sa->lft.hard_packet_limit = XFRM_INF;
 
@@ -119,6 +121,8 @@ int xfrm_sa_build(void *buf, size_t len, const struct xfrm_sa_spec *s, const uin
 			explicit_bzero(&u, sizeof(u));
 		}
 	}
+	if (s->sa_dir)
+		xfrm_pcpu_put(nlh, s->sa_dir, s->sa_dir == IPP_XFRM_SA_DIR_OUT && s->pcpu_set ? (int)s->pcpu : -1);
 	return nlh->nlmsg_len;
 }
 
@@ -173,6 +177,7 @@ int xfrm_policy_build(void *buf, size_t len, const struct xfrm_pol_spec *p, int 
 	pol->dir = p->dir;
 	pol->priority = p->priority;
 	pol->action = XFRM_POLICY_ALLOW;
+	pol->flags = p->flags;
 	pol->share = XFRM_SHARE_ANY;
 
 	t.id.proto = p->proto;

@@ -4,6 +4,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <libmnl/libmnl.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
@@ -110,4 +112,58 @@ int xfrm_pcpu_probe(char *why, size_t len)
 	}
 	snprintf(why, len, "cannot tell: %s", msg[0] ? msg : strerror(-rc));
 	return -1;
+}
+
+int xfrm_pcpu_cpu_list(const char *s, int *cpus, int max)
+{
+	int n = 0, last = -1;
+
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+
+		if (end == s || a < 0 || a > 65535 || *s == '-' || *s == '+')
+			return -1;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b > 65535 || *s == '-' || *s == '+')
+				return -1;
+		}
+		if (a <= last)
+			return -1; /* ascending, each once */
+		for (long c = a; c <= b; c++) {
+			if (n == max)
+				return -1;
+			cpus[n++] = (int)c;
+		}
+		last = (int)b;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -1;
+	}
+	return n ? n : -1;
+}
+
+int xfrm_pcpu_online(int *cpus, int max, char *why, size_t len)
+{
+	const char *path = "/sys/devices/system/cpu/online";
+	char buf[512];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), k;
+
+	if (fd < 0) {
+		snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	k = xfrm_pcpu_cpu_list(buf, cpus, max);
+	if (k < 0)
+		snprintf(why, len, "%s: not a list of at most %d CPUs: '%.40s'", path, max, buf);
+	return k;
 }

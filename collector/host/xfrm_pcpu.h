@@ -39,4 +39,14 @@ int xfrm_pcpu_probe(char *why, size_t len);
 /* The probe's request, built into buf (NLSOCK_BUF bytes); for the unit tests. */
 int xfrm_pcpu_probe_build(void *buf);
 
+/*
+ * A kernel's CPU list ("0-3,6\n", as /sys/devices/system/cpu/online has
+ * it) into cpus, at most max, ascending: their number, or -1 (not such a
+ * list, or more than max).
+ */
+int xfrm_pcpu_cpu_list(const char *s, int *cpus, int max);
+
+/* This kernel's online CPUs (xfrm_pcpu_cpu_list of sysfs' list): their number, or -1 with why. */
+int xfrm_pcpu_online(int *cpus, int max, char *why, size_t len);
+
 #endif

@@ -429,6 +429,9 @@ static int make_policies(const struct ends *x, const struct ipsec_config *c, int
 
 			if (policy_of(cur, k, &p) < 0)
 				break;
+			/* per-CPU SAs: a CPU without an SA of its own takes the fallback (and asks a key manager) */
+			if (cur->npcpu && i == 0 && !d && k == 0)
+				p.flags = IPP_XFRM_POLICY_CPU_ACQUIRE;
 
 			/* out: self -> peer; in: peer -> self */
 			snprintf(p.src, sizeof(p.src), "%s", d ? x->ep[!i]->addr : e->addr);
@@ -479,6 +482,12 @@ static int make_sas(const struct ends *x, const struct ipsec_config *c, int fami
 			cur->sa[cur->n].ep = e;
 			cur->sa[cur->n].role = end ? "rx" : "tx";
 			cur->sa[cur->n].dir = side ? "in" : "out";
+			if (cur->npcpu && pair == 0 && d == 0) {
+				/* the per-CPU set's fallback: an SA bound to no CPU, its direction said */
+				s->sa_dir = side ? IPP_XFRM_SA_DIR_IN : IPP_XFRM_SA_DIR_OUT;
+				cur->sa[cur->n].pcpu = true;
+				cur->sa[cur->n].cpu = -1;
+			}
 			if (journal_dry_run())
 				xfrm_sa_print(stdout, e->netns, s);
 			cur->n++;
@@ -490,6 +499,54 @@ static int make_sas(const struct ends *x, const struct ipsec_config *c, int fami
 			}
 			rc = lost_check(x, rc, why, len);
 		}
+	return rc;
+}
+
+/*
+ * Per-CPU SAs (cur->npcpu): for each CPU of the sending end, an out SA
+ * at tx bound to it (XFRMA_SA_PCPU) and its in SA at rx, with spi[k] and
+ * a key of their own (never one SA's key for another: with GCM, two SAs
+ * of one key would repeat nonces), made and wiped one CPU at a time.
+ */
+static int make_pcpu_sas(const struct ends *x, const struct ipsec_config *c, int family, const char *esp,
+			 const uint32_t *spi, size_t klen, struct ipsec_sas *cur, char *why, size_t len)
+{
+	uint8_t key[2 * XFRM_KEY_MAX] = { 0 };
+	int rc = 0;
+
+	for (int k = 0; k < cur->npcpu && rc == 0; k++) {
+		if (klen && !journal_dry_run() && getrandom(key, klen, 0) != (ssize_t)klen) {
+			snprintf(why, len, "getrandom: %s", strerror(errno));
+			rc = -1;
+			break;
+		}
+		for (int side = 0; side < 2 && rc == 0; side++) {
+			const struct endpoint *e = x->ep[side];
+			struct xfrm_sa_spec *s = &cur->sa[cur->n].spec;
+			char kmsg[200], where[48];
+			int err;
+
+			ipsec_fill_sa(s, c, family, x->ep[0]->addr, x->ep[1]->addr, spi[k]);
+			s->sa_dir = side ? IPP_XFRM_SA_DIR_IN : IPP_XFRM_SA_DIR_OUT;
+			s->pcpu_set = !side;
+			s->pcpu = (uint32_t)cur->cpus[k];
+			cur->sa[cur->n].pair = 0;
+			cur->sa[cur->n].ep = e;
+			cur->sa[cur->n].role = side ? "rx" : "tx";
+			cur->sa[cur->n].dir = side ? "in" : "out";
+			cur->sa[cur->n].pcpu = true;
+			cur->sa[cur->n].cpu = cur->cpus[k];
+			if (journal_dry_run())
+				xfrm_sa_print(stdout, e->netns, s);
+			cur->n++;
+			ep_where(where, sizeof(where), x, e);
+			rc = ipsec_add_sa_at(e, s, key, klen, where, &err, kmsg, sizeof(kmsg), why, len);
+			if (rc && err)
+				rc = sa_error(err, kmsg, s, esp, why, len);
+			rc = lost_check(x, rc, why, len);
+		}
+	}
+	explicit_bzero(key, sizeof(key));
 	return rc;
 }
 
@@ -523,7 +580,7 @@ static int apply_in_window(const struct ends *x, const struct ipsec_config *c, i
 {
 	uint8_t key[2 * SCENARIO_MAX_SAS][2 * XFRM_KEY_MAX];
 	char offload[32];
-	uint32_t spi[2 * SCENARIO_MAX_SAS];
+	uint32_t spi[2 * SCENARIO_MAX_SAS + IPSEC_PCPU_MAX];
 	int rc = 0, nkeys = 2 * cur->npairs;
 
 	/* esp4_offload loaded before the SAs keeps GSO over ESP: what esp-gso means */
@@ -540,7 +597,7 @@ static int apply_in_window(const struct ends *x, const struct ipsec_config *c, i
 	if (rc)
 		return rc;
 
-	random_spis(spi, nkeys);
+	random_spis(spi, nkeys + cur->npcpu);
 
 	struct xfrm_sa_spec probe;
 
@@ -570,6 +627,8 @@ static int apply_in_window(const struct ends *x, const struct ipsec_config *c, i
 	rc = make_policies(x, c, family, cur, why, len);
 	if (rc == 0)
 		rc = make_sas(x, c, family, esp, spi, key, klen, cur, why, len);
+	if (rc == 0 && cur->npcpu)
+		rc = make_pcpu_sas(x, c, family, esp, spi + nkeys, klen, cur, why, len);
 	explicit_bzero(key, sizeof(key));
 	secret_release();
 	return rc;
@@ -605,24 +664,40 @@ static int windows_close(const struct ends *x, struct kmod_window win[2], int rc
 
 /*
  * pcpu = yes: per-CPU SAs (RFC 9611; the uapi's XFRMA_SA_PCPU with
- * XFRMA_SA_DIR, the policy flag XFRM_POLICY_CPU_ACQUIRE: xfrm_pcpu.h).
- * The scenario is skipped, saying why: where this kernel lacks them (the
- * probe's answer), and where it has them too, since the set-up of one
- * outbound SA a CPU beside the fallback is not written yet: no kernel at
- * hand has both ESP and per-CPU SAs to test it on (docs/scenarios.md).
- * Asked here, on the sending end's kernel. Always 1.
+ * XFRMA_SA_DIR, the policy flag XFRM_POLICY_CPU_ACQUIRE: xfrm_pcpu.h),
+ * where the sending end's kernel takes them (xfrm_pcpu's probe, asked
+ * here: on one host, this is the sending end's kernel) and the ends are
+ * one host's namespaces (netns and vm testbeds; the peer agent does not
+ * carry the attributes). 0 with cur->npcpu and cur->cpus: this kernel's
+ * online CPUs; 1 skip, saying why.
  */
-static int pcpu_skip(char *why, size_t len)
+static int pcpu_prepare(const struct ends *x, const struct ipsec_flows *fl, struct ipsec_sas *cur, char *why,
+			size_t len)
 {
 	char pw[300];
-	int has = xfrm_pcpu_probe(pw, sizeof(pw));
+	int has, n;
 
-	if (has == 1)
-		snprintf(why, len, "pcpu = yes: this kernel takes per-CPU SAs, but ipsecperf does not make them yet (untested: no kernel with ESP and per-CPU SAs to test on)");
-	else
+	if (x->hosts) {
+		snprintf(why, len, "pcpu = yes: per-CPU SAs are made in the two namespaces of one host (netns, vm testbeds) only, not on two hosts");
+		return 1;
+	}
+	if (fl && fl->npairs > 1) {
+		snprintf(why, len, "pcpu = yes with %d SA pairs: per-CPU SAs are made for one pair only", fl->npairs);
+		return 1;
+	}
+	has = xfrm_pcpu_probe(pw, sizeof(pw));
+	if (has != 1) {
 		snprintf(why, len, "pcpu = yes: %s per-CPU SAs (RFC 9611, Linux 6.13+): %s",
 			 has == 0 ? "this kernel has no" : "cannot tell whether this kernel has", pw);
-	return 1;
+		return 1;
+	}
+	n = xfrm_pcpu_online(cur->cpus, IPSEC_PCPU_MAX, pw, sizeof(pw));
+	if (n < 0) {
+		snprintf(why, len, "pcpu = yes: which CPUs are online: %s", pw);
+		return 1;
+	}
+	cur->npcpu = n;
+	return 0;
 }
 
 int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const struct scenario *sc,
@@ -640,8 +715,8 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 	cur->npairs = 1;
 	if (!c->on)
 		return 0;
-	if (c->pcpu)
-		return pcpu_skip(why, len);
+	if (c->pcpu && pcpu_prepare(&x, fl, cur, why, len))
+		return 1;
 	if (fl && fl->npairs > 1) {
 		if (x.hosts) {
 			snprintf(why, len, "%d SA pairs: made in the two namespaces of one host (netns, vm testbeds) only, not yet on two hosts",

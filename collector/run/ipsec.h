@@ -40,8 +40,19 @@ struct ipsec_flows {
  * counters at the run's start: the testbed's own, passed to every call, no
  * state here.
  */
+/* Per-CPU SAs (pcpu = yes): one a CPU of the sending end, up to this many CPUs. */
+#define IPSEC_PCPU_MAX 64
+
 struct ipsec_sas {
 	int n;
+	/*
+	 * pcpu = yes (xfrm_pcpu.h): the data's way (tx -> rx) has, beside
+	 * pair 0's SAs (the fallback, no CPU), one SA a CPU of the sending end
+	 * (at tx: out, bound to the CPU; at rx: in), each its own SPI and key;
+	 * tx's out policy has XFRM_POLICY_CPU_ACQUIRE. npcpu: those CPUs, 0 none.
+	 */
+	int npcpu;
+	int cpus[IPSEC_PCPU_MAX];
 	int npairs;       /* SA pairs (1 unless run --sas or the scenario's sas) */
 	int port, nports; /* the flows' ports: port + k through pair k mod npairs */
 	struct {
@@ -50,9 +61,11 @@ struct ipsec_sas {
 		const struct endpoint *ep; /* the end that has it (the testbed's) */
 		const char *role; /* "tx" or "rx", whose it is */
 		const char *dir;  /* "out" or "in", as seen by the end that has it */
+		bool pcpu;    /* one of the per-CPU set (npcpu > 0): a CPU's SA, or the fallback */
+		int cpu;      /* with pcpu: the CPU its out SA is bound to, -1 the fallback */
 		struct xfrm_sa_counters c0;
 		int err0;
-	} sa[4 * SCENARIO_MAX_SAS];
+	} sa[4 * SCENARIO_MAX_SAS + 2 * IPSEC_PCPU_MAX];
 	bool hosts; /* the ends are two hosts (peer testbed): "sa" names the host, not the namespace */
 	bool one_way; /* the scenario's load sends from tx only (loads.h, LOAD_ONE_WAY): rx's SAs out carry nothing */
 };

@@ -110,6 +110,8 @@ static json_t *sa_entry(const struct ipsec_sas *cur, int i, const char *spi, con
 		      "wire_packets", (json_int_t)wire);
 	if (cur->npairs > 1)
 		json_object_set_new(r, "pair", json_integer(cur->sa[i].pair));
+	if (cur->sa[i].pcpu) /* the per-CPU set: the CPU of the SA's out end, -1 the fallback */
+		json_object_set_new(r, "cpu", json_integer(cur->sa[i].cpu));
 	return r;
 }
 
@@ -157,12 +159,30 @@ int ipsec_counters_record(struct ipsec_sas *cur, json_t *rec, char *why, size_t 
 	int rc;
 	json_t *a = counters_list(cur, IPSEC_SA_ALL, NULL, why, len, &rc), *fwd = json_array();
 
-	/* a load that sends one way: the SAs of the way back carry nothing, and are not asked to */
-	for (size_t i = 0; i < json_array_size(a) && (int)i < cur->n; i++)
+	json_int_t pcpu_pk[2] = { 0, 0 };
+
+	/*
+	 * A load that sends one way: the SAs of the way back carry nothing, and
+	 * are not asked to. The per-CPU set: a CPU that sent nothing leaves its
+	 * SA idle, and the fallback is idle while each CPU has its own; the
+	 * set's out SAs and its in SAs are asked to carry packets together.
+	 */
+	for (size_t i = 0; i < json_array_size(a) && (int)i < cur->n; i++) {
+		if (cur->sa[i].pcpu) {
+			pcpu_pk[!strcmp(cur->sa[i].dir, "in")] +=
+				json_integer_value(json_object_get(json_array_get(a, i), "packets"));
+			continue;
+		}
 		if (!cur->one_way || !strcmp(cur->sa[i].role, "tx") == !strcmp(cur->sa[i].dir, "out"))
 			json_array_append(fwd, json_array_get(a, i));
+	}
 	if (rc == 0)
 		rc = ipsec_sa_check(fwd, why, len);
+	if (rc == 0 && cur->npcpu && json_array_size(a) == (size_t)cur->n && (!pcpu_pk[0] || !pcpu_pk[1])) {
+		snprintf(why, len, "policy did not match: the per-CPU SAs and their fallback counted no packets %s",
+			 pcpu_pk[0] ? "in (at rx)" : "out (at tx)");
+		rc = -1;
+	}
 	json_decref(fwd);
 	json_object_set_new(rec, "sa", a);
 	return rc;

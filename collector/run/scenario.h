@@ -21,7 +21,7 @@
  *   ; or: aead = rfc4106(gcm(aes)), aead-key-bits = 128, aead-icv-bits = 128
  *   esp-gso = off            ; on: esp4_offload/esp6_offload loaded before the SAs
  *   sas = 2                  ; SA pairs, flow k (port --port + k) through pair k mod 2 (run --sas)
- *   pcpu = no                ; yes: per-CPU SAs (RFC 9611); skipped, saying why (docs/scenarios.md)
+ *   pcpu = no                ; yes: per-CPU SAs (RFC 9611) where the kernel has them, else skipped (docs/scenarios.md)
  *
  *   [link]                   ; the link itself, on both ends
  *   mtu = 9000               ; set before the runs, put back after (journaled)

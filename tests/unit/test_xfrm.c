@@ -538,6 +538,69 @@ static void pcpu(void **state)
 	}
 	assert_int_equal(n, 3);
 
+	/* the SAs of a per-CPU set as xfrm_sa_build makes them (verify_newsa_info's rules) */
+	static const struct {
+		int dir;
+		bool set;
+		uint32_t cpu;
+		int replay, nattr, cpu_attr;
+	} sas[] = {
+		{ 0, false, 0, 32, 0, -1 },                   /* as always: neither attribute */
+		{ IPP_XFRM_SA_DIR_OUT, true, 5, 0, 2, 5 },    /* a CPU's: out, its CPU, replay window 0 */
+		{ IPP_XFRM_SA_DIR_OUT, false, 0, 0, 1, -1 },  /* the fallback: out, no CPU */
+		{ IPP_XFRM_SA_DIR_IN, true, 5, 32, 1, -1 },   /* in: its direction only, its window kept */
+	};
+	static char sabuf[XFRM_MSG_BUF];
+
+	for (size_t i = 0; i < sizeof(sas) / sizeof(sas[0]); i++) {
+		struct xfrm_sa_spec sp = { .family = AF_INET, .src = "10.0.0.1", .dst = "10.0.0.2", .spi = 0x4242,
+					   .proto = IPPROTO_ESP, .enc = "ecb(cipher_null)", .auth = "digest_null",
+					   .sa_dir = sas[i].dir, .pcpu_set = sas[i].set, .pcpu = sas[i].cpu };
+		const struct nlmsghdr *sm = (const void *)sabuf;
+		const struct xfrm_usersa_info *info;
+		int dirs = 0, cpus = 0;
+
+		assert_true(xfrm_sa_build(sabuf, sizeof(sabuf), &sp, NULL, 1) > 0);
+		info = mnl_nlmsg_get_payload(sm);
+		assert_int_equal(info->replay_window, sas[i].replay);
+		mnl_attr_for_each(a, sm, sizeof(*info)) {
+			if (mnl_attr_get_type(a) == IPP_XFRMA_SA_DIR) {
+				assert_int_equal(mnl_attr_get_payload_len(a), 1);
+				assert_int_equal(mnl_attr_get_u8(a), sas[i].dir);
+				dirs++;
+			}
+			if (mnl_attr_get_type(a) == IPP_XFRMA_SA_PCPU) {
+				assert_int_equal(mnl_attr_get_payload_len(a), 4);
+				assert_int_equal((int)mnl_attr_get_u32(a), sas[i].cpu_attr);
+				cpus++;
+			}
+		}
+		assert_int_equal(dirs + cpus, sas[i].nattr);
+		assert_int_equal(cpus, sas[i].cpu_attr >= 0);
+	}
+	/* the out policy's flag */
+	struct xfrm_pol_spec pp = { .family = AF_INET, .src = "10.0.0.1", .dst = "10.0.0.2", .dir = XFRM_POLICY_OUT,
+				    .proto = IPPROTO_ESP, .flags = IPP_XFRM_POLICY_CPU_ACQUIRE };
+
+	assert_true(xfrm_policy_build(sabuf, sizeof(sabuf), &pp, XFRM_POL_ADD, 1) > 0);
+	assert_int_equal(((const struct xfrm_userpolicy_info *)mnl_nlmsg_get_payload((const void *)sabuf))->flags, 4);
+
+	/* the CPU lists of /sys/devices/system/cpu/online */
+	int cpus[8];
+
+	assert_int_equal(xfrm_pcpu_cpu_list("0\n", cpus, 8), 1);
+	assert_int_equal(xfrm_pcpu_cpu_list("0-3,6\n", cpus, 8), 5);
+	assert_int_equal(cpus[3], 3);
+	assert_int_equal(cpus[4], 6);
+	assert_int_equal(xfrm_pcpu_cpu_list("0-8", cpus, 8), -1);    /* more than max */
+	assert_int_equal(xfrm_pcpu_cpu_list("3-1", cpus, 8), -1);
+	assert_int_equal(xfrm_pcpu_cpu_list("2,1", cpus, 8), -1);    /* not ascending */
+	assert_int_equal(xfrm_pcpu_cpu_list("0,,1", cpus, 8), -1);
+	assert_int_equal(xfrm_pcpu_cpu_list("-1", cpus, 8), -1);
+	assert_int_equal(xfrm_pcpu_cpu_list("x", cpus, 8), -1);
+	assert_int_equal(xfrm_pcpu_cpu_list("", cpus, 8), -1);
+	assert_true(xfrm_pcpu_online(cpus, 8, why, sizeof(why)) >= 1 || strstr(why, "not a list"));
+
 	if (geteuid() != 0) {
 		print_message("the probe needs root\n");
 		skip();
@@ -548,6 +611,49 @@ static void pcpu(void **state)
 	assert_true(why[0] != '\0');
 	again = xfrm_pcpu_probe(why, sizeof(why));
 	assert_int_equal(again, rc);
+	if (rc != 1 || !in_private_netns)
+		return;
+
+	/*
+	 * A kernel with per-CPU SAs takes the set's messages: the policy with
+	 * XFRM_POLICY_CPU_ACQUIRE, a CPU's out SA past verify_newsa_info and the
+	 * CPU's check (refused only for a missing ESP, where there is none), and
+	 * it reads the CPU (one it does not have: refused).
+	 */
+	struct xfrm_sa_spec sp = { .family = AF_INET, .src = "198.18.0.1", .dst = "198.18.0.2", .spi = 0x4243,
+				   .proto = IPPROTO_ESP, .enc = "ecb(cipher_null)", .auth = "digest_null",
+				   .sa_dir = IPP_XFRM_SA_DIR_OUT, .pcpu_set = true, .pcpu = 0 };
+	char kmsg[200];
+	int err;
+
+	strcpy(pp.src, "198.18.0.1");
+	strcpy(pp.dst, "198.18.0.2");
+	assert_int_equal(xfrm_policy_add(NULL, &pp, kmsg, sizeof(kmsg)), 0);
+	assert_int_equal(xfrm_policy_del(NULL, &pp), 0);
+	err = xfrm_sa_add(NULL, &sp, NULL, kmsg, sizeof(kmsg));
+	print_message("a CPU's out SA: %s%s%s\n", err ? strerror(-err) : "made", kmsg[0] ? ": " : "", kmsg);
+	assert_true(err == 0 || err == -EPROTONOSUPPORT);
+	if (err == 0)
+		assert_int_equal(xfrm_sa_del(NULL, AF_INET, sp.dst, sp.spi, IPPROTO_ESP), 0);
+	sp.pcpu = 1u << 20;
+	err = xfrm_sa_add(NULL, &sp, NULL, kmsg, sizeof(kmsg));
+	print_message("CPU %u: %s%s%s\n", sp.pcpu, strerror(-err), kmsg[0] ? ": " : "", kmsg);
+	assert_true(err == -ERANGE || err == -EINVAL);
+	sp.pcpu_set = false;
+	sp.sa_dir = 0;
+	sp.spi = 0x4244;
+	/* XFRMA_SA_PCPU without XFRMA_SA_DIR: refused ("SA_PCPU only supported with SA_DIR") */
+	static char raw[XFRM_MSG_BUF];
+	struct nlmsghdr *rm = (void *)raw;
+
+	assert_true(xfrm_sa_build(raw, sizeof(raw), &sp, NULL, 1) > 0);
+	mnl_attr_put_u32(rm, IPP_XFRMA_SA_PCPU, 0);
+	struct mnl_socket *nl = nlsock_open(NULL, NETLINK_XFRM);
+
+	assert_non_null(nl);
+	assert_int_equal(nlsock_talk(nl, rm, NULL, NULL, kmsg, sizeof(kmsg), 0), -EINVAL);
+	mnl_socket_close(nl);
+	print_message("a CPU without a direction: %s\n", kmsg);
 }
 
 int main(void)

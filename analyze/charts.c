@@ -298,6 +298,10 @@ static int chart_list(const struct report *rep, struct chart *charts)
 	charts[ncharts++] = (struct chart){ "cycles_per_byte",
 					    "CPU cycles per byte received: median, whiskers its interval",
 					    "cycles per byte", { .kind = METRIC_CPB } };
+	/* the virtual clock's cost, or the PMU's instructions beside cycles (nothing drawn without them) */
+	charts[ncharts++] = (struct chart){ "instructions_per_byte",
+					    "Instructions per byte received: median, whiskers its interval",
+					    "instructions per byte", { .kind = METRIC_IPB } };
 	/* the other loads' (nothing is drawn where no scenario has one) */
 	charts[ncharts++] = (struct chart){ "transactions_per_s", "Request/response: transactions per second, median, whiskers min-max",
 					    "transactions per second", { .kind = METRIC_TPS } };
@@ -384,8 +388,8 @@ int report_charts(const struct report *rep, int dfd, const char *dir, char ***na
 	if (charts_prepare(dfd, dir) < 0)
 		return -1;
 	nscen = scenario_list(rep, &scen, &group_scen);
-	charts = calloc(rep->nrows + 6, sizeof(*charts));
-	names = calloc(rep->nrows + rep->ngroups + 7, sizeof(*names));
+	charts = calloc(rep->nrows + 7, sizeof(*charts)); /* the fixed charts of chart_list, and a counter a row */
+	names = calloc(rep->nrows + rep->ngroups + 8, sizeof(*names));
 	if (nscen < 0 || !charts || !names)
 		goto out_nomem;
 	ncharts = chart_list(rep, charts);

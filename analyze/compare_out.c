@@ -287,6 +287,8 @@ const char *compare_metric_label(const struct metric *m, char *buf, size_t len)
 		return "throughput Gbit/s";
 	case METRIC_CPB:
 		return "cycles/byte";
+	case METRIC_IPB:
+		return "instructions/byte";
 	case METRIC_CPB_SENDER:
 		return "cycles/byte sender";
 	case METRIC_CPB_RECEIVER:

@@ -19,6 +19,8 @@ const char *metric_unit(const struct metric *m)
 		return "Gbit/s";
 	case METRIC_CPB:
 		return "cycles/byte";
+	case METRIC_IPB:
+		return "instructions/byte";
 	case METRIC_CPB_SENDER:
 		return "cycles/byte sender";
 	case METRIC_CPB_RECEIVER:

@@ -31,7 +31,10 @@ static void csv_num(FILE *f, double v)
 
 int report_csv(FILE *f, const struct report *rep)
 {
-	fprintf(f, "kernel,scenario,metric,unit,n,n_not_ok,median,min,max,mean,sd,interval_lo,interval_hi,interval_coverage,cv,ratio\n");
+	/* the clock of the whole set: a figure's meaning (per second or per instruction-time) depends on it */
+	const char *clock = results_clock(&rep->all);
+
+	fprintf(f, "kernel,scenario,metric,unit,clock,n,n_not_ok,median,min,max,mean,sd,interval_lo,interval_hi,interval_coverage,cv,ratio\n");
 	for (int i = 0; i < rep->nrows; i++) {
 		const struct report_row *row = &rep->rows[i];
 		char name[160];
@@ -41,7 +44,7 @@ int report_csv(FILE *f, const struct report *rep)
 		csv_field(f, row->g->scenario);
 		fputc(',', f);
 		csv_field(f, metric_name(&row->m, name, sizeof(name)));
-		fprintf(f, ",%s,%d,%d", metric_unit(&row->m), row->s.n, group_not_ok(row->g));
+		fprintf(f, ",%s,%s,%d,%d", metric_unit(&row->m), clock, row->s.n, group_not_ok(row->g));
 		csv_num(f, row->s.median);
 		csv_num(f, row->s.min);
 		csv_num(f, row->s.max);

@@ -57,10 +57,12 @@ static void md_provenance(FILE *f, const struct report *rep)
 	}
 }
 
-/* Markdown: throughput and cycles per byte, one row per kernel, scenario and metric. */
+/* Markdown: throughput and cycles (virtual clock: instructions) per byte, one row per kernel, scenario and metric. */
 static void md_main_table(FILE *f, const struct report *rep)
 {
-	fprintf(f, "## Throughput and cycles per byte\n\n"
+	fprintf(f, "## Throughput and %s per byte\n\n",
+		!strcmp(results_clock(&rep->all), "virtual") ? "instructions" : "cycles");
+	fprintf(f, 
 		   "n: runs with status ok. interval: the median's, distribution-free (docs/methodology.md); "
 		   "covers: how often it holds the median. CV: the coefficient of variation.\n\n");
 	fprintf(f, "| kernel | scenario | metric | n | median | interval | covers | CV | ratio |\n"

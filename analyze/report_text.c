@@ -411,7 +411,9 @@ static int summary_body(FILE *f, const struct report *rep)
 		streams = group_unit(&rep->all, &rep->groups[g]) == UNIT_BYTE;
 	report_setup_text(f, rep);
 	/* the first table's title (the other loads' tables carry their own) */
-	fprintf(f, streams ? "Throughput (receiver) and cycles per byte: median and its interval\n\n" : "\n");
+	fprintf(f, !streams ? "\n" : !strcmp(results_clock(&rep->all), "virtual")
+		   ? "Throughput (receiver) and instructions per byte: median and its interval\n\n"
+		   : "Throughput (receiver) and cycles per byte: median and its interval\n\n");
 	if (summary_tables(f, &rep->all) < 0)
 		return -1;
 	text_ends(f, rep);

@@ -314,16 +314,20 @@ int results_kernels(const struct results *r, const char ***kernels, int *n);
  * record without "clock" is real).
  */
 const char *results_clock(const struct results *r);
+/* Was one of g's runs measured on the virtual clock? (Its cost is then instructions, not cycles.) */
+bool group_virtual(const struct results *r, const struct run_group *g);
 
 /*
- * Metrics: throughput, cycles per byte (and each end's), or one counter's per-packet value
+ * Metrics: throughput, cycles per byte (and each end's), instructions per
+ * byte (the virtual clock's cost, in place of cycles; or the PMU's, beside
+ * them), or one counter's per-packet value
  * (per transaction or datagram for those loads); the request/response
  * loads' transactions per second, latency percentiles and cycles per
  * transaction; the packet-rate load's datagrams per second, loss and
  * cycles per datagram.
  */
 enum metric_kind { METRIC_THROUGHPUT, METRIC_CPB, METRIC_COUNTER, METRIC_CPB_SENDER, METRIC_CPB_RECEIVER,
-		   METRIC_CPU_SHARE, METRIC_TPS, METRIC_LAT, METRIC_CPU_UNIT, METRIC_PPS, METRIC_LOSS };
+		   METRIC_CPU_SHARE, METRIC_TPS, METRIC_LAT, METRIC_CPU_UNIT, METRIC_PPS, METRIC_LOSS, METRIC_IPB };
 struct metric {
 	enum metric_kind kind;
 	const char *counter;        /* for METRIC_COUNTER; METRIC_CPU_SHARE: the spread's name (struct run_spread) */

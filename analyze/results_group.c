@@ -128,6 +128,8 @@ const char *metric_name(const struct metric *m, char *buf, size_t len)
 		return "throughput";
 	case METRIC_CPB:
 		return "cycles_per_byte";
+	case METRIC_IPB:
+		return "instructions_per_byte";
 	case METRIC_COUNTER:
 		snprintf(buf, len, "%s", m->counter);
 		return buf;
@@ -161,6 +163,22 @@ enum run_unit group_unit(const struct results *r, const struct run_group *g)
 	return UNIT_BYTE;
 }
 
+bool group_virtual(const struct results *r, const struct run_group *g)
+{
+	for (int i = 0; i < g->n; i++)
+		if (r->runs[g->idx[i]].virtual_clock)
+			return true;
+	return false;
+}
+
+static bool group_has_ipb(const struct results *r, const struct run_group *g)
+{
+	for (int i = 0; i < g->n; i++)
+		if (r->runs[g->idx[i]].has_ipb || r->runs[g->idx[i]].virtual_clock)
+			return true;
+	return false;
+}
+
 int group_metrics(const struct results *r, const struct run_group *g, struct metric *out)
 {
 	enum run_unit u = group_unit(r, g);
@@ -169,7 +187,11 @@ int group_metrics(const struct results *r, const struct run_group *g, struct met
 	switch (u) {
 	case UNIT_BYTE:
 		out[n++] = (struct metric){ .kind = METRIC_THROUGHPUT };
-		out[n++] = (struct metric){ .kind = METRIC_CPB };
+		/* the virtual clock's cycles would be busy time x a TSC it does not have: instructions instead */
+		if (!group_virtual(r, g))
+			out[n++] = (struct metric){ .kind = METRIC_CPB };
+		if (group_has_ipb(r, g))
+			out[n++] = (struct metric){ .kind = METRIC_IPB };
 		break;
 	case UNIT_TRANSACTION:
 		out[n++] = (struct metric){ .kind = METRIC_TPS };
@@ -230,6 +252,10 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 		case METRIC_CPB:
 			if (rec->has_cpb)
 				out[n++] = rec->cycles_per_byte;
+			break;
+		case METRIC_IPB:
+			if (rec->has_ipb)
+				out[n++] = rec->instructions_per_byte;
 			break;
 		case METRIC_CPB_SENDER:
 			if (rec->has_cpb_sender)

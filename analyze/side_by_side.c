@@ -109,8 +109,12 @@ int kernels_side_by_side(FILE *f, const struct results *r, kernel_note_fn note, 
 		fprintf(f, "  K%d = %s%s\n", k + 1, kernels[k], note ? note(kernels[k], arg) : "");
 	print_metric(f, r, kernels, nk, &(struct metric){ .kind = METRIC_THROUGHPUT },
 		     "Throughput, Gbit/s");
-	print_metric(f, r, kernels, nk, &(struct metric){ .kind = METRIC_CPB },
-		     "Cycles per byte");
+	if (!strcmp(results_clock(r), "virtual"))
+		print_metric(f, r, kernels, nk, &(struct metric){ .kind = METRIC_IPB },
+			     "Instructions per byte (virtual clock)");
+	else
+		print_metric(f, r, kernels, nk, &(struct metric){ .kind = METRIC_CPB },
+			     "Cycles per byte");
 	free(kernels);
 	return ferror(f) ? -1 : 0;
 }

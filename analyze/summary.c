@@ -226,7 +226,7 @@ int summary_group_stats(const struct results *r, const struct run_group *g, enum
 static bool any_estimated(const struct results *r)
 {
 	for (int i = 0; i < r->nruns; i++)
-		if (r->runs[i].status == RUN_OK && r->runs[i].cycles_estimated)
+		if (r->runs[i].status == RUN_OK && r->runs[i].cycles_estimated && !r->runs[i].virtual_clock)
 			return true;
 	return false;
 }
@@ -246,6 +246,15 @@ static const struct table_view views[] = {
 	{ UNIT_DATAGRAM, METRIC_PPS, METRIC_CPU_UNIT, "datagrams/s", "cycles/datagram",
 	  "Packet rate: datagrams per second received at the highest rate with loss under the threshold, and cycles per datagram, median and min-max" },
 };
+
+/* Streams on the virtual clock: their cost is instructions, no cycles were counted. */
+static const struct table_view view_byte_virtual = { UNIT_BYTE, METRIC_THROUGHPUT, METRIC_IPB, "throughput Gbit/s",
+						     "instructions/byte", NULL };
+
+static const struct table_view *view_of(const struct results *r, enum run_unit u)
+{
+	return u == UNIT_BYTE && !strcmp(results_clock(r), "virtual") ? &view_byte_virtual : &views[u];
+}
 
 /*
  * Kernel's table of one unit with sig significant digits: printed (0, its
@@ -405,7 +414,8 @@ int summary_tables(FILE *f, const struct results *r)
 
 			/* 4 significant digits, or 3 when that keeps the table in 72 columns */
 			for (int sig = 4; sig >= 3; sig--) {
-				err = kernel_table(f, r, g, ng, kernels[k], &views[v], sig, &base, &nbad, &cover);
+				err = kernel_table(f, r, g, ng, kernels[k], view_of(r, views[v].unit), sig, &base, &nbad,
+						   &cover);
 				if (err <= 0)
 					break;
 			}
@@ -454,7 +464,7 @@ int summary_cv_warnings(FILE *f, const struct results *r)
 			maxn = g[i].n_ok;
 		len = snprintf(line, sizeof(line), "warning: %s%s%s: CV", nk > 1 ? g[i].kernel : "",
 			       nk > 1 ? " " : "", g[i].scenario);
-		const struct table_view *tv = &views[group_unit(r, &g[i])];
+		const struct table_view *tv = view_of(r, group_unit(r, &g[i]));
 
 		for (int m = 0; m < 2; m++) {
 			struct stats s;

@@ -177,7 +177,8 @@ int bisect_run_pair(const struct bisect_state *s, const char *kdir, const char *
 	argv[n++] = "--repeat";
 	argv[n++] = repeat;
 	/* a metric of throughput or cycles needs no counting repeats: a step's time is the bisect's */
-	if (!strcmp(s->metric, "throughput") || !strcmp(s->metric, "cycles_per_byte") || !strcmp(s->metric, "cpb")) {
+	if (!strcmp(s->metric, "throughput") || !strcmp(s->metric, "cycles_per_byte") || !strcmp(s->metric, "cpb") ||
+	    !strcmp(s->metric, "instructions_per_byte")) {
 		argv[n++] = "--count-repeats";
 		argv[n++] = "0";
 	}

@@ -58,9 +58,33 @@ void record_clock(json_t *rec, bool virtual_clock, int shift)
 		return;
 	double ipb = record_icount_per_byte(rec, shift);
 
+	/*
+	 * The guest counted its cycles as busy time x its TSC: under -icount
+	 * neither is the host's, and the figure would be fiction. Its cost is
+	 * the instructions below; its cycles are not written.
+	 */
+	for (const char *const *k = (const char *const[]){ "cycles", "cycles_method", "cycles_per_byte",
+		     "cycles_per_byte_sender", "cycles_per_byte_receiver", "cycles_method_sender",
+		     "cycles_method_receiver", "cycles_per_transaction", "cycles_per_datagram", NULL }; *k; k++)
+		json_object_del(rec, *k);
 	json_object_set_new(rec, "instructions_per_byte", ipb >= 0 ? json_real(ipb) : json_null());
 	json_object_set_new(rec, "instructions_method",
 			    json_string(ipb >= 0 ? "icount" : "unavailable: the run measured no busy time or no bytes"));
+	if (ipb < 0)
+		return;
+	double ins = ipb * json_number_value(json_object_get(rec, "bytes"));
+	const char *unit = json_string_value(json_object_get(rec, "unit"));
+	char key[64];
+
+	json_object_set_new(rec, "instructions", json_integer((json_int_t)ins));
+	/* a request/response or packet-rate load: its cost per transaction or datagram, as cycles were */
+	if (!unit || strlen(unit) > 20)
+		return;
+	snprintf(key, sizeof(key), "%ss", unit);
+	double units = json_number_value(json_object_get(rec, key));
+
+	snprintf(key, sizeof(key), "instructions_per_%s", unit);
+	json_object_set_new(rec, key, units > 0 ? json_real(ins / units) : json_null());
 }
 
 void record_status(json_t *rec, const char *status, const char *reason)

@@ -128,6 +128,9 @@ expect_usage "fetch slash" "a package name takes letters" -- "$IPSECPERF" kernel
 expect_usage "show ...deb" "a .deb's name" -- "$IPSECPERF" kernel show "$TMP/...deb"
 expect_usage "show ..deb" "a .deb's name" -- "$IPSECPERF" kernel show "$TMP/..deb"
 expect_usage "run --kernel ...deb" "a .deb's name" -- "$IPSECPERF" run --testbed vm --kernel "$TMP/...deb" clear
+# --clock: a value it does not take, and a virtual clock with an SMP guest (which does not boot under -icount)
+expect_usage "run --clock wall" "--clock takes auto, real or virtual, not .wall." -- "$IPSECPERF" run --testbed vm --kernel "$TMP/nonexistent/bzImage" --clock wall clear
+expect_usage "run --clock virtual --vcpus 2" "one vCPU.*--vcpus 2" -- "$IPSECPERF" run --testbed vm --kernel "$TMP/nonexistent/bzImage" --clock virtual --vcpus 2 clear
 unset IPSECPERF_CACHE
 [ -e "$TMP/cache/linux-image-keep_1_amd64/canary" ] || fail "a bad package name removed the kernel cache"
 

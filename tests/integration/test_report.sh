@@ -25,7 +25,7 @@ done
 
 # csv and json: machine-readable, one row per kernel x scenario x metric
 "$IPSECPERF" report -f csv "$TMP/a" > "$TMP/csv" || fail "csv"
-head -1 "$TMP/csv" | grep -q '^kernel,scenario,metric,unit,n,' || fail "csv header"
+head -1 "$TMP/csv" | grep -q '^kernel,scenario,metric,unit,clock,n,' || fail "csv header"
 "$IPSECPERF" report -f json -o "$TMP/json" "$TMP/a" || fail "json"
 python3 - "$TMP/json" "$TMP/csv" <<'PY' || fail "json/csv content"
 import csv, sys
@@ -42,6 +42,22 @@ if not (j["sources"][0]["command"].startswith("ipsecperf run")): raise Assertion
 if not (j["sources"][0]["accel"] == "tcg" and j["sources"][0]["emulated"] is True): raise AssertionError
 if not ("emulated CPU" in j["sources"][0]["caution"]): raise AssertionError
 PY
+# the virtual clock: its cost is instructions per byte in every format, named so, and the CSV says the clock
+mkdir -p "$TMP/virt"
+echo '{"testbed":"vm","host":"h","kernels":["6.1.0"],"clock":"virtual"}' > "$TMP/virt/meta.json"
+for i in 1 2 3 4 5; do
+	echo '{"version":1,"kernel":"6.1.0","scenario":"esp-null","repeat":'$i',"status":"ok","throughput_bps":1.9'$i'e8,"clock":"virtual","instructions_per_byte":4'$i'.5,"instructions_method":"icount"}'
+done > "$TMP/virt/runs.jsonl"
+"$IPSECPERF" report -f csv "$TMP/virt" > "$TMP/virt.csv" || fail "report -f csv virtual"
+grep -q '^6.1.0,esp-null,instructions_per_byte,instructions/byte,virtual,5,' "$TMP/virt.csv" || { cat "$TMP/virt.csv" >&2; fail "csv: no virtual instructions_per_byte row"; }
+grep -q 'cycles' "$TMP/virt.csv" && fail "csv: cycles under the virtual clock"
+"$IPSECPERF" report --summary "$TMP/virt" > "$TMP/virt.sum" || fail "report --summary virtual"
+grep -q '^clock     virtual' "$TMP/virt.sum" && grep -q 'instructions/byte' "$TMP/virt.sum" || { cat "$TMP/virt.sum" >&2; fail "summary: the virtual clock or its instructions/byte missing"; }
+for fmt in text md html json; do
+	"$IPSECPERF" report -f $fmt "$TMP/virt" > "$TMP/virt.$fmt" || fail "report -f $fmt virtual"
+	grep -qi 'instructions.per.byte\|instructions/byte' "$TMP/virt.$fmt" || fail "$fmt: no instructions per byte under the virtual clock"
+	grep -qi 'cycles.per.byte\|cycles/byte' "$TMP/virt.$fmt" && fail "$fmt: cycles per byte under the virtual clock"
+done
 # the accelerator of a host testbed, and no caution there
 python3 "$SYNTH" "$TMP/netns" --testbed netns --kernels 6.18.0-test --scenarios clear,no-gso || fail "synth netns"
 "$IPSECPERF" report "$TMP/netns" > "$TMP/netns.txt" || fail "report netns"

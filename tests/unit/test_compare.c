@@ -13,12 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "commands.h"
 #include "compare.h"
 #include "compare_int.h"
+#include "log.h"
 #include "provenance.h"
 #include "runs_chart.h"
 
@@ -281,6 +284,71 @@ static void test_allow_and_help(void **state)
 		assert_non_null(strstr(help_compare, prov_field_name(f)));
 }
 
+/* A results directory under dir named name: one ok esp-null run a line, each clock as given ("": none). */
+static void write_side(char *path, size_t len, const char *dir, const char *name, const char *const *clocks, int n,
+		       double tp)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	assert_int_equal(mkdir(path, 0755), 0);
+	char runs[PATH_MAX];
+
+	snprintf(runs, sizeof(runs), "%s/runs.jsonl", path);
+	f = fopen(runs, "w");
+	assert_non_null(f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "{\"version\":1,\"kernel\":\"6.1.0\",\"scenario\":\"esp-null\",\"repeat\":%d,"
+			   "\"status\":\"ok\",\"throughput_bps\":%g%s%s%s}\n", i + 1, tp + i * 1e6,
+			*clocks[i] ? ",\"clock\":\"" : "", clocks[i], *clocks[i] ? "\"" : "");
+	assert_int_equal(fclose(f), 0);
+	snprintf(runs, sizeof(runs), "%s/meta.json", path);
+	f = fopen(runs, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"testbed\":\"vm\",\"host\":\"h\",\"kernels\":[\"6.1.0\"]}\n");
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * compare refuses (exit 2) a virtual-clock side against a real one, either
+ * way round, and a side that mixes the clocks; virtual against virtual and
+ * a record without "clock" (real) against real are compared.
+ */
+static void test_clock_refusal(void **state)
+{
+	static const char *const real[] = { "real", "real", "real" }, *const none[] = { "", "", "" },
+				 *const virt[] = { "virtual", "virtual", "virtual" },
+				 *const mixed[] = { "virtual", "real", "virtual" };
+	char dir[] = "/tmp/test_compare.XXXXXX", r[PATH_MAX], n[PATH_MAX], v[PATH_MAX], v2[PATH_MAX], m[PATH_MAX];
+	struct compare_opts o = { .threshold = 5, .alpha = 0.05, .format = "json" };
+	FILE *saved = stdout;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	write_side(r, sizeof(r), dir, "real", real, 3, 1e9);
+	write_side(n, sizeof(n), dir, "none", none, 3, 1.1e9);
+	write_side(v, sizeof(v), dir, "virt", virt, 3, 1e9);
+	write_side(v2, sizeof(v2), dir, "virt2", virt, 3, 1.1e9);
+	write_side(m, sizeof(m), dir, "mixed", mixed, 3, 1e9);
+	/* the verdicts' documents go nowhere; the refusals' one line is on stderr */
+	stdout = fopen("/dev/null", "w");
+	assert_non_null(stdout);
+	assert_int_equal(compare_run(&o, (char *[]){ r }, 1, (char *[]){ v }, 1), EXIT_USAGE);
+	assert_int_equal(compare_run(&o, (char *[]){ v }, 1, (char *[]){ n }, 1), EXIT_USAGE);
+	assert_int_equal(compare_run(&o, (char *[]){ m }, 1, (char *[]){ v }, 1), EXIT_USAGE);
+	assert_int_equal(compare_run(&o, (char *[]){ v }, 1, (char *[]){ m }, 1), EXIT_USAGE);
+	/* two sides, one virtual: mixed too */
+	assert_int_equal(compare_run(&o, (char *[]){ v, r }, 2, (char *[]){ v2 }, 1), EXIT_USAGE);
+	assert_int_not_equal(compare_run(&o, (char *[]){ v }, 1, (char *[]){ v2 }, 1), EXIT_USAGE);
+	assert_int_not_equal(compare_run(&o, (char *[]){ n }, 1, (char *[]){ r }, 1), EXIT_USAGE);
+	fclose(stdout);
+	stdout = saved;
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static int count(const char *s, const char *what)
 {
 	int n = 0;
@@ -350,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_provenance_accel_guests),
 		cmocka_unit_test(test_provenance_check),
 		cmocka_unit_test(test_allow_and_help),
+		cmocka_unit_test(test_clock_refusal),
 		cmocka_unit_test(test_runs_chart_close_values),
 	};
 

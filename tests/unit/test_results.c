@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "matrix.h"
 #include "results.h"
 #include "summary.h"
 
@@ -569,6 +570,105 @@ static void test_load_and_summary(void **state)
 	rmdir(tmpdir);
 }
 
+/*
+ * The clock's keys (collector/run/record.c record_clock, as the vm host
+ * rewrites a guest's record), read back: on the virtual clock no cycles
+ * (the guest's busy time x its TSC is fiction there), instructions per
+ * byte from the busy virtual time, and the reports' cost metric is
+ * instructions_per_byte; on the real clock cycles stay and no
+ * instructions are made up.
+ */
+static json_t *guest_record(void)
+{
+	/* one vCPU busy 1.2 s by /proc/stat's ticks in a 1.0 s window, 1e8 bytes */
+	return json_pack("{s:i, s:s, s:s, s:i, s:s, s:f, s:f, s:{s:f}, s:f, s:I, s:s, s:f, s:f, s:f}", "version", 1,
+			 "kernel", "6.1.0", "scenario", "esp-null", "repeat", 1, "status", "ok", "bytes", 1e8,
+			 "throughput_bps", 8e8, "cpu_busy_s", "total", 1.2, "cpu_window_s", 1.0, "cycles",
+			 (json_int_t)2400000000LL, "cycles_method", "estimated", "cycles_per_byte", 24.0,
+			 "cycles_per_byte_sender", 12.0, "cycles_per_byte_receiver", 12.0);
+}
+
+static void clock_read_back(json_t *rec, struct results *r)
+{
+	char *text = json_dumps(rec, JSON_COMPACT), err[512];
+	size_t len = strlen(text);
+
+	text = realloc(text, len + 2);
+	assert_non_null(text);
+	memcpy(text + len, "\n", 2);
+	assert_int_equal(parse(text, r, err, sizeof(err)), 0);
+	free(text);
+}
+
+static void test_clock_keys(void **state)
+{
+	static const char *const cycle_keys[] = { "cycles", "cycles_method", "cycles_per_byte",
+						  "cycles_per_byte_sender", "cycles_per_byte_receiver" };
+	json_t *rec = guest_record();
+	struct metric ms[RESULTS_GROUP_METRICS];
+	struct run_group *g;
+	struct results r;
+	double v[4];
+	int ng, nm;
+
+	(void)state;
+	record_clock(rec, true, RUN_ICOUNT_SHIFT);
+	assert_string_equal(json_string_value(json_object_get(rec, "clock")), "virtual");
+	for (size_t i = 0; i < sizeof(cycle_keys) / sizeof(cycle_keys[0]); i++)
+		assert_null(json_object_get(rec, cycle_keys[i]));
+	/* capped at the window: 1.0 s = 1e9 instructions over 1e8 bytes */
+	assert_true(fabs(json_number_value(json_object_get(rec, "instructions_per_byte")) - 10) < 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(rec, "instructions")), 1000000000);
+	assert_string_equal(json_string_value(json_object_get(rec, "instructions_method")), "icount");
+	clock_read_back(rec, &r);
+	json_decref(rec);
+	assert_true(r.runs[0].virtual_clock && r.runs[0].has_ipb && !r.runs[0].has_cpb);
+	assert_string_equal(results_clock(&r), "virtual");
+	assert_int_equal(results_groups(&r, &g, &ng), 0);
+	nm = group_metrics(&r, &g[0], ms);
+	assert_int_equal(nm, 2);
+	assert_int_equal(ms[1].kind, METRIC_IPB);
+	assert_string_equal(metric_name(&ms[1], NULL, 0), "instructions_per_byte");
+	assert_int_equal(group_values(&r, &g[0], &ms[1], v), 1);
+	assert_true(fabs(v[0] - 10) < 1e-9);
+	results_groups_free(g, ng);
+	results_free(&r);
+
+	/* a virtual record with nothing to count: instructions unavailable, cycles still not written */
+	rec = guest_record();
+	json_object_set_new(rec, "bytes", json_integer(0));
+	record_clock(rec, true, RUN_ICOUNT_SHIFT);
+	assert_true(json_is_null(json_object_get(rec, "instructions_per_byte")));
+	assert_non_null(strstr(json_string_value(json_object_get(rec, "instructions_method")), "unavailable: "));
+	assert_null(json_object_get(rec, "cycles_per_byte"));
+	json_decref(rec);
+
+	/* the real clock: cycles as the guest counted them, no instructions made up */
+	rec = guest_record();
+	record_clock(rec, false, RUN_ICOUNT_SHIFT);
+	assert_string_equal(json_string_value(json_object_get(rec, "clock")), "real");
+	assert_null(json_object_get(rec, "instructions_per_byte"));
+	assert_true(json_number_value(json_object_get(rec, "cycles_per_byte")) == 24.0);
+	clock_read_back(rec, &r);
+	json_decref(rec);
+	assert_false(r.runs[0].virtual_clock || r.runs[0].has_ipb);
+	assert_string_equal(results_clock(&r), "real");
+	assert_int_equal(results_groups(&r, &g, &ng), 0);
+	nm = group_metrics(&r, &g[0], ms);
+	assert_int_equal(nm, 2);
+	assert_int_equal(ms[1].kind, METRIC_CPB);
+	results_groups_free(g, ng);
+	results_free(&r);
+
+	/* an unknown clock is refused, with its line */
+	char err[512];
+
+	assert_int_equal(parse("{\"version\":1,\"kernel\":\"k\",\"scenario\":\"clear\",\"repeat\":1,"
+			       "\"status\":\"ok\",\"throughput_bps\":1e9,\"clock\":\"wall\"}\n", &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown clock 'wall'"));
+	results_free(&r);
+}
+
 static void test_text_helpers(void **state)
 {
 	static const char *const heads[] = { "scenario", "n", "median" };
@@ -613,6 +713,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_clock_keys),
 		cmocka_unit_test(test_counting),
 		cmocka_unit_test(test_cpu_spread),
 		cmocka_unit_test(test_bad_inputs),

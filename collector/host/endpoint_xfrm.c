@@ -57,8 +57,21 @@ static int fam(int family)
 /* A policy's selector as the agent takes it, for op ("policy-get", "policy-add"). */
 static json_t *policy_req(const char *op, const struct xfrm_pol_spec *p)
 {
-	return json_pack("{s:s, s:i, s:s, s:s, s:s}", "op", op, "family", fam(p->family), "src", p->src, "dst",
-			 p->dst, "dir", p->dir == XFRM_POLICY_IN ? "in" : "out");
+	json_t *r = json_pack("{s:s, s:i, s:s, s:s, s:s}", "op", op, "family", fam(p->family), "src", p->src, "dst",
+			      p->dst, "dir", p->dir == XFRM_POLICY_IN ? "in" : "out");
+
+	/* several SA pairs: a flow's ports (the selector), its priority and its SA's reqid; absent: 0 */
+	if (p->l4proto)
+		json_object_set_new(r, "l4proto", json_integer(p->l4proto));
+	if (p->sport)
+		json_object_set_new(r, "sport", json_integer(p->sport));
+	if (p->dport)
+		json_object_set_new(r, "dport", json_integer(p->dport));
+	if (p->priority)
+		json_object_set_new(r, "priority", json_integer(p->priority));
+	if (p->reqid)
+		json_object_set_new(r, "reqid", json_integer(p->reqid));
+	return r;
 }
 
 static json_t *sa_get_req(const struct xfrm_sa_spec *s)
@@ -124,11 +137,15 @@ int ep_xfrm_policy_add(const struct endpoint *e, const struct xfrm_pol_spec *p, 
 /* The spec as the agent reads it (agent_sa_spec in collector/testbed/peer_agent.c). */
 static json_t *sa_json(const struct xfrm_sa_spec *s)
 {
-	return json_pack("{s:s, s:i, s:s, s:s, s:I, s:b, s:s, s:i, s:s, s:i, s:i, s:s, s:i, s:i}", "op", "sa-add",
+	json_t *r = json_pack("{s:s, s:i, s:s, s:s, s:I, s:b, s:s, s:i, s:s, s:i, s:i, s:s, s:i, s:i}", "op", "sa-add",
 			 "family", fam(s->family), "src", s->src, "dst", s->dst, "spi", (json_int_t)s->spi, "tunnel",
 			 s->tunnel, "enc", s->enc, "enc_key_bits", s->enc_key_bits, "auth", s->auth, "auth_key_bits",
 			 s->auth_key_bits, "auth_icv_bits", s->auth_icv_bits, "aead", s->aead, "aead_key_bits",
 			 s->aead_key_bits, "aead_icv_bits", s->aead_icv_bits);
+
+	if (r && s->reqid) /* several SA pairs: the pair's, which its policies' templates name */
+		json_object_set_new(r, "reqid", json_integer(s->reqid));
+	return r;
 }
 
 int ep_xfrm_sa_add(const struct endpoint *e, const struct xfrm_sa_spec *s, const uint8_t *key, size_t klen,

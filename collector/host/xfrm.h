@@ -45,6 +45,13 @@ struct xfrm_sa_spec {
 	uint32_t pcpu;
 };
 
+/*
+ * The largest priority and reqid the run gives (several SA pairs, ipsec.c),
+ * and all the peer's agent takes in a request (peer_agent_host.c).
+ */
+#define XFRM_RUN_PRIO_MAX 200
+#define XFRM_RUN_REQID_MAX 16
+
 struct xfrm_pol_spec {
 	int family;
 	char src[64], dst[64];   /* selector: host addresses, full prefix */

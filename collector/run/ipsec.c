@@ -386,6 +386,9 @@ static int lost_check(const struct ends *x, int rc, char *why, size_t len)
  */
 #define PRIO_PORTS 100
 #define PRIO_ALL 200
+/* what the peer's agent takes (xfrm.h) */
+_Static_assert(PRIO_ALL <= XFRM_RUN_PRIO_MAX && SCENARIO_MAX_SAS <= XFRM_RUN_REQID_MAX,
+	       "the agent refuses a priority or reqid the run gives");
 
 /*
  * Policy k of one end and direction: 0 the catch-all; then, with several
@@ -718,11 +721,6 @@ int ipsec_apply(const struct endpoint *tx, const struct endpoint *rx, const stru
 	if (c->pcpu && pcpu_prepare(&x, fl, cur, why, len))
 		return 1;
 	if (fl && fl->npairs > 1) {
-		if (x.hosts) {
-			snprintf(why, len, "%d SA pairs: made in the two namespaces of one host (netns, vm testbeds) only, not yet on two hosts",
-				 fl->npairs);
-			return 1;
-		}
 		if (!(load_of(sc)->caps & LOAD_FLOWS) || fl->nports < fl->npairs) {
 			snprintf(why, len, "%d SA pairs need as many flows at least, each pair its own (--flows %d or more%s)",
 				 fl->npairs, fl->npairs, load_of(sc)->caps & LOAD_FLOWS ? "" : ", and a load that runs several");

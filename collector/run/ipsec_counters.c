@@ -101,13 +101,14 @@ static json_t *sa_entry(const struct ipsec_sas *cur, int i, const char *spi, con
 	json_t *r;
 
 	if (cur->hosts)
-		return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "host",
-				 ep_remote(cur->sa[i].ep) ? "receiver" : "sender", "family",
-				 s->family == AF_INET ? "4" : "6", "src", s->src, "packets", (json_int_t)pk, "bytes",
-				 (json_int_t)by, "wire_packets", (json_int_t)wire);
-	r = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "netns",
-		      cur->sa[i].role, "src", s->src, "packets", (json_int_t)pk, "bytes", (json_int_t)by,
-		      "wire_packets", (json_int_t)wire);
+		r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "host",
+			      ep_remote(cur->sa[i].ep) ? "receiver" : "sender", "family", s->family == AF_INET ? "4" : "6",
+			      "src", s->src, "packets", (json_int_t)pk, "bytes", (json_int_t)by, "wire_packets",
+			      (json_int_t)wire);
+	else
+		r = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "spi", spi, "dir", cur->sa[i].dir, "netns",
+			      cur->sa[i].role, "src", s->src, "packets", (json_int_t)pk, "bytes", (json_int_t)by,
+			      "wire_packets", (json_int_t)wire);
 	if (cur->npairs > 1)
 		json_object_set_new(r, "pair", json_integer(cur->sa[i].pair));
 	if (cur->sa[i].pcpu) /* the per-CPU set: the CPU of the SA's out end, -1 the fallback */
@@ -233,18 +234,26 @@ static json_int_t sa_out_packets(json_t *list, const char *spi)
 	return -1;
 }
 
+/* A record's esp_output per SPI of one end (ctr: "counters", "counters_receiver"): the whole load's, else the window's. */
+static json_t *esp_output_per_sa(json_t *rec, const char *ctr)
+{
+	json_t *e = json_object_get(json_object_get(rec, ctr), "esp_output"), *per = json_object_get(e, "per_sa_load");
+
+	return json_is_object(per) ? per : json_object_get(e, "per_sa");
+}
+
 void ipsec_pairs_record(const struct ipsec_sas *cur, json_t *rec)
 {
 	json_t *flows = json_object_get(rec, "flow"), *pairs;
 	json_t *sas = json_object_get(rec, "sa_load");
-	json_t *per = json_object_get(json_object_get(json_object_get(rec, "counters"), "esp_output"), "per_sa_load");
+	/* esp_output per SPI where each direction's out SAs are: the way back's on the receiver, on two hosts */
+	json_t *per = esp_output_per_sa(rec, "counters");
+	json_t *per_back = cur && cur->hosts ? esp_output_per_sa(rec, "counters_receiver") : per;
 
 	if (!cur || cur->npairs < 2)
 		return;
 	if (!json_is_array(sas))
 		sas = json_object_get(rec, "sa");
-	if (!json_is_object(per))
-		per = json_object_get(json_object_get(json_object_get(rec, "counters"), "esp_output"), "per_sa");
 	pairs = json_array();
 	for (int j = 0; j < cur->npairs; j++) {
 		char spi[2][16];
@@ -267,7 +276,7 @@ void ipsec_pairs_record(const struct ipsec_sas *cur, json_t *rec)
 		}
 		json_t *o = json_pack("{s:i, s:s, s:s, s:o}", "pair", j, "spi", spi[0], "spi_back", spi[1], "ports", ports);
 		json_int_t pk = sa_out_packets(sas, spi[0]), pkb = sa_out_packets(sas, spi[1]);
-		json_t *eo = json_object_get(per, spi[0]), *eob = json_object_get(per, spi[1]);
+		json_t *eo = json_object_get(per, spi[0]), *eob = json_object_get(per_back, spi[1]);
 
 		if (json_is_array(flows)) {
 			json_object_set_new(o, "bytes", json_integer((json_int_t)bytes));
@@ -276,11 +285,11 @@ void ipsec_pairs_record(const struct ipsec_sas *cur, json_t *rec)
 		json_object_set_new(o, "packets", pk >= 0 ? json_integer(pk) : json_null());
 		json_object_set_new(o, "packets_back", pkb >= 0 ? json_integer(pkb) : json_null());
 		/* the probes leave out an SPI that counted nothing: 0 where they counted at all */
-		if (json_is_object(per)) {
+		if (json_is_object(per))
 			json_object_set_new(o, "esp_output", json_integer(json_is_integer(eo) ? json_integer_value(eo) : 0));
+		if (json_is_object(per_back))
 			json_object_set_new(o, "esp_output_back",
 					    json_integer(json_is_integer(eob) ? json_integer_value(eob) : 0));
-		}
 		json_array_append_new(pairs, o);
 	}
 	json_object_set_new(rec, "sas", json_integer(cur->npairs));

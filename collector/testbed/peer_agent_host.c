@@ -8,7 +8,10 @@
 #include <errno.h>
 #include <jansson.h>
 #include <linux/xfrm.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,22 +109,97 @@ void agent_op_kmod(json_t *req)
 	agent_answer(json_pack("{s:b, s:s, s:i}", "ok", 1, "state", kmod_state_name(st), "refcnt", ref));
 }
 
-static void pol_spec(json_t *req, struct xfrm_pol_spec *p)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* An integer field from lo to hi, else -1; absent: 0. Ranged before it is narrowed. */
+static int req_uint(json_t *req, const char *key, json_int_t lo, json_int_t hi, uint32_t *out)
 {
-	*p = (struct xfrm_pol_spec){ .family = agent_family(req), .proto = IPPROTO_ESP,
-				     .tunnel = json_is_true(json_object_get(req, "tunnel")),
-				     .dir = !strcmp(agent_str(req, "dir"), "in") ? XFRM_POLICY_IN : XFRM_POLICY_OUT };
-	snprintf(p->src, sizeof(p->src), "%s", agent_str(req, "src"));
-	snprintf(p->dst, sizeof(p->dst), "%s", agent_str(req, "dst"));
+	json_t *v = json_object_get(req, key);
+	json_int_t n = json_integer_value(v);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || n < lo || n > hi)
+		return -1;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+/* "src" or "dst": an address of the request's family, else -1. */
+static int req_addr(json_t *req, const char *key, int family, char *out, size_t len)
+{
+	const char *a = agent_str(req, key);
+	unsigned char bin[16];
+
+	if (strlen(a) >= len || inet_pton(family, a, bin) != 1)
+		return -1;
+	snprintf(out, len, "%s", a);
+	return 0;
+}
+
+/* "family" (4 or 6) and "tunnel" (a boolean or absent) of a policy or SA request; NULL or what is wrong. */
+static const char *req_family(json_t *req, int *family, bool *tunnel)
+{
+	json_t *f = json_object_get(req, "family"), *t = json_object_get(req, "tunnel");
+
+	if (!json_is_integer(f) || (json_integer_value(f) != 4 && json_integer_value(f) != 6))
+		return "\"family\" is not 4 or 6";
+	if (t && !json_is_boolean(t))
+		return "\"tunnel\" is not true or false";
+	*family = json_integer_value(f) == 6 ? AF_INET6 : AF_INET;
+	*tunnel = json_is_true(t);
+	return NULL;
+}
+
+/*
+ * A policy request, every field checked: family, addresses, direction, and
+ * with several SA pairs a flow's TCP port (run --port's range), the
+ * priority and the reqid the run gives (xfrm.h). NULL, or what is wrong.
+ */
+static const char *pol_spec(json_t *req, struct xfrm_pol_spec *p)
+{
+	const char *dir = agent_str(req, "dir"), *bad;
+	uint32_t l4, sport, dport;
+
+	*p = (struct xfrm_pol_spec){ .proto = IPPROTO_ESP };
+	if ((bad = req_family(req, &p->family, &p->tunnel)))
+		return bad;
+	if (req_addr(req, "src", p->family, p->src, sizeof(p->src)) < 0 ||
+	    req_addr(req, "dst", p->family, p->dst, sizeof(p->dst)) < 0)
+		return "\"src\" or \"dst\" is not an address of the family";
+	if (strcmp(dir, "in") && strcmp(dir, "out"))
+		return "\"dir\" is not in or out";
+	p->dir = !strcmp(dir, "in") ? XFRM_POLICY_IN : XFRM_POLICY_OUT;
+	if (req_uint(req, "l4proto", 0, 255, &l4) < 0 || (l4 && l4 != IPPROTO_TCP))
+		return "\"l4proto\" is not 6 (TCP)";
+	if (req_uint(req, "sport", PEER_PORT_MIN, 65535, &sport) < 0 ||
+	    req_uint(req, "dport", PEER_PORT_MIN, 65535, &dport) < 0)
+		return "\"sport\" or \"dport\" is not a port from 1024 to 65535";
+	if ((sport || dport) && !l4)
+		return "a port without \"l4proto\" 6";
+	if (req_uint(req, "priority", 0, XFRM_RUN_PRIO_MAX, &p->priority) < 0)
+		return "\"priority\" is not from 0 to " STR(XFRM_RUN_PRIO_MAX);
+	if (req_uint(req, "reqid", 0, XFRM_RUN_REQID_MAX, &p->reqid) < 0)
+		return "\"reqid\" is not from 0 to " STR(XFRM_RUN_REQID_MAX);
+	p->l4proto = (int)l4;
+	p->sport = (uint16_t)sport;
+	p->dport = (uint16_t)dport;
+	return NULL;
 }
 
 void agent_op_policy_add(json_t *req)
 {
 	struct xfrm_pol_spec p;
+	const char *bad = pol_spec(req, &p);
 	char kmsg[200] = "";
 	int err;
 
-	pol_spec(req, &p);
+	if (bad) {
+		agent_answer_err("policy-add: %s", bad);
+		return;
+	}
 	err = xfrm_policy_add(NULL, &p, kmsg, sizeof(kmsg));
 	agent_answer(json_pack("{s:b, s:i, s:s}", "ok", 1, "err", err, "kmsg", kmsg));
 }
@@ -130,9 +208,13 @@ void agent_op_policy_add(json_t *req)
 void agent_op_policy_get(json_t *req)
 {
 	struct xfrm_pol_spec p;
+	const char *bad = pol_spec(req, &p);
 	int there;
 
-	pol_spec(req, &p);
+	if (bad) {
+		agent_answer_err("policy-get: %s", bad);
+		return;
+	}
 	there = xfrm_policy_exists(NULL, &p);
 	agent_answer(json_pack("{s:b, s:i}", "ok", 1, "err", there == 1 ? 0 : there == 0 ? -ENOENT : there));
 }
@@ -158,28 +240,47 @@ static const char *sa_bits(json_t *req, struct xfrm_sa_spec *s)
 	return NULL;
 }
 
+/* An sa-add's fields but the key and bits, each checked; NULL, or what is wrong. */
+static const char *sa_fields(json_t *req, struct xfrm_sa_spec *s)
+{
+	const char *bad;
+	uint32_t spi;
+
+	if ((bad = req_family(req, &s->family, &s->tunnel)))
+		return bad;
+	if (req_addr(req, "src", s->family, s->src, sizeof(s->src)) < 0 ||
+	    req_addr(req, "dst", s->family, s->dst, sizeof(s->dst)) < 0)
+		return "\"src\" or \"dst\" is not an address of the family";
+	if (!json_is_integer(json_object_get(req, "spi")) || req_uint(req, "spi", 256, UINT32_MAX, &spi) < 0)
+		return "\"spi\" is not from 256 to 2^32-1";
+	s->spi = spi;
+	if (req_uint(req, "reqid", 0, XFRM_RUN_REQID_MAX, &s->reqid) < 0)
+		return "\"reqid\" is not from 0 to " STR(XFRM_RUN_REQID_MAX);
+	snprintf(s->enc, sizeof(s->enc), "%s", agent_str(req, "enc"));
+	snprintf(s->auth, sizeof(s->auth), "%s", agent_str(req, "auth"));
+	snprintf(s->aead, sizeof(s->aead), "%s", agent_str(req, "aead"));
+	return NULL;
+}
+
 void agent_op_sa_add(json_t *req)
 {
-	struct xfrm_sa_spec s = { .family = agent_family(req), .proto = IPPROTO_ESP,
-				  .spi = (uint32_t)json_integer_value(json_object_get(req, "spi")),
-				  .tunnel = json_is_true(json_object_get(req, "tunnel")) };
+	struct xfrm_sa_spec s = { .proto = IPPROTO_ESP };
 	json_t *jkey = json_object_get(req, "key");
-	const char *bad = sa_bits(req, &s);
+	const char *bad = sa_bits(req, &s), *wrong = sa_fields(req, &s);
 	uint8_t key[2 * XFRM_KEY_MAX];
 	char kmsg[200] = "";
 	int klen, err;
 
-	snprintf(s.src, sizeof(s.src), "%s", agent_str(req, "src"));
-	snprintf(s.dst, sizeof(s.dst), "%s", agent_str(req, "dst"));
-	snprintf(s.enc, sizeof(s.enc), "%s", agent_str(req, "enc"));
-	snprintf(s.auth, sizeof(s.auth), "%s", agent_str(req, "auth"));
-	snprintf(s.aead, sizeof(s.aead), "%s", agent_str(req, "aead"));
-	klen = json_is_string(jkey) && !bad ? peer_hex_decode(json_string_value(jkey), key, sizeof(key)) : -1;
+	klen = json_is_string(jkey) && !bad && !wrong ? peer_hex_decode(json_string_value(jkey), key, sizeof(key)) : -1;
 	/* the key's text lives in the request: wipe it as soon as it is decoded */
 	if (json_is_string(jkey))
 		explicit_bzero((char *)json_string_value(jkey), strlen(json_string_value(jkey)));
 	if (bad) {
 		agent_answer_err("sa-add: %s must be a multiple of 8 from 0 to %d", bad, XFRM_KEY_MAX * 8);
+		return;
+	}
+	if (wrong) {
+		agent_answer_err("sa-add: %s", wrong);
 		return;
 	}
 	if (klen < 0 || (size_t)klen != xfrm_sa_key_len(&s)) {

@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <linux/xfrm.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
 #include "kmod.h"
 #include "load.h"
 #include "load_util.h"
+#include "matrix.h"
 #include "netns_call.h"
 #include "loads.h"
 #include "peer_agent.h"
@@ -132,7 +134,7 @@ static int sa_built(const struct xfrm_sa_spec *s, const uint8_t *key)
 	uint8_t copy[4 * XFRM_KEY_MAX];
 	size_t n = xfrm_sa_key_len(s);
 
-	if (!xfrm_sa_bits_ok(s) || n > sizeof(copy))
+	if (!xfrm_sa_bits_ok(s) || n > sizeof(copy) || s->reqid > XFRM_RUN_REQID_MAX || s->spi < 256)
 		abort();
 	memcpy(copy, key, n); /* the key the agent decoded holds what the spec needs */
 	return xfrm_sa_build(buf, sizeof(buf), s, copy, 1) < 0 ? -EINVAL : 0;
@@ -155,11 +157,22 @@ int xfrm_sa_get(const char *netns, int family, const char *dst, uint32_t spi, in
 	return xfrm_sa_id_build(buf, family, dst, spi, proto, XFRM_MSG_GETSA) < 0 ? -EINVAL : -ENOENT;
 }
 
+/* What the agent passes on of a policy is what the run gives: several SA pairs' fields in range (xfrm.h). */
+static void pol_checked(const struct xfrm_pol_spec *p)
+{
+	if (p->reqid > XFRM_RUN_REQID_MAX || p->priority > XFRM_RUN_PRIO_MAX ||
+	    (p->l4proto && p->l4proto != IPPROTO_TCP) || ((p->sport || p->dport) && p->l4proto != IPPROTO_TCP) ||
+	    (p->sport && p->sport < 1024) || (p->dport && p->dport < 1024) ||
+	    (p->dir != XFRM_POLICY_IN && p->dir != XFRM_POLICY_OUT))
+		abort();
+}
+
 int xfrm_policy_add(const char *netns, const struct xfrm_pol_spec *p, char *err, size_t errlen)
 {
 	static char buf[XFRM_MSG_BUF];
 
 	(void)netns;
+	pol_checked(p);
 	if (err && errlen)
 		err[0] = '\0';
 	return xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_ADD, 1) < 0 ? -EINVAL : 0;
@@ -170,6 +183,7 @@ int xfrm_policy_exists(const char *netns, const struct xfrm_pol_spec *p)
 	static char buf[XFRM_MSG_BUF];
 
 	(void)netns;
+	pol_checked(p);
 	return xfrm_policy_build(buf, sizeof(buf), p, XFRM_POL_GET, 1) < 0 ? -EINVAL : 0;
 }
 
@@ -424,6 +438,16 @@ bool probes_load_moved(struct probes *p)
 int probes_nattached(const struct probes *p)
 {
 	return p ? pr.attached : 0;
+}
+
+/* record.c's, whose file needs the whole run: the busy seconds of each CPU of cpu (cpu.c, the real one) */
+json_t *record_busy_per_cpu(const struct cpu_acct *cpu)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < cpu->ncpu; i++)
+		json_array_append_new(a, json_real(cpu_busy_s(cpu, i)));
+	return a;
 }
 
 json_t *probes_counters_json(struct probes *p, json_t *rec)

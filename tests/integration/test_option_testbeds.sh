@@ -117,6 +117,8 @@ count-repeats vm-pair test_vm_pair_count.sh
 flows netns test_flows.sh
 sas netns test_vm_sas.sh
 sas vm test_vm_sas.sh
+sas peer test_vm_pair_sas.sh
+sas vm-pair test_vm_pair_sas.sh
 flows peer test_flows.sh
 flows vm test_vm_flows.sh
 flows vm-pair test_vm_flows.sh

@@ -10,6 +10,10 @@
 # not UTF-8, a program past the agent's deadline are said, never sent
 # half, and the answer says the program ran (the run then does not run it
 # again through ssh). An argv it does not run is refused without running.
+# The policy and SA requests of several SA pairs: a port below 1024, a
+# priority or reqid past the run's, UDP, a port without a protocol, dir
+# fwd, an SPI below 256 are refused, each naming its field; a policy in
+# range is made in the agent's namespace and found by its port alone.
 # Started for a key pinned to it, it serves what the run sends through ssh
 # (SSH_ORIGINAL_COMMAND: an undo, a re-read) and refuses the rest, exit 4.
 # The agent is started here on a pipe, as ssh starts it on the peer, with
@@ -71,6 +75,17 @@ cat > "$TMP/req" << EOF
 {"op":"probes-attach","dev":"x\" || 1 == 1 || name == \"y"}
 {"op":"x$(printf 'é%.0s' $(seq 300))"}
 {"op":"run","argv":["ethtool","hang"]}
+{"op":"policy-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","l4proto":6,"sport":80}
+{"op":"policy-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","priority":201}
+{"op":"policy-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","reqid":4294967297}
+{"op":"policy-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","l4proto":17,"dport":5201}
+{"op":"policy-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","dport":5201}
+{"op":"policy-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"fwd"}
+{"op":"sa-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","spi":4096,"reqid":17,"enc":"cbc(aes)","enc_key_bits":128,"auth":"hmac(sha1)","auth_key_bits":160,"key":"00"}
+{"op":"sa-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","spi":1,"enc":"cbc(aes)","enc_key_bits":128,"auth":"hmac(sha1)","auth_key_bits":160,"key":"00"}
+{"op":"policy-add","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","l4proto":6,"dport":5201,"priority":100,"reqid":2}
+{"op":"policy-get","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","l4proto":6,"dport":5201}
+{"op":"policy-get","family":4,"src":"198.51.100.1","dst":"198.51.100.2","dir":"out","l4proto":6,"dport":5202}
 EOF
 start=$(date +%s)
 # in a network namespace of its own, whose /proc/net/tcp and tcp6 are short
@@ -78,7 +93,7 @@ SSH_CONNECTION="198.18.8.1 40000 198.18.8.2 22" PATH="$TMP/catbin:$TMP/bin:$PATH
 	"$IPSECPERF" peer-agent < "$TMP/req" > "$TMP/ans" 2> "$TMP/err" ||
 	fail "the agent exited $? at the end of its input: $(cat "$TMP/err")"
 secs=$(($(date +%s) - start))
-[ "$(wc -l < "$TMP/ans")" = 25 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
+[ "$(wc -l < "$TMP/ans")" = 36 ] || { head -c 2000 "$TMP/ans" >&2; fail "not one answer a request"; }
 python3 - "$TMP/ans" << 'EOF' || fail "the agent's answers to run are not as they should be"
 import json, sys
 lines = open(sys.argv[1], "rb").read().split(b"\n")[:-1]
@@ -116,6 +131,14 @@ want(22, not a[22]["ok"] and "not a network device's name" in a[22]["error"], "p
 want(23, not a[23]["ok"] and a[23]["error"].startswith("unknown request 'x\u00e9") and a[23]["error"].endswith("\u00e9'"),
      "an unknown request whose name is cut: said, cut between two characters")
 want(24, not a[24]["ok"] and a[24]["ran"] and a[24].get("timed_out") is True, "past the deadline: killed, said")
+# several SA pairs' fields: each out of range refused with its name, nothing made; one in range made and found by its port
+for i, what, key in ((25, "port 80", "sport"), (26, "priority 201", "priority"), (27, "reqid 2^32+1", "reqid"),
+                     (28, "UDP", "l4proto"), (29, "a port without a protocol", "a port without"),
+                     (30, "dir fwd", "dir"), (31, "an SA's reqid 17", "reqid"), (32, "SPI 1", "spi")):
+    want(i, not a[i]["ok"] and key in a[i]["error"], what + ": refused")
+want(33, a[33]["ok"] and a[33]["err"] == 0, "a policy of a flow's port, priority 100, reqid 2: made")
+want(34, a[34]["ok"] and a[34]["err"] == 0, "that policy: found by its port")
+want(35, a[35]["ok"] and a[35]["err"] == -2, "another port's policy: not there")
 EOF
 [ -e "$TMP/cat-ran" ] && fail "the agent ran cat ($(cat "$TMP/cat-ran")): it reads the testbed's files itself"
 [ -e "$TMP/shell-ran" ] && fail "a refused argv ran"

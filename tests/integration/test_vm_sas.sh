@@ -22,9 +22,6 @@ done
 rc=0
 "$IPSECPERF" run --sas 2 esp-null > /dev/null 2> "$TMP/err" || rc=$?
 [ "$rc" = 2 ] && grep -q -- '--flows 2' "$TMP/err" || fail "--sas 2 with one flow: exit $rc: $(cat "$TMP/err")"
-rc=0
-"$IPSECPERF" run --testbed peer --peer root@192.0.2.1 --dev x --peer-dev y --sas 2 --flows 2 esp-null > /dev/null 2> "$TMP/err" || rc=$?
-[ "$rc" = 2 ] || fail "--sas on the peer testbed: exit $rc: $(cat "$TMP/err")"
 mkdir -p "$TMP/bad"
 for v in 0 17 two ''; do
 	sed "s/^esp-gso = off/esp-gso = off\nsas = $v/" "$TOP/scenarios/esp-null.ini" > "$TMP/bad/esp-null.ini"

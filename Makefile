@@ -306,7 +306,7 @@ $(BUILD)/fuzz/fuzz_peer_answer: tests/fuzz/fuzz_peer_answer.c collector/host/pee
 # the target itself (tests/fuzz/fuzz_peer_agent.c); execvp wrapped, never run.
 FUZZ_AGENT_SRCS := collector/testbed/peer_agent.c collector/testbed/peer_agent_answer.c collector/testbed/peer_agent_host.c \
 	collector/testbed/peer_agent_ssh.c collector/host/peer_run.c collector/host/peer_files.c \
-	collector/testbed/testbed_peer_parse.c collector/host/shell_words.c collector/host/xfrm_msg.c \
+	collector/testbed/testbed_peer_parse.c collector/host/shell_words.c collector/host/xfrm_msg.c collector/host/xfrm_pcpu.c collector/host/nlsock.c \
 	collector/host/kmod_names.c collector/host/cpu.c collector/lib/clock.c collector/lib/log.c \
 	collector/lib/files.c collector/lib/secret.c collector/lib/wait.c collector/run/load_util.c \
 	collector/lib/hex.c collector/host/enclink_agent.c collector/host/enclink_find.c collector/host/netns_call.c

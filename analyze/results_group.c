@@ -230,6 +230,73 @@ static bool counted(const struct results *r, const struct run_group *g, const ch
 	return false;
 }
 
+/* The metric's figure of one run ok, into *v; false where the run has none. */
+static bool run_value(const struct run_record *rec, const struct metric *m, bool from_counting, double *v)
+{
+	const struct run_counter *c;
+
+	switch (m->kind) {
+	case METRIC_THROUGHPUT:
+		*v = rec->throughput_bps / 1e9;
+		return rec->has_throughput;
+	case METRIC_CPB:
+		*v = rec->cycles_per_byte;
+		return rec->has_cpb;
+	case METRIC_IPB:
+		*v = rec->instructions_per_byte;
+		return rec->has_ipb;
+	case METRIC_CPB_SENDER:
+		*v = rec->cpb_sender;
+		return rec->has_cpb_sender;
+	case METRIC_CPB_RECEIVER:
+		*v = rec->cpb_receiver;
+		return rec->has_cpb_receiver;
+	case METRIC_COUNTER:
+		c = find_counter(rec, m->counter);
+		/* a load with a unit: per transaction or datagram, the figure its reports speak of */
+		if (c && rec->unit != UNIT_BYTE) {
+			if (c->has_per_unit) {
+				*v = c->per_unit;
+				return true;
+			}
+		/* a counting repeat's figure: over its whole load, exact, where it has one */
+		} else if (c && from_counting && c->has_per_packet_load) {
+			*v = c->per_packet_load;
+			return true;
+		} else if (c && c->has_per_packet) {
+			*v = c->per_packet;
+			return true;
+		}
+		break;
+	case METRIC_CPU_SHARE: {
+		const struct run_spread *sp = run_spread_find(rec, m->counter);
+		struct cpu_spread cs;
+
+		if (!sp)
+			break;
+		cpu_spread_of(sp->v, sp->n, &cs);
+		*v = 100 * cs.top_share; /* percent */
+		return cs.top >= 0;
+	}
+	case METRIC_TPS:
+		*v = rec->tps;
+		return rec->has_tps;
+	case METRIC_LAT:
+		*v = rec->lat_ns[m->q] / 1000; /* microseconds */
+		return rec->has_lat;
+	case METRIC_CPU_UNIT:
+		*v = rec->cpu_per_unit;
+		return rec->has_cpu_unit;
+	case METRIC_PPS:
+		*v = rec->pps;
+		return rec->has_pps;
+	case METRIC_LOSS:
+		*v = 100 * rec->loss; /* percent */
+		return rec->has_loss;
+	}
+	return false;
+}
+
 int group_values(const struct results *r, const struct run_group *g, const struct metric *m,
 		 double *out)
 {
@@ -240,76 +307,9 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 
 	for (int i = 0; i < g->n; i++) {
 		const struct run_record *rec = &r->runs[g->idx[i]];
-		const struct run_counter *c;
 
-		if (rec->status != RUN_OK || rec->counting != from_counting)
-			continue;
-		switch (m->kind) {
-		case METRIC_THROUGHPUT:
-			if (rec->has_throughput)
-				out[n++] = rec->throughput_bps / 1e9;
-			break;
-		case METRIC_CPB:
-			if (rec->has_cpb)
-				out[n++] = rec->cycles_per_byte;
-			break;
-		case METRIC_IPB:
-			if (rec->has_ipb)
-				out[n++] = rec->instructions_per_byte;
-			break;
-		case METRIC_CPB_SENDER:
-			if (rec->has_cpb_sender)
-				out[n++] = rec->cpb_sender;
-			break;
-		case METRIC_CPB_RECEIVER:
-			if (rec->has_cpb_receiver)
-				out[n++] = rec->cpb_receiver;
-			break;
-		case METRIC_COUNTER:
-			c = find_counter(rec, m->counter);
-			/* a load with a unit: per transaction or datagram, the figure its reports speak of */
-			if (c && rec->unit != UNIT_BYTE) {
-				if (c->has_per_unit)
-					out[n++] = c->per_unit;
-			/* a counting repeat's figure: over its whole load, exact, where it has one */
-			} else if (c && from_counting && c->has_per_packet_load) {
-				out[n++] = c->per_packet_load;
-			} else if (c && c->has_per_packet) {
-				out[n++] = c->per_packet;
-			}
-			break;
-		case METRIC_CPU_SHARE: {
-			const struct run_spread *sp = run_spread_find(rec, m->counter);
-			struct cpu_spread cs;
-
-			if (!sp)
-				break;
-			cpu_spread_of(sp->v, sp->n, &cs);
-			if (cs.top >= 0)
-				out[n++] = 100 * cs.top_share; /* percent */
-			break;
-		}
-		case METRIC_TPS:
-			if (rec->has_tps)
-				out[n++] = rec->tps;
-			break;
-		case METRIC_LAT:
-			if (rec->has_lat)
-				out[n++] = rec->lat_ns[m->q] / 1000; /* microseconds */
-			break;
-		case METRIC_CPU_UNIT:
-			if (rec->has_cpu_unit)
-				out[n++] = rec->cpu_per_unit;
-			break;
-		case METRIC_PPS:
-			if (rec->has_pps)
-				out[n++] = rec->pps;
-			break;
-		case METRIC_LOSS:
-			if (rec->has_loss)
-				out[n++] = 100 * rec->loss; /* percent */
-			break;
-		}
+		if (rec->status == RUN_OK && rec->counting == from_counting && run_value(rec, m, from_counting, &out[n]))
+			n++;
 	}
 	return n;
 }

@@ -39,6 +39,14 @@ void report_setup_text(FILE *f, const struct report *rep);
 /* The text report's "ESP work per CPU" (report_cpus.c); -1 when out of memory. */
 int report_text_cpus(FILE *f, const struct report *rep);
 
+/*
+ * Several SA pairs and the kernel's IPsec errors (report_pairs.c): the
+ * text report's row per pair and per moved xfrm_stat counter of each
+ * run; the summary's a kernel and scenario over its runs (-1: out of memory).
+ */
+void report_text_pairs(FILE *f, const struct report *rep);
+int report_summary_pairs(FILE *f, const struct report *rep);
+
 /* "reproduce:": each source's command and the tool's version and commit, clean or not. */
 void report_reproduce_text(FILE *f, const struct report *rep);
 

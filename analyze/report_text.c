@@ -423,7 +423,7 @@ static int summary_body(FILE *f, const struct report *rep)
 
 int report_summary(FILE *f, const struct report *rep)
 {
-	if (summary_body(f, rep) < 0)
+	if (summary_body(f, rep) < 0 || report_summary_pairs(f, rep) < 0)
 		return -1;
 	report_reproduce_text(f, rep);
 	return ferror(f) ? -1 : 0;
@@ -469,75 +469,6 @@ static void text_rate_steps(FILE *f, const struct report *rep)
 	}
 }
 
-/* A run's name in the per-run sections: "[KERNEL ]SCENARIO rN". */
-static void run_name(char *buf, size_t len, const struct report *rep, const struct run_record *rec)
-{
-	snprintf(buf, len, "%s%s%s r%d", rep->nkernels > 1 ? rec->kernel : "", rep->nkernels > 1 ? " " : "",
-		 rec->scenario, rec->repeat);
-	text_clean(buf);
-}
-
-/* run --sas: a row per SA pair of each measured run, its flows' throughput and its data SA's packets. */
-static void text_sa_pairs(FILE *f, const struct report *rep)
-{
-	bool any = false;
-
-	for (int i = 0; i < rep->all.nruns; i++) {
-		const struct run_record *rec = &rep->all.runs[i];
-		char name[200], line[400];
-
-		if (!rec->npairs || rec->counting)
-			continue;
-		if (!any) {
-			fputc('\n', f);
-			fputs_wrapped(f, "SA pairs (run --sas): each pair's flows (their ports), their throughput and the pair's data SA's packets",
-				      0, 0);
-		}
-		any = true;
-		run_name(name, sizeof(name), rep, rec);
-		for (int k = 0; k < rec->npairs; k++) {
-			const struct sa_pair_rec *p = &rec->pairs[k];
-			char bps[32] = "-", pk[32] = "-";
-
-			if (p->has_bps)
-				snprintf(bps, sizeof(bps), "%.4g Mbit/s", p->throughput_bps / 1e6);
-			if (p->has_packets)
-				snprintf(pk, sizeof(pk), "%.0f", p->packets);
-			snprintf(line, sizeof(line), "  %s pair %d  %s  ports %s  %s  %s packets", name, p->pair, p->spi,
-				 p->ports, bps, pk);
-			text_clean(line);
-			fputs_wrapped(f, line, 0, 6);
-		}
-	}
-}
-
-/* /proc/net/xfrm_stat: each run's counters that moved over its load, at either end (zeros left out). */
-static void text_xfrm_stat(FILE *f, const struct report *rep)
-{
-	bool any = false;
-
-	for (int i = 0; i < rep->all.nruns; i++) {
-		const struct run_record *rec = &rep->all.runs[i];
-		char name[200], line[400];
-
-		if (!rec->nxfrm)
-			continue;
-		if (!any) {
-			fputc('\n', f);
-			fputs_wrapped(f, "The kernel's IPsec errors (/proc/net/xfrm_stat) that moved over a run's load, at each end; none elsewhere",
-				      0, 0);
-		}
-		any = true;
-		run_name(name, sizeof(name), rep, rec);
-		for (int k = 0; k < rec->nxfrm; k++) {
-			snprintf(line, sizeof(line), "  %s%s %s %s %.0f", name, rec->counting ? " (count)" : "",
-				 rec->xfrm[k].receiver ? "receiver" : "sender", rec->xfrm[k].name, rec->xfrm[k].count);
-			text_clean(line);
-			fputs_wrapped(f, line, 0, 6);
-		}
-	}
-}
-
 int report_text(FILE *f, const struct report *rep)
 {
 	if (summary_body(f, rep) < 0)
@@ -546,8 +477,9 @@ int report_text(FILE *f, const struct report *rep)
 	if (report_text_cpus(f, rep) < 0)
 		return -1;
 	text_rate_steps(f, rep);
-	text_sa_pairs(f, rep);
-	text_xfrm_stat(f, rep);
+	if (report_summary_pairs(f, rep) < 0)
+		return -1;
+	report_text_pairs(f, rep);
 	report_interval_warnings(f, rep);
 	text_until_ci(f, rep);
 	report_reproduce_text(f, rep);

@@ -7,7 +7,9 @@
 # counted per SPI over the whole load equals each out SA's own packet
 # count, exactly; the policies of the flows' ports (two a port and end and
 # direction) and the SAs are gone after the run; every record carries the
-# kernel's xfrm_stat at both ends, none of its errors moved. Bad --sas and
+# kernel's xfrm_stat at both ends, none of its errors moved. The report
+# and its summary have a row per pair, and one per xfrm_stat counter that
+# moved (one set moved in a copy), within 72 columns. Bad --sas and
 # sas = values exit 2 before anything changes.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
@@ -102,4 +104,15 @@ PY
 "$IPSECPERF" report "$TMP/moved" > "$TMP/report2" || fail "report exited $?"
 grep -qE '^ *esp-null r1 receiver XfrmInStateSeqError 7$' "$TMP/report2" || { cat "$TMP/report2" >&2; fail "no row of the moved xfrm_stat counter"; }
 ! grep -q 'XfrmInNoStates' "$TMP/report2" || fail "a zero xfrm_stat counter printed"
+# the summary: a row per pair over the measured run (its port, 1 run, its share of the total),
+# a row per moved counter over the scenario's runs (the throughput and the counting repeat), 72 columns
+"$IPSECPERF" report --summary "$TMP/moved" > "$TMP/summary" || fail "report --summary exited $?"
+grep -qE '^esp-null +0 +5201 +1 +[0-9.]+ +[0-9.]+ +[0-9]+$' "$TMP/summary" &&
+	grep -qE '^esp-null +1 +5202 +1 +[0-9.]+ +[0-9.]+ +[0-9]+$' "$TMP/summary" ||
+	{ cat "$TMP/summary" >&2; fail "the summary has no row per SA pair"; }
+awk '/^esp-null +[01] +520[12] /{ s += $(NF - 1) } END { exit !(s > 99.8 && s < 100.2) }' "$TMP/summary" ||
+	fail "the pairs' shares do not add up to 100%"
+grep -qE '^esp-null +receiver +XfrmInStateSeqError +1/2 +7$' "$TMP/summary" || { cat "$TMP/summary" >&2; fail "the summary has no row of the moved xfrm_stat counter"; }
+! grep -q 'XfrmInNoStates' "$TMP/summary" || fail "a zero xfrm_stat counter in the summary"
+awk 'length($0) > 72 { print; bad = 1 } END { exit bad }' "$TMP/summary" || fail "the summary is wider than 72 columns"
 exit 0

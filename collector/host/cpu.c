@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cpu.h"
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,36 +23,53 @@ int cpu_count(void)
 	return n < 1 ? 1 : n > CPU_MAX ? CPU_MAX : (int)n;
 }
 
-void cpu_open(struct cpu_acct *a)
+/* One hardware counter on every CPU into fd[]: true, or false (all closed, errno kept) */
+static bool open_counter(int ncpu, uint64_t config, int *fd, int *err)
 {
 	struct perf_event_attr attr;
 
-	memset(a, 0, sizeof(*a));
-	a->ncpu = cpu_count();
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.config = config;
 	attr.disabled = 1;
-	a->pmu = true;
-	for (int i = 0; i < a->ncpu; i++) {
-		a->pmu_fd[i] = syscall(SYS_perf_event_open, &attr, -1, i, -1, 0);
-		if (a->pmu_fd[i] < 0) {
-			a->pmu = false;
-			break;
+	for (int i = 0; i < ncpu; i++) {
+		fd[i] = syscall(SYS_perf_event_open, &attr, -1, i, -1, 0);
+		if (fd[i] < 0) {
+			if (err)
+				*err = errno;
+			for (int j = 0; j < i; j++)
+				close(fd[j]);
+			for (int j = 0; j < ncpu; j++)
+				fd[j] = -1;
+			return false;
 		}
 	}
-	if (!a->pmu)
-		cpu_close(a);
+	return true;
+}
+
+void cpu_open(struct cpu_acct *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ncpu = cpu_count();
+	a->pmu = open_counter(a->ncpu, PERF_COUNT_HW_CPU_CYCLES, a->pmu_fd, NULL);
+	/* the instructions on the same CPUs over the same window, beside the cycles */
+	a->ins = open_counter(a->ncpu, PERF_COUNT_HW_INSTRUCTIONS, a->ins_fd, &a->ins_errno);
+}
+
+static void close_all(int ncpu, int *fd)
+{
+	for (int i = 0; i < ncpu; i++) {
+		if (fd[i] > 0)
+			close(fd[i]);
+		fd[i] = -1;
+	}
 }
 
 void cpu_close(struct cpu_acct *a)
 {
-	for (int i = 0; i < a->ncpu; i++) {
-		if (a->pmu_fd[i] > 0)
-			close(a->pmu_fd[i]);
-		a->pmu_fd[i] = -1;
-	}
+	close_all(a->ncpu, a->pmu_fd);
+	close_all(a->ncpu, a->ins_fd);
 }
 
 int parse_stat_cpu_line(const char *line, int *cpu, unsigned long long *busy,
@@ -92,21 +110,29 @@ static int read_busy(struct cpu_acct *a, unsigned long long *busy)
 	return 0;
 }
 
-static uint64_t read_cycles(struct cpu_acct *a)
+static uint64_t read_sum(bool on, int ncpu, const int *fd)
 {
 	uint64_t sum = 0, v;
 
-	for (int i = 0; a->pmu && i < a->ncpu; i++)
-		if (read(a->pmu_fd[i], &v, sizeof(v)) == sizeof(v))
+	for (int i = 0; on && i < ncpu; i++)
+		if (read(fd[i], &v, sizeof(v)) == sizeof(v))
 			sum += v;
 	return sum;
+}
+
+static uint64_t read_cycles(struct cpu_acct *a)
+{
+	return read_sum(a->pmu, a->ncpu, a->pmu_fd);
 }
 
 int cpu_start(struct cpu_acct *a)
 {
 	for (int i = 0; a->pmu && i < a->ncpu; i++)
 		ioctl(a->pmu_fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; a->ins && i < a->ncpu; i++)
+		ioctl(a->ins_fd[i], PERF_EVENT_IOC_ENABLE, 0);
 	a->cycles0 = read_cycles(a);
+	a->ins0 = read_sum(a->ins, a->ncpu, a->ins_fd);
 	a->t0 = clock_s(CLOCK_MONOTONIC);
 	a->rt0 = clock_s(CLOCK_REALTIME);
 	return read_busy(a, a->busy0);
@@ -119,8 +145,11 @@ int cpu_stop(struct cpu_acct *a)
 	a->rt1 = clock_s(CLOCK_REALTIME);
 	a->t1 = clock_s(CLOCK_MONOTONIC);
 	a->cycles1 = read_cycles(a);
+	a->ins1 = read_sum(a->ins, a->ncpu, a->ins_fd);
 	for (int i = 0; a->pmu && i < a->ncpu; i++)
 		ioctl(a->pmu_fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; a->ins && i < a->ncpu; i++)
+		ioctl(a->ins_fd[i], PERF_EVENT_IOC_DISABLE, 0);
 	return err;
 }
 
@@ -170,6 +199,18 @@ uint64_t cpu_cycles(const struct cpu_acct *a, const char **method)
 	}
 	*method = "estimated";
 	return (uint64_t)(cpu_busy_s(a, -1) * tsc_hz());
+}
+
+bool cpu_instructions(const struct cpu_acct *a, uint64_t *n, char *why, size_t len)
+{
+	*n = 0;
+	if (a->ins) {
+		*n = a->ins1 - a->ins0;
+		return true;
+	}
+	snprintf(why, len, "perf_event_open(instructions): %s",
+		 a->ins_errno ? strerror(a->ins_errno) : "not opened");
+	return false;
 }
 
 double cycles_per_byte(uint64_t cycles, uint64_t bytes)

@@ -10,6 +10,7 @@
 #define IPSECPERF_CPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define CPU_MAX 256
@@ -18,6 +19,10 @@ struct cpu_acct {
 	int ncpu;
 	bool pmu;                  /* cycle counters opened on every CPU */
 	int pmu_fd[CPU_MAX];
+	bool ins;                  /* instruction counters opened on every CPU (same CPUs and window) */
+	int ins_fd[CPU_MAX];
+	int ins_errno;             /* why not: perf_event_open's errno */
+	uint64_t ins0, ins1;
 	unsigned long long busy0[CPU_MAX], busy1[CPU_MAX]; /* USER_HZ ticks */
 	double t0, t1;             /* CLOCK_MONOTONIC seconds */
 	double rt0, rt1;           /* CLOCK_REALTIME: before the first read of /proc/stat, after the last */
@@ -34,6 +39,11 @@ double cpu_busy_s(const struct cpu_acct *a, int cpu);   /* cpu -1: all */
 double cpu_window_s(const struct cpu_acct *a);
 /* Cycles in the interval and the method ("pmu" or "estimated"). */
 uint64_t cpu_cycles(const struct cpu_acct *a, const char **method);
+/*
+ * Instructions in the interval from the PMU (0 and false without one; why
+ * in why, "perf_event_open(instructions): <strerror>"). Never estimated.
+ */
+bool cpu_instructions(const struct cpu_acct *a, uint64_t *n, char *why, size_t len);
 
 /* The TSC frequency in Hz, calibrated once against CLOCK_MONOTONIC_RAW. */
 double tsc_hz(void);

@@ -69,6 +69,12 @@ json_t *record_busy_per_cpu(const struct cpu_acct *cpu);
 /* cycles / bytes as a JSON real, or null when it cannot be said. */
 json_t *record_cpb(uint64_t cycles, uint64_t bytes);
 /*
+ * instructions<sfx>, instructions_per_byte<sfx> and instructions_method<sfx>
+ * ("pmu", or "unavailable: perf_event_open(instructions): <why>", the
+ * numbers null) from cpu's instruction counters.
+ */
+void record_instructions(json_t *rec, const struct cpu_acct *cpu, uint64_t bytes, const char *sfx);
+/*
  * The kernel's IPsec counters (/proc/net/xfrm_stat) at each end, read
  * before the load (begin) and after it: "xfrm_stat": {"sender": {...},
  * "receiver": {...}}, every counter's difference, zeros too; an end

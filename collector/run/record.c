@@ -147,6 +147,23 @@ json_t *record_cpb(uint64_t cycles, uint64_t bytes)
 	return v >= 0 ? json_real(v) : json_null();
 }
 
+void record_instructions(json_t *rec, const struct cpu_acct *cpu, uint64_t bytes, const char *sfx)
+{
+	char why[160], key[64];
+	uint64_t n;
+	bool ok = cpu_instructions(cpu, &n, why, sizeof(why));
+	char method[200];
+
+	/* beside the cycles, from the same CPUs' counters over the same window; never estimated */
+	snprintf(key, sizeof(key), "instructions%s", sfx);
+	json_object_set_new(rec, key, ok ? json_integer((json_int_t)n) : json_null());
+	snprintf(key, sizeof(key), "instructions_per_byte%s", sfx);
+	json_object_set_new(rec, key, ok && bytes ? json_real((double)n / (double)bytes) : json_null());
+	snprintf(method, sizeof(method), "unavailable: %s", why);
+	snprintf(key, sizeof(key), "instructions_method%s", sfx);
+	json_object_set_new(rec, key, json_string(ok ? "pmu" : method));
+}
+
 void record_load(json_t *rec, const struct scenario *sc, const struct load_result *lr)
 {
 	const struct load_kind *k = load_of(sc);

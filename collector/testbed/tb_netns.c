@@ -150,6 +150,7 @@ static void netns_record_cpu(void *arg, json_t *rec, const struct load_result *l
 	json_object_set_new(rec, "cycles", json_integer((json_int_t)cycles));
 	json_object_set_new(rec, "cycles_method", json_string(method));
 	json_object_set_new(rec, "cycles_per_byte", record_cpb(cycles, lr->bytes));
+	record_instructions(rec, cpu, lr->bytes, "");
 }
 
 /* Idempotent: the SAs read again, the window's edges kept until the next run_begin. */

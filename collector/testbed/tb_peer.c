@@ -282,6 +282,8 @@ static void peer_record_cpu(void *tb, json_t *rec, const struct load_result *lr,
 	json_object_set_new(rec, "cycles_sender", json_integer((json_int_t)tx_cycles));
 	json_object_set_new(rec, "cycles_method_sender", json_string(method));
 	json_object_set_new(rec, "cycles_per_byte_sender", record_cpb(tx_cycles, lr->bytes));
+	/* this host's: the peer's agent counts no instructions */
+	record_instructions(rec, cpu, lr->bytes, "_sender");
 	record_rx_cycles(t, rec, lr, tx_cycles, method);
 }
 

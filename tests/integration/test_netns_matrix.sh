@@ -27,6 +27,11 @@ assert_jsonl "$out/runs.jsonl" 'r["status"] == "ok"' "a run was not ok"
 assert_jsonl "$out/runs.jsonl" 'r["throughput_bps"] > 1e8' "throughput too low"
 assert_jsonl "$out/runs.jsonl" 'r["cycles_per_byte"] > 0' "cycles per byte not > 0"
 assert_jsonl "$out/runs.jsonl" 'r["cycles_method"] in ("pmu", "estimated")' "cycles_method missing"
+# instructions beside the cycles, from the PMU on the same CPUs and window; without one, null and why
+assert_jsonl "$out/runs.jsonl" '(r["instructions_method"] == "pmu" and r["instructions"] > 0 and r["instructions_per_byte"] > 0) or
+	(r["instructions_method"].startswith("unavailable: perf_event_open(instructions): ") and
+	 len(r["instructions_method"]) > len("unavailable: perf_event_open(instructions): ") and
+	 "instructions" in r and r.get("instructions") is None and "instructions_per_byte" in r and r.get("instructions_per_byte") is None)' "instructions: neither counted nor said why not"
 assert_jsonl "$out/runs.jsonl" 'r["cpu_busy_s"]["sender"] > 0 and r["cpu_busy_s"]["receiver"] >= 0' \
 	"busy CPU not recorded per side"
 python3 "$TOP/tests/integration/cpu_check.py" check "$TMP/cpu.json" "$out" || exit 1

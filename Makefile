@@ -251,7 +251,7 @@ test: deps
 # (test_asserts). A new
 # test joins it unless it is one of those. `make test` runs everything.
 CHECK_SLOW := test_deb test_fresh_debian test_deps_cover test_build test_option_testbeds test_bisect_cache \
-	test_report_html test_flamegraph_html test_asserts
+	test_report_html test_flamegraph_html test_asserts test_fuzz_targets
 CHECK_TESTS = $(filter-out $(CHECK_SLOW),$(basename $(notdir $(shell \
 	grep -L -E '^\. .*/(vm|kernel|peer)_lib\.sh' tests/integration/test_*.sh))))
 .PHONY: check
@@ -351,6 +351,9 @@ FUZZ_TARGETS += peer_agent
 # warnings are not the fuzzer's (-close_fd_mask).
 FUZZ_OPTS_peer_agent := -max_len=65536 -timeout=30 -report_slow_units=2 -close_fd_mask=3
 fuzz: $(patsubst %,fuzz-run-%,$(FUZZ_TARGETS))
+# Every target built, none run (tests/integration/test_fuzz_targets.sh)
+.PHONY: fuzz-build
+fuzz-build: $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 fuzz-run-%: $(BUILD)/fuzz/fuzz_%
 	@mkdir -p $(BUILD)/fuzz/corpus-$* $(BUILD)/fuzz/crash-$*
 	@echo "  FUZZ     $* for $(FUZZ_SECONDS) s"

@@ -314,6 +314,31 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 	return n;
 }
 
+/*
+ * name into the list *names of *n (room for *cap) unless it is there: the
+ * names a group's ok runs give, in their first run's order. 0, or -1 out
+ * of memory (the list freed).
+ */
+int names_add_once(const char ***names, int *n, int *cap, const char *name)
+{
+	for (int j = 0; j < *n; j++)
+		if (!strcmp((*names)[j], name))
+			return 0;
+	if (*n == *cap) {
+		const char **nn = realloc(*names, (*cap = *cap * 2 + 8) * sizeof(*nn));
+
+		if (!nn) {
+			free(*names);
+			*names = NULL;
+			*n = 0;
+			return -1;
+		}
+		*names = nn;
+	}
+	(*names)[(*n)++] = name;
+	return 0;
+}
+
 int group_counters(const struct results *r, const struct run_group *g, const char ***names,
 		   int *n)
 {
@@ -324,29 +349,9 @@ int group_counters(const struct results *r, const struct run_group *g, const cha
 	for (int i = 0; i < g->n; i++) {
 		const struct run_record *rec = &r->runs[g->idx[i]];
 
-		if (rec->status != RUN_OK)
-			continue;
-		for (int c = 0; c < rec->ncounters; c++) {
-			int j;
-
-			for (j = 0; j < *n; j++)
-				if (!strcmp((*names)[j], rec->counters[c].name))
-					break;
-			if (j < *n)
-				continue;
-			if (*n == cap) {
-				const char **nn = realloc(*names, (cap = cap * 2 + 8) * sizeof(*nn));
-
-				if (!nn) {
-					free(*names);
-					*names = NULL;
-					*n = 0;
-					return -1;
-				}
-				*names = nn;
-			}
-			(*names)[(*n)++] = rec->counters[c].name;
-		}
+		for (int c = 0; rec->status == RUN_OK && c < rec->ncounters; c++)
+			if (names_add_once(names, n, &cap, rec->counters[c].name) < 0)
+				return -1;
 	}
 	return 0;
 }

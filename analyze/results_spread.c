@@ -145,28 +145,9 @@ int group_spreads(const struct results *r, const struct run_group *g, const char
 	for (int i = 0; i < g->n; i++) {
 		const struct run_record *rec = &r->runs[g->idx[i]];
 
-		if (rec->status != RUN_OK)
-			continue;
-		for (int s = 0; s < rec->nspreads; s++) {
-			int j;
-
-			for (j = 0; j < *n && strcmp((*names)[j], rec->spreads[s].name); j++)
-				;
-			if (j < *n)
-				continue;
-			if (*n == cap) {
-				const char **nn = realloc(*names, (cap = cap * 2 + 8) * sizeof(*nn));
-
-				if (!nn) {
-					free(*names);
-					*names = NULL;
-					*n = 0;
-					return -1;
-				}
-				*names = nn;
-			}
-			(*names)[(*n)++] = rec->spreads[s].name;
-		}
+		for (int s = 0; rec->status == RUN_OK && s < rec->nspreads; s++)
+			if (names_add_once(names, n, &cap, rec->spreads[s].name) < 0)
+				return -1;
 	}
 	return 0;
 }

@@ -54,6 +54,16 @@ static int fam(int family)
 	return family == AF_INET ? 4 : 6;
 }
 
+void ep_xfrm_ports_json(json_t *o, const struct xfrm_pol_spec *p)
+{
+	if (p->l4proto)
+		json_object_set_new(o, "l4proto", json_integer(p->l4proto));
+	if (p->sport)
+		json_object_set_new(o, "sport", json_integer(p->sport));
+	if (p->dport)
+		json_object_set_new(o, "dport", json_integer(p->dport));
+}
+
 /* A policy's selector as the agent takes it, for op ("policy-get", "policy-add"). */
 static json_t *policy_req(const char *op, const struct xfrm_pol_spec *p)
 {
@@ -61,12 +71,7 @@ static json_t *policy_req(const char *op, const struct xfrm_pol_spec *p)
 			      p->dst, "dir", p->dir == XFRM_POLICY_IN ? "in" : "out");
 
 	/* several SA pairs: a flow's ports (the selector), its priority and its SA's reqid; absent: 0 */
-	if (p->l4proto)
-		json_object_set_new(r, "l4proto", json_integer(p->l4proto));
-	if (p->sport)
-		json_object_set_new(r, "sport", json_integer(p->sport));
-	if (p->dport)
-		json_object_set_new(r, "dport", json_integer(p->dport));
+	ep_xfrm_ports_json(r, p);
 	if (p->priority)
 		json_object_set_new(r, "priority", json_integer(p->priority));
 	if (p->reqid)

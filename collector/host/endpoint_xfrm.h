@@ -26,6 +26,9 @@
  */
 int ep_journal_undo(const struct endpoint *e, json_t *rec);
 
+/* A flow's selector (several SA pairs: l4proto, sport, dport; those that are 0 left out) into o. */
+void ep_xfrm_ports_json(json_t *o, const struct xfrm_pol_spec *p);
+
 /* Is the policy / SA there at e? 1, 0, or -errno (-EOPNOTSUPP: the agent cannot look; -EPIPE: lost). */
 int ep_xfrm_policy_exists(const struct endpoint *e, const struct xfrm_pol_spec *p);
 int ep_xfrm_sa_exists(const struct endpoint *e, const struct xfrm_sa_spec *s);

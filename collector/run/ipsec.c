@@ -55,12 +55,7 @@ json_t *ipsec_policy_record(const char *netns, const struct xfrm_pol_spec *p)
 	if (netns)
 		json_object_set_new(r, "netns", json_string(netns));
 	/* a flow's policy (several SA pairs): its selector's ports, which the delete must name */
-	if (p->l4proto)
-		json_object_set_new(r, "l4proto", json_integer(p->l4proto));
-	if (p->sport)
-		json_object_set_new(r, "sport", json_integer(p->sport));
-	if (p->dport)
-		json_object_set_new(r, "dport", json_integer(p->dport));
+	ep_xfrm_ports_json(r, p);
 	return r;
 }
 

@@ -23,7 +23,7 @@ fi | tar -xf - -C "$src" || fail "cannot copy the tree into $src"
 unset MAKEFLAGS MFLAGS MAKELEVEL CFLAGS LDFLAGS LDLIBS SANITIZE BPF_ARCH PREFIX DATADIR
 m() { make --no-print-directory -C "$src" CFLAGS=-O0 "$@"; }
 build() { # what
-	m -j2 > "$TMP/make.out" 2>&1 || { cat "$TMP/make.out" >&2; fail "$1: make exited $?"; }
+	m -j2 > "$TMP/make.out" 2>&1 || { rc=$?; cat "$TMP/make.out" >&2; fail "$1: make exited $rc"; }
 }
 # The objects made after the mark, as source paths (collector/lib/log.c), sorted.
 mark() { sleep 0.1; touch "$TMP/mark"; sleep 0.1; }

@@ -23,7 +23,7 @@ fi
 
 # a release tarball has no git: its version comes from debian/changelog and
 # .gitdesc, filled in by make dist (and by git archive's export-subst)
-make -s -C "$TOP" dist > "$TMP/dist.out" 2>&1 || { cat "$TMP/dist.out" >&2; fail "make dist exited $?"; }
+make -s -C "$TOP" dist > "$TMP/dist.out" 2>&1 || { rc=$?; cat "$TMP/dist.out" >&2; fail "make dist exited $rc"; }
 mkdir "$TMP/tar"
 tar -xzf "$TOP/build/ipsecperf-$semver.tar.gz" -C "$TMP/tar" || fail "cannot unpack the tarball"
 src="$TMP/tar/ipsecperf-$semver"

@@ -32,13 +32,13 @@ expect_exit2 "option before the command" \
 
 # -v after the command, and --time: a dry run's iperf3 command
 "$IPSECPERF" run --dry-run -q clear -v --time 3 -r 1 > "$TMP/dry" 2> "$TMP/dry.err" ||
-	{ cat "$TMP/dry.err" >&2; fail "run ... -v --time 3: exit $?"; }
+	{ rc=$?; cat "$TMP/dry.err" >&2; fail "run ... -v --time 3: exit $rc"; }
 grep -qE ' iperf3 -c [0-9.]+ .*-t 3 ' "$TMP/dry" || { cat "$TMP/dry" >&2; fail "--time 3 is not iperf3's -t 3"; }
 "$IPSECPERF" run --dry-run -q --ti 3 -r 1 clear > /dev/null 2>&1 && fail "--ti, a prefix of the alias --time, was taken"
 
 # iperf3's names: the same options taken, the others refused with what to use instead
 "$IPSECPERF" run --dry-run -q -P 2 -p 5400 -C reno -r 1 clear > "$TMP/iperf3" 2> "$TMP/iperf3.err" ||
-	{ cat "$TMP/iperf3.err" >&2; fail "run -P 2 -p 5400 -C reno: exit $?"; }
+	{ rc=$?; cat "$TMP/iperf3.err" >&2; fail "run -P 2 -p 5400 -C reno: exit $rc"; }
 [ "$(grep -cE ' iperf3 -c .* -p 540[01] .*-J -C reno' "$TMP/iperf3")" = 2 ] ||
 	{ cat "$TMP/iperf3" >&2; fail "-P 2 -p 5400 -C reno are not two iperf3 flows on ports 5400 and 5401 with -C reno"; }
 "$IPSECPERF" run --dry-run -q --parallel 2 -r 1 clear | grep -c ' iperf3 -c ' | grep -qx 2 || fail "--parallel 2 is not two flows"
@@ -53,7 +53,7 @@ expect_exit2 "-J" "^ipsecperf: run: -J, --json: .*runs.jsonl" "$IPSECPERF" run -
 "$IPSECPERF" --help compare | cmp -s - <("$IPSECPERF" help compare) || fail "--help compare is not help compare"
 
 # the defaults: every scenario of a bare run, the repeat count on the page
-"$IPSECPERF" run --dry-run -q > "$TMP/bare" 2> "$TMP/bare.err" || { cat "$TMP/bare.err" >&2; fail "a bare dry run: exit $?"; }
+"$IPSECPERF" run --dry-run -q > "$TMP/bare" 2> "$TMP/bare.err" || { rc=$?; cat "$TMP/bare.err" >&2; fail "a bare dry run: exit $rc"; }
 [ "$(sed -n 's/^# scenario \([a-z-]*\):.*/\1/p' "$TMP/bare" | tr '\n' ' ')" = "clear no-tso no-gso esp-null " ] ||
 	{ grep '^# scenario' "$TMP/bare" >&2; fail "a bare run is not clear no-tso no-gso esp-null"; }
 "$IPSECPERF" run --help > "$TMP/help"

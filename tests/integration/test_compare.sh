@@ -100,10 +100,10 @@ expect 2 "compare: $TMP/base holds one kernel's runs; compare it with another: i
 mkdir -p "$TMP/cwd/results"
 cp -r "$TMP/base" "$TMP/cwd/results/old" && cp -r "$TMP/two" "$TMP/cwd/results/new"
 touch -d '2000-01-01' "$TMP/cwd/results/old/meta.json"
-(cd "$TMP/cwd" && "$IPSECPERF" compare) > "$TMP/out" 2>&1 || { cat "$TMP/out" >&2; fail "compare with no DIR exited $?"; }
+(cd "$TMP/cwd" && "$IPSECPERF" compare) > "$TMP/out" 2>&1 || { rc=$?; cat "$TMP/out" >&2; fail "compare with no DIR exited $rc"; }
 grep -q '^ipsecperf: compare: results/new, the newest under results/$' "$TMP/out" && grep -q '^kernel k1 -> k2' "$TMP/out" ||
 	{ cat "$TMP/out" >&2; fail "compare with no DIR: not the newest, or not said"; }
-(cd "$TMP/cwd" && "$IPSECPERF" report --summary) > "$TMP/out" 2>&1 || { cat "$TMP/out" >&2; fail "report with no DIR exited $?"; }
+(cd "$TMP/cwd" && "$IPSECPERF" report --summary) > "$TMP/out" 2>&1 || { rc=$?; cat "$TMP/out" >&2; fail "report with no DIR exited $rc"; }
 grep -q '^ipsecperf: report: results/new, the newest under results/$' "$TMP/out" && grep -q "^results   results/new$" "$TMP/out" ||
 	{ cat "$TMP/out" >&2; fail "report with no DIR: not the newest, or not said"; }
 expect 2 '--metric bogus: no such metric' --metric bogus "$TMP/base" "$TMP/aa"

@@ -25,7 +25,7 @@ deb="$TOP/build/ipsecperf_${semver}_$arch.deb"
 rm -f "$deb"
 # no debug symbols package: not under test, and it takes time
 DEB_BUILD_OPTIONS=noautodbgsym make -s -C "$TOP" deb > "$TMP/deb.out" 2>&1 ||
-	{ cat "$TMP/deb.out" >&2; fail "make deb exited $?"; }
+	{ rc=$?; cat "$TMP/deb.out" >&2; fail "make deb exited $rc"; }
 [ -f "$deb" ] || fail "make deb did not make $deb"
 dpkg-deb -f "$deb" Depends | grep -qw iperf3 || fail "the package does not depend on iperf3"
 dpkg-deb -f "$deb" Recommends | grep -qw qemu-system-x86 || fail "the package does not recommend qemu-system-x86"
@@ -38,7 +38,7 @@ purge() {
 }
 trap 'purge; rm -rf "$TMP"' EXIT
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$deb" > "$TMP/apt.out" 2>&1 ||
-	{ cat "$TMP/apt.out" >&2; fail "apt-get install $deb exited $?"; }
+	{ rc=$?; cat "$TMP/apt.out" >&2; fail "apt-get install $deb exited $rc"; }
 dpkg -L ipsecperf > "$TMP/files" || fail "dpkg -L ipsecperf"
 
 # the installed program, from the installed paths (not the source tree)
@@ -50,7 +50,7 @@ if git -C "$TOP" rev-parse --git-dir > /dev/null 2>&1; then
 	[[ $v == *"($(git -C "$TOP" describe --always --dirty --tags))" ]] ||
 		fail "the package (built in a copy without git) lost this tree's git describe: $v"
 fi
-(cd / && ipsecperf doctor) > "$TMP/doctor" 2> "$TMP/doctor.err" || { cat "$TMP/doctor.err" >&2; fail "ipsecperf doctor exited $?"; }
+(cd / && ipsecperf doctor) > "$TMP/doctor" 2> "$TMP/doctor.err" || { rc=$?; cat "$TMP/doctor.err" >&2; fail "ipsecperf doctor exited $rc"; }
 grep -q '^IPsec$' "$TMP/doctor" || fail "the package's doctor printed no IPsec section"
 (cd / && ipsecperf list -f json) > "$TMP/list.json"
 assert_json "$TMP/list.json" 'd["folder"] == "/usr/share/ipsecperf/scenarios"' \
@@ -61,7 +61,7 @@ installed_clear_run ipsecperf "$out" /usr/share/ipsecperf/scenarios "the package
 assert_json --arg semver "$semver" --arg v "$v" "$out/meta.json" \
 	'd["tool_semver"] == semver and d["tool_version"] == v.split(" ", 1)[1]' "meta.json: not the package's version"
 
-man -P cat ipsecperf-run > "$TMP/man" 2> "$TMP/man.err" || { cat "$TMP/man.err" >&2; fail "man ipsecperf-run exited $?"; }
+man -P cat ipsecperf-run > "$TMP/man" 2> "$TMP/man.err" || { rc=$?; cat "$TMP/man.err" >&2; fail "man ipsecperf-run exited $rc"; }
 grep -q 'ipsecperf-run - run a scenario matrix' "$TMP/man" || fail "man ipsecperf-run: no NAME line"
 bash -c '. /usr/share/bash-completion/bash_completion; __load_completion ipsecperf && complete -p ipsecperf' 2> /dev/null |
 	grep -q -- '-F _ipsecperf ipsecperf$' || fail "bash-completion does not load the package's completion"
@@ -69,7 +69,7 @@ bash -c '. /usr/share/bash-completion/bash_completion; __load_completion ipsecpe
 # purge: every file the package had is gone; what is left of its folders
 # are the shared ones (/usr, /usr/share/man/man1, ...)
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q ipsecperf > "$TMP/purge.out" 2>&1 ||
-	{ cat "$TMP/purge.out" >&2; fail "apt-get purge ipsecperf exited $?"; }
+	{ rc=$?; cat "$TMP/purge.out" >&2; fail "apt-get purge ipsecperf exited $rc"; }
 dpkg-query -W -f='${Status}' ipsecperf 2> /dev/null | grep -q 'installed' && fail "ipsecperf is still installed"
 [ "$(wc -l < "$TMP/files")" -gt 20 ] || fail "dpkg -L listed only $(wc -l < "$TMP/files") paths"
 while read -r f; do

@@ -59,7 +59,7 @@ base=$(dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Priority} ${Essential}
 fresh_set() { # packages...
 	apt-get -s -q -o Debug::NoLocking=1 -o Dir::State::status="$TMP/empty-status" \
 		-o Dir::State::extended_states="$TMP/ext" install --no-install-recommends $base apt "$@" \
-		> "$TMP/sim" 2>&1 || { cat "$TMP/sim" >&2; fail "apt-get -s install of the list exited $?"; }
+		> "$TMP/sim" 2>&1 || { rc=$?; cat "$TMP/sim" >&2; fail "apt-get -s install of the list exited $rc"; }
 	awk '/^Inst / { print $2 }' "$TMP/sim" | sort -u
 }
 
@@ -70,7 +70,7 @@ fresh_set() { # packages...
 headers() { # out compiler flags... -- sources...
 	local out=$1 cc=$2
 	shift 2
-	"$cc" "$@" > "$out.raw" 2> "$out.err" || { cat "$out.err" >&2; fail "$cc -M exited $? ($out)"; }
+	"$cc" "$@" > "$out.raw" 2> "$out.err" || { rc=$?; cat "$out.err" >&2; fail "$cc -M exited $rc ($out)"; }
 	tr -s ' \\' '\n\n' < "$out.raw" | grep -v -e ':$' -e '^$' -e '\.c$' | sort -u > "$out.all"
 	# relative: the tree's own headers, or generated ones
 	grep -v '^/' "$out.all" | grep -vE '^build/|^(version|datadir|vmlinux)\.h$|\.skel\.h$' |

@@ -28,7 +28,7 @@ check_page() { # page.html checking-js -> the lines the script wrote
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$prof" --window-size=1280,2000 --virtual-time-budget=5000 --dump-dom \
 		"file://$TMP/check.html" > "$TMP/dom.html" 2> "$TMP/chromium.err" ||
-		{ tail -5 "$TMP/chromium.err" >&2; fail "chromium exit $?"; }
+		{ rc=$?; tail -5 "$TMP/chromium.err" >&2; fail "chromium exit $rc"; }
 	python3 - "$TMP/dom.html" <<'PY' || { tail -5 "$TMP/dom.html" >&2; fail "$page: no check result in the DOM"; }
 import html, re, sys
 m = re.search(r'<pre id="ipsecperf-check">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
@@ -46,7 +46,7 @@ iperf3;it's "quoted" & <b>bold</b> 30
 iperf3;<img src=x onerror=window.pwned=2>;${long}_[k] 20
 EOF
 done
-"$IPSECPERF" report -f html -o "$TMP/p.html" "$TMP/h" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "report -f html: exit $?"; }
+"$IPSECPERF" report -f html -o "$TMP/p.html" "$TMP/h" 2> "$TMP/err" || { rc=$?; cat "$TMP/err" >&2; fail "report -f html: exit $rc"; }
 grep -q 'id=profiles' "$TMP/p.html" || fail "no flame graph section"
 
 cat > "$TMP/flame.js" <<'JS'

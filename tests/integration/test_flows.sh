@@ -42,7 +42,7 @@ PY
 }
 
 "$IPSECPERF" run -q --flows 3 -t 2 -O 1 -r 1 -o "$TMP/three" clear clear-stream > "$TMP/out" 2> "$TMP/err" ||
-	{ cat "$TMP/err" >&2; fail "run --flows 3 exited $?"; }
+	{ rc=$?; cat "$TMP/err" >&2; fail "run --flows 3 exited $rc"; }
 check_flows "$TMP/three/runs.jsonl" 3 5201
 assert_records "$TMP/three/runs.jsonl" \
 	'rs[1]["scenario"] == "clear-stream" and rs[1]["status"] == "skipped" and "runs one flow" in rs[1]["reason"]' \
@@ -52,7 +52,7 @@ for k in 1 2 3; do
 done
 
 "$IPSECPERF" run -q -t 2 -O 1 -r 1 -o "$TMP/one" clear > "$TMP/out" 2> "$TMP/err" ||
-	{ cat "$TMP/err" >&2; fail "run of one flow exited $?"; }
+	{ rc=$?; cat "$TMP/err" >&2; fail "run of one flow exited $rc"; }
 assert_records "$TMP/one/runs.jsonl" '"flows" not in rs[0] and "flow" not in rs[0]' "a run of one flow names flows"
 "$IPSECPERF" compare --common "$TMP/one" "$TMP/three" > "$TMP/cmp.out" 2> "$TMP/cmp.err"
 rc=$?
@@ -63,11 +63,11 @@ rc=$?
 
 peer_setup
 ip netns exec "$PEER_NS_L" "$IPSECPERF" run -q "${PEER_ARGS[@]}" --flows 2 --port 5311 -t 2 -O 1 -r 1 \
-	-o "$TMP/peer" clear > "$TMP/out" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "peer run --flows 2 exited $?"; }
+	-o "$TMP/peer" clear > "$TMP/out" 2> "$TMP/err" || { rc=$?; cat "$TMP/err" >&2; fail "peer run --flows 2 exited $rc"; }
 check_flows "$TMP/peer/runs.jsonl" 2 5311
 
 ip netns exec "$PEER_NS_L" "$IPSECPERF" run -q "${PEER_ARGS[@]}" --direction rx --port 5321 -t 2 -O 1 -r 1 \
-	-o "$TMP/rx" clear > "$TMP/out" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "peer run --direction rx exited $?"; }
+	-o "$TMP/rx" clear > "$TMP/out" 2> "$TMP/err" || { rc=$?; cat "$TMP/err" >&2; fail "peer run --direction rx exited $rc"; }
 assert_records "$TMP/rx/runs.jsonl" \
 	'rs[0]["status"] == "ok" and rs[0]["direction"] == "rx" and rs[0]["bytes"] > 0 and "flow" not in rs[0]' \
 	"--direction rx: not one ok record saying rx"
@@ -75,7 +75,7 @@ assert_records "$TMP/rx/runs.jsonl" \
 json_check --arg a "$PEER_ADDR_P" "$TMP/rx/raw/clear-r1-iperf3-client.json" \
 	'd["start"]["connected"][0]["local_host"] == a' || fail "--direction rx: the client did not run on the peer"
 ip netns exec "$PEER_NS_L" "$IPSECPERF" run -q "${PEER_ARGS[@]}" --direction both --port 5331 -t 2 -O 1 -r 1 \
-	-o "$TMP/both" clear > "$TMP/out" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "peer run --direction both exited $?"; }
+	-o "$TMP/both" clear > "$TMP/out" 2> "$TMP/err" || { rc=$?; cat "$TMP/err" >&2; fail "peer run --direction both exited $rc"; }
 check_flows "$TMP/both/runs.jsonl" 2 5331
 assert_records "$TMP/both/runs.jsonl" \
 	'rs[0]["direction"] == "both" and [f["reverse"] for f in rs[0]["flow"]] == [False, True]' \

@@ -151,7 +151,7 @@ cp -r "$TMP/good" "$TMP/slash"
 mutate "$TMP/slash" 'r["kernel"] = "../../../x"'
 mkdir "$TMP/folded"
 "$IPSECPERF" report --profile --folded "$TMP/folded" "$TMP/good" "$TMP/slash" > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "kernel ../../../x: report --profile exit $?"; }
+	{ rc=$?; cat "$TMP/stderr" >&2; fail "kernel ../../../x: report --profile exit $rc"; }
 [ -s "$TMP/folded/profile-.._.._.._x-clear.folded" ] ||
 	{ ls -la "$TMP/folded" >&2; fail "kernel ../../../x: folded stacks not under a plain name"; }
 [ "$(find "$TMP" -name 'profile-*.folded' -newer "$TMP/slash/meta.json" | grep -vc "^$TMP/folded/")" = 0 ] ||
@@ -236,7 +236,7 @@ with open(os.path.join(d, "runs.jsonl"), "w") as f:
         f.write(json.dumps(r) + "\n")
 EOF
 "$IPSECPERF" report -f html -c "$TMP/charts" -o "$TMP/awkward.html" "$TMP/awkward" "$TMP/good" \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "awkward: report -c exit $?"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "awkward: report -c exit $rc"; }
 for f in throughput.png throughput.svg cycles_per_byte.svg counter-xmit_skbs.svg; do
 	[ -s "$TMP/charts/$f" ] || fail "awkward: $f missing"
 done

@@ -13,7 +13,7 @@ D="$TMP/root"
 P="$D/usr/local"
 unset IPSECPERF_SCENARIOS IPSECPERF_TEMPLATES
 make -s -C "$TOP" install DESTDIR="$D" > "$TMP/install.out" 2>&1 ||
-	{ cat "$TMP/install.out" >&2; fail "make install DESTDIR=$D exited $?"; }
+	{ rc=$?; cat "$TMP/install.out" >&2; fail "make install DESTDIR=$D exited $rc"; }
 
 for f in bin/ipsecperf share/ipsecperf/scenarios/clear.ini share/ipsecperf/scenarios/esp-null.ini \
 	share/ipsecperf/templates/bars.gp share/man/man1/ipsecperf.1 share/man/man1/ipsecperf-run.1 \
@@ -39,7 +39,7 @@ grep -q '^clear ' "$TMP/list" && grep -q '^esp-null ' "$TMP/list" || fail "insta
 assert_json --arg folder "$P/share/ipsecperf/scenarios" "$TMP/list.json" \
 	'd["folder"] == folder and {"clear", "no-tso", "no-gso", "esp-null"} <= {s["name"] for s in d["scenarios"]}' \
 	"installed list -f json: not the installed scenarios"
-"$IP" doctor > "$TMP/doctor" 2> "$TMP/doctor.err" || { cat "$TMP/doctor.err" >&2; fail "installed doctor exited $?"; }
+"$IP" doctor > "$TMP/doctor" 2> "$TMP/doctor.err" || { rc=$?; cat "$TMP/doctor.err" >&2; fail "installed doctor exited $rc"; }
 grep -q '^IPsec$' "$TMP/doctor" || fail "installed doctor printed no IPsec section"
 
 out="$TMP/res"
@@ -47,7 +47,7 @@ installed_clear_run "$IP" "$out" "$P/share/ipsecperf/scenarios" "the installed p
 
 if command -v gnuplot > /dev/null; then
 	"$IP" report -c "$TMP/charts" "$out" > /dev/null 2> "$TMP/charts.err" ||
-		{ cat "$TMP/charts.err" >&2; fail "installed report -c exited $?"; }
+		{ rc=$?; cat "$TMP/charts.err" >&2; fail "installed report -c exited $rc"; }
 	cmp -s "$TMP/charts/bars.gp" "$P/share/ipsecperf/templates/bars.gp" ||
 		fail "report -c did not use the installed chart template"
 fi
@@ -58,7 +58,7 @@ for f in "$P"/share/man/man1/*.1; do
 	[ -z "$w" ] || fail "$(basename "$f"): man --warnings: $w"
 done
 MANPATH="$P/share/man" man -P cat ipsecperf-run > "$TMP/man-run" 2> "$TMP/man.err" ||
-	{ cat "$TMP/man.err" >&2; fail "MANPATH=... man ipsecperf-run exited $?"; }
+	{ rc=$?; cat "$TMP/man.err" >&2; fail "MANPATH=... man ipsecperf-run exited $rc"; }
 grep -q 'ipsecperf-run - run a scenario matrix' "$TMP/man-run" || fail "ipsecperf-run(1) has no NAME line"
 grep -q -- '--duration S' "$TMP/man-run" || fail "ipsecperf-run(1) does not list --duration"
 # the page is the help text: every option of `run --help` is on it
@@ -95,7 +95,7 @@ mkdir "$TMP/sc" && cp "$TOP/scenarios/no-gso.ini" "$TMP/sc/only-this.ini"
 
 # uninstall: nothing left
 make -s -C "$TOP" uninstall DESTDIR="$D" > "$TMP/uninstall.out" 2>&1 ||
-	{ cat "$TMP/uninstall.out" >&2; fail "make uninstall exited $?"; }
+	{ rc=$?; cat "$TMP/uninstall.out" >&2; fail "make uninstall exited $rc"; }
 left=$(find "$D" -type f -o -type l -o -name '*ipsecperf*')
 [ -z "$left" ] || fail "make uninstall left: $left"
 

@@ -111,7 +111,7 @@ if unshare --pid --fork --mount-proc true 2> /dev/null; then
 	cp "$J/journal-1-12345.jsonl" "$J/journal-1.jsonl"
 	cp "$J/journal-1-12345.jsonl" "$TMP/killed.copy"
 	unshare --pid --fork --mount-proc "$IPSECPERF" run --quiet -t 1 -O 0 -r 1 -o "$TMP/pid1" clear \
-		> "$TMP/pid1.out" 2> "$TMP/pid1.err" || { cat "$TMP/pid1.err" >&2; fail "a run as pid 1 exited $?"; }
+		> "$TMP/pid1.out" 2> "$TMP/pid1.err" || { rc=$?; cat "$TMP/pid1.err" >&2; fail "a run as pid 1 exited $rc"; }
 	assert_records "$TMP/pid1/runs.jsonl" '[r["status"] for r in rs] == ["ok"]' "the run as pid 1 did not run ok"
 	cmp -s "$J/journal-1-12345.jsonl" "$TMP/killed.copy" && cmp -s "$J/journal-1.jsonl" "$TMP/killed.copy" ||
 		fail "a run with the pid of a killed run changed that run's journal"
@@ -133,8 +133,8 @@ assert_jsonl "$TMP/alone/runs.jsonl" 'r["concurrent_runs"] == []' "a single run:
 p1=$!
 "$IPSECPERF" run --quiet -t 3 -r 2 --tag two -o "$TMP/two" clear > "$TMP/two.out" 2> "$TMP/two.err" &
 p2=$!
-wait $p1 || { cat "$TMP/one.err" >&2; fail "the first of two runs exited $?"; }
-wait $p2 || { cat "$TMP/two.err" >&2; fail "the second of two runs exited $?"; }
+wait $p1 || { rc=$?; cat "$TMP/one.err" >&2; fail "the first of two runs exited $rc"; }
+wait $p2 || { rc=$?; cat "$TMP/two.err" >&2; fail "the second of two runs exited $rc"; }
 for pair in "one $p2" "two $p1"; do
 	set -- $pair
 	grep -q "another ipsecperf run (pid $2) was measuring during clear repeat" "$TMP/$1.err" ||
@@ -174,13 +174,13 @@ fake() { # args: ipsecperf's, with the stand-in cpu folder
 		sh "$cpu" "$IPSECPERF" "$@"
 }
 [ "$(state)" = "powersave powersave 1 " ] || fail "the stand-in cpu folder: $(state)"
-fake run --dry-run --tune clear > "$TMP/tune-dry.out" 2>&1 || { cat "$TMP/tune-dry.out" >&2; fail "--tune --dry-run exited $?"; }
+fake run --dry-run --tune clear > "$TMP/tune-dry.out" 2>&1 || { rc=$?; cat "$TMP/tune-dry.out" >&2; fail "--tune --dry-run exited $rc"; }
 grep -qx "echo performance > /sys/devices/system/cpu/cpu1/cpufreq/scaling_governor" "$TMP/tune-dry.out" &&
 	grep -qx "echo 0 > /sys/devices/system/cpu/cpufreq/boost" "$TMP/tune-dry.out" ||
 	{ cat "$TMP/tune-dry.out" >&2; fail "--tune --dry-run does not print its changes"; }
 [ "$(state)" = "powersave powersave 1 " ] || fail "--tune --dry-run changed $(state)"
 fake run --quiet --tune --no-probes -t 1 -O 0 -r 1 -o "$TMP/tuned" clear > "$TMP/tune.out" 2> "$TMP/tune.err" ||
-	{ cat "$TMP/tune.err" >&2; fail "run --tune exited $?"; }
+	{ rc=$?; cat "$TMP/tune.err" >&2; fail "run --tune exited $rc"; }
 [ "$(state)" = "powersave powersave 1 " ] || fail "run --tune did not put them back: $(state)"
 assert_json "$TMP/tuned/meta.json" 'sorted((t["path"][24:], t["from"], t["to"]) for t in d["conditions"]["tuned"]) ==
 	[("cpu0/cpufreq/scaling_governor", "powersave", "performance"), ("cpu1/cpufreq/scaling_governor", "powersave", "performance"),
@@ -190,7 +190,7 @@ assert_json "$TMP/tuned/meta.json" 'sorted((t["path"][24:], t["from"], t["to"]) 
 grep -q 'governor' "$TMP/tune.err" && { cat "$TMP/tune.err" >&2; fail "run --tune still warns about the governor"; }
 # without --tune: the governor and boost warned about once each
 fake run --quiet --no-probes -t 1 -O 0 -r 1 -o "$TMP/untuned" clear > "$TMP/untuned.out" 2> "$TMP/untuned.err" ||
-	{ cat "$TMP/untuned.err" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/untuned.err" >&2; fail "run exited $rc"; }
 [ "$(grep -c 'warning: the CPU frequency governor is powersave' "$TMP/untuned.err")" = 1 ] &&
 	[ "$(grep -c 'warning: boost (turbo) is on' "$TMP/untuned.err")" = 1 ] ||
 	{ cat "$TMP/untuned.err" >&2; fail "the governor and boost are not warned about once each"; }

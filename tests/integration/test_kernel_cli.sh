@@ -102,7 +102,7 @@ echo "6.12.117-noserial" > "$nb/include/config/kernel.release"
 sed -e 's/^CONFIG_SERIAL_8250_CONSOLE=y/# CONFIG_SERIAL_8250_CONSOLE is not set/' \
 	-e 's/^CONFIG_TCP_AO=y/# CONFIG_TCP_AO is not set/' "$kb/.config" > "$nb/.config"
 : > "$nb/modules.order"
-"$P" kernel show "$nb" > "$TMP/show" 2>&1 || { cat "$TMP/show" >&2; fail "kernel show of the unbootable tree exited $?"; }
+"$P" kernel show "$nb" > "$TMP/show" 2>&1 || { rc=$?; cat "$TMP/show" >&2; fail "kernel show of the unbootable tree exited $rc"; }
 grep -q 'CONFIG_SERIAL_8250_CONSOLE not set .*every run' "$TMP/show" ||
 	{ cat "$TMP/show" >&2; fail "kernel show did not name the serial console"; }
 grep -q 'CONFIG_TCP_AO not set .*costs tcp-ao$' "$TMP/show" ||

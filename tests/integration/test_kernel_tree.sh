@@ -21,7 +21,7 @@ kb=$(ktree_base) || fail "the tests' kernel could not be built"
 rel=$(cat "$kb/include/config/kernel.release")
 info "kernel: $kb ($rel)"
 
-"$IPSECPERF" kernel show "$kb" > "$TMP/show" 2>&1 || { cat "$TMP/show" >&2; fail "kernel show exited $?"; }
+"$IPSECPERF" kernel show "$kb" > "$TMP/show" 2>&1 || { rc=$?; cat "$TMP/show" >&2; fail "kernel show exited $rc"; }
 grep -q '^missing: nothing the VM testbed needs' "$TMP/show" ||
 	{ cat "$TMP/show" >&2; fail "kernel show: the configuration kernel config wrote lacks something"; }
 # incremental: a second build finds nothing to do (the image is not rewritten)

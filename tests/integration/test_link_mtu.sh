@@ -38,7 +38,7 @@ restored() { # what [noprocs]
 
 # 1. a run at MTU 9000, ok, both ends put back
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -O 0 -r 1 -o "$TMP/ok" clear-mtu9000 \
-	> "$TMP/ok.out" 2> "$TMP/ok.err" || { cat "$TMP/ok.err" >&2; fail "the run exited $?"; }
+	> "$TMP/ok.out" 2> "$TMP/ok.err" || { rc=$?; cat "$TMP/ok.err" >&2; fail "the run exited $rc"; }
 assert_records "$TMP/ok/runs.jsonl" '[r["status"] for r in rs] == ["ok"] and rs[0]["bytes"] > 0' "clear-mtu9000 not ok"
 restored "after the run"
 
@@ -59,7 +59,7 @@ wait $pid 2> /dev/null
 [ "$(mtu "$PEER_NS_L" "$PEER_DEV_L") $(mtu "$PEER_NS_P" "$PEER_DEV_P")" = "9000 9000" ] ||
 	fail "the killed run's MTUs changed without cleanup: the test shows nothing"
 run_l "$IPSECPERF" cleanup > "$TMP/cleanup.out" 2> "$TMP/cleanup.err" ||
-	{ cat "$TMP/cleanup.out" "$TMP/cleanup.err" >&2; fail "cleanup exited $?"; }
+	{ rc=$?; cat "$TMP/cleanup.out" "$TMP/cleanup.err" >&2; fail "cleanup exited $rc"; }
 # Processes aside: a kill that falls between the peer's one-off iperf3 server
 # and its client leaves that server to its timeout(1) bound (the peer
 # testbed's way, not the MTU's); the test's own are stopped here, by pid.
@@ -89,7 +89,7 @@ if ip -n "$PEER_NS_L" link set dev "$PEER_DEV_L" mtu 9000 2> /dev/null; then
 fi
 peer_snapshot "$PEER_NS_L" > "$TMP/l.xdp"
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 1 -O 0 -r 1 -o "$TMP/refused" clear-mtu9000 \
-	> "$TMP/refused.out" 2> "$TMP/refused.err" || { cat "$TMP/refused.err" >&2; fail "a skipping run exited $?"; }
+	> "$TMP/refused.out" 2> "$TMP/refused.err" || { rc=$?; cat "$TMP/refused.err" >&2; fail "a skipping run exited $rc"; }
 json_check --all --arg want "$PEER_DEV_L refuses MTU 9000: " "$TMP/refused/runs.jsonl" \
 	'[r["status"] for r in rs] == ["skipped"] and rs[0]["reason"].startswith(want) and "maximum" in rs[0]["reason"]' ||
 	fail "not skipped with the device's reason: $(cat "$TMP/refused/runs.jsonl")"

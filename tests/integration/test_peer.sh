@@ -91,7 +91,7 @@ mkdir -p "$TMP/rrsc"
 cp "$TOP"/scenarios/{tcp-rr,udp-rate}.ini "$TMP/rrsc"/
 printf 'step-ms = 150\nsteps = 4\n' >> "$TMP/rrsc/udp-rate.ini"
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" --scenario-dir "$TMP/rrsc" -t 1 -O 1 -r 1 -o "$TMP/rr" tcp-rr udp-rate \
-	> "$TMP/rr.out" 2> "$TMP/rr.err" || { cat "$TMP/rr.err" >&2; fail "peer tcp-rr udp-rate: exit $?"; }
+	> "$TMP/rr.out" 2> "$TMP/rr.err" || { rc=$?; cat "$TMP/rr.err" >&2; fail "peer tcp-rr udp-rate: exit $rc"; }
 assert_records "$TMP/rr/runs.jsonl" '[(r["scenario"], r["status"], r["unit"]) for r in rs] ==
 	[("tcp-rr", "ok", "transaction"), ("udp-rate", "ok", "datagram")]' "peer: tcp-rr and udp-rate not ok"
 assert_records "$TMP/rr/runs.jsonl" 'rs[0]["transactions"] > 0 and rs[0]["cycles_per_transaction_sender"] > 0 and
@@ -144,7 +144,7 @@ esac
 # WireGuard likewise: its devices on both hosts (the peer's by its agent),
 # or skipped where the kernel has no wireguard module, saying so.
 run_l "$IPSECPERF" run --quiet "${PEER_ARGS[@]}" -t 2 -O 1 -r 1 -o "$TMP/wg" wireguard > "$TMP/wg.out" 2> "$TMP/wg.err" ||
-	json_check --each "$TMP/wg/runs.jsonl" 'r["status"] == "skipped"' || { cat "$TMP/wg.err" >&2; fail "wireguard: exit $?"; }
+	json_check --each "$TMP/wg/runs.jsonl" 'r["status"] == "skipped"' || { rc=$?; cat "$TMP/wg.err" >&2; fail "wireguard: exit $rc"; }
 python3 - "$TMP/wg/runs.jsonl" << 'PY' || fail "wireguard on the peer testbed (above)"
 import sys
 from assert_json import records

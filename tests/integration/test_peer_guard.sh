@@ -36,7 +36,7 @@ for side in here peer; do
 	reason=$(json_values "$TMP/clash-$side/runs.jsonl" 'r["status"] + ": " + r["reason"]')
 	[ "$(policies "$ns")" = 1 ] || { ip -n "$ns" xfrm policy >&2; fail "$side: the policy in the way is gone, or others are left"; }
 	run_l "$IPSECPERF" cleanup > "$TMP/cleanup-$side.out" 2> "$TMP/cleanup-$side.err" ||
-		{ cat "$TMP/cleanup-$side.err" >&2; fail "$side: cleanup exited $?"; }
+		{ rc=$?; cat "$TMP/cleanup-$side.err" >&2; fail "$side: cleanup exited $rc"; }
 	[ "$(policies "$ns")" = 1 ] || fail "$side: cleanup removed the policy that was in the way"
 	peer_snapshot "$PEER_NS_L" > "$TMP/l.after"
 	peer_snapshot "$PEER_NS_P" > "$TMP/p.after"
@@ -86,7 +86,7 @@ kill -INT $first
 wait $first
 rc=$?
 [ $rc = 130 ] || { cat "$TMP/first.err" >&2; kill $waits; fail "the first run exited $rc after SIGINT, not 130"; }
-wait $waits || { cat "$TMP/waits.err" >&2; fail "the waiting run exited $?"; }
+wait $waits || { rc=$?; cat "$TMP/waits.err" >&2; fail "the waiting run exited $rc"; }
 assert_records "$TMP/waits/runs.jsonl" '[r["status"] for r in rs] == ["ok"]' "the waiting run did not run ok"
 # it measured after the first one let go
 assert_jsonl --arg released "${released:0:23}" "$TMP/waits/runs.jsonl" 'r["start"] > released' \

@@ -15,7 +15,7 @@
 # --probe-set all: the xmit program runs in clear (the default set attaches
 # no program there on a kernel without kprobes, so nothing would be timed)
 "$IPSECPERF" run --quiet -t 1 -O 0 -r 1 --probe-set all --probe-overhead --probe-cost -o "$TMP/netns" clear \
-	> "$TMP/netns.out" 2> "$TMP/netns.err" || { cat "$TMP/netns.err" >&2; fail "netns run exited $?"; }
+	> "$TMP/netns.out" 2> "$TMP/netns.err" || { rc=$?; cat "$TMP/netns.err" >&2; fail "netns run exited $rc"; }
 assert_records "$TMP/netns/runs.jsonl" '[r["probe_cost"]["runs"] > 0 for r in rs if r.get("probes") == "on"] == [True]' \
 	"netns: --probe-cost gives no probe_cost; the peer check below assumes it"
 

@@ -31,9 +31,9 @@ grep -q '^xmit_segs .*tracepoint' "$TMP/list" ||
 out="$TMP/res"
 # no-gso first: see the note on the scenario order in docs/probes.md
 "$IPSECPERF" run --quiet --duration 2 --omit 1 --repeat 1 -o "$out" no-gso clear \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
 "$IPSECPERF" run --quiet --probe-set all --duration 2 --omit 1 --repeat 2 -o "$out-all" no-gso clear \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "--probe-set all run exited $?"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "--probe-set all run exited $rc"; }
 # (what a run leaves behind is test_restore.sh's and test_leftovers.sh's)
 
 check_counters() { # runs.jsonl backend
@@ -124,11 +124,11 @@ PY
 # --probe-overhead: each repeat with and without the probes, back to back;
 # --probe-cost: the kernel's run time of the programs in the record
 "$IPSECPERF" run --quiet --probe-overhead --probe-set tracepoints --duration 1 --omit 1 --repeat 2 \
-	-o "$out-ov" no-gso > "$TMP/ov.out" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "--probe-overhead run exited $?"; }
+	-o "$out-ov" no-gso > "$TMP/ov.out" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "--probe-overhead run exited $rc"; }
 grep -Eq '^no-gso +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +- \(fewer than 6 pairs\)$' "$TMP/ov.out" ||
 	{ cat "$TMP/ov.out" >&2; fail "no overhead line for no-gso"; }
 "$IPSECPERF" run --quiet --probe-cost --probe-set tracepoints --duration 1 --omit 1 --repeat 1 \
-	-o "$out-cost" no-gso > /dev/null 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "--probe-cost run exited $?"; }
+	-o "$out-cost" no-gso > /dev/null 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "--probe-cost run exited $rc"; }
 python3 - "$out-ov" "$out-cost" <<'PY' || fail "--probe-overhead/--probe-cost results (see above)"
 import sys
 from assert_json import document, records
@@ -150,12 +150,12 @@ PY
 
 # the raw tracepoint that kernels without BTF-typed tracepoints get
 IPSECPERF_PROBE_BACKEND=raw-tp "$IPSECPERF" run --quiet --probe-set all --duration 2 --omit 1 --repeat 1 -o "$out-raw" \
-	no-gso clear > "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "raw-tp run exited $?"; }
+	no-gso clear > "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "raw-tp run exited $rc"; }
 check_counters "$out-raw/runs.jsonl" raw-tp || fail "raw tracepoint counters (see above)"
 
 mount | grep ' type tracefs ' | sort > "$TMP/tracefs-before"
 IPSECPERF_PROBE_BACKEND=perf "$IPSECPERF" run --quiet --probe-set all --duration 2 --omit 1 --repeat 1 -o "$out-perf" \
-	no-gso clear > "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "perf run exited $?"; }
+	no-gso clear > "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" >&2; fail "perf run exited $rc"; }
 mount | grep ' type tracefs ' | sort > "$TMP/tracefs-after"
 diff -u "$TMP/tracefs-before" "$TMP/tracefs-after" >&2 || fail "the perf fallback left tracefs changed"
 check_counters "$out-perf/runs.jsonl" perf || fail "fallback counters (see above)"

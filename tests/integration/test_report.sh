@@ -168,7 +168,7 @@ os.symlink("/etc/passwd", os.path.join(raw, "no-gso-r2-stream.json"))
 open(os.path.join(raw, "no-gso-r3-stream.json"), "w").write('{"intervals": [{"end": 1, "bytes": -5}]}')
 open(os.path.join(raw, "no-gso-r3-iperf3-server.json"), "w").write("not json \x01")
 PY
-"$IPSECPERF" report "$TMP/iv" > "$TMP/iv.txt" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "intervals: exit $?"; }
+"$IPSECPERF" report "$TMP/iv" > "$TMP/iv.txt" 2> "$TMP/err" || { rc=$?; cat "$TMP/err" >&2; fail "intervals: exit $rc"; }
 [ -s "$TMP/err" ] && { cat "$TMP/err" >&2; fail "intervals: a message for hostile raw files"; }
 tr '\n' ' ' < "$TMP/iv.txt" | sed 's/  */ /g' > "$TMP/iv.flat"
 grep -qE 'warning: clear: throughput varies inside 2 of 3 runs \(repeats 2, 3\): CV of the 1 s intervals [0-9]+%-[0-9]+% > 25%, a stall or a ramp' \
@@ -202,7 +202,7 @@ expect_bad() { # what pattern args...
 cp -r "$TMP/a" "$TMP/trunc"
 head -c -40 "$TMP/a/runs.jsonl" > "$TMP/trunc/runs.jsonl"
 n=$(wc -l < "$TMP/a/runs.jsonl")
-"$IPSECPERF" report "$TMP/trunc" > "$TMP/trunc.txt" 2> "$TMP/err" || { cat "$TMP/err" >&2; fail "torn: exit $?"; }
+"$IPSECPERF" report "$TMP/trunc" > "$TMP/trunc.txt" 2> "$TMP/err" || { rc=$?; cat "$TMP/err" >&2; fail "torn: exit $rc"; }
 [ "$(wc -l < "$TMP/err")" = 1 ] || { cat "$TMP/err" >&2; fail "torn: not one line"; }
 grep -qE "^ipsecperf: $TMP/trunc/runs.jsonl:$n: the last record is incomplete .* using the $((n - 1)) records before it" \
 	"$TMP/err" || { cat "$TMP/err" >&2; fail "torn: no warning naming the file and line"; }

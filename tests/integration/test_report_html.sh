@@ -23,7 +23,7 @@ browse() { # what page.html args...: chromium, headless, a fresh profile each ti
 	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$prof" --window-size=1280,2000 "$@" "file://$page" 2> "$TMP/chromium.err" ||
-		{ tail -5 "$TMP/chromium.err" >&2; fail "$what: chromium exit $?"; }
+		{ rc=$?; tail -5 "$TMP/chromium.err" >&2; fail "$what: chromium exit $rc"; }
 }
 
 check_page() { # what page.html -> prints "width W 1280", "img ok|broken SRC", "svg WxH"
@@ -135,7 +135,7 @@ grep -q '^logscale = 0' "$TMP/charts-b/counter-xmit_skbs.vars.gp" || fail "xmit_
 # without gnuplot: the page with tables and a note, exit 0
 mkdir "$TMP/nobin"
 PATH="$TMP/nobin" "$IPSECPERF" report -f html -o "$TMP/nognuplot.html" "$EX" 2> "$TMP/err" ||
-	{ cat "$TMP/err" >&2; fail "no gnuplot: exit $?"; }
+	{ rc=$?; cat "$TMP/err" >&2; fail "no gnuplot: exit $rc"; }
 grep -q 'gnuplot not found' "$TMP/err" || fail "no gnuplot: no warning"
 grep -q 'No charts: gnuplot was not found' "$TMP/nognuplot.html" || fail "no gnuplot: no note in the page"
 grep -q '<svg' "$TMP/nognuplot.html" && fail "no gnuplot: charts?"

@@ -54,7 +54,7 @@ host_snapshot > "$TMP/before"
 
 # 1. success: clear and tcp-md5 ok; esp-null ok or skipped
 "$IPSECPERF" run --quiet -t 2 -O 1 -r 1 -o "$TMP/ok" clear tcp-md5 esp-null \
-	> "$TMP/ok.out" 2> "$TMP/ok.err" || { cat "$TMP/ok.err" >&2; fail "successful run exited $?"; }
+	> "$TMP/ok.out" 2> "$TMP/ok.err" || { rc=$?; cat "$TMP/ok.err" >&2; fail "successful run exited $rc"; }
 grep -q 'undo:' "$TMP/ok.err" && { cat "$TMP/ok.err" >&2; fail "an undo failed"; }
 assert_records "$TMP/ok/runs.jsonl" '[(r["scenario"], r["status"]) for r in rs[:2]] == [("clear", "ok"), ("tcp-md5", "ok")]' \
 	"clear and tcp-md5 did not both run ok"
@@ -103,7 +103,7 @@ wait $pid 2> /dev/null
 ls "$IPSECPERF_JOURNAL_DIR"/journal-$pid-*.jsonl > /dev/null 2>&1 || fail "SIGKILL: no journal left to clean up"
 ip netns list | grep -q "^ipsecperf-$pid-" || fail "SIGKILL: the namespaces vanished by themselves?"
 "$IPSECPERF" cleanup > "$TMP/cleanup.out" 2> "$TMP/cleanup.err" ||
-	{ cat "$TMP/cleanup.err" >&2; fail "cleanup exited $?"; }
+	{ rc=$?; cat "$TMP/cleanup.err" >&2; fail "cleanup exited $rc"; }
 grep -q 'undid 1 journal' "$TMP/cleanup.out" || fail "cleanup: $(cat "$TMP/cleanup.out")"
 sleep 0.5 # PR_SET_PDEATHSIG kills are asynchronous
 ours_gone $pid "SIGKILL + cleanup"
@@ -146,7 +146,7 @@ PY
 feature() { ip netns exec "$k-$1" ethtool -k "ipp-$1" | awk -v f="$2:" '$1 == f {print $2}'; }
 [ "$(feature tx tcp-segmentation-offload)" = off ] || fail "SIGKILL in no-gso: tso was not off in the run"
 "$IPSECPERF" cleanup > "$TMP/cleanup3.out" 2> "$TMP/cleanup3.err" ||
-	{ cat "$TMP/cleanup3.err" >&2; fail "cleanup after SIGKILL in no-gso exited $?"; }
+	{ rc=$?; cat "$TMP/cleanup3.err" >&2; fail "cleanup after SIGKILL in no-gso exited $rc"; }
 for end in tx rx; do
 	[ "$(feature $end tcp-segmentation-offload)/$(feature $end generic-segmentation-offload)" = on/on ] ||
 		fail "cleanup did not set the offloads of ipp-$end back: $(ip netns exec "$k-$end" ethtool -k "ipp-$end" | grep -E 'segmentation-offload|receive-offload')"
@@ -198,7 +198,7 @@ cat > "$IPSECPERF_JOURNAL_DIR/journal-999999999.jsonl" << EOF
 {"kind":"xfrm-state","family":4,"dst":"198.18.0.2","spi":"0x00001234","proto":"esp","netns":"$ns","seq":3}
 EOF
 "$IPSECPERF" cleanup > "$TMP/cleanup2.out" 2> "$TMP/cleanup2.err" ||
-	{ cat "$TMP/cleanup2.err" >&2; fail "cleanup of xfrm records exited $?"; }
+	{ rc=$?; cat "$TMP/cleanup2.err" >&2; fail "cleanup of xfrm records exited $rc"; }
 left=$(ip -n "$ns" xfrm policy | grep -c '^src')
 [ "$left" = 1 ] || { ip -n "$ns" xfrm policy >&2; fail "cleanup left $left policies, expected only the one not journaled"; }
 ip -n "$ns" xfrm policy | grep -q 'src 198.18.0.9/32' || fail "cleanup deleted a policy it did not journal"

@@ -10,7 +10,7 @@
 export IPSECPERF_JOURNAL_DIR="$TMP/journal"
 out="$TMP/res"
 "$IPSECPERF" run --quiet -t 2 -O 1 -r 1 -o "$out" clear clear-stream > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
 python3 - "$out/runs.jsonl" << 'PY' || fail "stream records differ from iperf3's (above)"
 import sys
 from assert_json import records
@@ -41,7 +41,7 @@ for _ in $(seq 30); do
 		break
 	fi
 done
-wait $pid || { cat "$TMP/md5.err" >&2; fail "tcp-md5 run exited $?"; }
+wait $pid || { rc=$?; cat "$TMP/md5.err" >&2; fail "tcp-md5 run exited $rc"; }
 [ $keys = 1 ] || fail "no MD5 key on the established sockets in both namespaces"
 assert_records "$TMP/md5/runs.jsonl" '[(r["status"], r["load"]) for r in rs] == [("ok", "stream")]' "tcp-md5 not ok"
 exit 0

@@ -24,7 +24,7 @@ out="$TMP/res"
 "$IPSECPERF" run --quiet --duration 1 --omit 0 --until-ci 30 --max-repeat 9 -o "$out" clear no-gso \
 	> "$TMP/stdout" 2> "$TMP/stderr" &
 pid=$!
-wait $pid || { cat "$TMP/stderr" >&2; fail "run exited $?"; }
+wait $pid || { rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
 # other runs may share the host: what this run made carries its pid
 ip netns list | grep -q "ipsecperf-$pid-" && fail "the run left its namespaces"
 ls "${IPSECPERF_JOURNAL_DIR:-/run/ipsecperf}" 2>/dev/null | grep -q "journal-$pid-" && fail "the run left its journal"

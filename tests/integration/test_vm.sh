@@ -14,7 +14,7 @@ out="$TMP/res"
 # --duration after the scenarios: it must reach the guest's run all the same
 "$IPSECPERF" run --testbed vm --kernel "$k61" --omit 1 --repeat 1 --count-repeats 0 -o "$out" \
 	clear esp-null --duration 3 > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 cat "$TMP/stderr" >&2
 assert_vm_clean "after a VM run"
 

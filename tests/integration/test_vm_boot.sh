@@ -16,7 +16,7 @@ dry() { # out-file run-args...
 	local o=$1
 	shift
 	"$IPSECPERF" -v run --dry-run --testbed vm "$@" --duration 1 --repeat 1 --no-probes clear \
-		> "$o" 2> "$o.err" || { cat "$o.err" "$o" >&2; fail "dry run exited $?: $*"; }
+		> "$o" 2> "$o.err" || { rc=$?; cat "$o.err" "$o" >&2; fail "dry run exited $rc: $*"; }
 	grep -q '^qemu-system-x86_64 ' "$o" || { cat "$o" >&2; fail "no qemu command: $*"; }
 }
 
@@ -59,7 +59,7 @@ assert_vm_clean "after the broken images"
 out="$TMP/res"
 IPSECPERF_VM_BOOT=classic "$IPSECPERF" run --testbed vm --kernel "$(vm_kernel "$DEB61")" \
 	--duration 1 --repeat 1 --no-probes -o "$out" clear > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "classic run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" >&2; fail "classic run exited $rc"; }
 cat "$TMP/stderr" >&2
 assert_records "$out/runs.jsonl" 'len(rs) == 1 and rs[0]["status"] == "ok"' "the classic boot's run is not one ok record"
 assert_vm_clean "after the classic boot"

@@ -34,7 +34,7 @@ EOF
 
 standin 1
 "$IPSECPERF" run --testbed vm --kernel "$k61" -t 1 -r 1 --no-probes -o "$TMP/once" clear \
-	> "$TMP/once.out" 2> "$TMP/once.err" || { cat "$TMP/once.err" >&2; fail "one panic before init: run exited $?"; }
+	> "$TMP/once.out" 2> "$TMP/once.err" || { rc=$?; cat "$TMP/once.err" >&2; fail "one panic before init: run exited $rc"; }
 [ "$(wc -l < "$TMP/boots")" = 2 ] || fail "one panic: $(wc -l < "$TMP/boots") boots, not 2"
 grep -q 'panicked under TCG before its init (.*Fatal exception in interrupt); booting it once more' "$TMP/once.err" ||
 	{ cat "$TMP/once.err" >&2; fail "the retry was not said"; }

@@ -20,7 +20,7 @@
 k61=$(vm_kernel "$DEB61") || exit $?
 
 "$IPSECPERF" run --testbed vm --kernel "$k61" --clock virtual --dry-run -t 1 esp-null > "$TMP/dry" 2> "$TMP/dry.err" ||
-	{ cat "$TMP/dry.err" >&2; fail "dry run exited $?"; }
+	{ rc=$?; cat "$TMP/dry.err" >&2; fail "dry run exited $rc"; }
 grep -q '^qemu-system-x86_64 -accel tcg,thread=single .*-smp 1 .*-icount shift=0,sleep=off,align=off ' "$TMP/dry" ||
 	fail "the dry run's qemu does not count instructions on one vCPU: $(grep qemu-system "$TMP/dry" | cut -c1-300)"
 grep -q '^# clock: virtual' "$TMP/dry" || fail "the dry run does not say the clock: $(grep '^#' "$TMP/dry")"
@@ -31,11 +31,11 @@ rc=0
 [ "$(wc -l < "$TMP/pair.err")" = 1 ] && grep -q 'clock virtual.*vm-pair.*two virtual clocks over a real-time link' "$TMP/pair.err" ||
 	fail "vm-pair's refusal: $(cat "$TMP/pair.err")"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --clock auto --dry-run esp-null > "$TMP/pair.out" 2> "$TMP/pair.err" ||
-	{ cat "$TMP/pair.err" >&2; fail "vm-pair --clock auto dry run exited $?"; }
+	{ rc=$?; cat "$TMP/pair.err" >&2; fail "vm-pair --clock auto dry run exited $rc"; }
 grep -q '^# clock: real' "$TMP/pair.out" || fail "vm-pair --clock auto is not real: $(grep '^# clock' "$TMP/pair.out")"
 
 "$IPSECPERF" run --testbed vm --kernel "$k61" --clock virtual -t 1 -r 3 --count-repeats 0 -o "$TMP/virt" clear esp-null \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" "$TMP/stdout" >&2; fail "virtual-clock run exited $?"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "virtual-clock run exited $rc"; }
 assert_vm_clean "the virtual-clock run"
 assert_json "$TMP/virt/meta.json" 'd["clock"] == "virtual" and all(v["clock"] == "virtual" for v in d["vm"])'
 assert_jsonl "$TMP/virt/runs.jsonl" 'r["status"] == "ok" and r["clock"] == "virtual" and r["vm"]["clock"] == "virtual" and r["vm"]["vcpus"] == 1 and r["vm"]["icount_shift"] == 0 and r["instructions_per_byte"] > 0 and r["instructions_method"] == "icount"'

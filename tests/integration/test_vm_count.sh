@@ -27,7 +27,7 @@ for n in default 0; do
 	opts=()
 	[ "$n" = default ] || opts=(--count-repeats "$n")
 	"$IPSECPERF" run --testbed vm "${kernels[@]}" "${opts[@]}" -r 3 -t 1 -O 1 -o "$TMP/res-$n" esp-null \
-		> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run ($n) exited $?"; }
+		> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run ($n) exited $rc"; }
 	"$IPSECPERF" report --format json "$TMP/res-$n" > "$TMP/report-$n.json" || fail "report ($n) exited $?"
 done
 "$IPSECPERF" report "$TMP/res-default" > "$TMP/report.txt" || fail "text report exited $?"

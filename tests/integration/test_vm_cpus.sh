@@ -21,7 +21,7 @@ k61=$(vm_kernel "$DEB61") || exit $?
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --vcpus 2 --probe-set esp --count-repeats 0 -O 1 -r 1 -t 1 -q \
 	-o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 assert_vm_clean "after a vm-pair run"
 python3 - "$out/runs.jsonl" << 'PY' || fail "the per-CPU counts are wrong (above)"
 import sys

@@ -26,7 +26,7 @@ info "kernels: $KTREE $k61 $k612"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm --kernel "$KTREE" --kernel "$k61" --kernel "$k612" \
 	--probe-set esp --duration 2 --repeat 1 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 assert_vm_clean "the run"
 
 python3 - "$out/runs.jsonl" "$KTREE" << 'PY' || fail "counters on inlined functions (above)"

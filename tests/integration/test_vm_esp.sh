@@ -39,7 +39,7 @@ printf 'step-ms = 200\nsteps = 4\n' >> "$sc/udp-rate-esp-null.ini"
 	-o "$out" esp-null esp-gcm esp-null-gso tcp-rr-esp-null udp-rr-esp-null udp-rate-esp-null \
 	esp-chacha20 wireguard tcp-rr-macsec \
 	> "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after a VM run"
 cp "$out/runs.jsonl" "${KEEP_RUNS:-/dev/null}" 2> /dev/null

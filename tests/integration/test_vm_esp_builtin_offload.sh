@@ -40,7 +40,7 @@ vmrun() { # out kernel scenario...
 	local out=$1 k=$2
 	shift 2
 	"$IPSECPERF" run --testbed vm --kernel "$k" --probe-set esp --duration 3 --omit 1 --repeat 2 -o "$out" "$@" \
-		> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run on $k exited $?"; }
+		> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run on $k exited $rc"; }
 }
 vmrun "$TMP/y" "$KVAR" esp-null esp-null-gso
 # the same kernel without installed module lists (no modules.builtin in the guest)

@@ -20,11 +20,11 @@ for v in default 2; do
 	[ "$v" = default ] || opts=(--vcpus "$v")
 	"$IPSECPERF" run -q --testbed vm --kernel "$k61" "${opts[@]}" --flows 2 -t 1 -O 1 -r 1 \
 		-o "$TMP/res-$v" clear > "$TMP/out" 2> "$TMP/err" ||
-		{ cat "$TMP/err" >&2; fail "run --flows 2 (vcpus $v) exited $?"; }
+		{ rc=$?; cat "$TMP/err" >&2; fail "run --flows 2 (vcpus $v) exited $rc"; }
 done
 "$IPSECPERF" run -q --testbed vm-pair --kernel "$k61" --flows 2 --direction both -t 1 -O 1 -r 1 \
 	-o "$TMP/res-pair" clear clear-mtu9000 > "$TMP/out" 2> "$TMP/err" ||
-	{ cat "$TMP/err" >&2; fail "vm-pair run --flows 2 --direction both exited $?"; }
+	{ rc=$?; cat "$TMP/err" >&2; fail "vm-pair run --flows 2 --direction both exited $rc"; }
 assert_vm_clean "after the vm runs"
 python3 - "$TMP" << 'PY' || fail "the guest's flows are wrong (above)"
 import sys

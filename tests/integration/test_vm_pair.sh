@@ -23,7 +23,7 @@ info "kernel: $k61 at both ends"
 cd "$TMP" || fail "cd $TMP"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --tag pair -O 1 --repeat 1 --duration 3 -q --port 5301 --probe-set esp \
 	--addr-tx 198.18.7.1 --addr-rx 198.18.7.2 --congestion reno clear esp-null wireguard macsec > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 cat "$TMP/stderr" >&2
 out=$(ls -d "$TMP"/results/*-vm-pair-pair 2> /dev/null)
 [ -d "$out" ] || fail "--tag pair: no results/*-vm-pair-pair folder"

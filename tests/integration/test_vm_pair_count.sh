@@ -37,7 +37,7 @@ info "kernels: $k61 sends, $rx receives"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --peer-kernel "$rx" -O 1 -r 1 -t 1 -q --count-repeats 2 -o "$out" \
 	clear esp-null \
-	> "$TMP/stdout" 2> "$TMP/stderr" || { cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	> "$TMP/stdout" 2> "$TMP/stderr" || { rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 assert_vm_clean "after a vm-pair run"
 assert_records "$out/runs.jsonl" \
 	'[(r["scenario"], r["repeat"], r.get("purpose"), r["status"]) for r in rs] == [("clear", 1, None, "ok"), ("esp-null", 1, None, "ok"), ("esp-null", 1, "count", "ok"), ("esp-null", 2, "count", "ok")]' \

@@ -17,7 +17,7 @@ info "pairs: $slow -> $base and $base -> $slow"
 out="$TMP/ends"
 "$IPSECPERF" run -q --testbed vm-pair --kernel "$ks" --peer-kernel "$kb" --kernel "$kb" --peer-kernel "$ks" \
 	--interleave -r 1 --count-repeats 0 --repeat-from 3 -t 3 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" >&2; fail "run exited $rc"; }
 assert_records "$out/runs.jsonl" 'all(r["status"] == "ok" for r in rs) and len(rs) == 2' "not two ok runs"
 assert_records "$out/runs.jsonl" "sorted((r['kernel'], r['peer_kernel'], r['repeat']) for r in rs) == sorted([(k, p, n) for k, p in (('$base', '$slow'), ('$slow', '$base')) for n in (3,)])" \
 	"the records do not name each pair's kernels and repeat 3"

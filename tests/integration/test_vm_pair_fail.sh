@@ -33,7 +33,7 @@ expect_exit2 "--peer-kernel on vm" '^ipsecperf: run: --peer-kernel is for the vm
 	"$IPSECPERF" run --testbed vm --kernel "$k61" --peer-kernel "$k61" clear
 
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --dry-run -q clear > "$TMP/dry" 2>&1 ||
-	{ cat "$TMP/dry" >&2; fail "--dry-run exited $?"; }
+	{ rc=$?; cat "$TMP/dry" >&2; fail "--dry-run exited $rc"; }
 grep -q '^ip netns add ipsecperf-[0-9]*-[0-9]*-pair$' "$TMP/dry" || { cat "$TMP/dry" >&2; fail "--dry-run: no namespace"; }
 grep -q 'tuntap add dev ipp-rx-link mode tap vnet_hdr$' "$TMP/dry" || fail "--dry-run: no tap"
 [ "$(grep -c '^qemu-system-x86_64 .*-netdev tap,id=link,fd=3 ' "$TMP/dry")" = 2 ] || fail "--dry-run: not two qemus on taps"
@@ -72,6 +72,6 @@ sleep 3
 kill -KILL "$pid"
 wait "$pid" 2> /dev/null
 for _ in $(seq 50); do pgrep -f "qemu-system.*$TMP" > /dev/null || break; sleep 0.2; done
-"$IPSECPERF" cleanup > "$TMP/cleanup.out" 2>&1 || { cat "$TMP/cleanup.out" >&2; fail "cleanup exited $?"; }
+"$IPSECPERF" cleanup > "$TMP/cleanup.out" 2>&1 || { rc=$?; cat "$TMP/cleanup.out" >&2; fail "cleanup exited $rc"; }
 assert_pair_clean "after SIGKILL and cleanup"
 exit 0

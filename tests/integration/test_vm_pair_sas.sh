@@ -19,7 +19,7 @@ info "kernel: $k61 at both ends"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm-pair --kernel "$k61" --duration 2 --omit 1 --repeat 1 --count-repeats 0 \
 	--flows 2 --sas 2 --probe-set esp -q -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 assert_vm_clean "after a vm-pair run"
 
 python3 - "$out/runs.jsonl" << 'PY' || fail "the SA pairs' records on vm-pair wrong (above)"

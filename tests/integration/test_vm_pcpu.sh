@@ -21,7 +21,7 @@ kb=$(ktree_base) || fail "the tests' kernel could not be built"
 info "kernel: $kb"
 "$IPSECPERF" run --testbed vm --kernel "$kb" --vcpus 2 --flows 2 --duration 2 --omit 1 --repeat 1 \
 	--scenario-dir "$TMP/sc" -o "$TMP/res" esp-pcpu > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" >&2; fail "run on the tests' kernel exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" >&2; fail "run on the tests' kernel exited $rc"; }
 assert_vm_clean "run on the tests' kernel"
 
 python3 - "$TMP/res/runs.jsonl" << 'PY' || fail "the per-CPU SAs' record (above)"

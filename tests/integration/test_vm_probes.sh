@@ -32,7 +32,7 @@ vm_debian_kernels || exit $?
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm "${kernels[@]}" --probe-set all --duration 3 --omit 1 --repeat 1 -o "$out" \
 	no-gso esp-null esp-null-gso > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 
 python3 - "$out/runs.jsonl" << 'PY' || fail "probe counts do not match the kernel's (above)"
 import sys

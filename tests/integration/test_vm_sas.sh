@@ -44,7 +44,7 @@ snapshot > "$TMP/before"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm --kernel "$k61" --vcpus 2 --duration 2 --omit 1 --repeat 1 --count-repeats 1 \
 	--flows 2 --sas 2 -o "$out" esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 snapshot > "$TMP/after"
 assert_same_snapshot "$TMP/before" "$TMP/after" "after a VM run"
 

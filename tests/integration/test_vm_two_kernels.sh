@@ -15,7 +15,7 @@ info "kernels: $k61 $k612"
 out="$TMP/res"
 "$IPSECPERF" run --testbed vm --kernel "$k61" --kernel "$k612" --interleave --duration 2 --omit 1 \
 	--repeat 2 --count-repeats 0 -o "$out" clear esp-null > "$TMP/stdout" 2> "$TMP/stderr" ||
-	{ cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $?"; }
+	{ rc=$?; cat "$TMP/stderr" "$TMP/stdout" >&2; fail "run exited $rc"; }
 cat "$TMP/stderr" >&2
 assert_vm_clean "after the VM runs"
 

@@ -68,7 +68,7 @@ vm_run() { # tag run-options... [-- scenario...] (default: clear esp-null)
 
 # How the guests of DIR were timed, for the prose beside its figures.
 clock_words() { # dir
-	if grep -q '"kind": *"virtual"' "$1/meta.json"; then
+	if grep -q '"clock": *"virtual"' "$1/meta.json"; then
 		echo 'under the virtual clock (a guest second is 10^9 instructions: the figures count work, not time, and repeat run to run)'
 	else
 		echo 'under TCG (emulation: the absolute figures say nothing about hardware, the ratios between scenarios and the counters do)'

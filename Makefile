@@ -276,8 +276,8 @@ demo: demo-deps
 FUZZ_SECONDS ?= 600
 FUZZ_CC := $(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
 	$(addprefix -I,$(SRC_DIRS)) -I$(BUILD)
-# The results reader is analyze/results*.c (results.h says which does what).
-RESULTS_SRCS := $(wildcard analyze/results*.c)
+# The results reader is analyze/results*.c (results.h says which does what) and its name lists.
+RESULTS_SRCS := $(wildcard analyze/results*.c) analyze/name_list.c
 $(BUILD)/fuzz/fuzz_results: tests/fuzz/fuzz_results.c $(RESULTS_SRCS) analyze/stats.c \
 		analyze/summary.c collector/lib/log.c collector/lib/files.c collector/lib/histogram.c \
 		$(BUILD)/datadir.h $(wildcard analyze/*.h)

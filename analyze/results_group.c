@@ -2,6 +2,7 @@
 /* The runs grouped by kernel and scenario, and each group's values of a metric. */
 #include "results.h"
 #include "results_int.h"
+#include "name_list.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -312,31 +313,6 @@ int group_values(const struct results *r, const struct run_group *g, const struc
 			n++;
 	}
 	return n;
-}
-
-/*
- * name into the list *names of *n (room for *cap) unless it is there: the
- * names a group's ok runs give, in their first run's order. 0, or -1 out
- * of memory (the list freed).
- */
-int names_add_once(const char ***names, int *n, int *cap, const char *name)
-{
-	for (int j = 0; j < *n; j++)
-		if (!strcmp((*names)[j], name))
-			return 0;
-	if (*n == *cap) {
-		const char **nn = realloc(*names, (*cap = *cap * 2 + 8) * sizeof(*nn));
-
-		if (!nn) {
-			free(*names);
-			*names = NULL;
-			*n = 0;
-			return -1;
-		}
-		*names = nn;
-	}
-	(*names)[(*n)++] = name;
-	return 0;
 }
 
 int group_counters(const struct results *r, const struct run_group *g, const char ***names,

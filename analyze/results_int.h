@@ -31,8 +31,6 @@ const char *results_bad_char_what(const char *s, const char *p, char *buf, size_
  * per_cpu_receiver into rec->spreads; -1 with the message in err.
  */
 int results_spreads_parse(json_t *o, struct run_record *rec, char *err, size_t errlen);
-/* name into *names (n of them, room for *cap) unless there; -1 out of memory, the list freed (results_group.c) */
-int names_add_once(const char ***names, int *n, int *cap, const char *name);
 void results_spreads_free(struct run_record *rec);
 /* Does an ok counting run of g have the spread name? Then its figures are the counting runs'. */
 bool results_spread_from_counting(const struct results *r, const struct run_group *g, const char *name);

@@ -12,6 +12,7 @@
 
 #include "results.h"
 #include "results_int.h"
+#include "name_list.h"
 
 void cpu_spread_of(const double *v, int n, struct cpu_spread *s)
 {

@@ -60,6 +60,9 @@ const struct kneed kneeds[] = {
 	{ "CRYPTO_HMAC", 'y', KNEED_SCENARIO, "hmac()", NULL },
 	{ "CRYPTO_SHA1", 'y', KNEED_SCENARIO, "sha1", NULL },
 	{ "CRYPTO_SHA256", 'y', KNEED_SCENARIO, "sha256", NULL },
+	{ "CRYPTO_CHACHA20POLY1305", 'y', KNEED_SCENARIO, "rfc7539esp(chacha20,poly1305), the cipher of esp-chacha20", NULL },
+	{ "WIREGUARD", 'y', KNEED_SCENARIO, "WireGuard, the wireguard scenario", NULL },
+	{ "MACSEC", 'y', KNEED_SCENARIO, "MACsec, the macsec scenario", NULL },
 	/* the probes */
 	{ "BPF", 'y', KNEED_PROBES, "BPF", NULL },
 	{ "BPF_SYSCALL", 'y', KNEED_PROBES, "loading the BPF programs", NULL },

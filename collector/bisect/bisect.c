@@ -209,6 +209,7 @@ static int check_usage(struct bisect_run *b, const struct bisect_opts *o)
 	b->s.repeat = o->repeat;
 	b->s.jobs = o->jobs;
 	b->s.no_cache = o->no_cache;
+	fmt_buf(b->s.clock, sizeof(b->s.clock), "%s", o->clock ? o->clock : "auto");
 	return 0;
 }
 

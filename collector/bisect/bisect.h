@@ -19,6 +19,7 @@ struct bisect_opts {
 	double threshold, alpha;
 	int repeat, jobs;
 	bool no_cache;                /* build every revision, even one whose build is cached */
+	const char *clock;            /* run's --clock for the steps' runs: auto, real or virtual */
 	const char *build;            /* -O, or NULL: build in the tree */
 	const char *out;              /* -o, or NULL: results/bisect-<UTC time> */
 	char *const *run_opts;        /* options for every `run`, as argv */

@@ -176,6 +176,9 @@ int bisect_run_pair(const struct bisect_state *s, const char *kdir, const char *
 	argv[n++] = results;
 	argv[n++] = "--repeat";
 	argv[n++] = repeat;
+	/* not among run_opts: the netns dry run that checks those has no --clock */
+	argv[n++] = "--clock";
+	argv[n++] = (char *)s->clock;
 	/* a metric of throughput or cycles needs no counting repeats: a step's time is the bisect's */
 	if (!strcmp(s->metric, "throughput") || !strcmp(s->metric, "cycles_per_byte") || !strcmp(s->metric, "cpb") ||
 	    !strcmp(s->metric, "instructions_per_byte")) {

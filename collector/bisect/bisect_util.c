@@ -23,13 +23,13 @@
 int bisect_state_save(const struct bisect_state *s, const char *path)
 {
 	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:b,"
-			      " s:O, s:O, s:I, s:I}",
+			      " s:O, s:O, s:I, s:I, s:s}",
 			      "tree", s->tree, "build", s->build, "out", s->out, "scratch", s->scratch, "self",
 			      s->self, "good", s->good, "bad", s->bad, "good_tree", s->good_tree, "good_kernel",
 			      s->good_kernel, "good_release", s->good_release, "metric", s->metric, "threshold",
 			      s->threshold, "alpha", s->alpha, "repeat", s->repeat, "jobs", s->jobs, "no_cache",
 			      s->no_cache, "run_opts", s->run_opts, "scenarios", s->scenarios, "driver",
-			      (json_int_t)s->driver, "driver_start", (json_int_t)s->driver_start);
+			      (json_int_t)s->driver, "driver_start", (json_int_t)s->driver_start, "clock", s->clock);
 	int err = !j || json_dump_file(j, path, JSON_COMPACT) < 0;
 
 	json_decref(j);
@@ -61,7 +61,7 @@ int bisect_state_load(struct bisect_state *s, const char *path)
 	    copy_str(j, "good_tree", s->good_tree, sizeof(s->good_tree)) ||
 	    copy_str(j, "good_kernel", s->good_kernel, sizeof(s->good_kernel)) ||
 	    copy_str(j, "good_release", s->good_release, sizeof(s->good_release)) ||
-	    copy_str(j, "metric", s->metric, sizeof(s->metric)) ||
+	    copy_str(j, "metric", s->metric, sizeof(s->metric)) || copy_str(j, "clock", s->clock, sizeof(s->clock)) ||
 	    !json_is_array(json_object_get(j, "run_opts")) || !json_is_array(json_object_get(j, "scenarios"))) {
 		pr_warn("bisect-step: %s: %s", path, j ? "not a bisect's state" : e.text);
 		json_decref(j);

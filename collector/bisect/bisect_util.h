@@ -31,6 +31,7 @@ struct bisect_state {
 	char good_kernel[PATH_MAX];  /* its build, kept in the cache (bisect_cache.h): every step runs it too */
 	char good_release[128];      /* its release */
 	char metric[128];
+	char clock[16];              /* run's --clock for the steps' runs: auto, real or virtual */
 	double threshold, alpha;
 	int repeat, jobs;            /* jobs 0: `kernel build`'s default */
 	bool no_cache;               /* build every revision, even one in the cache */

@@ -20,8 +20,10 @@ static const char help_bisect[] =
 	"-bisect-<tree>`, <tree> 12 digits of its source tree's hash), and its\n"
 	"SCENARIOs are run --repeat times in the VM testbed in turn with the good\n"
 	"revision's (`ipsecperf run --testbed vm --kernel GOOD --kernel NEW\n"
-	"--interleave`: a boot of each kernel per run, so that a drift of the\n"
-	"host falls on both alike) and compared with them (`ipsecperf compare\n"
+	"--interleave --clock auto`: a boot of each kernel per run, so that a\n"
+	"drift of the host falls on both alike; where KVM cannot run guests,\n"
+	"on the virtual clock, whose figures the host's load does not move)\n"
+	"and compared with them (`ipsecperf compare\n"
 	"--base-kernel --new-kernel`): it is bad when the --metric is worse by\n"
 	"more than --threshold with p < --alpha, good otherwise, and skipped when\n"
 	"it does not build, its runs fail or too few runs succeed to decide. A\n"
@@ -71,6 +73,7 @@ struct bisect_args {
 	struct bisect_opts o;
 	char *run_opts[MAX_RUN_OPTS];
 	int nrun;
+	int clock; /* enum run_clock */
 };
 
 /* Options that every `run` of the bisect gets, as given (run checks them). */
@@ -110,18 +113,22 @@ static const struct opt_def bisect_opts[] = {
 	OPT_CB_FLAG("no-probes", 0, opt_no_probes, "run's --no-probes: no kernel probes"),
 	OPT_CB("probe-set", 0, opt_probe_set, "SET", "run's --probe-set"),
 	OPT_CB("scenario-dir", 0, opt_scenario_dir, "DIR", "run's --scenario-dir: where SCENARIO names are found"),
+	OPT_CHOICE("clock", 0, BA, clock, run_clock_names, "CLOCK",
+		   "run's --clock: auto (default: the virtual clock where KVM cannot run guests, whose figures do not move with this host's load), real or virtual; docs/vm-testbed.md"),
 	OPT_END,
 };
 #undef BA
 
 static int cmd_bisect(int argc, char **argv)
 {
-	struct bisect_args a = { .o = { .metric = "throughput", .threshold = 5, .alpha = 0.05, .repeat = RUN_DEFAULT_REPEAT } };
+	struct bisect_args a = { .o = { .metric = "throughput", .threshold = 5, .alpha = 0.05, .repeat = RUN_DEFAULT_REPEAT },
+				 .clock = RUN_CLOCK_AUTO };
 	int first = options_parse("bisect", bisect_opts, 0, argc, argv, &a);
 
 	if (first < 0)
 		return EXIT_USAGE;
 	a.o.run_opts = a.run_opts;
+	a.o.clock = run_clock_names[a.clock];
 	a.o.nrun_opts = a.nrun;
 	if (first < argc)
 		a.o.tree = argv[first++];

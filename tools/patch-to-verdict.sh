@@ -10,7 +10,10 @@
 #      applied to the copy, so that make rebuilds only what it touches;
 #   2. `ipsecperf kernel build` of the copy, as its own release;
 #   3. `ipsecperf run --testbed vm` of base and patched, booted in turn
-#      (--interleave), on clear and esp-null, with the ESP programs counting;
+#      (--interleave), on clear and esp-null, with the ESP programs counting,
+#      on the virtual clock where KVM cannot run guests (--clock auto:
+#      qemu counts instructions, and the figures do not move with this
+#      host's load; docs/vm-testbed.md);
 #   4. `ipsecperf compare` of the two kernels, throughput, cycles per byte
 #      and every counter.
 #
@@ -19,8 +22,12 @@
 #   -w WORKDIR  where the patched copy is made (default: beside TREE, as
 #               TREE-verdict; made anew each time)
 # Environment: IPSECPERF (the program, default ipsecperf on PATH or
-# build/ipsecperf beside this script), REPEAT (4), DURATION (2),
-# PROBE_SET (esp), LV (the patched release's suffix, default -patched),
+# build/ipsecperf beside this script), REPEAT (4: the fewest with which
+# compare's Mann-Whitney test reaches p < 0.05), CLOCK (run's --clock,
+# default auto), DURATION and OMIT (run's -t and -O: 1 and 0 on the
+# virtual clock, where most repeats lie within 0.5% of each other
+# without a warm-up; 2 and 1 on the real clock), PROBE_SET (esp), LV (the patched
+# release's suffix, default -patched),
 # METRIC (the metrics that decide compare's exit status; default
 # throughput,cycles_per_byte).
 # Prints each phase's time and a closing line "patch to verdict: N s";
@@ -90,13 +97,22 @@ phase_done "copy and patch"
 "$ipp" kernel build --localversion "$lv" -O "$work/build" "$work" || die "the patched kernel did not build"
 phase_done "patched build"
 
-# 3. both kernels, booted in turn
+# 3. both kernels, booted in turn, on the clock that run --clock CLOCK
+# takes here (its dry run says which)
+clock=${CLOCK:-auto}
+resolved=$("$ipp" run --testbed vm --kernel "$tree/build" --clock "$clock" --dry-run esp-null 2> /dev/null |
+	sed -n 's/^# clock: \([a-z]*\).*/\1/p')
+case $resolved in
+virtual) dur=${DURATION:-1} omit=${OMIT:-0} ;;
+real) dur=${DURATION:-2} omit=${OMIT:-1} ;;
+*) die "run --clock $clock: no clock in its dry run" ;;
+esac
 base_rel=$(cat "$tree/build/include/config/kernel.release")
 new_rel=$(cat "$work/build/include/config/kernel.release")
 [ "$base_rel" != "$new_rel" ] || die "base and patched are both $base_rel: give LV a suffix the base has not"
 ran=0
 "$ipp" run --testbed vm --kernel "$tree/build" --kernel "$work/build" --interleave \
-	--repeat "${REPEAT:-4}" --duration "${DURATION:-2}" --probe-set "${PROBE_SET:-esp}" \
+	--repeat "${REPEAT:-4}" --clock "$clock" --duration "$dur" --omit "$omit" --probe-set "${PROBE_SET:-esp}" \
 	-o "$out" -- "$@" || ran=$?
 [ "$ran" -le 1 ] || die "run failed (exit $ran)"
 phase_done "boots and runs"
@@ -121,7 +137,7 @@ gate=0
 phase_done "compare"
 
 {
-	echo "patch to verdict, $base_rel against $new_rel ($*):"
+	echo "patch to verdict, $base_rel against $new_rel ($*, the $resolved clock, -t $dur -O $omit):"
 	printf '  %s\n' "${phases[@]}"
 	printf 'patch to verdict: %.0f s\n' "$(echo "$last - $t0" | bc)"
 	echo "results: $out"

@@ -11,6 +11,13 @@
 # - the verdict shows what the patch did: kmalloc_esp_output per ESP
 #   packet 1.0 on the base, 0 on the patched kernel, and compare's counter
 #   row says so; esp_output still once per ESP packet on both;
+# - the runs are on the virtual clock (the script's --clock auto, where
+#   KVM cannot run guests), 4 boots of each kernel; esp-null's throughput
+#   change and its p are printed, not asserted: the patch's +6-14% is
+#   flagged (p 0.029) only when every patched run is above every base run,
+#   and about one esp-null run in ten falls into a mode of TCP's ACKs
+#   that moves it by 8-10% (docs/testing.md, "Speed assertions": it took
+#   a run out of order once in two tries);
 # - bad usage: one line, exit 2, nothing made.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vm_lib.sh"
@@ -38,7 +45,7 @@ for args in "" "$KSRC" "/nonexistent $PATCH" "$KSRC /nonexistent" "-x $KSRC $PAT
 done
 
 snapshot > "$TMP/before"
-REPEAT=2 DURATION=2 LV=-percpu-tmp IPSECPERF=$IPSECPERF bash "$SCRIPT" -w "$WORK" -o "$TMP/res" \
+LV=-percpu-tmp IPSECPERF=$IPSECPERF bash "$SCRIPT" -w "$WORK" -o "$TMP/res" \
 	"$KSRC" "$PATCH" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 cat "$TMP/out" >&2
@@ -51,6 +58,7 @@ for p in "copy and patch" "patched build" "boots and runs" "compare"; do
 done
 grep -q "^  of which boots  *[0-9.]* s" "$TMP/err" || { tail -12 "$TMP/err" >&2; fail "no time for the boots"; }
 grep -Eq "^patch to verdict: [0-9]+ s$" "$TMP/err" || { tail -5 "$TMP/err" >&2; fail "no closing line"; }
+sed -n '/^patch to verdict, /,/^patch to verdict: /p' "$TMP/err" >&2
 new="$base-percpu-tmp"
 
 # the counters, record by record: esp_output once per ESP packet on both,
@@ -75,3 +83,17 @@ PY
 # compare's row under esp-null: base, CV, change, new, ..., the counter's name
 sed -n '/^esp-null: /,/^[a-z]/p' "$TMP/out" | grep -Eq -- ' -100\.0% +0\.0+ .* kmalloc_esp_output$' ||
 	fail "compare's row for kmalloc_esp_output does not say -100% (above)"
+# the throughput change and its p, on the clock the runs were on
+"$IPSECPERF" compare --base-kernel "$base" --new-kernel "$new" -f json "$TMP/res" "$TMP/res" > "$TMP/cmp.json"
+[ $? -le 1 ] || fail "compare of the script's results refused them"
+python3 - "$TMP/cmp.json" "$TMP/res/runs.jsonl" << 'PY' || fail "compare did not compare 4 runs a side (above)"
+import json, sys
+from assert_json import records
+d, recs = json.load(open(sys.argv[1])), records(sys.argv[2])
+clocks = {r.get("clock") for r in recs}
+r = next(x for x in d["rows"] if x["scenario"] == "esp-null" and x["metric"] == "throughput")
+print(f"  esp-null throughput ({'/'.join(sorted(map(str, clocks)))} clock): {r['base']['median']:.4f} -> "
+      f"{r['new']['median']:.4f} Gbit/s, {r['change_pct']:+.2f}%, p {r['p_mw']:.4f}, n {r['base']['n']} and {r['new']['n']}",
+      file=sys.stderr)
+if not (r["base"]["n"] == 4 and r["new"]["n"] == 4): raise AssertionError(r)
+PY

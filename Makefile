@@ -200,12 +200,18 @@ DEB_PKGS := gcc make pkg-config iperf3 ethtool iproute2 kmod procps \
 # tests' own: Debian's 6.12 source, the kernel's build tools, pahole for BTF.
 DEB_PKGS += linux-source-6.12 flex bison bc dwarves git
 # One dpkg-query for the whole list (a package it does not know is missing);
-# apt-get only when something is missing.
+# apt-get only when something is missing. A dpkg that was stopped half-way
+# (its journal in /var/lib/dpkg/updates: apt-get then refuses to install)
+# finishes its work first, as apt-get's own message asks.
 define apt_install
 	@installed=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(1) 2>/dev/null | \
 		awk '$$2 == "install" && $$4 == "installed" { printf "%s ", $$1 }')"; \
 	missing=; for p in $(1); do case "$$installed" in *" $$p "*) ;; *) missing="$$missing $$p";; esac; done; \
 	if [ -n "$$missing" ]; then \
+		if [ -n "$$(ls -A /var/lib/dpkg/updates 2>/dev/null)" ]; then \
+			echo "  DEPS     dpkg was interrupted: dpkg --configure -a first"; \
+			DEBIAN_FRONTEND=noninteractive dpkg --configure -a || exit $$?; \
+		fi; \
 		echo "  DEPS     installing:$$missing"; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi

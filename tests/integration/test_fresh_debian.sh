@@ -208,6 +208,19 @@ if [ -d "/lib/modules/$(uname -r)" ]; then
 		mount -o remount,bind,ro "$root/lib/modules/$(uname -r)" || fail "cannot mount this kernel's modules"
 fi
 
+# a dpkg stopped half-way, as a machine may come: its journal of one
+# status change (make's own stanza) in /var/lib/dpkg/updates, on which
+# apt-get refuses to install ("dpkg was interrupted"); make demo must
+# finish dpkg's work first
+mkdir -p "$root/var/lib/dpkg/updates" &&
+	awk '/^Package: make$/ { p = 1 } p && /^$/ { exit } p' "$root/var/lib/dpkg/status" \
+		> "$root/var/lib/dpkg/updates/0000" && [ -s "$root/var/lib/dpkg/updates/0000" ] ||
+	fail "cannot leave a dpkg journal entry in the image"
+chroot "$root" apt-get install -y -q make > "$TMP/apt-interrupted" 2>&1 &&
+	fail "apt-get does not see the dpkg journal entry: the test would not show that make demo handles it"
+grep -q 'dpkg was interrupted' "$TMP/apt-interrupted" ||
+	fail "apt-get refused for another reason than an interrupted dpkg: $(head -3 "$TMP/apt-interrupted")"
+
 # this host's namespaces, links and journals (lib.sh's snapshot); its
 # processes are left out: the demo's are known exactly, by their root,
 # and other runs on a shared host would show up by name
@@ -229,6 +242,9 @@ if [ $rc != 0 ]; then
 	fail "make demo in a fresh $codename exited $rc after $secs s (the output's end above): a package missing from DEMO_PKGS?"
 fi
 info "make demo in a fresh $codename: $secs s"
+grep -q 'dpkg was interrupted: dpkg --configure -a first' "$TMP/demo.out" ||
+	fail "make demo did not say that it finished an interrupted dpkg first"
+[ -z "$(ls -A "$root/var/lib/dpkg/updates")" ] || fail "dpkg's journal is still in the image after make demo"
 
 # the summary: a row per scenario, one run each, and where the results are
 for s in clear no-tso no-gso; do

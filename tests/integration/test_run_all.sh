@@ -122,11 +122,12 @@ unset IPSECPERF_CACHE
 info "a failed fetch of the tests' own kernel: a skip, and under make test a failure"
 
 # make unit names the cases a program skipped (cmocka's skip()): test_xfrm
-# as nobody, whose kernel round trip needs root
+# as nobody, whose kernel round trip needs root (no "Entering directory"
+# lines: under make test this make is a sub-make, which -C makes print them)
 make -s -C "$TOP" build/tests/test_xfrm > /dev/null || fail "cannot build build/tests/test_xfrm"
 printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=nogroup --clear-groups %s\n' "$TOP/build/tests/test_xfrm" \
 	> "$TMP/xfrm-as-nobody" && chmod +x "$TMP/xfrm-as-nobody"
-make -s -C "$TOP" unit UNIT_BINS="$TMP/xfrm-as-nobody" > "$TMP/unit.out" 2>&1 || { cat "$TMP/unit.out" >&2; fail "make unit failed"; }
+make -s --no-print-directory -C "$TOP" unit UNIT_BINS="$TMP/xfrm-as-nobody" > "$TMP/unit.out" 2>&1 || { cat "$TMP/unit.out" >&2; fail "make unit failed"; }
 # (the SKIP line names every case that needs root, kernel_roundtrip among
 # them; the closing line counts as many)
 skipped=$(sed -n "s|^  SKIP     $TMP/xfrm-as-nobody: ||p" "$TMP/unit.out")

@@ -120,7 +120,7 @@ readme_fill() { # same-1 same-2 patched-dir
 		sample_block compare "$1" "$2"
 		echo
 		echo 'A kernel with tests/integration/kernel-patches/esp4-busywait.patch'
-		echo '(500 us of busy-wait in every esp_output) against its base, booted in'
+		echo '(a busy loop of 250,000 turns in every esp_output) against its base, booted in'
 		rc3=0
 		"$IPSECPERF" compare "$3" > /dev/null 2>&1 || rc3=$?
 		echo "turn in one run: exit status $rc3."

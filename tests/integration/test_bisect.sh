@@ -42,8 +42,10 @@ REPO="$KTREE_CACHE/src/linux-6.12-git" # the source as a git repository (cached)
 BUILD="$REPO/build"                    # a copy of the base build that the steps rebuild (cached)
 BRANCH=ipsecperf-bisect-test
 SLOW="$TOP/tests/integration/kernel-patches/esp4-busywait.patch"
-delay=$(sed -n 's/^+.*udelay(\([0-9]*\));.*/\1/p' "$SLOW")
-[ -n "$delay" ] || fail "no udelay in $SLOW"
+# its busy loop's turns (two instructions each: 1 ns each on the virtual clock)
+turns=$(sed -n 's/^+.*unsigned long n = \([0-9]*\);.*/\1/p' "$SLOW")
+[ -n "$turns" ] || fail "no busy loop (unsigned long n = TURNS) in $SLOW"
+delay=$((turns * 2 / 1000))
 
 # The repository and the build folder are made under kernel_lib.sh's lock,
 # as its kernels are; the bisects after them need it no more (their builds

@@ -3,9 +3,10 @@
 # A patched kernel against its base, in one invocation, as a kernel
 # developer would run it (docs/example.md has the figures):
 # - the base build, and the same tree with a deliberate slowdown in
-#   esp_output (kernel-patches/esp4-busywait.patch, 500 us of busy-wait per
-#   ESP packet) and with no change at all (the patch reverted), each built
-#   incrementally as its own release (kernel_lib.sh's ktree_variant);
+#   esp_output (kernel-patches/esp4-busywait.patch, a busy loop of 250,000
+#   turns per ESP packet: 500 us on the virtual clock) and with no change
+#   at all (the patch reverted), each built incrementally as its own
+#   release (kernel_lib.sh's ktree_variant);
 # - docs/vm-testbed.md's CI recipe, as written there: `run --testbed vm
 #   --kernel BASE --kernel PATCHED --interleave` on clear and esp-null, then
 #   compare, which exits 1 and names esp-null throughput as the regression,

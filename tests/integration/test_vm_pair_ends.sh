@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# One end patched, on the vm-pair testbed: the tests' 6.12 with 500 us of
-# busy-wait in esp_output (kernel-patches/esp4-busywait.patch) as the
+# One end patched, on the vm-pair testbed: the tests' 6.12 with a busy
+# loop of 250,000 turns in esp_output (kernel-patches/esp4-busywait.patch) as the
 # sender against the base as the receiver, and the reverse, in one
 # invocation with --interleave (pair 1, then pair 2). The
 # sender sends every data segment through esp_output, the receiver only

@@ -294,7 +294,7 @@ const char *compare_metric_label(const struct metric *m, char *buf, size_t len)
 	case METRIC_CPB_RECEIVER:
 		return "cycles/byte receiver";
 	case METRIC_CPU_SHARE:
-		snprintf(buf, len, "%s busiest CPU %%", m->counter);
+		snprintf(buf, len, "%s top CPU %%", m->counter); /* within 72 columns */
 		return buf;
 	case METRIC_COUNTER:
 		return m->counter;

@@ -80,12 +80,12 @@ python3 - "$out/runs.jsonl" "$TMP/compare.txt" << 'PY' || { cat "$TMP/compare.tx
 import sys
 from assert_json import records
 r = records(sys.argv[1])[0]
-rows = {l.split("    ")[-1].strip(): l.split() for l in open(sys.argv[2]) if "busiest CPU %" in l}
+rows = {l.split("    ")[-1].strip(): l.split() for l in open(sys.argv[2]) if "top CPU %" in l}
 v = r["counters_receiver"]["esp_input"]["per_cpu"]
 base = 100 * max(v) / sum(v)
-got = rows["esp_input@receiver busiest CPU %"]
+got = rows["esp_input@receiver top CPU %"]
 print(f"  compare: esp_input@receiver {got[:4]}, from {v}", file=sys.stderr)
 if not (abs(float(got[0]) - base) < 0.06 and abs(float(got[3]) - 50) < 0.06): raise AssertionError(got)
-if "esp_output busiest CPU %" not in rows: raise AssertionError(rows.keys())
+if "esp_output top CPU %" not in rows: raise AssertionError(rows.keys())
 PY
 exit 0

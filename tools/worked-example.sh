@@ -110,8 +110,9 @@ sample_block() { # args...
 readme_fill() { # same-1 same-2 patched-dir
 	t=$(mktemp)
 	{
-		echo 'Two comparisons of committed examples (results/examples/), made by'
-		echo '`tools/worked-example.sh readme`, the guests' "$(clock_words "$1")."
+		# prose within a mail's 72 columns, as the commands are
+		echo 'Two comparisons of committed examples (results/examples/), made by' \
+			'`tools/worked-example.sh readme`, the guests' "$(clock_words "$1")." | fold -s -w 72 | sed 's/ *$//'
 		echo
 		echo 'Two runs of one kernel, nothing changed in between:'
 		"$IPSECPERF" compare "$1" "$2" > /dev/null 2>&1 && echo 'the gate passes (exit status 0).' ||
@@ -119,11 +120,11 @@ readme_fill() { # same-1 same-2 patched-dir
 		echo
 		sample_block compare "$1" "$2"
 		echo
-		echo 'A kernel with tests/integration/kernel-patches/esp4-busywait.patch'
-		echo '(a busy loop of 250,000 turns in every esp_output) against its base, booted in'
 		rc3=0
 		"$IPSECPERF" compare "$3" > /dev/null 2>&1 || rc3=$?
-		echo "turn in one run: exit status $rc3."
+		echo 'A kernel with tests/integration/kernel-patches/esp4-busywait.patch' \
+			'(a busy loop of 250,000 turns in every esp_output) against its base,' \
+			"booted in turn in one run: exit status $rc3." | fold -s -w 72 | sed 's/ *$//'
 		echo
 		sample_block compare "$3"
 		echo

@@ -4,7 +4,7 @@ runsfile = 'cycles_per_byte'.'.runs.dat'
 outfile = 'cycles_per_byte'
 title = 'CPU cycles per byte received: median, whiskers its interval'
 array subtitle[8]
-subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.117+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
+subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.118+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
 subtitle[2] = 'ratios, not absolute figures)'
 nsubtitle = 2
 ylabel = 'cycles per byte'
@@ -12,7 +12,7 @@ logscale = 1
 nk = 2
 array kernel[nk]
 kernel[1] = '6.1.0-57-cloud-amd64'
-kernel[2] = '6.12.117+deb12-cloud-amd64'
+kernel[2] = '6.12.118+deb12-cloud-amd64'
 ns = 4
 array label[ns]
 label[1] = 'clear (n=8)'

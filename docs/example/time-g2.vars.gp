@@ -3,7 +3,7 @@ datafile = 'time-g2'.'.dat'
 outfile = 'time-g2'
 title = 'Throughput over time (1 s intervals): 6.1.0-57-cloud-amd64, no-tso'
 array subtitle[8]
-subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.117+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
+subtitle[1] = 'kernels 6.1.0-57-cloud-amd64, 6.12.118+deb12-cloud-amd64 on vm, vm, accelerator tcg (emulated CPU: compare'
 subtitle[2] = 'ratios, not absolute figures)'
 nsubtitle = 2
 nr = 8

@@ -18,7 +18,7 @@
 source "$(dirname "$0")/lib.sh"
 CHROMIUM=$(command -v chromium || command -v chromium-browser) || skip_ours "chromium missing (make deps)"
 command -v python3 > /dev/null || skip_ours "python3 missing"
-EX="$TOP/results/examples/20261202T1718-vm-profile-nogso-esp-6.1"
+EX="$TOP/results/examples/20261206T081450-vm-profile-nogso-esp-6.1"
 
 check_page() { # page.html checking-js -> the lines the script wrote
 	local page=$1 js=$2 prof

@@ -25,6 +25,9 @@
 /* run_matrix's --dry-run where every scenario would be skipped */
 #define RUN_NOTHING (-2)
 
+/* How often a run's end reads the probes and the SAs again while they still move */
+#define LOAD_END_READS 10
+
 /*
  * The matrix on ops. Returns the number of failed runs, -1 when the
  * testbed could not be set up, or RUN_NOTHING (--dry-run only). With --probe-overhead, *overhead gets the

@@ -261,13 +261,16 @@ out:
 	return err;
 }
 
+/* the gnuplot scripts copied beside the charts */
+static const char *const chart_templates[] = { "bars.gp", "timeseries.gp", "latency.gp", NULL };
+
 /* The templates into the folder (dfd, named dir; report_run has found gnuplot); 0 or -1 after a message. */
 static int charts_prepare(int dfd, const char *dir)
 {
 	char from[PATH_MAX + 16];
 
 	/* the templates go beside the data, so that a user can re-plot with their own tweaks */
-	for (const char *const *t = (const char *const[]){ "bars.gp", "timeseries.gp", "latency.gp", NULL }; *t; t++) {
+	for (const char *const *t = chart_templates; *t; t++) {
 		size_t len = 0;
 		char *text;
 		FILE *f = NULL;

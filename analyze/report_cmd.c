@@ -2,8 +2,10 @@
 /* `ipsecperf report`: the table of formats -f chooses from, the output file, the charts. */
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,20 +111,24 @@ static int write_to(const struct report_format *fmt, const struct report_out *ou
 	return ret;
 }
 
-static int rm_rf_charts(const char *dir, int dfd, char **names, int n)
+static int rm_rf_charts(const char *dir, int dfd)
 {
-	/* only what report_charts wrote into a temporary directory */
-	static const char *const ext[] = { ".dat", ".runs.dat", ".vars.gp", ".png", ".svg" };
-	char name[300];
+	/*
+	 * Everything in it: the folder is our own (mkdtemp, 0700), and each
+	 * chart writes files of its own beside the ones it is named by
+	 * (latency.dat without a latency chart, the templates, replot.sh).
+	 */
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
 
-	for (int i = 0; i < n; i++)
-		for (size_t e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
-			snprintf(name, sizeof(name), "%s%s", names[i], ext[e]);
-			unlinkat(dfd, name, 0);
-		}
-	unlinkat(dfd, "bars.gp", 0);
-	unlinkat(dfd, "timeseries.gp", 0);
-	unlinkat(dfd, "replot.sh", 0);
+	if (!d && fd >= 0)
+		close(fd);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dfd, e->d_name, 0);
+	if (d)
+		closedir(d);
 	return rmdir(dir);
 }
 
@@ -155,7 +161,8 @@ static int charts_open(const char *charts, char *tmpdir, bool *tmp)
 
 int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
 {
-	char tmpdir[] = "/tmp/ipsecperf-charts-XXXXXX", why[256];
+	char tmpdir[PATH_MAX], why[256];
+	const char *tmp = getenv("TMPDIR");
 	const char *charts = o->charts, *no_charts = NULL;
 	const struct report_format *fmt = format_find(o->format);
 	bool tmp_charts = false;
@@ -165,6 +172,11 @@ int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
 
 	if (!fmt) {
 		pr_warn("report: no format %s", o->format);
+		return EXIT_USAGE;
+	}
+	/* charts without -c are drawn in a temporary folder under $TMPDIR (default /tmp), removed after */
+	if (snprintf(tmpdir, sizeof(tmpdir), "%s/ipsecperf-charts-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof(tmpdir)) {
+		pr_warn("report: TMPDIR is too long");
 		return EXIT_USAGE;
 	}
 	if (charts && out_dir_check(charts, false, why, sizeof(why)) < 0) {
@@ -206,7 +218,7 @@ int report_run(const struct report_opts *o, char *const dirs[], int ndirs)
 						  .names = names, .no_charts = no_charts }) < 0 ? EXIT_FAIL : EXIT_OK;
 out:
 	if (tmp_charts)
-		rm_rf_charts(tmpdir, dfd, names, ncharts);
+		rm_rf_charts(tmpdir, dfd);
 	if (dfd >= 0)
 		close(dfd);
 	for (int i = 0; i < ncharts; i++)

@@ -68,6 +68,16 @@ assert_fits() { # what result-file nsvg
 # a real directory (TCG, two kernels, counters that are zero or unavailable)
 EX="$TOP/results/examples/20261206T075656-vm-two-kernels"
 "$IPSECPERF" report -f html -c "$TMP/charts" -o "$TMP/ex.html" "$EX" || fail "html: exit $?"
+# without -c the charts are drawn in a folder under TMPDIR (default /tmp),
+# removed after: nothing left there (/tmp: a tmpfs of a mount namespace
+# of its own, so that only this report's files can be in it)
+mkdir "$TMP/tmpdir"
+TMPDIR="$TMP/tmpdir" "$IPSECPERF" report -f html -o "$TMP/tmp.html" "$EX" || fail "html without -c: exit $?"
+[ -z "$(ls -A "$TMP/tmpdir")" ] || fail "report -f html without -c left behind: $(ls -A "$TMP/tmpdir"/*)"
+grep -q '<svg' "$TMP/tmp.html" || fail "html without -c: no charts in the page"
+left=$(unshare -m sh -c 'mount -t tmpfs tmpfs /tmp && "$1" report -f html "$2" > /dev/null && find /tmp -mindepth 1' sh "$IPSECPERF" "$EX") ||
+	fail "html without -c, in a /tmp of its own: exit $?"
+[ -z "$left" ] || fail "report -f html without -c left in /tmp: $left"
 nsvg=$(ls "$TMP/charts"/*.svg | wc -l)
 [ "$nsvg" -ge 3 ] || fail "html: only $nsvg charts"
 browse "screenshot" "$TMP/ex.html" --screenshot="$TMP/shot.png"

@@ -102,7 +102,7 @@ rc=$?
 grep -q 'fetch, list, show, config or build' "$TMP/k.err" || fail "'ipsecperf kernel' does not name the actions"
 
 # report --profile on the committed profile example (a copy: it writes the folded stacks)
-ex="$TOP/results/examples/20261129T192151-vm-profile-6.1"
+ex="$TOP/results/examples/20261206T084917-vm-profile-6.1"
 [ -f "$ex/runs.jsonl" ] || fail "the profile example $ex is missing"
 cp -r "$ex" "$TMP/prof"
 "$IPSECPERF" report --profile --folded "$TMP" "$TMP/prof" > "$TMP/prof.txt" || fail "report --profile exited $?"

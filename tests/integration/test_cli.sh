@@ -130,7 +130,7 @@ awk 'length($0) > 72 { printf "%d columns: %s\n", length($0), $0; bad = 1 } END 
 "$IPSECPERF" report --profile -f json --top 5 --base-kernel 6.1.0-57-cloud-amd64 --folded "$TMP" "$TMP/prof" "$TMP/prof2" \
 	> "$TMP/prof.json" || fail "report --profile -f json exited $?"
 json_ok "report --profile -f json" "$TMP/prof.json" \
-	'len(d["groups"]) == 4 and all(len(g["top"]) == 5 and g["runs"] == 3 and g["hz"] > 0 and g["cycles_per_byte"] > 0 and
+	'len(d["groups"]) == 4 and all(len(g["top"]) == 5 and g["runs"] >= 3 and g["hz"] > 0 and g["cycles_per_byte"] > 0 and
 	 g["busy_samples"] + g["idle_samples"] == g["samples"] and g["commands"][0]["command"] == "iperf3" for g in d["groups"]) and
 	 sorted((x["kernel"], x["scenario"], x["base_kernel"]) for x in d["diffs"]) ==
 	 [("6.12.117+deb12-cloud-amd64-localbuild", s, "6.1.0-57-cloud-amd64") for s in ("clear", "esp-null")] and

@@ -4,6 +4,8 @@
 # made by ipsecperf itself on two kernels under the VM testbeds:
 #
 #   tools/axes-example.sh KERNEL1 KERNEL2
+#   tools/axes-example.sh fill STAMP    the tables again from the runs
+#                                       results/examples/STAMP-* made before
 #
 #   - esp-null with 1, 2 and 4 flows on the vm testbed (two vCPUs a
 #     flow) and on vm-pair (each kernel at both ends, a vCPU a flow) into
@@ -21,16 +23,23 @@ cd "$(dirname "$0")/.."
 IPSECPERF=${IPSECPERF:-build/ipsecperf}
 . tools/fill_lib.sh
 [ $# = 2 ] || { echo "usage: tools/axes-example.sh KERNEL1 KERNEL2" >&2; exit 2; }
-stamp=$(date -u +%Y%m%dT%H%M)
+stamp=$(date -u +%Y%m%dT%H%M) fill=
+if [ "$1" = fill ]; then
+	stamp=$2 fill=1
+	[ -d "results/examples/$stamp-vm-mtu" ] || { echo "axes-example: no results/examples/$stamp-vm-mtu" >&2; exit 2; }
+fi
 T=$(mktemp -d /tmp/ipsecperf-axes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-# One run into results/examples/<stamp>-TAG, its report beside it; its path.
+# One run into results/examples/<stamp>-TAG, its report beside it; its
+# path. `fill STAMP`: the runs of that stamp, made before, not run again.
 axes_run() { # tag run-options...
 	d=results/examples/$stamp-$1
 	shift
-	"$IPSECPERF" run -q -t "${DURATION:-2}" -r "${REPEAT:-3}" -o "$d" "$@" > /dev/null || [ $? = 1 ]
-	"$IPSECPERF" report "$d" > "$d/report.txt"
+	if [ -z "$fill" ]; then
+		"$IPSECPERF" run -q -t "${DURATION:-2}" -r "${REPEAT:-3}" -o "$d" "$@" > /dev/null || [ $? = 1 ]
+		"$IPSECPERF" report "$d" > "$d/report.txt"
+	fi
 	echo "$d"
 }
 
@@ -41,7 +50,9 @@ metrics() { # dir metric...
 	shift
 	"$IPSECPERF" report -f csv "$dir" | awk -F, -v want="$*" '
 		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
-		NR > 1 && ($3 in keep) { print $1, $2, $3, ($7 == "" ? "-" : $7), ($8 == "" ? "-" : $8), ($9 == "" ? "-" : $9) }'
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }  # by name: the columns grow
+		($(col["metric"]) in keep) { md = $(col["median"]); lo = $(col["min"]); hi = $(col["max"])
+			print $(col["kernel"]), $(col["scenario"]), $(col["metric"]), (md == "" ? "-" : md), (lo == "" ? "-" : lo), (hi == "" ? "-" : hi) }'
 }
 
 # A markdown table of median (min-max) per row key and metric column.

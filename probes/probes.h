@@ -107,6 +107,8 @@ void probes_load_mark(struct probes *p, int begin);
  * since the mark (a packet on its way then)? Then mark and read again.
  */
 bool probes_load_moved(struct probes *p);
+/* Did the probes count on since the load-begin snapshot? Taken again then (matrix.c). */
+bool probes_begin_moved(struct probes *p);
 /* "sa" over the window: the SA list read at its close minus the one read at its open. Unit-tested. */
 json_t *probe_sa_window(json_t *open, json_t *close);
 /* The record's "counters" object, per-packet bases taken from rec's "sa" (may be NULL). */

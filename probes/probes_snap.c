@@ -254,6 +254,23 @@ bool probes_load_moved(struct probes *p)
 	return moved;
 }
 
+/* Did the probes count on since the load-begin snapshot? */
+bool probes_begin_moved(struct probes *p)
+{
+	struct snapshot *now;
+	bool moved;
+
+	if (!p || !probes_nattached(p))
+		return false;
+	now = malloc(sizeof(*now));
+	if (!now)
+		return false;
+	snap(p, now);
+	moved = snap_moved(now, &p->lbegin);
+	free(now);
+	return moved;
+}
+
 /* --probe-cost per program that ran in the window: {"<program>": {"runs", "ns", "ns_per_run"}} */
 json_t *probes_programs_cost(const struct probes *p)
 {

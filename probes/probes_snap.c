@@ -201,10 +201,12 @@ static void snap_settled(struct probes *p, struct snapshot *s)
 /*
  * The load's end: after the load the connections still close (FIN, last
  * ACKs), and a packet may be halfway through ESP (its tmp buffer
- * allocated, not yet freed; under TCG a vCPU can stall there). Snapshots
- * every 10 ms until five in a row find nothing moved, the programs', the
- * kernel's and the SAs' counters alike (50 ms; at most 6 s), the last of
- * them the load's end: then it and the SAs' counters read next agree.
+ * allocated, not yet freed; under TCG a vCPU can stall there, between
+ * the SA's count and esp_output, longer than 50 ms on a loaded host).
+ * Snapshots every 10 ms until twenty in a row find nothing moved, the
+ * programs', the kernel's and the SAs' counters alike (200 ms; at most
+ * 6 s), the last of them the load's end: then it and the SAs' counters
+ * read next agree.
  * The load's processes have exited, so every socket is closed and what is
  * left is the closing handshake, each step of it answered at once (a FIN
  * received in FIN_WAIT is acked without delay; a closing socket's own FIN
@@ -218,7 +220,7 @@ static void snap_quiet(struct probes *p, struct snapshot *s)
 	int quiet = 0;
 
 	snap(p, s);
-	for (int i = 0; prev && i < 600 && quiet < 5; i++) {
+	for (int i = 0; prev && i < 600 && quiet < 20; i++) {
 		*prev = *s;
 		wait_ms(10);
 		snap(p, s);

@@ -114,6 +114,24 @@ static bool load_moved(struct matrix *m, struct probes *p)
 	return probes_load_moved(p) || (m->ops->load_moved && m->ops->load_moved(m->tb));
 }
 
+/*
+ * The whole load's start: the probes' snapshot (taken once nothing
+ * moves), then the SAs' base (run_begin) and the encrypted link's. A
+ * packet between them (a last ACK of the run before) is in one count and
+ * not another: all are taken again while the probes moved since their
+ * snapshot.
+ */
+static void load_begin(struct matrix *m, struct probes *p, json_t *rec)
+{
+	for (int i = 0; i <= LOAD_END_READS; i++) {
+		load_mark(m, p, 1);
+		m->ops->run_begin(m->tb, rec);
+		enclink_begin(&m->el);
+		if (!probes_begin_moved(p))
+			break;
+	}
+}
+
 /* The kernel's IPsec counters at both ends (record_xfrm_stat), before or after a load. */
 static void xfrm_stat_mark(struct matrix *m, struct kstat k[2], bool ok[2])
 {
@@ -161,20 +179,7 @@ static json_t *run_once(struct matrix *m, const struct scenario *sc, int repeat)
 
 	enclink_load_ends(&m->el, &lp.tx, &lp.rx);
 	xfrm_stat_mark(m, ks[0], ks_ok[0]);
-	/*
-	 * The whole load's start: the probes' snapshot (taken once nothing
-	 * moves), then the SAs' base (run_begin) and the encrypted link's.
-	 * A packet between them (a last ACK of the run before) is in one
-	 * count and not another: all are taken again while the probes moved
-	 * since their snapshot.
-	 */
-	for (int i = 0; i <= LOAD_END_READS; i++) {
-		load_mark(m, w.probes, 1);
-		ops->run_begin(m->tb, rec);
-		enclink_begin(&m->el);
-		if (!probes_begin_moved(w.probes))
-			break;
-	}
+	load_begin(m, w.probes, rec);
 	if (ops->load(m->tb, sc, &lp, &lr) < 0) {
 		record_status(rec, "failed", lr.error[0] ? lr.error : "the load failed");
 	} else {
